@@ -1,0 +1,257 @@
+//! The project's patches to the upstream spec. Each is one function with the
+//! reason it exists and a unit test; `apply_all` runs them in order.
+
+use std::collections::BTreeSet;
+
+use anyhow::Result;
+use serde_json::{json, Map, Value};
+
+use crate::spec::collect_refs;
+
+/// Applies every patch, in a fixed order.
+pub fn apply_all(spec: &mut Value) -> Result<()> {
+    comma_join_array_query_params(spec);
+    let response_schemas = schemas_reachable_from_responses(spec);
+    open_response_enums(spec, &response_schemas);
+    relax_required_in_responses(spec, &response_schemas);
+    Ok(())
+}
+
+fn operations_mut(spec: &mut Value) -> impl Iterator<Item = &mut Map<String, Value>> {
+    spec.get_mut("paths")
+        .and_then(Value::as_object_mut)
+        .into_iter()
+        .flat_map(|paths| paths.values_mut())
+        .filter_map(Value::as_object_mut)
+        .flat_map(|item| item.iter_mut())
+        .filter(|(k, _)| k.as_str() != "parameters")
+        .filter_map(|(_, op)| op.as_object_mut())
+}
+
+/// Patch 1. Array query parameters (`include`, `exclude`, `categories`)
+/// become one string that the caller comma-joins (`?include=project,plan`).
+///
+/// Why: the spec declares `include`/`exclude` as `style: form,
+/// explode: false`, i.e. one comma-separated value, but progenitor 0.15 sends
+/// an array as repeated keys (`?include=project&include=plan`), and its
+/// httpmock generator does not compile on array query parameters. A string
+/// parameter gives the wire format the spec describes; `metal-api` offers a
+/// helper that joins a list. `categories` is `explode: true` upstream; with a
+/// single value both encodings are the same bytes, and callers that need
+/// several send them comma-joined.
+pub fn comma_join_array_query_params(spec: &mut Value) {
+    for op in operations_mut(spec) {
+        let Some(params) = op.get_mut("parameters").and_then(Value::as_array_mut) else {
+            continue;
+        };
+        for param in params.iter_mut().filter_map(Value::as_object_mut) {
+            let is_query = param.get("in").and_then(Value::as_str) == Some("query");
+            let is_array = param
+                .get("schema")
+                .and_then(|s| s.get("type"))
+                .and_then(Value::as_str)
+                == Some("array");
+            if is_query && is_array {
+                param.insert("schema".into(), json!({"type": "string"}));
+                param.remove("style");
+                param.remove("explode");
+            }
+        }
+    }
+}
+
+/// The names of the component schemas that some response can contain.
+pub fn schemas_reachable_from_responses(spec: &Value) -> BTreeSet<String> {
+    let mut queue = Vec::new();
+    if let Some(paths) = spec.get("paths").and_then(Value::as_object) {
+        for item in paths.values().filter_map(Value::as_object) {
+            for op in item.values() {
+                if let Some(responses) = op.get("responses") {
+                    collect_refs(responses, &mut queue);
+                }
+            }
+        }
+    }
+    let mut seen = BTreeSet::new();
+    while let Some(r) = queue.pop() {
+        let Some(name) = r.strip_prefix("#/components/schemas/") else {
+            continue;
+        };
+        if !seen.insert(name.to_string()) {
+            continue;
+        }
+        if let Some(schema) = spec.pointer(&format!("/components/schemas/{name}")) {
+            collect_refs(schema, &mut queue);
+        }
+    }
+    seen
+}
+
+fn response_schemas_mut<'a>(
+    spec: &'a mut Value,
+    names: &'a BTreeSet<String>,
+) -> impl Iterator<Item = &'a mut Value> + 'a {
+    spec.pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+        .into_iter()
+        .flat_map(|schemas| schemas.iter_mut())
+        .filter(move |(name, _)| names.contains(name.as_str()))
+        .map(|(_, schema)| schema)
+}
+
+/// Calls `f` on `schema` and on every subschema below it.
+fn visit_schemas(schema: &mut Value, f: &mut dyn FnMut(&mut Map<String, Value>)) {
+    let Some(obj) = schema.as_object_mut() else { return };
+    f(obj);
+    for key in ["items", "additionalProperties", "not"] {
+        if let Some(sub) = obj.get_mut(key) {
+            visit_schemas(sub, f);
+        }
+    }
+    for key in ["allOf", "oneOf", "anyOf"] {
+        if let Some(subs) = obj.get_mut(key).and_then(Value::as_array_mut) {
+            subs.iter_mut().for_each(|s| visit_schemas(s, f));
+        }
+    }
+    if let Some(props) = obj.get_mut("properties").and_then(Value::as_object_mut) {
+        props.values_mut().for_each(|s| visit_schemas(s, f));
+    }
+}
+
+/// Patch 2. Enumerations in response schemas are open.
+///
+/// Why: the API grows. A newer API sending one value we do not know (a new
+/// device `state`, say) must not make a whole response fail to decode. The
+/// known values are kept as facts in `x-known-values`; the schema accepts
+/// any value of the enum's type, so the generated field is a `String` whose
+/// text the caller can see (and `metal-api` offers typed views for the
+/// values it knows). Enumerations in request-only schemas stay closed, so
+/// the compiler still checks what we send.
+pub fn open_response_enums(spec: &mut Value, response_schemas: &BTreeSet<String>) {
+    for schema in response_schemas_mut(spec, response_schemas) {
+        visit_schemas(schema, &mut |obj| {
+            if let Some(values) = obj.remove("enum") {
+                obj.insert("x-known-values".into(), values);
+            }
+        });
+    }
+}
+
+/// Patch 3. Response objects have no required properties, except `href`
+/// in `Href`.
+///
+/// Why: the API answers with `{"href": "..."}` stubs for every nested object
+/// that was not included (`created_by`, a facility's address, ...). A stub
+/// lacks the fields the spec marks required (`UserLite.id`, `Address.zip_code`),
+/// so a strict decoder rejects every ordinary device reply. Keeping `Href`'s
+/// one requirement keeps the stub itself well-formed.
+pub fn relax_required_in_responses(spec: &mut Value, response_schemas: &BTreeSet<String>) {
+    let keep: BTreeSet<String> = ["Href".to_string()].into();
+    let names: BTreeSet<String> = response_schemas.difference(&keep).cloned().collect();
+    for schema in response_schemas_mut(spec, &names) {
+        visit_schemas(schema, &mut |obj| {
+            obj.remove("required");
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Value {
+        json!({
+            "paths": {"/d/{id}": {
+                "get": {
+                    "operationId": "getD",
+                    "parameters": [
+                        {"in": "path", "name": "id", "schema": {"type": "string"}},
+                        {"in": "query", "name": "include", "style": "form", "explode": false,
+                         "schema": {"type": "array", "items": {"type": "string"}}},
+                        {"in": "query", "name": "page", "schema": {"type": "integer"}}
+                    ],
+                    "responses": {"200": {"content": {"application/json":
+                        {"schema": {"$ref": "#/components/schemas/D"}}}}}
+                },
+                "post": {
+                    "operationId": "act",
+                    "requestBody": {"content": {"application/json":
+                        {"schema": {"$ref": "#/components/schemas/Input"}}}},
+                    "responses": {"204": {}}
+                }
+            }},
+            "components": {"schemas": {
+                "D": {"type": "object", "required": ["id"], "properties": {
+                    "id": {"type": "string"},
+                    "state": {"type": "string", "enum": ["active", "queued"]},
+                    "user": {"$ref": "#/components/schemas/User"},
+                    "tags": {"type": "array", "items": {"type": "string", "enum": ["a"]}},
+                    "link": {"$ref": "#/components/schemas/Href"}
+                }},
+                "User": {"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}}},
+                "Href": {"type": "object", "required": ["href"], "properties": {"href": {"type": "string"}}},
+                "Input": {"type": "object", "required": ["type"], "properties": {
+                    "type": {"type": "string", "enum": ["reboot"]}
+                }}
+            }}
+        })
+    }
+
+    #[test]
+    fn array_query_params_become_strings_without_style() {
+        let mut spec = sample();
+        comma_join_array_query_params(&mut spec);
+        let include = &spec["paths"]["/d/{id}"]["get"]["parameters"][1];
+        assert_eq!(include["schema"], json!({"type": "string"}));
+        assert!(include.get("style").is_none() && include.get("explode").is_none());
+        // Non-array parameters are untouched.
+        assert_eq!(
+            spec["paths"]["/d/{id}"]["get"]["parameters"][2]["schema"],
+            json!({"type": "integer"})
+        );
+    }
+
+    #[test]
+    fn reachability_follows_refs_from_responses_only() {
+        let spec = sample();
+        let names = schemas_reachable_from_responses(&spec);
+        let expected: BTreeSet<String> =
+            ["D", "User", "Href"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(names, expected);
+    }
+
+    #[test]
+    fn response_enums_open_and_request_enums_stay_closed() {
+        let mut spec = sample();
+        let names = schemas_reachable_from_responses(&spec);
+        open_response_enums(&mut spec, &names);
+        let state = &spec["components"]["schemas"]["D"]["properties"]["state"];
+        assert!(state.get("enum").is_none());
+        assert_eq!(state["x-known-values"], json!(["active", "queued"]));
+        let tag_items = &spec["components"]["schemas"]["D"]["properties"]["tags"]["items"];
+        assert!(tag_items.get("enum").is_none());
+        let input = &spec["components"]["schemas"]["Input"]["properties"]["type"];
+        assert_eq!(input["enum"], json!(["reboot"]));
+    }
+
+    #[test]
+    fn response_requirements_relaxed_but_href_and_requests_kept() {
+        let mut spec = sample();
+        let names = schemas_reachable_from_responses(&spec);
+        relax_required_in_responses(&mut spec, &names);
+        let schemas = &spec["components"]["schemas"];
+        assert!(schemas["D"].get("required").is_none());
+        assert!(schemas["User"].get("required").is_none());
+        assert_eq!(schemas["Href"]["required"], json!(["href"]));
+        assert_eq!(schemas["Input"]["required"], json!(["type"]));
+    }
+
+    #[test]
+    fn apply_all_is_idempotent() {
+        let mut once = sample();
+        apply_all(&mut once).unwrap();
+        let mut twice = once.clone();
+        apply_all(&mut twice).unwrap();
+        assert_eq!(once, twice);
+    }
+}
