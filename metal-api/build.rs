@@ -39,6 +39,9 @@ fn main() {
 
 fn write_rust(path: &Path, tokens: proc_macro2::TokenStream) {
     let file: syn::File = syn::parse2(tokens).expect("progenitor emits a valid Rust file");
-    std::fs::write(path, prettyplease::unparse(&file))
+    // progenitor's doc examples are fragments that cannot compile on their
+    // own; mark them as text so rustdoc shows them without running them.
+    let text = prettyplease::unparse(&file).replace("```ignore", "```text");
+    std::fs::write(path, text)
         .unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
 }

@@ -1,6 +1,58 @@
-//! Placeholder while generating.
+//! The raw, typed Equinix Metal API client.
+//!
+//! # Module guide
+//!
+//! - The generated client (re-exported here): [`Client`], one builder per
+//!   operation (`client.find_device_by_id().id(..).send()`), the request and
+//!   response [`types`], and the [`Error`] every call returns. It is made at
+//!   build time by progenitor from `openapi/metal.json`, the project's subset
+//!   of the Metal API spec (regenerate it with `cargo xtask spec`).
+//! - [`config`]: credentials, base URL, user agent and timeouts; builds a
+//!   [`Client`] and fails early on a missing token or a bad URL.
+//! - [`known`]: typed readings of open enumerations ([`DeviceState`]) and the
+//!   comma-join helper for `include`/`exclude` ([`csv`]).
+//! - `mock` (feature `mock`): progenitor's typed httpmock extension.
+//!
+//! This crate knows nothing of retries, rate limits or idempotency; that is
+//! `metal-policy`'s work.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let client = metal_api::Config::from_env().build()?.client()?;
+//! let device = client
+//!     .find_device_by_id()
+//!     .id(uuid::Uuid::nil())
+//!     .include(metal_api::csv(["project"]))
+//!     .send()
+//!     .await?;
+//! println!("{:?}", device.state_kind());
+//! # Ok(()) }
+//! ```
 #![forbid(unsafe_code)]
-#[allow(clippy::all, missing_docs, unused)]
-pub mod generated {
+
+pub mod config;
+pub mod known;
+
+#[allow(
+    clippy::all,
+    clippy::pedantic,
+    missing_docs,
+    unused,
+    rustdoc::all,
+    irrefutable_let_patterns
+)]
+mod generated {
     include!(concat!(env!("OUT_DIR"), "/metal_api.rs"));
+}
+
+pub use config::{Config, ConfigBuilder, ConfigError, Token};
+pub use generated::*;
+pub use known::{csv, DeviceState};
+
+/// Progenitor's typed extension of [`httpmock::MockServer`] for every
+/// operation: `server.find_device_by_id(|when, then| ...)`.
+#[cfg(feature = "mock")]
+#[allow(clippy::all, missing_docs, unused, rustdoc::all)]
+pub mod mock {
+    include!(concat!(env!("OUT_DIR"), "/metal_api_mock.rs"));
 }

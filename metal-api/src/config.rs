@@ -1,0 +1,417 @@
+//! Configuration and construction of the generated [`Client`](crate::Client):
+//! credentials, base URL, user agent, timeouts.
+
+use std::fmt;
+use std::net::IpAddr;
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use url::Url;
+
+/// The Metal API's production endpoint, used when no base URL is given.
+pub const DEFAULT_BASE_URL: &str = "https://api.equinix.com/metal/v1";
+/// The environment variable holding the auth token (as the Equinix CLI and
+/// Terraform provider read it).
+pub const ENV_AUTH_TOKEN: &str = "METAL_AUTH_TOKEN";
+/// The environment variable that overrides the base URL (ours).
+pub const ENV_BASE_URL: &str = "METAL_API_URL";
+/// The environment variable holding an optional consumer token.
+pub const ENV_CONSUMER_TOKEN: &str = "METAL_CONSUMER_TOKEN";
+/// The default connect timeout.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The default whole-request timeout.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+const AUTH_HEADER: &str = "x-auth-token";
+const CONSUMER_HEADER: &str = "x-consumer-token";
+
+/// Why a [`Config`] or a [`Client`](crate::Client) could not be made.
+///
+/// No variant ever carries a token.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// No auth token was given, or it was empty.
+    #[error("no Metal auth token: set {ENV_AUTH_TOKEN} or pass one to Config::builder")]
+    MissingToken,
+    /// A token holds bytes that cannot travel in an HTTP header.
+    #[error("the {which} contains characters that are not allowed in an HTTP header")]
+    InvalidToken {
+        /// Which token: "auth token" or "consumer token".
+        which: &'static str,
+    },
+    /// The base URL does not parse.
+    #[error("invalid base URL {url:?}: {source}")]
+    InvalidBaseUrl {
+        /// The text that was given.
+        url: String,
+        /// Why it does not parse.
+        #[source]
+        source: url::ParseError,
+    },
+    /// The base URL is neither `http` nor `https`.
+    #[error("base URL {url} must use http or https")]
+    UnsupportedScheme {
+        /// The offending URL.
+        url: String,
+    },
+    /// Plain `http` to a host that is not loopback, without explicit consent.
+    #[error(
+        "base URL {url} sends the auth token unencrypted to a non-loopback host; \
+         use https, or allow it with ConfigBuilder::allow_insecure_http"
+    )]
+    InsecureHttp {
+        /// The offending URL.
+        url: String,
+    },
+    /// reqwest could not build its client (TLS backend, resolver, ...).
+    #[error("building the HTTP client: {0}")]
+    Http(#[source] reqwest::Error),
+}
+
+/// A secret token. Its `Debug` output is redacted and it has no `Display`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Token(String);
+
+impl Token {
+    /// Wraps a token; empty or whitespace-only text is rejected.
+    pub fn new(text: impl Into<String>) -> Option<Self> {
+        let text = text.into();
+        (!text.trim().is_empty()).then_some(Self(text))
+    }
+
+    /// The secret itself, for code that must send it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Token(<redacted>)")
+    }
+}
+
+/// A validated client configuration. Make one with [`Config::builder`] or
+/// [`Config::from_env`], then call [`Config::client`].
+///
+/// ```
+/// let config = metal_api::Config::builder()
+///     .auth_token("example-token")
+///     .base_url("http://127.0.0.1:8080/metal/v1")
+///     .build()?;
+/// let client = config.client()?;
+/// assert_eq!(config.base_url(), "http://127.0.0.1:8080/metal/v1");
+/// assert!(!format!("{config:?}{client:?}").contains("example-token"));
+/// # Ok::<(), metal_api::ConfigError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Config {
+    auth_token: Token,
+    consumer_token: Option<Token>,
+    base_url: String,
+    user_agent: String,
+    connect_timeout: Duration,
+    request_timeout: Option<Duration>,
+}
+
+/// Builds a [`Config`]; every setting but the auth token has a default.
+#[derive(Clone, Debug, Default)]
+pub struct ConfigBuilder {
+    auth_token: Option<String>,
+    consumer_token: Option<String>,
+    base_url: Option<String>,
+    user_agent: Option<String>,
+    connect_timeout: Option<Duration>,
+    request_timeout: Option<Option<Duration>>,
+    allow_insecure_http: bool,
+}
+
+impl ConfigBuilder {
+    /// The API token, sent as `X-Auth-Token`. Required.
+    pub fn auth_token(mut self, token: impl Into<String>) -> Self {
+        self.auth_token = Some(token.into());
+        self
+    }
+
+    /// An optional consumer token, sent as `X-Consumer-Token`.
+    pub fn consumer_token(mut self, token: impl Into<String>) -> Self {
+        self.consumer_token = Some(token.into());
+        self
+    }
+
+    /// The API root, e.g. `https://api.equinix.com/metal/v1` (the default).
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = Some(url.into());
+        self
+    }
+
+    /// Replaces the `User-Agent` (default: `metal-api/<version>`).
+    pub fn user_agent(mut self, agent: impl Into<String>) -> Self {
+        self.user_agent = Some(agent.into());
+        self
+    }
+
+    /// The TCP/TLS connect timeout (default 10 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = Some(timeout);
+        self
+    }
+
+    /// The whole-request timeout (default 60 s); `None` disables it.
+    pub fn request_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.request_timeout = Some(timeout);
+        self
+    }
+
+    /// Allows plain `http://` to hosts other than loopback. Off by default,
+    /// since the token would travel unencrypted.
+    pub fn allow_insecure_http(mut self, allow: bool) -> Self {
+        self.allow_insecure_http = allow;
+        self
+    }
+
+    /// Validates the settings.
+    pub fn build(self) -> Result<Config, ConfigError> {
+        let auth_token = self
+            .auth_token
+            .and_then(Token::new)
+            .ok_or(ConfigError::MissingToken)?;
+        check_header_value(&auth_token, "auth token")?;
+        let consumer_token = self.consumer_token.and_then(Token::new);
+        if let Some(t) = &consumer_token {
+            check_header_value(t, "consumer token")?;
+        }
+        let base_url = normalize_base_url(
+            self.base_url.as_deref().unwrap_or(DEFAULT_BASE_URL),
+            self.allow_insecure_http,
+        )?;
+        Ok(Config {
+            auth_token,
+            consumer_token,
+            base_url,
+            user_agent: self
+                .user_agent
+                .unwrap_or_else(|| concat!("metal-api/", env!("CARGO_PKG_VERSION")).to_string()),
+            connect_timeout: self.connect_timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT),
+            request_timeout: self.request_timeout.unwrap_or(Some(DEFAULT_REQUEST_TIMEOUT)),
+        })
+    }
+}
+
+fn check_header_value(token: &Token, which: &'static str) -> Result<(), ConfigError> {
+    HeaderValue::from_str(token.expose())
+        .map(|_| ())
+        .map_err(|_| ConfigError::InvalidToken { which })
+}
+
+/// Parses and checks a base URL; returns it without a trailing slash, the
+/// form the generated client appends paths to.
+fn normalize_base_url(text: &str, allow_insecure_http: bool) -> Result<String, ConfigError> {
+    let url = Url::parse(text.trim()).map_err(|source| ConfigError::InvalidBaseUrl {
+        url: text.to_string(),
+        source,
+    })?;
+    match url.scheme() {
+        "https" => {}
+        "http" if allow_insecure_http || is_loopback(&url) => {}
+        "http" => {
+            return Err(ConfigError::InsecureHttp {
+                url: url.to_string(),
+            })
+        }
+        _ => {
+            return Err(ConfigError::UnsupportedScheme {
+                url: url.to_string(),
+            })
+        }
+    }
+    Ok(url.as_str().trim_end_matches('/').to_string())
+}
+
+fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
+        Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
+        None => false,
+    }
+}
+
+impl Config {
+    /// A builder with every default set and no token.
+    pub fn builder() -> ConfigBuilder {
+        ConfigBuilder::default()
+    }
+
+    /// A builder filled from the process environment: the token from
+    /// `METAL_AUTH_TOKEN`, the base URL from `METAL_API_URL` and the consumer
+    /// token from `METAL_CONSUMER_TOKEN` when they are set. Call
+    /// [`ConfigBuilder::build`] to validate; a missing token fails there.
+    pub fn from_env() -> ConfigBuilder {
+        Self::from_lookup(|key| std::env::var(key).ok())
+    }
+
+    /// Like [`Config::from_env`], with the environment given as a function
+    /// (for tests, or for configuration read from elsewhere).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> ConfigBuilder {
+        let mut builder = ConfigBuilder::default();
+        if let Some(t) = lookup(ENV_AUTH_TOKEN) {
+            builder = builder.auth_token(t);
+        }
+        if let Some(u) = lookup(ENV_BASE_URL).filter(|u| !u.trim().is_empty()) {
+            builder = builder.base_url(u);
+        }
+        if let Some(t) = lookup(ENV_CONSUMER_TOKEN) {
+            builder = builder.consumer_token(t);
+        }
+        builder
+    }
+
+    /// The API root, without a trailing slash.
+    pub fn base_url(&self) -> &str {
+        &self.base_url
+    }
+
+    /// The `User-Agent` every request carries.
+    pub fn user_agent(&self) -> &str {
+        &self.user_agent
+    }
+
+    /// The auth token (redacted in `Debug`).
+    pub fn auth_token(&self) -> &Token {
+        &self.auth_token
+    }
+
+    /// The headers every request carries: auth token (marked sensitive, so
+    /// reqwest never prints it) and consumer token.
+    pub fn default_headers(&self) -> Result<HeaderMap, ConfigError> {
+        let mut headers = HeaderMap::new();
+        let mut insert = |name: &'static str, token: &Token, which| {
+            let mut value = HeaderValue::from_str(token.expose())
+                .map_err(|_| ConfigError::InvalidToken { which })?;
+            value.set_sensitive(true);
+            headers.insert(HeaderName::from_static(name), value);
+            Ok::<(), ConfigError>(())
+        };
+        insert(AUTH_HEADER, &self.auth_token, "auth token")?;
+        if let Some(t) = &self.consumer_token {
+            insert(CONSUMER_HEADER, t, "consumer token")?;
+        }
+        Ok(headers)
+    }
+
+    /// A reqwest client with this configuration's headers, user agent,
+    /// timeouts and rustls.
+    pub fn http_client(&self) -> Result<reqwest::Client, ConfigError> {
+        let mut builder = reqwest::Client::builder()
+            .default_headers(self.default_headers()?)
+            .user_agent(self.user_agent.clone())
+            .connect_timeout(self.connect_timeout);
+        if let Some(t) = self.request_timeout {
+            builder = builder.timeout(t);
+        }
+        builder.build().map_err(ConfigError::Http)
+    }
+
+    /// The generated API client over [`Config::http_client`].
+    pub fn client(&self) -> Result<crate::Client, ConfigError> {
+        Ok(crate::Client::new_with_client(
+            &self.base_url,
+            self.http_client()?,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(f: impl FnOnce(ConfigBuilder) -> ConfigBuilder) -> Result<Config, ConfigError> {
+        f(Config::builder().auth_token("secret-token")).build()
+    }
+
+    #[test]
+    fn missing_or_blank_token_is_an_error() {
+        assert!(matches!(
+            Config::builder().build(),
+            Err(ConfigError::MissingToken)
+        ));
+        assert!(matches!(
+            Config::builder().auth_token("  ").build(),
+            Err(ConfigError::MissingToken)
+        ));
+        assert!(matches!(
+            Config::builder().auth_token("bad\ntoken").build(),
+            Err(ConfigError::InvalidToken { .. })
+        ));
+    }
+
+    #[test]
+    fn default_base_url_and_user_agent() {
+        let c = build(|b| b).unwrap();
+        assert_eq!(c.base_url(), DEFAULT_BASE_URL);
+        assert!(c.user_agent().starts_with("metal-api/"));
+    }
+
+    #[test]
+    fn base_url_is_validated_and_normalized() {
+        let c = build(|b| b.base_url("https://example.test/metal/v1/")).unwrap();
+        assert_eq!(c.base_url(), "https://example.test/metal/v1");
+        assert!(matches!(
+            build(|b| b.base_url("not a url")),
+            Err(ConfigError::InvalidBaseUrl { .. })
+        ));
+        assert!(matches!(
+            build(|b| b.base_url("ftp://example.test/")),
+            Err(ConfigError::UnsupportedScheme { .. })
+        ));
+    }
+
+    #[test]
+    fn plain_http_only_for_loopback_unless_allowed() {
+        for ok in [
+            "http://127.0.0.1:1234/metal/v1",
+            "http://localhost/metal/v1",
+            "http://[::1]:80/metal/v1",
+        ] {
+            assert!(build(|b| b.base_url(ok)).is_ok(), "{ok}");
+        }
+        assert!(matches!(
+            build(|b| b.base_url("http://example.test/metal/v1")),
+            Err(ConfigError::InsecureHttp { .. })
+        ));
+        assert!(build(|b| b
+            .base_url("http://example.test/metal/v1")
+            .allow_insecure_http(true))
+        .is_ok());
+    }
+
+    #[test]
+    fn environment_lookup() {
+        let env = |key: &str| match key {
+            ENV_AUTH_TOKEN => Some("from-env".to_string()),
+            ENV_BASE_URL => Some("http://127.0.0.1:9/metal/v1".to_string()),
+            _ => None,
+        };
+        let c = Config::from_lookup(env).build().unwrap();
+        assert_eq!(c.auth_token().expose(), "from-env");
+        assert_eq!(c.base_url(), "http://127.0.0.1:9/metal/v1");
+        assert!(matches!(
+            Config::from_lookup(|_| None).build(),
+            Err(ConfigError::MissingToken)
+        ));
+    }
+
+    #[test]
+    fn token_never_printed() {
+        let c = build(|b| b.consumer_token("consumer-secret")).unwrap();
+        let client = c.client().unwrap();
+        let headers = c.default_headers().unwrap();
+        let printed = format!("{c:?} {client:?} {headers:?} {:?}", c.auth_token());
+        assert!(!printed.contains("secret-token"), "{printed}");
+        assert!(!printed.contains("consumer-secret"), "{printed}");
+        let err = Config::builder().auth_token("x\n").build().unwrap_err();
+        assert!(!format!("{err} {err:?}").contains("x\n"));
+    }
+}
