@@ -1,0 +1,192 @@
+//! The errors of one attempt ([`AttemptError`], classified by the transport
+//! that saw the HTTP exchange) and of one call ([`Error`], what a controller
+//! gets back).
+//!
+//! No variant ever carries the auth token.
+
+use std::time::Duration;
+
+use uuid::Uuid;
+
+/// A boxed error source that travels across tasks.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
+
+/// What went wrong with one attempt (one HTTP exchange), classified by
+/// whether the server may have acted.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AttemptError {
+    /// The request never reached the server (connection refused, DNS): the
+    /// server did not act, so any operation may be retried.
+    #[error("request not sent: {source}")]
+    NotSent {
+        /// The connection error.
+        #[source]
+        source: BoxError,
+    },
+    /// 429, or 503 with `Retry-After`: the server did not act and asks us to
+    /// slow down. `retry_after` is what `Retry-After` or `X-RateLimit-Reset`
+    /// said, when either was readable.
+    #[error("throttled by the server (HTTP {status}){}", fmt_retry_after(*.retry_after))]
+    Throttled {
+        /// 429 or 503.
+        status: u16,
+        /// When the server said to come back.
+        retry_after: Option<Duration>,
+    },
+    /// The request was sent and no usable answer came back: a 5xx, a timeout,
+    /// a reset, a reply cut short. The server may or may not have acted.
+    #[error("outcome unknown{}: {detail}", fmt_status(*.status))]
+    Unknown {
+        /// The HTTP status, when one arrived.
+        status: Option<u16>,
+        /// What happened, in words (never the token).
+        detail: String,
+        /// The underlying error, when there is one.
+        #[source]
+        source: Option<BoxError>,
+    },
+    /// The server refused the request (400, 401, 403, 404, 409, 422, ...):
+    /// retrying the same request cannot help.
+    #[error("rejected with HTTP {status}: {}", messages.join("; "))]
+    Rejected {
+        /// The HTTP status.
+        status: u16,
+        /// The server's `errors` (and `error`) messages.
+        messages: Vec<String>,
+    },
+    /// A success status whose body does not decode as the spec says.
+    #[error("HTTP {status} reply does not decode: {detail}")]
+    Decode {
+        /// The HTTP status.
+        status: u16,
+        /// The decoder's complaint and the start of the body.
+        detail: String,
+    },
+}
+
+fn fmt_retry_after(d: Option<Duration>) -> String {
+    d.map(|d| format!(", retry after {:.3} s", d.as_secs_f64()))
+        .unwrap_or_default()
+}
+
+fn fmt_status(s: Option<u16>) -> String {
+    s.map(|s| format!(" (HTTP {s})")).unwrap_or_default()
+}
+
+impl AttemptError {
+    /// The HTTP status of the reply, when one arrived.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Self::NotSent { .. } => None,
+            Self::Throttled { status, .. }
+            | Self::Rejected { status, .. }
+            | Self::Decode { status, .. } => Some(*status),
+            Self::Unknown { status, .. } => *status,
+        }
+    }
+}
+
+/// Why a call failed. Calls return data or an error, never both.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The API refused the request; it is not retried.
+    #[error("{operation}: the API refused the request (HTTP {status}): {}", messages.join("; "))]
+    Rejected {
+        /// The operation (the spec's operationId).
+        operation: &'static str,
+        /// The HTTP status (400, 401, 403, 404, 409, 422, ...).
+        status: u16,
+        /// The server's error messages.
+        messages: Vec<String>,
+    },
+    /// A success reply that does not decode; not retried.
+    #[error("{operation}: HTTP {status} reply does not decode: {detail}")]
+    Decode {
+        /// The operation.
+        operation: &'static str,
+        /// The HTTP status.
+        status: u16,
+        /// The decoder's complaint.
+        detail: String,
+    },
+    /// The request is invalid before anything is sent.
+    #[error("{operation}: invalid request: {reason}")]
+    InvalidRequest {
+        /// The operation.
+        operation: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// `create_device` needs a hardware reservation to be idempotent.
+    #[error("createDevice: the request must name a hardware reservation (a UUID)")]
+    NoReservation,
+    /// Another API user took the hardware reservation first.
+    #[error("createDevice: race lost: reservation {reservation} holds device {device:?}, which is not ours")]
+    RaceLost {
+        /// The reservation we asked for.
+        reservation: Uuid,
+        /// The device now on it, when the API said.
+        device: Option<Uuid>,
+    },
+    /// An SSH key with this label exists with a different public key.
+    #[error("SSH key label {label:?} is already used by a different key ({existing:?})")]
+    SshKeyLabelConflict {
+        /// The label asked for.
+        label: String,
+        /// The existing key's ID.
+        existing: Option<Uuid>,
+    },
+    /// A non-idempotent operation (reboot) was sent and no usable answer came
+    /// back; it is not retried, since it may have happened.
+    #[error("{operation}: outcome unknown after {attempts} attempt(s): {source}")]
+    OutcomeUnknown {
+        /// The operation.
+        operation: &'static str,
+        /// Attempts made.
+        attempts: u32,
+        /// The last attempt's error.
+        #[source]
+        source: AttemptError,
+    },
+    /// The backoff policy gave up on a retryable failure.
+    #[error("{operation}: gave up after {attempts} attempt(s): {source}")]
+    GaveUp {
+        /// The operation.
+        operation: &'static str,
+        /// Attempts made.
+        attempts: u32,
+        /// The last attempt's error.
+        #[source]
+        source: AttemptError,
+    },
+    /// The call's deadline passed.
+    #[error("{operation}: deadline exceeded after {attempts} attempt(s){}", last.as_ref().map(|e| format!(": {e}")).unwrap_or_default())]
+    DeadlineExceeded {
+        /// The operation.
+        operation: &'static str,
+        /// Attempts made (or begun).
+        attempts: u32,
+        /// The last attempt's error, if one had failed.
+        #[source]
+        last: Option<AttemptError>,
+    },
+}
+
+impl Error {
+    /// The HTTP status behind this error, when there is one.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Self::Rejected { status, .. } | Self::Decode { status, .. } => Some(*status),
+            Self::OutcomeUnknown { source, .. } | Self::GaveUp { source, .. } => source.status(),
+            Self::DeadlineExceeded { last, .. } => last.as_ref().and_then(AttemptError::status),
+            _ => None,
+        }
+    }
+
+    /// Whether the API said the resource does not exist.
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, Self::Rejected { status: 404, .. })
+    }
+}

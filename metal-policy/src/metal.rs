@@ -1,0 +1,149 @@
+//! [`Metal`]: the operations a provisioning controller programs against.
+
+use async_trait::async_trait;
+use futures::stream::BoxStream;
+use metal_api::types;
+use uuid::Uuid;
+
+use crate::error::Error;
+use crate::transport::KeyOwner;
+
+/// Which nested objects a read expands (`include`) or reduces to an
+/// `{"href": ...}` stub (`exclude`).
+///
+/// ```
+/// let fields = metal_policy::Fields::include(["project", "facility"]);
+/// assert_eq!(fields.include, vec!["project", "facility"]);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Fields {
+    /// Names to include (dotted up to three levels).
+    pub include: Vec<String>,
+    /// Names to exclude.
+    pub exclude: Vec<String>,
+}
+
+impl Fields {
+    /// Includes these names.
+    pub fn include<I, S>(names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Self {
+            include: names.into_iter().map(Into::into).collect(),
+            exclude: Vec::new(),
+        }
+    }
+
+    /// The comma-joined `include` value, `None` when empty.
+    pub fn include_param(&self) -> Option<String> {
+        (!self.include.is_empty()).then(|| metal_api::csv(&self.include))
+    }
+
+    /// The comma-joined `exclude` value, `None` when empty.
+    pub fn exclude_param(&self) -> Option<String> {
+        (!self.exclude.is_empty()).then(|| metal_api::csv(&self.exclude))
+    }
+}
+
+/// The Metal operations a controller uses, with the policy's guarantees
+/// (see the crate docs). Implemented by [`crate::Client`] and by
+/// `metal-fake`; use it as `Arc<dyn Metal>` to inject either.
+///
+/// ```
+/// # use std::sync::Arc;
+/// # use metal_policy::Metal;
+/// async fn count_devices(metal: Arc<dyn Metal>, project: uuid::Uuid) -> Result<usize, metal_policy::Error> {
+///     Ok(metal.list_devices(project).await?.len())
+/// }
+/// ```
+#[async_trait]
+pub trait Metal: Send + Sync {
+    /// Reads a project.
+    async fn get_project(&self, id: Uuid) -> Result<types::Project, Error>;
+
+    /// Reads a device.
+    async fn get_device(&self, id: Uuid, fields: &Fields) -> Result<types::Device, Error>;
+
+    /// Lists every device of a project, following every page; entries repeated
+    /// across pages appear once.
+    async fn list_devices(&self, project: Uuid) -> Result<Vec<types::Device>, Error>;
+
+    /// Streams a project's devices page by page, for very large projects.
+    fn device_pages(&self, project: Uuid) -> BoxStream<'_, Result<Vec<types::Device>, Error>>;
+
+    /// Creates a device on the hardware reservation the request names,
+    /// idempotently: however many attempts it takes, at most one device is
+    /// created, and a reservation taken by someone else is
+    /// [`Error::RaceLost`].
+    async fn create_device(
+        &self,
+        project: Uuid,
+        request: &types::CreateDeviceRequest,
+    ) -> Result<types::Device, Error>;
+
+    /// Changes a device's mutable fields.
+    async fn update_device(
+        &self,
+        id: Uuid,
+        update: &types::DeviceUpdateInput,
+    ) -> Result<types::Device, Error>;
+
+    /// Reboots a device. Not idempotent: an unknown outcome is
+    /// [`Error::OutcomeUnknown`], never a second reboot.
+    async fn reboot_device(&self, id: Uuid) -> Result<(), Error>;
+
+    /// Powers a device on; succeeds if it already is.
+    async fn power_on_device(&self, id: Uuid) -> Result<(), Error>;
+
+    /// Powers a device off; succeeds if it already is.
+    async fn power_off_device(&self, id: Uuid) -> Result<(), Error>;
+
+    /// Deletes a device; a device gone after an attempt whose outcome was
+    /// unknown counts as deleted.
+    async fn delete_device(&self, id: Uuid) -> Result<(), Error>;
+
+    /// Lists every hardware reservation of a project, with facility and
+    /// device included.
+    async fn list_reservations(
+        &self,
+        project: Uuid,
+    ) -> Result<Vec<types::HardwareReservation>, Error>;
+
+    /// Reads a hardware reservation, with its device included.
+    async fn get_reservation(&self, id: Uuid) -> Result<types::HardwareReservation, Error>;
+
+    /// Moves a hardware reservation to another project; succeeds if it is
+    /// already there.
+    async fn move_reservation(
+        &self,
+        id: Uuid,
+        project: Uuid,
+    ) -> Result<types::HardwareReservation, Error>;
+
+    /// Lists the SSH keys of a user or project.
+    async fn list_ssh_keys(&self, owner: KeyOwner) -> Result<Vec<types::SshKey>, Error>;
+
+    /// Reads an SSH key.
+    async fn get_ssh_key(&self, id: Uuid) -> Result<types::SshKey, Error>;
+
+    /// Creates an SSH key idempotently: an existing key with the same label
+    /// and key is returned; the same label with another key is
+    /// [`Error::SshKeyLabelConflict`].
+    async fn create_ssh_key(
+        &self,
+        owner: KeyOwner,
+        input: &types::SshKeyCreateInput,
+    ) -> Result<types::SshKey, Error>;
+
+    /// Changes an SSH key's label, key or tags.
+    async fn update_ssh_key(
+        &self,
+        id: Uuid,
+        input: &types::SshKeyInput,
+    ) -> Result<types::SshKey, Error>;
+
+    /// Deletes an SSH key.
+    async fn delete_ssh_key(&self, id: Uuid) -> Result<(), Error>;
+}
