@@ -413,6 +413,14 @@ mod tests {
     }
 
     #[test]
+    fn yaml_and_json_read_alike() {
+        let yaml = "openapi: 3.0.0\npaths:\n  /a:\n    get:\n      operationId: getA\n";
+        let json = r#"{"openapi": "3.0.0", "paths": {"/a": {"get": {"operationId": "getA"}}}}"#;
+        assert_eq!(parse_upstream(yaml).unwrap(), parse_upstream(json).unwrap());
+        assert!(parse_upstream("{ not: [valid").is_err());
+    }
+
+    #[test]
     fn canonical_output_is_sorted_and_stable() {
         let v = json!({"b": 1, "a": {"d": 2, "c": 3}});
         let text = serde_json::to_string(&canonical(&v)).unwrap();
