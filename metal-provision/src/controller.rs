@@ -1,0 +1,367 @@
+//! The provisioning controller: one device per free hardware reservation,
+//! created through [`Metal`], waited on until active.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::stream::{self, StreamExt};
+use metal_api::{types, DeviceState};
+use metal_policy::{Error, KeyOwner, Metal};
+use uuid::Uuid;
+
+/// What one run should do.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// The project whose reservations are used.
+    pub project: Uuid,
+    /// How many devices to create.
+    pub devices: usize,
+    /// The operating system slug for every device.
+    pub operating_system: String,
+    /// Hostnames are `<prefix>-<n>`.
+    pub hostname_prefix: String,
+    /// A tag put on every device of this run, so the audit can find them.
+    pub run_tag: String,
+    /// The project SSH key to ensure before creating devices.
+    pub ssh_key: Option<SshKeySpec>,
+    /// How often to read a device while waiting for it to become active.
+    pub poll_interval: Duration,
+    /// How long one device may take to become active.
+    pub active_timeout: Duration,
+    /// How many devices are worked on at once (the policy client still
+    /// bounds requests in flight).
+    pub workers: usize,
+}
+
+impl RunConfig {
+    /// A configuration with a fresh run tag and the defaults: Ubuntu 24.04,
+    /// hostnames `provision-<n>`, 1 s polls, 30 min to become active, one
+    /// worker per device.
+    pub fn new(project: Uuid, devices: usize) -> Self {
+        Self {
+            project,
+            devices,
+            operating_system: "ubuntu_24_04".into(),
+            hostname_prefix: "provision".into(),
+            run_tag: format!("provision-run-{}", Uuid::new_v4()),
+            ssh_key: None,
+            poll_interval: Duration::from_secs(1),
+            active_timeout: Duration::from_secs(30 * 60),
+            workers: devices.max(1),
+        }
+    }
+}
+
+/// An SSH key to ensure in the project.
+#[derive(Clone, Debug)]
+pub struct SshKeySpec {
+    /// The key's label.
+    pub label: String,
+    /// The public key.
+    pub key: String,
+}
+
+/// Receives progress as the run goes; the example draws bars from it.
+pub trait Progress: Send + Sync {
+    /// A device was asked for.
+    fn requested(&self) {}
+    /// A device was created.
+    fn created(&self) {}
+    /// A device became active.
+    fn active(&self) {}
+    /// A reservation was lost to another API user; another one is tried.
+    fn race_lost(&self) {}
+}
+
+/// Progress that goes nowhere.
+#[derive(Debug, Default)]
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+/// Why a run could not start, or one device failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The project could not be read (bad endpoint, bad token, unknown ID).
+    #[error("cannot read project {project}: {source}")]
+    Project {
+        /// The project.
+        project: Uuid,
+        /// Why.
+        #[source]
+        source: Error,
+    },
+    /// The SSH key could not be ensured.
+    #[error("cannot ensure SSH key {label:?}: {source}")]
+    SshKey {
+        /// Its label.
+        label: String,
+        /// Why.
+        #[source]
+        source: Error,
+    },
+    /// The reservations could not be listed.
+    #[error("cannot list the hardware reservations of project {project}: {source}")]
+    Reservations {
+        /// The project.
+        project: Uuid,
+        /// Why.
+        #[source]
+        source: Error,
+    },
+    /// Every free reservation was taken before this device got one.
+    #[error("no provisionable hardware reservation left for {hostname}")]
+    NoReservationLeft {
+        /// The device that got none.
+        hostname: String,
+    },
+    /// Creating a device failed.
+    #[error("creating {hostname}: {source}")]
+    Create {
+        /// The device.
+        hostname: String,
+        /// Why.
+        #[source]
+        source: Error,
+    },
+    /// Waiting for a device failed.
+    #[error("waiting for {hostname} ({id}) to become active: {reason}")]
+    NotActive {
+        /// The device's hostname.
+        hostname: String,
+        /// The device.
+        id: Uuid,
+        /// Why (its state, a timeout, or an API error).
+        reason: String,
+    },
+}
+
+/// What a run did.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Devices asked for.
+    pub requested: usize,
+    /// Devices created, as the API returned them.
+    pub created: Vec<types::Device>,
+    /// How many of them became active.
+    pub active: usize,
+    /// Reservations lost to other API users along the way.
+    pub race_lost: usize,
+    /// What went wrong for devices that did not become active.
+    pub failures: Vec<RunError>,
+}
+
+impl Outcome {
+    /// The IDs of the devices this run created.
+    pub fn device_ids(&self) -> Vec<Uuid> {
+        self.created.iter().filter_map(|d| d.id).collect()
+    }
+}
+
+/// Whether a reservation can take a new device now.
+pub fn is_free(reservation: &types::HardwareReservation) -> bool {
+    reservation.provisionable == Some(true) && reservation.device.is_none()
+}
+
+/// Runs the controller: ensures the SSH key, lists free reservations,
+/// creates `devices` devices (moving on to another reservation on a lost
+/// race), and waits for each to become active.
+pub async fn run(
+    metal: Arc<dyn Metal>,
+    config: &RunConfig,
+    progress: Arc<dyn Progress>,
+) -> Result<Outcome, RunError> {
+    let project = config.project;
+    metal
+        .get_project(project)
+        .await
+        .map_err(|source| RunError::Project { project, source })?;
+
+    if let Some(key) = &config.ssh_key {
+        let input = types::SshKeyCreateInput {
+            label: Some(key.label.clone()),
+            key: Some(key.key.clone()),
+            instances_ids: Vec::new(),
+            tags: Vec::new(),
+        };
+        metal
+            .create_ssh_key(KeyOwner::Project(project), &input)
+            .await
+            .map_err(|source| RunError::SshKey {
+                label: key.label.clone(),
+                source,
+            })?;
+    }
+
+    let reservations = metal
+        .list_reservations(project)
+        .await
+        .map_err(|source| RunError::Reservations { project, source })?;
+    let pool: VecDeque<types::HardwareReservation> =
+        reservations.into_iter().filter(is_free).collect();
+    let pool = Arc::new(Mutex::new(pool));
+
+    let results: Vec<DeviceResult> = stream::iter(0..config.devices)
+        .map(|n| {
+            let metal = Arc::clone(&metal);
+            let pool = Arc::clone(&pool);
+            let progress = Arc::clone(&progress);
+            async move { provision_one(metal.as_ref(), config, n, &pool, progress.as_ref()).await }
+        })
+        .buffer_unordered(config.workers.max(1))
+        .collect()
+        .await;
+
+    let mut outcome = Outcome {
+        requested: config.devices,
+        ..Outcome::default()
+    };
+    for r in results {
+        outcome.race_lost += r.race_lost;
+        if let Some(device) = r.device {
+            outcome.created.push(device);
+        }
+        match r.error {
+            None => outcome.active += 1,
+            Some(e) => outcome.failures.push(e),
+        }
+    }
+    Ok(outcome)
+}
+
+struct DeviceResult {
+    device: Option<types::Device>,
+    race_lost: usize,
+    error: Option<RunError>,
+}
+
+/// The body that creates `hostname` on `reservation`, in the reservation's
+/// facility and plan.
+pub fn create_request(
+    config: &RunConfig,
+    hostname: &str,
+    reservation: &types::HardwareReservation,
+) -> Result<types::CreateDeviceRequest, serde_json::Error> {
+    let facility = reservation
+        .facility
+        .as_ref()
+        .and_then(|f| f.code.clone())
+        .unwrap_or_default();
+    let plan = reservation
+        .plan
+        .as_ref()
+        .and_then(|p| p.slug.clone())
+        .unwrap_or_default();
+    let id = reservation.id.map(|id| id.to_string()).unwrap_or_default();
+    serde_json::from_value(serde_json::json!({
+        "facility": [facility],
+        "plan": plan,
+        "operating_system": config.operating_system,
+        "hostname": hostname,
+        "hardware_reservation_id": id,
+        "tags": [config.run_tag],
+    }))
+}
+
+fn take(pool: &Mutex<VecDeque<types::HardwareReservation>>) -> Option<types::HardwareReservation> {
+    // A poisoned pool only means another worker panicked mid-pop; the queue
+    // itself is still consistent, so keep using it.
+    pool.lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .pop_front()
+}
+
+async fn provision_one(
+    metal: &dyn Metal,
+    config: &RunConfig,
+    n: usize,
+    pool: &Mutex<VecDeque<types::HardwareReservation>>,
+    progress: &dyn Progress,
+) -> DeviceResult {
+    let hostname = format!("{}-{n}", config.hostname_prefix);
+    let mut result = DeviceResult {
+        device: None,
+        race_lost: 0,
+        error: None,
+    };
+    progress.requested();
+    let device = loop {
+        let Some(reservation) = take(pool) else {
+            result.error = Some(RunError::NoReservationLeft { hostname });
+            return result;
+        };
+        let request = match create_request(config, &hostname, &reservation) {
+            Ok(r) => r,
+            Err(e) => {
+                result.error = Some(RunError::Create {
+                    hostname,
+                    source: Error::InvalidRequest {
+                        operation: "createDevice",
+                        reason: e.to_string(),
+                    },
+                });
+                return result;
+            }
+        };
+        match metal.create_device(config.project, &request).await {
+            Ok(device) => break device,
+            Err(Error::RaceLost { .. }) => {
+                result.race_lost += 1;
+                progress.race_lost();
+            }
+            Err(source) => {
+                result.error = Some(RunError::Create { hostname, source });
+                return result;
+            }
+        }
+    };
+    progress.created();
+    let id = device.id;
+    result.device = Some(device);
+    let Some(id) = id else {
+        result.error = Some(RunError::NotActive {
+            hostname,
+            id: Uuid::nil(),
+            reason: "the API returned the device without an ID".into(),
+        });
+        return result;
+    };
+    match wait_active(metal, id, config).await {
+        Ok(()) => progress.active(),
+        Err(reason) => result.error = Some(RunError::NotActive { hostname, id, reason }),
+    }
+    result
+}
+
+async fn wait_active(metal: &dyn Metal, id: Uuid, config: &RunConfig) -> Result<(), String> {
+    let deadline = tokio::time::Instant::now() + config.active_timeout;
+    loop {
+        let device = metal
+            .get_device(id, &metal_policy::Fields::default())
+            .await
+            .map_err(|e| e.to_string())?;
+        match device.state_kind() {
+            Some(DeviceState::Active) => return Ok(()),
+            Some(DeviceState::Failed) => return Err("provisioning failed".into()),
+            _ => {}
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return Err(format!(
+                "still {} after {:?}",
+                device.state.as_deref().unwrap_or("without a state"),
+                config.active_timeout
+            ));
+        }
+        tokio::time::sleep(config.poll_interval).await;
+    }
+}
+
+/// Deletes the given devices; returns how many were deleted.
+pub async fn cleanup(metal: &dyn Metal, ids: &[Uuid]) -> Result<usize, Error> {
+    let mut deleted = 0;
+    for id in ids {
+        metal.delete_device(*id).await?;
+        deleted += 1;
+    }
+    Ok(deleted)
+}
