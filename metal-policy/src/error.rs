@@ -63,6 +63,13 @@ pub enum AttemptError {
         /// The decoder's complaint and the start of the body.
         detail: String,
     },
+    /// The request could not be built (the generated client's own
+    /// validation refused a parameter); nothing was sent.
+    #[error("invalid request, not sent: {reason}")]
+    InvalidRequest {
+        /// What the client-side validation said.
+        reason: String,
+    },
 }
 
 fn fmt_retry_after(d: Option<Duration>) -> String {
@@ -78,7 +85,7 @@ impl AttemptError {
     /// The HTTP status of the reply, when one arrived.
     pub fn status(&self) -> Option<u16> {
         match self {
-            Self::NotSent { .. } => None,
+            Self::NotSent { .. } | Self::InvalidRequest { .. } => None,
             Self::Throttled { status, .. }
             | Self::Rejected { status, .. }
             | Self::Decode { status, .. } => Some(*status),

@@ -11,10 +11,20 @@
 //!   between the policy and the wire.
 #![forbid(unsafe_code)]
 
+pub mod client;
 pub mod error;
+pub mod http;
+mod limit;
 pub mod metal;
+mod metrics;
+pub mod retry;
 pub mod transport;
 
+pub use client::{BuildError, Client, ClientBuilder};
 pub use error::{AttemptError, BoxError, Error};
+pub use http::HttpTransport;
 pub use metal::{Fields, Metal};
+#[cfg(feature = "backoff")]
+pub use retry::backoff::BackoffCrate;
+pub use retry::backoff::{Backoff, BackoffFactory, ExponentialBackoff};
 pub use transport::{KeyOwner, Request, Response, Transport};

@@ -168,6 +168,19 @@ impl Request {
             Self::DeleteSshKey { .. } => "deleteSSHKey",
         }
     }
+
+    /// The success status the spec documents for this operation (the
+    /// `status_code` label of a successful request's latency).
+    pub fn success_status(&self) -> u16 {
+        match self {
+            Self::CreateDevice { .. }
+            | Self::MoveReservation { .. }
+            | Self::CreateSshKey { .. } => 201,
+            Self::DeviceAction { .. } => 202,
+            Self::DeleteDevice { .. } | Self::DeleteSshKey { .. } => 204,
+            _ => 200,
+        }
+    }
 }
 
 /// A successful reply, one variant per response shape.

@@ -1,0 +1,127 @@
+//! One rate limiter for the whole client: every HTTP request (each page,
+//! each lookup, each retry) reserves the next free instant, in arrival
+//! order, under a mutex (GCRA with an optional burst). A throttling reply
+//! pauses the whole client until the server's reset time.
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tokio::time::{sleep_until, Instant};
+
+/// The longest a server's `Retry-After`/`X-RateLimit-Reset` may pause us.
+pub const MAX_THROTTLE_PAUSE: Duration = Duration::from_secs(300);
+/// How long a throttling reply without a usable reset time pauses the
+/// whole client.
+pub const DEFAULT_THROTTLE_PAUSE: Duration = Duration::from_secs(5);
+
+#[derive(Debug)]
+struct State {
+    /// GCRA's theoretical arrival time of the next request.
+    tat: Instant,
+    /// No request starts before this (set by throttling replies).
+    paused_until: Instant,
+}
+
+/// The client-wide rate limiter.
+#[derive(Debug)]
+pub(crate) struct RateLimiter {
+    spacing: Duration,
+    /// How far ahead of `tat` a request may go: `spacing * (burst - 1)`.
+    tolerance: Duration,
+    state: Mutex<State>,
+}
+
+impl RateLimiter {
+    /// Requests spaced `spacing` apart on average, up to `burst` at once.
+    /// `spacing == 0` disables spacing (throttling pauses still apply).
+    pub(crate) fn new(spacing: Duration, burst: u32) -> Self {
+        let now = Instant::now();
+        Self {
+            spacing,
+            tolerance: spacing.saturating_mul(burst.max(1) - 1),
+            state: Mutex::new(State {
+                tat: now,
+                paused_until: now,
+            }),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        // The state is two instants, valid after any panic mid-update, so a
+        // poisoned lock is safe to use.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Reserves the next start instant, in arrival order.
+    fn reserve(&self) -> Instant {
+        let now = Instant::now();
+        let mut s = self.lock();
+        let start = now.max(s.paused_until);
+        let tat = s.tat.max(start);
+        let at = start.max(tat.checked_sub(self.tolerance).unwrap_or(start));
+        s.tat = tat + self.spacing;
+        at
+    }
+
+    /// Waits for this request's turn; returns how long it waited.
+    /// Cancel-safe: a dropped wait gives up its reserved instant.
+    pub(crate) async fn acquire(&self) -> Duration {
+        let began = Instant::now();
+        loop {
+            let at = self.reserve();
+            sleep_until(at).await;
+            // A throttling reply may have paused the client while we slept:
+            // if so, take a new turn after the pause.
+            if self.lock().paused_until <= Instant::now() {
+                return began.elapsed();
+            }
+        }
+    }
+
+    /// Pauses every request of the client for `pause` (bounded by
+    /// [`MAX_THROTTLE_PAUSE`]) from now.
+    pub(crate) fn pause(&self, pause: Option<Duration>) {
+        let until = Instant::now()
+            + pause
+                .unwrap_or(DEFAULT_THROTTLE_PAUSE)
+                .min(MAX_THROTTLE_PAUSE);
+        let mut s = self.lock();
+        s.paused_until = s.paused_until.max(until);
+        s.tat = s.tat.max(until);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn spacing_and_burst() {
+        let rl = RateLimiter::new(Duration::from_secs(2), 3);
+        let t0 = Instant::now();
+        for _ in 0..3 {
+            rl.acquire().await;
+        }
+        assert_eq!(t0.elapsed(), Duration::ZERO, "a burst of 3 goes at once");
+        rl.acquire().await;
+        assert_eq!(t0.elapsed(), Duration::from_secs(2));
+        rl.acquire().await;
+        assert_eq!(t0.elapsed(), Duration::from_secs(4));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn zero_spacing_means_no_limit_but_pauses_hold() {
+        let rl = RateLimiter::new(Duration::ZERO, 1);
+        let t0 = Instant::now();
+        for _ in 0..10 {
+            rl.acquire().await;
+        }
+        assert_eq!(t0.elapsed(), Duration::ZERO);
+        rl.pause(Some(Duration::from_secs(30)));
+        rl.acquire().await;
+        assert_eq!(t0.elapsed(), Duration::from_secs(30));
+        rl.pause(Some(Duration::from_secs(3600)));
+        rl.acquire().await;
+        assert_eq!(t0.elapsed(), Duration::from_secs(30) + MAX_THROTTLE_PAUSE);
+    }
+}

@@ -1,0 +1,158 @@
+//! Prometheus metrics of the policy client. Names keep the reference
+//! design's `equinix_api_*` prefix; the `endpoint` label is always the
+//! operation's operationId ([`crate::Request::operation`]).
+//!
+//! | name | type | labels |
+//! |------|------|--------|
+//! | `equinix_api_latency` | histogram (s) | `endpoint`, `status_code` |
+//! | `equinix_api_in_flight` | gauge | |
+//! | `equinix_api_waiting` | gauge | |
+//! | `equinix_api_attempts_total` | counter | `endpoint`, `outcome` |
+//! | `equinix_api_retries_total` | counter | `endpoint` |
+//! | `equinix_api_rate_limit_wait_seconds` | histogram (s) | |
+//! | `equinix_api_throttled_total` | counter | `endpoint` |
+//!
+//! `outcome` is one of `ok`, `not_sent`, `throttled`, `unknown`,
+//! `rejected`, `decode`, `invalid`. `status_code` is the HTTP status, or
+//! `none` when no reply arrived.
+
+use std::time::Duration;
+
+use prometheus::{Histogram, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, Opts, Registry};
+
+use crate::error::AttemptError;
+
+/// The collectors; always present (gauges are useful to tests even with no
+/// registry), registered only when a registry is given.
+#[derive(Clone, Debug)]
+pub(crate) struct Metrics {
+    latency: HistogramVec,
+    pub(crate) in_flight: IntGauge,
+    pub(crate) waiting: IntGauge,
+    attempts: IntCounterVec,
+    retries: IntCounterVec,
+    rate_wait: Histogram,
+    throttled: IntCounterVec,
+}
+
+impl Metrics {
+    /// Makes the collectors and registers them with `registry`, if any.
+    pub(crate) fn new(registry: Option<&Registry>) -> Result<Self, prometheus::Error> {
+        let m = Self {
+            latency: HistogramVec::new(
+                HistogramOpts::new(
+                    "equinix_api_latency",
+                    "Latency of each Equinix Metal API request, in seconds.",
+                )
+                .buckets(vec![0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0]),
+                &["endpoint", "status_code"],
+            )?,
+            in_flight: IntGauge::new("equinix_api_in_flight", "Calls holding a concurrency slot.")?,
+            waiting: IntGauge::new(
+                "equinix_api_waiting",
+                "Calls waiting for a concurrency slot.",
+            )?,
+            attempts: IntCounterVec::new(
+                Opts::new(
+                    "equinix_api_attempts_total",
+                    "HTTP requests made, by outcome class.",
+                ),
+                &["endpoint", "outcome"],
+            )?,
+            retries: IntCounterVec::new(
+                Opts::new(
+                    "equinix_api_retries_total",
+                    "Attempts repeated after a failure.",
+                ),
+                &["endpoint"],
+            )?,
+            rate_wait: Histogram::with_opts(
+                HistogramOpts::new(
+                    "equinix_api_rate_limit_wait_seconds",
+                    "Time each request waited for the client-wide rate limiter.",
+                )
+                .buckets(vec![0.0, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 300.0]),
+            )?,
+            throttled: IntCounterVec::new(
+                Opts::new(
+                    "equinix_api_throttled_total",
+                    "Throttling replies (429, 503 with Retry-After).",
+                ),
+                &["endpoint"],
+            )?,
+        };
+        if let Some(r) = registry {
+            r.register(Box::new(m.latency.clone()))?;
+            r.register(Box::new(m.in_flight.clone()))?;
+            r.register(Box::new(m.waiting.clone()))?;
+            r.register(Box::new(m.attempts.clone()))?;
+            r.register(Box::new(m.retries.clone()))?;
+            r.register(Box::new(m.rate_wait.clone()))?;
+            r.register(Box::new(m.throttled.clone()))?;
+        }
+        Ok(m)
+    }
+
+    /// Records one HTTP request's result and latency.
+    pub(crate) fn request(
+        &self,
+        endpoint: &'static str,
+        success_status: u16,
+        result: Result<(), &AttemptError>,
+        latency: Duration,
+    ) {
+        let (status, outcome) = match result {
+            Ok(()) => (success_status.to_string(), "ok"),
+            Err(e) => {
+                let status = e
+                    .status()
+                    .map_or_else(|| "none".to_string(), |s| s.to_string());
+                let outcome = match e {
+                    AttemptError::NotSent { .. } => "not_sent",
+                    AttemptError::Throttled { .. } => "throttled",
+                    AttemptError::Unknown { .. } => "unknown",
+                    AttemptError::Rejected { .. } => "rejected",
+                    AttemptError::Decode { .. } => "decode",
+                    AttemptError::InvalidRequest { .. } => "invalid",
+                };
+                if matches!(e, AttemptError::Throttled { .. }) {
+                    self.throttled.with_label_values(&[endpoint]).inc();
+                }
+                (status, outcome)
+            }
+        };
+        self.latency
+            .with_label_values(&[endpoint, status.as_str()])
+            .observe(latency.as_secs_f64());
+        self.attempts.with_label_values(&[endpoint, outcome]).inc();
+    }
+
+    /// Counts a retry of `endpoint`.
+    pub(crate) fn retry(&self, endpoint: &'static str) {
+        self.retries.with_label_values(&[endpoint]).inc();
+    }
+
+    /// Records a wait for the rate limiter.
+    pub(crate) fn rate_wait(&self, waited: Duration) {
+        self.rate_wait.observe(waited.as_secs_f64());
+    }
+}
+
+/// Holds a gauge up for as long as it lives; dropping it (on any path,
+/// including a dropped future) brings the gauge back down.
+#[derive(Debug)]
+pub(crate) struct GaugeGuard(IntGauge);
+
+impl GaugeGuard {
+    /// Increments `gauge` until the guard drops.
+    pub(crate) fn hold(gauge: &IntGauge) -> Self {
+        gauge.inc();
+        Self(gauge.clone())
+    }
+}
+
+impl Drop for GaugeGuard {
+    fn drop(&mut self) {
+        self.0.dec();
+    }
+}
