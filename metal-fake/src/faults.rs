@@ -1,0 +1,296 @@
+//! Fault injection: what can go wrong with one exchange, scripted per
+//! operation and per call, or drawn at random from a seeded generator.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// One thing that can go wrong with one exchange.
+///
+/// "Before" faults leave the model untouched; "after" faults apply the change
+/// and then lose or spoil the reply (the case idempotent recovery exists for).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FaultKind {
+    /// The request never reaches the server. In-process this is
+    /// [`metal_policy::AttemptError::NotSent`]; over HTTP the fake cannot
+    /// refuse one request on a live listener, so it closes the connection
+    /// before acting (the client sees an unknown outcome).
+    NotSent,
+    /// A 5xx reply with an `Error` body; nothing changes.
+    FailBefore {
+        /// The status (500, 502, 503 without `Retry-After`, ...).
+        status: u16,
+    },
+    /// The change is applied, then a 5xx reply with an `Error` body.
+    FailAfter {
+        /// The status.
+        status: u16,
+    },
+    /// 429 with `Retry-After`; nothing changes.
+    Throttle {
+        /// What `Retry-After` says (sent as whole seconds, rounded up).
+        retry_after: Duration,
+    },
+    /// The reply is delayed by this much, then the call proceeds normally.
+    Latency(Duration),
+    /// The change is applied, then the connection drops before any reply.
+    DropAfter,
+    /// The change is applied and the reply never comes.
+    Hang,
+    /// A proxy's HTML 502 page; nothing changes.
+    BadGateway,
+    /// The change is applied and the reply body is cut short.
+    Truncated,
+    /// `createDevice` only: another API user takes the reservation named in
+    /// the request just before it is handled (a device without the caller's
+    /// tags appears on it). Ignored for other operations.
+    Competitor,
+}
+
+impl FaultKind {
+    /// A short stable name, used in counters and `/_fake/state`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Self::NotSent => "not_sent",
+            Self::FailBefore { .. } => "fail_before",
+            Self::FailAfter { .. } => "fail_after",
+            Self::Throttle { .. } => "throttle",
+            Self::Latency(_) => "latency",
+            Self::DropAfter => "drop_after",
+            Self::Hang => "hang",
+            Self::BadGateway => "bad_gateway",
+            Self::Truncated => "truncated",
+            Self::Competitor => "competitor",
+        }
+    }
+
+    /// Whether the model applies the change before the fault shows.
+    pub fn applies_change(&self) -> bool {
+        matches!(
+            self,
+            Self::FailAfter { .. } | Self::DropAfter | Self::Hang | Self::Truncated
+        )
+    }
+
+    /// Every kind with representative parameters, for suites that run all.
+    pub fn all() -> Vec<FaultKind> {
+        vec![
+            Self::NotSent,
+            Self::FailBefore { status: 500 },
+            Self::FailAfter { status: 500 },
+            Self::Throttle {
+                retry_after: Duration::from_secs(1),
+            },
+            Self::Latency(Duration::from_millis(50)),
+            Self::DropAfter,
+            Self::Hang,
+            Self::BadGateway,
+            Self::Truncated,
+            Self::Competitor,
+        ]
+    }
+
+    /// The kinds drawn by [`RandomFaults`] unless told otherwise: every kind
+    /// a client can recover from without a timeout or losing a race.
+    pub fn recoverable() -> Vec<FaultKind> {
+        vec![
+            Self::NotSent,
+            Self::FailBefore { status: 500 },
+            Self::FailBefore { status: 503 },
+            Self::FailAfter { status: 502 },
+            Self::Throttle {
+                retry_after: Duration::from_secs(1),
+            },
+            Self::Latency(Duration::from_millis(20)),
+            Self::DropAfter,
+            Self::BadGateway,
+            Self::Truncated,
+        ]
+    }
+}
+
+/// A scripted fault: which calls it hits and what happens to them.
+///
+/// ```
+/// use metal_fake::{Fault, FaultKind};
+/// // The second createDevice call applies the change and loses the reply.
+/// let fault = Fault::on("createDevice", FaultKind::DropAfter).nth(2);
+/// assert_eq!(fault.kind(), &FaultKind::DropAfter);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fault {
+    operation: Option<String>,
+    nth: Option<u64>,
+    times: u32,
+    kind: FaultKind,
+}
+
+impl Fault {
+    /// Hits the next call of `operation` (the spec's operationId), once.
+    pub fn on(operation: impl Into<String>, kind: FaultKind) -> Self {
+        Self {
+            operation: Some(operation.into()),
+            nth: None,
+            times: 1,
+            kind,
+        }
+    }
+
+    /// Hits the next call of any operation, once.
+    pub fn any(kind: FaultKind) -> Self {
+        Self {
+            operation: None,
+            nth: None,
+            times: 1,
+            kind,
+        }
+    }
+
+    /// Hits only the `n`th call (1-based) of the operation, counted since the
+    /// fake was built (for [`Fault::any`], the `n`th call of any operation).
+    pub fn nth(mut self, n: u64) -> Self {
+        self.nth = Some(n);
+        self
+    }
+
+    /// Hits this many matching calls in a row instead of one.
+    pub fn times(mut self, times: u32) -> Self {
+        self.times = times;
+        self
+    }
+
+    /// What happens to the calls it hits.
+    pub fn kind(&self) -> &FaultKind {
+        &self.kind
+    }
+}
+
+/// Faults drawn at random, reproducibly, for soak runs.
+#[derive(Clone, Debug)]
+pub struct RandomFaults {
+    /// Probability in `[0, 1]` that a call gets a fault.
+    pub rate: f64,
+    /// The seed of the generator.
+    pub seed: u64,
+    /// The kinds to draw from, uniformly; [`FaultKind::recoverable`] if empty.
+    pub kinds: Vec<FaultKind>,
+}
+
+/// The scripted and random faults of one fake, and the per-operation call
+/// counts they are matched against.
+#[derive(Debug)]
+pub(crate) struct FaultPlan {
+    scripted: Vec<Fault>,
+    random: Option<(f64, Vec<FaultKind>, StdRng)>,
+    calls: HashMap<String, u64>,
+    total: u64,
+}
+
+impl FaultPlan {
+    pub(crate) fn new(random: Option<RandomFaults>) -> Self {
+        let mut plan = Self {
+            scripted: Vec::new(),
+            random: None,
+            calls: HashMap::new(),
+            total: 0,
+        };
+        plan.set_random(random);
+        plan
+    }
+
+    pub(crate) fn set_random(&mut self, random: Option<RandomFaults>) {
+        self.random = random.map(|r| {
+            let kinds = if r.kinds.is_empty() {
+                FaultKind::recoverable()
+            } else {
+                r.kinds
+            };
+            (r.rate.clamp(0.0, 1.0), kinds, StdRng::seed_from_u64(r.seed))
+        });
+    }
+
+    pub(crate) fn push(&mut self, fault: Fault) {
+        if fault.times > 0 {
+            self.scripted.push(fault);
+        }
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.scripted.clear();
+    }
+
+    /// Counts one call of `operation` and decides its fault, if any.
+    /// Scripted faults win over random ones, earliest first.
+    pub(crate) fn next(&mut self, operation: &str) -> Option<FaultKind> {
+        self.total += 1;
+        let count = self.calls.entry(operation.to_string()).or_insert(0);
+        *count += 1;
+        let (count, total) = (*count, self.total);
+        let hit = self.scripted.iter().position(|f| {
+            let op_matches = f.operation.as_deref().is_none_or(|op| op == operation);
+            let n = if f.operation.is_some() { count } else { total };
+            op_matches && f.nth.is_none_or(|nth| nth == n)
+        });
+        if let Some(i) = hit {
+            let kind = self.scripted[i].kind.clone();
+            self.scripted[i].times -= 1;
+            if self.scripted[i].times == 0 {
+                self.scripted.remove(i);
+            }
+            return Some(kind);
+        }
+        let (rate, kinds, rng) = self.random.as_mut()?;
+        if kinds.is_empty() || !rng.random_bool(*rate) {
+            return None;
+        }
+        let i = rng.random_range(0..kinds.len());
+        kinds.get(i).cloned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scripted_fault_hits_only_the_nth_call_of_its_operation() {
+        let mut plan = FaultPlan::new(None);
+        plan.push(Fault::on("createDevice", FaultKind::DropAfter).nth(2));
+        assert_eq!(plan.next("findDeviceById"), None);
+        assert_eq!(plan.next("createDevice"), None);
+        assert_eq!(plan.next("findDeviceById"), None);
+        assert_eq!(plan.next("createDevice"), Some(FaultKind::DropAfter));
+        assert_eq!(plan.next("createDevice"), None);
+    }
+
+    #[test]
+    fn times_repeats_then_stops() {
+        let mut plan = FaultPlan::new(None);
+        plan.push(Fault::any(FaultKind::BadGateway).times(2));
+        assert_eq!(plan.next("a"), Some(FaultKind::BadGateway));
+        assert_eq!(plan.next("b"), Some(FaultKind::BadGateway));
+        assert_eq!(plan.next("c"), None);
+    }
+
+    #[test]
+    fn random_faults_repeat_with_the_same_seed() {
+        let draw = |seed| {
+            let mut plan = FaultPlan::new(Some(RandomFaults {
+                rate: 0.3,
+                seed,
+                kinds: Vec::new(),
+            }));
+            (0..200).map(|_| plan.next("op")).collect::<Vec<_>>()
+        };
+        let a = draw(7);
+        assert_eq!(a, draw(7));
+        assert_ne!(a, draw(8));
+        let hits = a.iter().filter(|f| f.is_some()).count();
+        assert!(
+            (30..=90).contains(&hits),
+            "{hits} faults in 200 at rate 0.3"
+        );
+    }
+}

@@ -1,0 +1,97 @@
+//! What tests inspect: the log of calls received, counters by operation and
+//! status, faults injected, and a snapshot of the world's contents.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use tokio::time::Instant;
+
+use crate::model::WorldCounts;
+
+/// The most calls the log keeps; older ones are dropped (counters keep
+/// counting).
+pub const LOG_CAPACITY: usize = 100_000;
+
+/// One call the fake received.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallRecord {
+    /// 1-based, in arrival order.
+    pub seq: u64,
+    /// The operationId (`"createDevice"`), or `"unknown"` for a path the
+    /// fake does not serve.
+    pub operation: String,
+    /// The status sent, `None` when no reply was sent (dropped, hung, never
+    /// sent).
+    pub status: Option<u16>,
+    /// The injected fault's label, if any.
+    pub fault: Option<&'static str>,
+    /// When it arrived, on the fake's clock.
+    pub at: Instant,
+}
+
+/// Counters over every call, serialised as `GET /_fake/state`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Snapshot {
+    /// The world's contents now.
+    #[serde(flatten)]
+    pub world: WorldCounts,
+    /// Calls by operation, then by status (`"none"` when no reply was sent).
+    pub requests: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Faults injected, by label.
+    pub faults_injected: BTreeMap<String, u64>,
+    /// Calls received in all.
+    pub calls: u64,
+}
+
+/// The log and counters.
+#[derive(Debug, Default)]
+pub(crate) struct Stats {
+    log: VecDeque<CallRecord>,
+    requests: BTreeMap<String, BTreeMap<String, u64>>,
+    faults: BTreeMap<String, u64>,
+    calls: u64,
+}
+
+impl Stats {
+    pub(crate) fn record(
+        &mut self,
+        operation: &str,
+        status: Option<u16>,
+        fault: Option<&'static str>,
+        at: Instant,
+    ) {
+        self.calls += 1;
+        let key = status.map_or_else(|| "none".to_string(), |s| s.to_string());
+        *self
+            .requests
+            .entry(operation.to_string())
+            .or_default()
+            .entry(key)
+            .or_default() += 1;
+        if let Some(f) = fault {
+            *self.faults.entry(f.to_string()).or_default() += 1;
+        }
+        if self.log.len() == LOG_CAPACITY {
+            self.log.pop_front();
+        }
+        self.log.push_back(CallRecord {
+            seq: self.calls,
+            operation: operation.to_string(),
+            status,
+            fault,
+            at,
+        });
+    }
+
+    pub(crate) fn log(&self) -> Vec<CallRecord> {
+        self.log.iter().cloned().collect()
+    }
+
+    pub(crate) fn snapshot(&self, world: WorldCounts) -> Snapshot {
+        Snapshot {
+            world,
+            requests: self.requests.clone(),
+            faults_injected: self.faults.clone(),
+            calls: self.calls,
+        }
+    }
+}
