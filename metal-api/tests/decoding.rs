@@ -75,7 +75,12 @@ async fn href_stubs_decode_as_values() {
         Some(format!("/metal/v1/devices/{DEVICE}").as_str())
     );
     assert_eq!(device.id, None);
-    assert!(reservation.project.unwrap().href.unwrap().ends_with(PROJECT));
+    assert!(reservation
+        .project
+        .unwrap()
+        .href
+        .unwrap()
+        .ends_with(PROJECT));
     assert_eq!(
         reservation.facility.unwrap().address,
         Some(types::Address::default())
@@ -116,7 +121,10 @@ async fn unprocessable_entity_is_an_error_response_with_readable_messages() {
         .await
         .unwrap_err();
 
-    assert_eq!(err.status(), Some(reqwest::StatusCode::UNPROCESSABLE_ENTITY));
+    assert_eq!(
+        err.status(),
+        Some(reqwest::StatusCode::UNPROCESSABLE_ENTITY)
+    );
     assert!(!err.is_retryable());
     let Error::ErrorResponse(reply) = err else {
         panic!("expected ErrorResponse, got {err:?}");
@@ -419,8 +427,8 @@ fn nulled(fixture: &Value) -> Vec<(String, Value)> {
 fn null_for_each_optional_field_decodes_as_none() {
     let mut checked = 0;
     for (key, doc) in nulled(&device_json()) {
-        let device: types::Device = serde_json::from_value(doc)
-            .unwrap_or_else(|e| panic!("Device.{key} = null: {e}"));
+        let device: types::Device =
+            serde_json::from_value(doc).unwrap_or_else(|e| panic!("Device.{key} = null: {e}"));
         let back = serde_json::to_value(&device).unwrap();
         assert!(back.get(&key).is_none(), "Device.{key} should be None");
         checked += 1;

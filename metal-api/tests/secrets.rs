@@ -87,7 +87,9 @@ async fn errors_built_from_replies_hide_the_token() {
     server
         .mock_async(|when, then| {
             api(when, Method::GET, &format!("/ssh-keys/{SSH_KEY}"), None);
-            then.status(429).header("retry-after", "1").body("slow down");
+            then.status(429)
+                .header("retry-after", "1")
+                .body("slow down");
         })
         .await;
     server
@@ -104,7 +106,10 @@ async fn errors_built_from_replies_hide_the_token() {
         .send()
         .await
         .unwrap_err();
-    assert_eq!(documented.status(), Some(reqwest::StatusCode::UNPROCESSABLE_ENTITY));
+    assert_eq!(
+        documented.status(),
+        Some(reqwest::StatusCode::UNPROCESSABLE_ENTITY)
+    );
     assert_error_hidden(&documented);
 
     let unexpected = client
@@ -113,7 +118,10 @@ async fn errors_built_from_replies_hide_the_token() {
         .send()
         .await
         .unwrap_err();
-    assert_eq!(unexpected.status(), Some(reqwest::StatusCode::TOO_MANY_REQUESTS));
+    assert_eq!(
+        unexpected.status(),
+        Some(reqwest::StatusCode::TOO_MANY_REQUESTS)
+    );
     assert_error_hidden(&unexpected);
 
     let undecodable = client.find_ssh_keys().send().await.unwrap_err();

@@ -7,7 +7,13 @@
 
 use serde_json::{json, Value};
 
-const PROSE: &[&str] = &["description", "summary", "example", "examples", "externalDocs"];
+const PROSE: &[&str] = &[
+    "description",
+    "summary",
+    "example",
+    "examples",
+    "externalDocs",
+];
 /// Keywords whose value is a map from names (chosen by the spec's author)
 /// to objects: their keys are never keywords.
 const NAME_MAPS: &[&str] = &[
@@ -25,7 +31,9 @@ const NAME_MAPS: &[&str] = &[
     "variables",
     "encoding",
 ];
-const METHODS: &[&str] = &["get", "put", "post", "delete", "patch", "head", "options", "trace"];
+const METHODS: &[&str] = &[
+    "get", "put", "post", "delete", "patch", "head", "options", "trace",
+];
 
 /// Every place in `doc` where a prose keyword occurs and is not allowed,
 /// as a JSON pointer.
@@ -88,7 +96,10 @@ fn spec() -> Value {
 fn the_spec_holds_no_prose() {
     let spec = spec();
     let found = prose_found(&spec);
-    assert!(found.is_empty(), "prose left in openapi/metal.json: {found:#?}");
+    assert!(
+        found.is_empty(),
+        "prose left in openapi/metal.json: {found:#?}"
+    );
 }
 
 #[test]

@@ -81,7 +81,10 @@ async fn find_device_by_id_sends_include_as_one_comma_joined_param() {
     assert_eq!(device.hostname.as_deref(), Some("web-1"));
     assert_eq!(device.state_kind(), Some(metal_api::DeviceState::Active));
     assert_eq!(device.tags, ["web", "prod"]);
-    assert_eq!(device.ip_addresses[0].address.as_deref(), Some("147.28.130.11"));
+    assert_eq!(
+        device.ip_addresses[0].address.as_deref(),
+        Some("147.28.130.11")
+    );
     assert_eq!(device.metro.as_ref().unwrap().code.as_deref(), Some("da"));
 }
 
@@ -630,7 +633,12 @@ async fn find_project_ssh_keys_sends_query() {
         .unwrap();
 
     mock.assert_async().await;
-    assert!(keys.ssh_keys[0].entity.as_ref().unwrap().href.contains(PROJECT));
+    assert!(keys.ssh_keys[0]
+        .entity
+        .as_ref()
+        .unwrap()
+        .href
+        .contains(PROJECT));
 }
 
 #[tokio::test]
