@@ -240,6 +240,9 @@ struct Inner {
     metrics: Metrics,
 }
 
+/// Takes one page's entries and `meta` out of a reply.
+type PageOf<T> = fn(Response) -> Option<(Vec<T>, Option<types::Meta>)>;
+
 /// How one attempt failed: an HTTP exchange to classify, or a final answer
 /// the operation itself reached (race lost, label conflict).
 enum Failure {
@@ -444,7 +447,7 @@ impl Client {
     fn pages<T: Send + 'static>(
         &self,
         make: impl Fn(u32, u32) -> Request + Send + Sync + 'static,
-        extract: fn(Response) -> Option<(Vec<T>, Option<types::Meta>)>,
+        extract: PageOf<T>,
         id: fn(&T) -> Option<Uuid>,
     ) -> BoxStream<'_, Result<Vec<T>, Error>> {
         struct State<M> {
@@ -656,7 +659,7 @@ impl Metal for Client {
                         return Err(wrong_shape(200).into());
                     };
                     if let Some(device) = hr.device {
-                        if device.tags.iter().any(|t| *t == witness) {
+                        if device.tags.contains(&witness) {
                             return Ok(*device);
                         }
                         return Err(Failure::Final(Error::RaceLost {
