@@ -153,6 +153,7 @@ impl FakeBuilder {
 #[derive(Clone)]
 pub struct Fake {
     pub(crate) shared: Arc<Shared>,
+    pub(crate) client: metal_policy::Client,
 }
 
 impl std::fmt::Debug for Fake {
@@ -296,7 +297,14 @@ impl Fake {
     }
 
     pub(crate) fn from_shared(shared: Arc<Shared>) -> Self {
-        Self { shared }
+        let client = crate::transport::policy_client(&shared);
+        Self { shared, client }
+    }
+
+    /// The policy client this fake's [`metal_policy::Metal`] implementation
+    /// delegates to (over the in-process transport, no rate limit).
+    pub fn client(&self) -> &metal_policy::Client {
+        &self.client
     }
 
     /// The main project's ID.

@@ -18,10 +18,12 @@ pub mod fake;
 pub mod faults;
 pub mod model;
 pub mod render;
+pub mod server;
 pub mod state;
 pub mod transport;
 
 pub use fake::{Fake, FakeBuilder};
 pub use faults::{Fault, FaultKind, RandomFaults};
 pub use model::{ApiError, Timings, WorldCounts};
+pub use server::{bind, serve, RecordedReply, ServerConfig, ServerHandle};
 pub use state::{CallRecord, Snapshot};
