@@ -1,14 +1,129 @@
 //! The Metal operations a provisioning controller programs against, and the
 //! policy that makes them safe to call from a long-running process.
 //!
+//! Program against [`Metal`] (as `Arc<dyn Metal>`); in production that is a
+//! [`Client`], which wraps the generated `metal-api` client so calls survive
+//! timeouts, throttling and replies lost after the server acted, without
+//! creating anything twice.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::sync::Arc;
+//! use metal_policy::{Client, Metal};
+//! let config = metal_api::Config::from_env().build()?;
+//! let metal: Arc<dyn Metal> = Arc::new(
+//!     Client::builder()
+//!         .config(config)
+//!         .parallelism(3)
+//!         .registry(prometheus::Registry::new())
+//!         .build()?,
+//! );
+//! let devices = metal.list_devices(uuid::Uuid::nil()).await?;
+//! # drop(devices); Ok(()) }
+//! ```
+//!
 //! # Module guide
 //!
-//! - [`metal`]: the [`Metal`] trait (use it as `Arc<dyn Metal>`), and
-//!   [`Fields`] for `include`/`exclude`.
+//! - [`metal`]: the [`Metal`] trait, and [`Fields`] for `include`/`exclude`.
+//! - [`client`]: [`Client`] and [`ClientBuilder`]: the one call path every
+//!   operation shares, and each operation's own recovery (the idempotent
+//!   creates, delete, power, move).
 //! - [`error`]: [`Error`], what a call returns, and [`AttemptError`], the
 //!   classified failure of one HTTP exchange.
 //! - [`transport`]: [`Transport`], one exchange of one [`Request`], the seam
-//!   between the policy and the wire.
+//!   between the policy and the wire (`metal-fake` plugs in here).
+//! - [`http`]: [`HttpTransport`], the real transport, and the classification
+//!   of HTTP replies.
+//! - [`retry`]: the [`Backoff`] schedule ([`ExponentialBackoff`]) and the
+//!   classification of a failed attempt into retry-or-stop.
+//! - `limit` (private): the FIFO concurrency limit and the client-wide rate
+//!   limiter.
+//! - `metrics` (private): the Prometheus collectors (names listed on
+//!   below, `equinix_api_*`).
+//!
+//! # The path of one call
+//!
+//! 1. A [`Metal`] method describes its operation: its name (the spec's
+//!    operationId, the `endpoint` metric label), whether it is idempotent,
+//!    and what to check first after an attempt whose outcome was unknown.
+//! 2. Each attempt waits for a concurrency slot (FIFO), then each HTTP
+//!    request of the attempt waits for its turn from the shared rate limiter.
+//! 3. The attempt runs under the optional per-attempt timeout.
+//! 4. A failure is classified once (`retry::classify`): retry, or stop.
+//! 5. A retry releases the slot, sleeps (the backoff's delay, or the
+//!    server's `Retry-After`), and goes back to step 2, within the optional
+//!    whole-call deadline.
+//!
+//! # Guarantees, and where they deliberately differ from the reference
+//!
+//! The reference design is the Go package `wrapngo` (see
+//! `shared/reference/`). For each semantic, the one deliberate difference:
+//!
+//! 1. **Concurrency.** At most `parallelism` attempts are in flight; waiters
+//!    are served first come, first served. A call sleeping in backoff holds
+//!    no slot, and dropping a call's future at any point releases its slot
+//!    and leaves `equinix_api_in_flight`/`equinix_api_waiting` right (RAII
+//!    guards). *Reference:* the order of serving pending calls was
+//!    documented as undefined (a channel used as a semaphore).
+//! 2. **Rate limiting.** Every HTTP request (each page, each lookup inside a
+//!    create, each retry) takes its turn, in arrival order, from one limiter
+//!    shared by the whole client (`api_rate` spacing, optional `burst`). A
+//!    429 (or 503 with `Retry-After`) pauses the *whole* client until the
+//!    server's `Retry-After`/`X-RateLimit-Reset` (capped at 5 min; 5 s when
+//!    the reply names no time). *Reference:* it created a rate ticker and
+//!    never read it, so there was no client-side limit at all.
+//! 3. **Classification.** Never sent → retry anything; throttled → retry
+//!    anything; outcome unknown (5xx, timeout, reset) → retry only
+//!    idempotent operations, else [`Error::OutcomeUnknown`]; 4xx, undecodable
+//!    success, client-side validation → returned at once
+//!    ([`Error::Rejected`] with the server's messages, [`Error::Decode`],
+//!    [`Error::InvalidRequest`]); the backoff or the deadline ending →
+//!    [`Error::GaveUp`] / [`Error::DeadlineExceeded`] with the last attempt's
+//!    error and the attempt count. *Reference:* it retried everything but
+//!    401/403/404/422, including 400s, client-side validation errors and a
+//!    reboot whose reply was lost.
+//! 4. **Idempotent `create_device`.** The request must name a hardware
+//!    reservation ([`Error::NoReservation`] before any request). One witness
+//!    tag `wrapngo-idempotency-<uuid>` per call is added to a *clone* of the
+//!    request; each attempt first reads the reservation with
+//!    `include=device`: our witness → return that device; another device →
+//!    [`Error::RaceLost`]; none → create. *Reference:* it appended the tag to
+//!    the caller's request and read the reservation without including the
+//!    device, so the device's tags were an href stub and the witness check
+//!    could not work.
+//! 5. **Idempotent SSH key create.** Each attempt lists the owner's keys
+//!    first: same label and key → that key; same label, other key →
+//!    [`Error::SshKeyLabelConflict`], at once. A label is required.
+//!    *Reference:* the conflict was a plain error, retried for 15 minutes.
+//! 6. **Delete, power, move after an unknown outcome.** A 404 from
+//!    `delete_device` (or `delete_ssh_key`) on a retry after an unknown
+//!    outcome means it is gone: success; a 404 on the first attempt is
+//!    [`Error::Rejected`]. `power_on`/`power_off`/`move_reservation` read the
+//!    device's state / the reservation's project before trying again, and
+//!    succeed if it already is so. *Reference:* its public delete returned
+//!    the 404 of a retry as an error even when its own earlier attempt had
+//!    deleted the device (only a test helper swallowed 404s, every one of
+//!    them), and power and move were resent blindly.
+//! 7. **Pagination.** Lists follow `meta` (`last_page`, else `next`) to the
+//!    end with a configurable `per_page` (default 100); a failed page retries
+//!    that page only; entries repeated across pages appear once (by id).
+//!    [`Metal::device_pages`] streams page by page. *Reference:* packngo paged
+//!    inside one wrapped call, so a failed page restarted the whole list, and
+//!    entries shifting between pages could repeat (it only sorted by
+//!    hostname to make that less likely).
+//! 8. **Metrics and tracing.** With a registry: `equinix_api_latency`
+//!    `{endpoint,status_code}` per HTTP request, `equinix_api_in_flight`,
+//!    `equinix_api_waiting`, `equinix_api_attempts_total{endpoint,outcome}`,
+//!    `equinix_api_retries_total{endpoint}`,
+//!    `equinix_api_rate_limit_wait_seconds`,
+//!    `equinix_api_throttled_total{endpoint}`. `endpoint` is always the
+//!    operationId. Spans `metal_call{operation}` and
+//!    `metal_attempt{operation,attempt}`, with events carrying status and
+//!    rate-limit wait; the token never appears. *Reference:* several
+//!    endpoints were labelled "Unknown", and retries were invisible.
+//!
+//! Time is tokio's clock ([`tokio::time::Instant`], `sleep`), so all of the
+//! above is tested deterministically on a paused clock.
 #![forbid(unsafe_code)]
 
 pub mod client;
