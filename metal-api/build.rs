@@ -11,8 +11,12 @@ fn main() {
     // A build script reports failure by panicking; each message names the cause.
     let text = std::fs::read_to_string(spec_path)
         .unwrap_or_else(|e| panic!("reading {}: {e}", spec_path.display()));
-    let spec: openapiv3::OpenAPI = serde_json::from_str(&text)
-        .unwrap_or_else(|e| panic!("{} is not a valid OpenAPI 3.0 document: {e}", spec_path.display()));
+    let spec: openapiv3::OpenAPI = serde_json::from_str(&text).unwrap_or_else(|e| {
+        panic!(
+            "{} is not a valid OpenAPI 3.0 document: {e}",
+            spec_path.display()
+        )
+    });
 
     let mut settings = progenitor::GenerationSettings::default();
     settings
@@ -42,6 +46,5 @@ fn write_rust(path: &Path, tokens: proc_macro2::TokenStream) {
     // progenitor's doc examples are fragments that cannot compile on their
     // own; mark them as text so rustdoc shows them without running them.
     let text = prettyplease::unparse(&file).replace("```ignore", "```text");
-    std::fs::write(path, text)
-        .unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+    std::fs::write(path, text).unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
 }

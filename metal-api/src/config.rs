@@ -55,6 +55,13 @@ pub enum ConfigError {
         /// The offending URL.
         url: String,
     },
+    /// The base URL has a query or a fragment, which would end up in front
+    /// of every operation's path.
+    #[error("base URL {url} must not have a query or a fragment")]
+    QueryOrFragment {
+        /// The offending URL.
+        url: String,
+    },
     /// Plain `http` to a host that is not loopback, without explicit consent.
     #[error(
         "base URL {url} sends the auth token unencrypted to a non-loopback host; \
@@ -116,7 +123,8 @@ pub struct Config {
 }
 
 /// Builds a [`Config`]; every setting but the auth token has a default.
-#[derive(Clone, Debug, Default)]
+/// Its `Debug` output shows whether tokens are set, never the tokens.
+#[derive(Clone, Default)]
 pub struct ConfigBuilder {
     auth_token: Option<String>,
     consumer_token: Option<String>,
@@ -125,6 +133,21 @@ pub struct ConfigBuilder {
     connect_timeout: Option<Duration>,
     request_timeout: Option<Option<Duration>>,
     allow_insecure_http: bool,
+}
+
+impl fmt::Debug for ConfigBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let redacted = |t: &Option<String>| t.as_ref().map(|_| "<redacted>");
+        f.debug_struct("ConfigBuilder")
+            .field("auth_token", &redacted(&self.auth_token))
+            .field("consumer_token", &redacted(&self.consumer_token))
+            .field("base_url", &self.base_url)
+            .field("user_agent", &self.user_agent)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("allow_insecure_http", &self.allow_insecure_http)
+            .finish()
+    }
 }
 
 impl ConfigBuilder {
@@ -194,7 +217,9 @@ impl ConfigBuilder {
                 .user_agent
                 .unwrap_or_else(|| concat!("metal-api/", env!("CARGO_PKG_VERSION")).to_string()),
             connect_timeout: self.connect_timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT),
-            request_timeout: self.request_timeout.unwrap_or(Some(DEFAULT_REQUEST_TIMEOUT)),
+            request_timeout: self
+                .request_timeout
+                .unwrap_or(Some(DEFAULT_REQUEST_TIMEOUT)),
         })
     }
 }
@@ -225,6 +250,11 @@ fn normalize_base_url(text: &str, allow_insecure_http: bool) -> Result<String, C
                 url: url.to_string(),
             })
         }
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(ConfigError::QueryOrFragment {
+            url: url.to_string(),
+        });
     }
     Ok(url.as_str().trim_end_matches('/').to_string())
 }
@@ -362,6 +392,18 @@ mod tests {
             build(|b| b.base_url("not a url")),
             Err(ConfigError::InvalidBaseUrl { .. })
         ));
+        for bad in [
+            "https://example.test/metal/v1?x=1",
+            "https://example.test/metal/v1#frag",
+        ] {
+            assert!(
+                matches!(
+                    build(|b| b.base_url(bad)),
+                    Err(ConfigError::QueryOrFragment { .. })
+                ),
+                "{bad}"
+            );
+        }
         assert!(matches!(
             build(|b| b.base_url("ftp://example.test/")),
             Err(ConfigError::UnsupportedScheme { .. })
@@ -408,7 +450,13 @@ mod tests {
         let c = build(|b| b.consumer_token("consumer-secret")).unwrap();
         let client = c.client().unwrap();
         let headers = c.default_headers().unwrap();
-        let printed = format!("{c:?} {client:?} {headers:?} {:?}", c.auth_token());
+        let builder = Config::builder()
+            .auth_token("secret-token")
+            .consumer_token("consumer-secret");
+        let printed = format!(
+            "{c:?} {client:?} {headers:?} {:?} {builder:?}",
+            c.auth_token()
+        );
         assert!(!printed.contains("secret-token"), "{printed}");
         assert!(!printed.contains("consumer-secret"), "{printed}");
         let err = Config::builder().auth_token("x\n").build().unwrap_err();

@@ -140,9 +140,10 @@ mod tests {
 
     #[test]
     fn device_with_unknown_state_decodes_and_keeps_text() {
-        let device: crate::types::Device =
-            serde_json::from_str(r#"{"id":"0b5d4c5e-1c7b-4d1c-9a38-2d1c3c1e7f10","state":"hibernating"}"#)
-                .unwrap();
+        let device: crate::types::Device = serde_json::from_str(
+            r#"{"id":"0b5d4c5e-1c7b-4d1c-9a38-2d1c3c1e7f10","state":"hibernating"}"#,
+        )
+        .unwrap();
         assert_eq!(
             device.state_kind(),
             Some(DeviceState::Other("hibernating".into()))

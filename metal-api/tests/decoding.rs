@@ -520,3 +520,15 @@ async fn non_json_body_on_a_documented_error_status_loses_the_status() {
     );
     assert_eq!(err.status(), None);
 }
+
+#[test]
+fn project_names_outside_the_request_limits_still_decode() {
+    // The spec limits names we send to 1..=80 characters; a reply is what
+    // the server holds, so neither an empty nor an 81-character name may
+    // make a reply fail to decode.
+    for name in [String::new(), "n".repeat(81)] {
+        let project: metal_api::types::Project =
+            serde_json::from_value(serde_json::json!({ "name": name })).unwrap();
+        assert_eq!(project.name.as_deref(), Some(name.as_str()));
+    }
+}

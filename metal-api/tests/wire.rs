@@ -42,7 +42,7 @@ async fn find_project_by_id() {
     mock.assert_async().await;
     assert_eq!(project.status(), 200);
     assert_eq!(project.id, Some(uuid(PROJECT)));
-    assert_eq!(project.name.as_deref().map(String::as_str), Some("prod"));
+    assert_eq!(project.name.as_deref(), Some("prod"));
     assert_eq!(project.type_.as_deref(), Some("default"));
     assert_eq!(project.devices.len(), 1);
 }

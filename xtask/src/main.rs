@@ -16,7 +16,10 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "cargo xtask", about = "Project automation for the Metal workspace")]
+#[command(
+    name = "cargo xtask",
+    about = "Project automation for the Metal workspace"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -66,10 +69,7 @@ fn run() -> Result<ExitCode> {
             if check {
                 let current = std::fs::read_to_string(&out_path).unwrap_or_default();
                 if current == generated {
-                    println!(
-                        "openapi/metal.json is up to date with {}",
-                        from.display()
-                    );
+                    println!("openapi/metal.json is up to date with {}", from.display());
                     Ok(ExitCode::SUCCESS)
                 } else {
                     eprintln!(

@@ -13,7 +13,7 @@ pub fn apply_all(spec: &mut Value) -> Result<()> {
     comma_join_array_query_params(spec);
     let response_schemas = schemas_reachable_from_responses(spec);
     open_response_enums(spec, &response_schemas);
-    relax_required_in_responses(spec, &response_schemas);
+    relax_response_constraints(spec, &response_schemas);
     Ok(())
 }
 
@@ -101,7 +101,9 @@ fn response_schemas_mut<'a>(
 
 /// Calls `f` on `schema` and on every subschema below it.
 fn visit_schemas(schema: &mut Value, f: &mut dyn FnMut(&mut Map<String, Value>)) {
-    let Some(obj) = schema.as_object_mut() else { return };
+    let Some(obj) = schema.as_object_mut() else {
+        return;
+    };
     f(obj);
     for key in ["items", "additionalProperties", "not"] {
         if let Some(sub) = obj.get_mut(key) {
@@ -137,20 +139,25 @@ pub fn open_response_enums(spec: &mut Value, response_schemas: &BTreeSet<String>
     }
 }
 
-/// Patch 3. Response objects have no required properties, except `href`
-/// in `Href`.
+/// Patch 3. Response objects have no required properties (except `href`
+/// in `Href`), and response strings no length or pattern limits.
 ///
 /// Why: the API answers with `{"href": "..."}` stubs for every nested object
 /// that was not included (`created_by`, a facility's address, ...). A stub
 /// lacks the fields the spec marks required (`UserLite.id`, `Address.zip_code`),
 /// so a strict decoder rejects every ordinary device reply. Keeping `Href`'s
-/// one requirement keeps the stub itself well-formed.
-pub fn relax_required_in_responses(spec: &mut Value, response_schemas: &BTreeSet<String>) {
+/// one requirement keeps the stub itself well-formed. Length and pattern
+/// limits are rules for what we send; the server's values are what they are,
+/// and a project named with 81 characters must not make every device reply
+/// that includes it fail to decode.
+pub fn relax_response_constraints(spec: &mut Value, response_schemas: &BTreeSet<String>) {
     let keep: BTreeSet<String> = ["Href".to_string()].into();
     let names: BTreeSet<String> = response_schemas.difference(&keep).cloned().collect();
     for schema in response_schemas_mut(spec, &names) {
         visit_schemas(schema, &mut |obj| {
-            obj.remove("required");
+            for key in ["required", "minLength", "maxLength", "pattern"] {
+                obj.remove(key);
+            }
         });
     }
 }
@@ -188,10 +195,14 @@ mod tests {
                     "tags": {"type": "array", "items": {"type": "string", "enum": ["a"]}},
                     "link": {"$ref": "#/components/schemas/Href"}
                 }},
-                "User": {"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}}},
+                "User": {"type": "object", "required": ["id"], "properties": {
+                    "id": {"type": "string"},
+                    "name": {"type": "string", "minLength": 1, "maxLength": 80, "pattern": "^a"}
+                }},
                 "Href": {"type": "object", "required": ["href"], "properties": {"href": {"type": "string"}}},
                 "Input": {"type": "object", "required": ["type"], "properties": {
-                    "type": {"type": "string", "enum": ["reboot"]}
+                    "type": {"type": "string", "enum": ["reboot"]},
+                    "name": {"type": "string", "maxLength": 80}
                 }}
             }}
         })
@@ -215,8 +226,10 @@ mod tests {
     fn reachability_follows_refs_from_responses_only() {
         let spec = sample();
         let names = schemas_reachable_from_responses(&spec);
-        let expected: BTreeSet<String> =
-            ["D", "User", "Href"].iter().map(|s| s.to_string()).collect();
+        let expected: BTreeSet<String> = ["D", "User", "Href"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         assert_eq!(names, expected);
     }
 
@@ -235,15 +248,23 @@ mod tests {
     }
 
     #[test]
-    fn response_requirements_relaxed_but_href_and_requests_kept() {
+    fn response_constraints_relaxed_but_href_and_requests_kept() {
         let mut spec = sample();
         let names = schemas_reachable_from_responses(&spec);
-        relax_required_in_responses(&mut spec, &names);
+        relax_response_constraints(&mut spec, &names);
         let schemas = &spec["components"]["schemas"];
         assert!(schemas["D"].get("required").is_none());
         assert!(schemas["User"].get("required").is_none());
         assert_eq!(schemas["Href"]["required"], json!(["href"]));
         assert_eq!(schemas["Input"]["required"], json!(["type"]));
+        assert_eq!(
+            schemas["User"]["properties"]["name"],
+            json!({"type": "string"})
+        );
+        assert_eq!(
+            schemas["Input"]["properties"]["name"]["maxLength"],
+            json!(80)
+        );
     }
 
     #[test]

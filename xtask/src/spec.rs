@@ -119,7 +119,9 @@ pub fn subset(upstream: &Value, kept: &[Kept]) -> Result<Value> {
         .and_then(Value::as_object)
         .ok_or_else(|| anyhow!("the upstream spec has no paths"))?;
     for (path, item) in upstream_paths {
-        let Some(item) = item.as_object() else { continue };
+        let Some(item) = item.as_object() else {
+            continue;
+        };
         let mut kept_item = Map::new();
         for (method, op) in item {
             if !HTTP_METHODS.contains(&method.as_str()) {
@@ -269,10 +271,17 @@ fn add_summaries(spec: &mut Value, kept: &[Kept]) {
         return;
     };
     for item in paths.values_mut() {
-        let Some(item) = item.as_object_mut() else { continue };
+        let Some(item) = item.as_object_mut() else {
+            continue;
+        };
         for op in item.values_mut() {
-            let Some(op) = op.as_object_mut() else { continue };
-            let id = op.get("operationId").and_then(Value::as_str).map(String::from);
+            let Some(op) = op.as_object_mut() else {
+                continue;
+            };
+            let id = op
+                .get("operationId")
+                .and_then(Value::as_str)
+                .map(String::from);
             let summary = id.and_then(|id| {
                 kept.iter()
                     .find(|k| k.operation_id == id)
@@ -298,7 +307,10 @@ fn add_response_descriptions(spec: &mut Value) {
             };
             for (status, response) in responses.iter_mut() {
                 if let Some(obj) = response.as_object_mut() {
-                    obj.insert("description".into(), Value::String(reason_phrase(status).into()));
+                    obj.insert(
+                        "description".into(),
+                        Value::String(reason_phrase(status).into()),
+                    );
                 }
             }
         }
@@ -343,7 +355,10 @@ pub fn diff(old: &str, new: &str) -> String {
     similar::TextDiff::from_lines(old, new)
         .unified_diff()
         .context_radius(3)
-        .header("openapi/metal.json (committed)", "openapi/metal.json (generated)")
+        .header(
+            "openapi/metal.json (committed)",
+            "openapi/metal.json (generated)",
+        )
         .to_string()
 }
 
