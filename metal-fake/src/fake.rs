@@ -117,7 +117,29 @@ impl FakeBuilder {
     }
 
     /// Builds the fake. Its clock starts now ([`tokio::time::Instant`]).
+    /// Its [`metal_policy::Metal`] implementation uses the built-in policy
+    /// client (see [`crate::transport::IN_PROCESS_ATTEMPT_TIMEOUT`]).
     pub fn build(self) -> Fake {
+        let shared = self.shared();
+        let client = crate::transport::policy_client(&shared, |c| c)
+            // The only build errors are a missing transport, per_page 0 and a
+            // metrics registration; the default settings cause none.
+            .expect("the default in-process client always builds");
+        Fake { shared, client }
+    }
+
+    /// Builds the fake with its built-in policy client adjusted by
+    /// `configure` (page size, backoff, timeouts, metrics registry, ...).
+    pub fn build_with_client(
+        self,
+        configure: impl FnOnce(metal_policy::ClientBuilder) -> metal_policy::ClientBuilder,
+    ) -> Result<Fake, metal_policy::BuildError> {
+        let shared = self.shared();
+        let client = crate::transport::policy_client(&shared, configure)?;
+        Ok(Fake { shared, client })
+    }
+
+    fn shared(self) -> Arc<Shared> {
         let mut projects = vec![(self.project, self.reservations)];
         projects.extend(self.others);
         let spec = WorldSpec {
@@ -130,7 +152,7 @@ impl FakeBuilder {
         for f in self.faults {
             faults.push(f);
         }
-        let shared = Arc::new(Shared {
+        Arc::new(Shared {
             inner: Mutex::new(Inner {
                 world: World::new(&spec, Instant::now()),
                 faults,
@@ -139,8 +161,7 @@ impl FakeBuilder {
             project: self.project,
             plans: spec.plans,
             facilities: spec.facilities,
-        });
-        Fake::from_shared(shared)
+        })
     }
 }
 
@@ -294,11 +315,6 @@ impl Fake {
     /// faults.
     pub fn builder() -> FakeBuilder {
         FakeBuilder::default()
-    }
-
-    pub(crate) fn from_shared(shared: Arc<Shared>) -> Self {
-        let client = crate::transport::policy_client(&shared);
-        Self { shared, client }
     }
 
     /// The policy client this fake's [`metal_policy::Metal`] implementation

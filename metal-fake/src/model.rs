@@ -692,10 +692,10 @@ impl World {
         match (action, state) {
             (_, "queued" | "provisioning" | "reinstalling") => return Err(busy(state)),
             (A::PowerOn, "active" | "powering_on") => {
-                return Err(ApiError::unprocessable("Device is already powered on"))
+                return Err(ApiError::unprocessable("Device must be powered off"))
             }
             (A::PowerOff, "inactive" | "powering_off") => {
-                return Err(ApiError::unprocessable("Device is already powered off"))
+                return Err(ApiError::unprocessable("Device must be powered on"))
             }
             (_, "powering_on" | "powering_off") => return Err(busy(state)),
             (A::PowerOn, _) => rec.phase = Phase::PoweringOn,

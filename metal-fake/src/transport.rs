@@ -32,17 +32,18 @@ impl Transport for InProcess {
 }
 
 /// The built-in policy client: no rate limit, 4 calls in flight, the
-/// default backoff, [`IN_PROCESS_ATTEMPT_TIMEOUT`] per attempt.
-pub(crate) fn policy_client(shared: &Arc<Shared>) -> metal_policy::Client {
-    metal_policy::Client::builder()
+/// default backoff, [`IN_PROCESS_ATTEMPT_TIMEOUT`] per attempt, then
+/// whatever `configure` changes.
+pub(crate) fn policy_client(
+    shared: &Arc<Shared>,
+    configure: impl FnOnce(metal_policy::ClientBuilder) -> metal_policy::ClientBuilder,
+) -> Result<metal_policy::Client, metal_policy::BuildError> {
+    let builder = metal_policy::Client::builder()
         .transport(Arc::new(InProcess(shared.clone())))
         .api_rate(Duration::ZERO)
         .parallelism(4)
-        .attempt_timeout(Some(IN_PROCESS_ATTEMPT_TIMEOUT))
-        .build()
-        // The only build errors are a missing transport, per_page 0 and a
-        // metrics registration; none can happen with these settings.
-        .expect("a client with a transport and default per_page always builds")
+        .attempt_timeout(Some(IN_PROCESS_ATTEMPT_TIMEOUT));
+    configure(builder).build()
 }
 
 /// Whole seconds, rounded up: what a `Retry-After` header can say.

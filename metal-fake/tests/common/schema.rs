@@ -1,0 +1,122 @@
+//! Checks the fake server's replies against `openapi/metal.json`'s own
+//! schemas (not only our generated types), with `jsonschema`.
+
+use std::collections::HashMap;
+
+use metal_fake::RecordedReply;
+use serde_json::{json, Value};
+
+/// The spec, with `additionalProperties: false` added to every object
+/// schema that lists its properties, so a reply with a field the spec does
+/// not know fails.
+pub fn strict_spec() -> Value {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi/metal.json");
+    let mut spec: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    if let Some(Value::Object(schemas)) = spec.pointer_mut("/components/schemas") {
+        for schema in schemas.values_mut() {
+            if let Value::Object(s) = schema {
+                if s.contains_key("properties") && !s.contains_key("additionalProperties") {
+                    s.insert("additionalProperties".into(), Value::Bool(false));
+                }
+            }
+        }
+    }
+    spec
+}
+
+/// The schema `$ref` of each (operationId, status) the spec documents;
+/// `None` for a documented status without a body.
+pub fn documented(spec: &Value) -> HashMap<(String, u16), Option<String>> {
+    let mut out = HashMap::new();
+    for item in spec["paths"].as_object().unwrap().values() {
+        for op in item.as_object().unwrap().values() {
+            let Some(id) = op.get("operationId").and_then(Value::as_str) else {
+                continue;
+            };
+            for (status, resp) in op["responses"].as_object().unwrap() {
+                let schema = resp
+                    .pointer("/content/application~1json/schema/$ref")
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                out.insert((id.to_string(), status.parse().unwrap()), schema);
+            }
+        }
+    }
+    out
+}
+
+/// A validator for one `#/components/schemas/...` reference, with the
+/// components embedded so references resolve.
+pub fn validator(spec: &Value, reference: &str) -> jsonschema::Validator {
+    let doc = json!({ "components": spec["components"], "$ref": reference });
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft4)
+        .should_validate_formats(true)
+        .build(&doc)
+        .unwrap()
+}
+
+/// Checks one reply: a documented success status has exactly the spec's
+/// body (or none); every JSON body validates against the schema of its
+/// status, or `Error` for statuses the spec leaves out (429, 5xx, and the
+/// 404/422 it does not list everywhere).
+pub fn check(spec: &Value, docs: &HashMap<(String, u16), Option<String>>, reply: &RecordedReply) {
+    let key = (reply.operation.clone(), reply.status);
+    let what = format!(
+        "{} {} {:?}",
+        reply.operation,
+        reply.status,
+        String::from_utf8_lossy(&reply.body)
+    );
+    if reply.status < 300 {
+        let schema = docs
+            .get(&key)
+            .unwrap_or_else(|| panic!("undocumented success status: {what}"));
+        match schema {
+            None => assert!(reply.body.is_empty(), "body on a bodiless status: {what}"),
+            Some(reference) => validate(spec, reference, reply, &what),
+        }
+        return;
+    }
+    if reply.content_type.as_deref() == Some("text/html") {
+        assert_eq!(
+            reply.status, 502,
+            "only the injected proxy page is HTML: {what}"
+        );
+        return;
+    }
+    let reference = docs
+        .get(&key)
+        .cloned()
+        .flatten()
+        .unwrap_or_else(|| "#/components/schemas/Error".to_string());
+    assert_eq!(reference, "#/components/schemas/Error", "{what}");
+    validate(spec, &reference, reply, &what);
+    let body: Value = serde_json::from_slice(&reply.body).unwrap();
+    assert!(
+        body["errors"].as_array().is_some_and(|e| !e.is_empty()),
+        "error body without errors: {what}"
+    );
+}
+
+fn validate(spec: &Value, reference: &str, reply: &RecordedReply, what: &str) {
+    assert_eq!(
+        reply.content_type.as_deref(),
+        Some("application/json"),
+        "{what}"
+    );
+    let body: Value =
+        serde_json::from_slice(&reply.body).unwrap_or_else(|e| panic!("not JSON ({e}): {what}"));
+    let v = validator(spec, reference);
+    let errors: Vec<String> = v.iter_errors(&body).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{reference}: {errors:?}: {what}");
+}
+
+/// Checks every reply.
+pub fn check_all(replies: &[RecordedReply]) {
+    let spec = strict_spec();
+    let docs = documented(&spec);
+    for reply in replies {
+        check(&spec, &docs, reply);
+    }
+}
