@@ -701,11 +701,7 @@ impl World {
             (A::PowerOn, _) => rec.phase = Phase::PoweringOn,
             (A::PowerOff, _) => rec.phase = Phase::PoweringOff,
             (A::Reboot, "active") => rec.reboots += 1,
-            (A::Reboot, _) => {
-                return Err(ApiError::unprocessable(
-                    "Device must be powered on to reboot",
-                ))
-            }
+            (A::Reboot, _) => return Err(ApiError::unprocessable("Device must be powered on")),
             (A::Reinstall, _) => rec.phase = Phase::Reinstalling,
             (A::Rescue, _) => {
                 return Err(ApiError::unprocessable(
