@@ -50,7 +50,7 @@ pub fn documented(spec: &Value) -> HashMap<(String, u16), Option<String>> {
 pub fn validator(spec: &Value, reference: &str) -> jsonschema::Validator {
     let doc = json!({ "components": spec["components"], "$ref": reference });
     jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft4)
+        .with_draft(jsonschema::Draft::Draft202012)
         .should_validate_formats(true)
         .build(&doc)
         .unwrap()
