@@ -1,0 +1,475 @@
+//! The comparison benchmarks, side by side in one process run, against the
+//! fake server on loopback. Run with
+//!
+//! ```sh
+//! cargo bench -p metal-provision --bench compare
+//! ```
+//!
+//! and read the table it prints. `BENCH_SKIP_BUILD=1` leaves out the clean
+//! build of `metal-api` (the slowest section); `BENCH_QUICK=1` shrinks every
+//! section for a smoke run.
+#![forbid(unsafe_code)]
+
+use std::collections::HashSet;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::stream::{self, StreamExt, TryStreamExt};
+use metal_fake::{Fake, FaultKind, RandomFaults, ServerConfig, ServerHandle, Timings};
+use metal_policy::{Client, ExponentialBackoff, Metal};
+use metal_provision::{audit, run, NoProgress, RunConfig};
+use peak_alloc::PeakAlloc;
+use uuid::Uuid;
+
+#[global_allocator]
+static ALLOC: PeakAlloc = PeakAlloc;
+
+const TOKEN: &str = "bench-token";
+
+fn quick() -> bool {
+    std::env::var_os("BENCH_QUICK").is_some()
+}
+
+/// Latencies and wall time of one batch of calls.
+struct Batch {
+    latencies: Vec<Duration>,
+    wall: Duration,
+}
+
+impl Batch {
+    fn rate(&self) -> f64 {
+        self.latencies.len() as f64 / self.wall.as_secs_f64()
+    }
+
+    fn percentile(&self, p: f64) -> Duration {
+        let mut sorted = self.latencies.clone();
+        sorted.sort();
+        let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+        sorted.get(index).copied().unwrap_or_default()
+    }
+}
+
+/// Runs `n` calls of `call`, `concurrency` at a time; panics on a failed call
+/// (a benchmark whose calls fail measures nothing).
+async fn batch<F, Fut, E>(n: usize, concurrency: usize, call: F) -> Batch
+where
+    F: Fn() -> Fut,
+    Fut: Future<Output = Result<(), E>>,
+    E: std::fmt::Display,
+{
+    let started = Instant::now();
+    let latencies: Vec<Duration> = stream::iter(0..n)
+        .map(|_| {
+            let fut = call();
+            async move {
+                let t = Instant::now();
+                match fut.await {
+                    Ok(()) => t.elapsed(),
+                    Err(e) => panic!("a benchmark call failed: {e}"),
+                }
+            }
+        })
+        .buffer_unordered(concurrency)
+        .collect()
+        .await;
+    Batch {
+        latencies,
+        wall: started.elapsed(),
+    }
+}
+
+async fn server(fake: Fake, rate_limit: Option<u32>) -> ServerHandle {
+    metal_fake::bind(
+        fake,
+        "127.0.0.1:0",
+        ServerConfig::new(TOKEN).rate_limit(rate_limit),
+    )
+    .await
+    .expect("the fake server binds a loopback port")
+}
+
+fn config(server: &ServerHandle) -> metal_api::Config {
+    metal_api::Config::builder()
+        .auth_token(TOKEN)
+        .base_url(server.base_url())
+        .build()
+        .expect("a loopback config is valid")
+}
+
+fn policy(server: &ServerHandle, parallelism: usize, api_rate: Duration) -> Client {
+    Client::builder()
+        .config(config(server))
+        .parallelism(parallelism)
+        .api_rate(api_rate)
+        .build()
+        .expect("the policy client builds")
+}
+
+fn requests_with_status(fake: &Fake, operation: &str, status: &str) -> u64 {
+    fake.snapshot()
+        .requests
+        .get(operation)
+        .and_then(|by_status| by_status.get(status))
+        .copied()
+        .unwrap_or(0)
+}
+
+fn total_requests(fake: &Fake) -> u64 {
+    fake.snapshot().calls
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// 1. Overhead of the policy client (limits off) against the raw client and
+/// plain reqwest, on the same GET.
+async fn overhead() {
+    let n = if quick() { 500 } else { 5000 };
+    let concurrency = 8;
+    let fake = Fake::builder().reservations(1).build();
+    let project = fake.project();
+    let server = server(fake.clone(), None).await;
+    let raw = config(&server).client().expect("raw client");
+    let pol = policy(&server, concurrency, Duration::ZERO);
+    let plain = reqwest::Client::new();
+    let url = format!("{}/projects/{project}", server.base_url());
+
+    let raw_call = || async {
+        raw.find_project_by_id()
+            .id(project)
+            .send()
+            .await
+            .map(|_| ())
+    };
+    let policy_call = || async { pol.get_project(project).await.map(|_| ()) };
+    let plain_call = || async {
+        let reply = plain
+            .get(&url)
+            .header("x-auth-token", TOKEN)
+            .send()
+            .await?
+            .error_for_status()?;
+        let _: metal_api::types::Project = reply.json().await?;
+        Ok::<(), reqwest::Error>(())
+    };
+
+    // Warm up every path (connections, allocator, caches).
+    batch(200, concurrency, raw_call).await;
+    batch(200, concurrency, policy_call).await;
+    batch(200, concurrency, plain_call).await;
+
+    // Interleave two rounds each, keep each client's better round.
+    let mut best: [Option<Batch>; 3] = [None, None, None];
+    let mut served = (0u64, Duration::ZERO);
+    for _ in 0..2 {
+        for (i, slot) in best.iter_mut().enumerate() {
+            let before = total_requests(&fake);
+            let b = match i {
+                0 => batch(n, concurrency, raw_call).await,
+                1 => batch(n, concurrency, policy_call).await,
+                _ => batch(n, concurrency, plain_call).await,
+            };
+            served.0 += total_requests(&fake) - before;
+            served.1 += b.wall;
+            if slot.as_ref().is_none_or(|s| b.rate() > s.rate()) {
+                *slot = Some(b);
+            }
+        }
+    }
+    // The server's own capacity: plain reqwest at a concurrency that
+    // saturates it.
+    let before = total_requests(&fake);
+    let saturating = batch(n, 64, plain_call).await;
+    let capacity = (total_requests(&fake) - before) as f64 / saturating.wall.as_secs_f64();
+
+    let [Some(raw_b), Some(pol_b), Some(plain_b)] = best else {
+        unreachable!("every slot is filled by the loop above")
+    };
+    println!("\n## 1. Overhead: {n} x findProjectById at concurrency {concurrency}, no limits, no faults");
+    println!("| client | calls/s | p50 | p99 | calls/s vs raw | p50 vs raw | p99 vs raw |");
+    println!("|---|---|---|---|---|---|---|");
+    for (name, b) in [
+        ("metal-api (raw, generated)", &raw_b),
+        ("metal-policy (limits off)", &pol_b),
+        ("plain reqwest", &plain_b),
+    ] {
+        println!(
+            "| {name} | {:.0} | {} | {} | {:.3} | {:.3} | {:.3} |",
+            b.rate(),
+            ms(b.percentile(0.5)),
+            ms(b.percentile(0.99)),
+            b.rate() / raw_b.rate(),
+            b.percentile(0.5).as_secs_f64() / raw_b.percentile(0.5).as_secs_f64(),
+            b.percentile(0.99).as_secs_f64() / raw_b.percentile(0.99).as_secs_f64(),
+        );
+    }
+    println!(
+        "fake server: {:.0} requests/s served during these rounds; {capacity:.0} requests/s at concurrency 64 (its capacity)",
+        served.0 as f64 / served.1.as_secs_f64()
+    );
+}
+
+/// 2. Throttling: the server allows R requests per second.
+async fn throttling() {
+    let rate: u32 = if quick() { 50 } else { 100 };
+    let n = if quick() { 200 } else { 1000 };
+    let concurrency = 8;
+    println!("\n## 2. Throttling: server limit R = {rate}/s, {n} x findProjectById at parallelism {concurrency}");
+    println!("| client | achieved rate / R | 429s received | wall time |");
+    println!("|---|---|---|---|");
+
+    for variant in 0..3 {
+        let fake = Fake::builder().reservations(1).build();
+        let project = fake.project();
+        let server = server(fake.clone(), Some(rate)).await;
+        // Let the first rate window start afresh.
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        let (name, b) = match variant {
+            0 => {
+                let pol = policy(&server, concurrency, Duration::from_secs(1) / rate);
+                let b = batch(n, concurrency, || async {
+                    pol.get_project(project).await.map(|_| ())
+                })
+                .await;
+                ("metal-policy, api_rate = 1/R", b)
+            }
+            1 => {
+                let pol = policy(&server, concurrency, Duration::ZERO);
+                let b = batch(n, concurrency, || async {
+                    pol.get_project(project).await.map(|_| ())
+                })
+                .await;
+                ("metal-policy, not configured (learns from 429s)", b)
+            }
+            _ => {
+                use reqwest_retry::policies::ExponentialBackoff as RetryPolicy;
+                use reqwest_retry::RetryTransientMiddleware;
+                let retry = RetryPolicy::builder().build_with_max_retries(20);
+                let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+                    .with(RetryTransientMiddleware::new_with_policy(retry))
+                    .build();
+                let url = format!("{}/projects/{project}", server.base_url());
+                let b = batch(n, concurrency, || async {
+                    let reply = client
+                        .get(&url)
+                        .header("x-auth-token", TOKEN)
+                        .send()
+                        .await
+                        .map_err(|e| e.to_string())?
+                        .error_for_status()
+                        .map_err(|e| e.to_string())?;
+                    reply
+                        .json::<metal_api::types::Project>()
+                        .await
+                        .map(|_| ())
+                        .map_err(|e| e.to_string())
+                })
+                .await;
+                ("reqwest-middleware + reqwest-retry", b)
+            }
+        };
+        println!(
+            "| {name} | {:.3} | {} | {:.1} s |",
+            b.rate() / f64::from(rate),
+            requests_with_status(&fake, "findProjectById", "429"),
+            b.wall.as_secs_f64()
+        );
+    }
+}
+
+/// 3. Faults: provisioning with 20% of calls faulted (half of them after
+/// the server acted) against the same run with no faults.
+async fn faults() {
+    let devices = if quick() { 40 } else { 200 };
+    println!("\n## 3. Faults: {devices} devices provisioned through metal-policy over HTTP");
+    println!("| run | wall time | active | duplicates | lost | faults injected | time vs fault-free |");
+    println!("|---|---|---|---|---|---|---|");
+    let mut fault_free = None;
+    for rate in [0.0, 0.2] {
+        let before_acting = vec![
+            FaultKind::FailBefore { status: 500 },
+            FaultKind::FailBefore { status: 503 },
+            FaultKind::NotSent,
+            FaultKind::BadGateway,
+        ];
+        let after_acting = vec![
+            FaultKind::FailAfter { status: 502 },
+            FaultKind::DropAfter,
+            FaultKind::Truncated,
+            FaultKind::FailAfter { status: 500 },
+        ];
+        let mut builder = Fake::builder().reservations(devices).timings(Timings {
+            queued: Duration::from_millis(100),
+            provisioning: Duration::from_millis(400),
+            ..Timings::uniform(Duration::from_millis(100))
+        });
+        if rate > 0.0 {
+            builder = builder.random_faults(RandomFaults {
+                rate,
+                seed: 42,
+                kinds: before_acting.into_iter().chain(after_acting).collect(),
+            });
+        }
+        let fake = builder.build();
+        let server = server(fake.clone(), None).await;
+        let client = Client::builder()
+            .config(config(&server))
+            .parallelism(16)
+            .api_rate(Duration::ZERO)
+            .backoff(Arc::new(ExponentialBackoff {
+                initial_interval: Duration::from_millis(50),
+                ..ExponentialBackoff::default()
+            }))
+            .build()
+            .expect("the policy client builds");
+        let metal: Arc<dyn Metal> = Arc::new(client);
+        let mut cfg = RunConfig::new(fake.project(), devices);
+        cfg.poll_interval = Duration::from_millis(100);
+        cfg.workers = 32;
+        let started = Instant::now();
+        let outcome = run(Arc::clone(&metal), &cfg, Arc::new(NoProgress))
+            .await
+            .expect("the run starts");
+        let wall = started.elapsed();
+        let injected: u64 = fake.snapshot().faults_injected.values().sum();
+        fake.set_random_faults(None);
+        let known: HashSet<Uuid> = outcome.device_ids().into_iter().collect();
+        let report = audit(metal.as_ref(), fake.project(), &cfg.run_tag, &known)
+            .await
+            .expect("the audit lists the devices");
+        let base = *fault_free.get_or_insert(wall);
+        println!(
+            "| fault rate {:.0}% | {:.2} s | {}/{} | {} | {} | {} | {:.2}x |",
+            rate * 100.0,
+            wall.as_secs_f64(),
+            outcome.active,
+            outcome.requested,
+            report.duplicates,
+            report.lost,
+            injected,
+            wall.as_secs_f64() / base.as_secs_f64()
+        );
+    }
+}
+
+/// 4. Scale: listing 10,000 devices, collected and streamed.
+async fn scale() {
+    let n = if quick() { 1000 } else { 10_000 };
+    let fake = Fake::builder().reservations(n).build();
+    // Fill the fake in-process (no HTTP, no limits).
+    let filler = fake.client().clone();
+    let project = fake.project();
+    let reservations: Vec<Uuid> = fake.provisionable_reservations();
+    let mut cfg = RunConfig::new(project, 0);
+    cfg.workers = 1;
+    let bodies: Vec<_> = fake
+        .reservations()
+        .into_iter()
+        .filter(|r| r.id.is_some_and(|id| reservations.contains(&id)))
+        .enumerate()
+        .map(|(i, r)| {
+            metal_provision::controller::create_request(&cfg, &format!("scale-{i}"), &r)
+                .expect("a valid create body")
+        })
+        .collect();
+    stream::iter(bodies)
+        .map(|body| {
+            let filler = filler.clone();
+            async move { filler.create_device(project, &body).await.map(|_| ()) }
+        })
+        .buffer_unordered(64)
+        .try_collect::<Vec<()>>()
+        .await
+        .expect("filling the fake");
+
+    let server = server(fake.clone(), None).await;
+    let client = Client::builder()
+        .config(config(&server))
+        .api_rate(Duration::ZERO)
+        .per_page(1000)
+        .build()
+        .expect("the policy client builds");
+
+    println!("\n## 4. Scale: listing {n} devices over HTTP (per_page 1000)");
+    println!("| mode | wall time | devices | peak heap during the listing |");
+    println!("|---|---|---|---|");
+    let base = ALLOC.current_usage();
+    ALLOC.reset_peak_usage();
+    let started = Instant::now();
+    let all = client.list_devices(project).await.expect("listing");
+    let wall = started.elapsed();
+    let peak = ALLOC.peak_usage().saturating_sub(base);
+    let count = all.len();
+    drop(all);
+    println!(
+        "| collect (list_devices) | {:.2} s | {count} | {:.1} MiB |",
+        wall.as_secs_f64(),
+        peak as f64 / (1 << 20) as f64
+    );
+
+    let base = ALLOC.current_usage();
+    ALLOC.reset_peak_usage();
+    let started = Instant::now();
+    let mut pages = client.device_pages(project);
+    let mut count = 0;
+    while let Some(page) = pages.next().await {
+        count += page.expect("a page").len();
+    }
+    let wall = started.elapsed();
+    let peak = ALLOC.peak_usage().saturating_sub(base);
+    println!(
+        "| stream (device_pages) | {:.2} s | {count} | {:.1} MiB |",
+        wall.as_secs_f64(),
+        peak as f64 / (1 << 20) as f64
+    );
+}
+
+/// 5. Clean build time of `metal-api` alone, in a scratch target directory.
+fn build_time() {
+    println!("\n## 5. Build: clean `cargo build --release -p metal-api`");
+    if std::env::var_os("BENCH_SKIP_BUILD").is_some() {
+        println!("skipped (BENCH_SKIP_BUILD is set)");
+        return;
+    }
+    let scratch = std::env::temp_dir().join(format!("metal-api-build-{}", Uuid::new_v4()));
+    let started = Instant::now();
+    let status = std::process::Command::new(env!("CARGO"))
+        .args(["build", "--release", "--locked", "--quiet", "-p", "metal-api"])
+        .arg("--target-dir")
+        .arg(&scratch)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .status();
+    let wall = started.elapsed();
+    let _ = std::fs::remove_dir_all(&scratch);
+    match status {
+        Ok(s) if s.success() => println!(
+            "{:.1} s on {} cores (dependencies included, nothing cached)",
+            wall.as_secs_f64(),
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        ),
+        Ok(s) => println!("the build failed: {s}"),
+        Err(e) => println!("cargo could not be started: {e}"),
+    }
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; this harness takes no arguments.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime");
+    println!(
+        "# metal-provision comparison benchmarks ({} cores, {})",
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        std::env::consts::ARCH
+    );
+    runtime.block_on(async {
+        overhead().await;
+        throttling().await;
+        faults().await;
+        scale().await;
+    });
+    build_time();
+}
