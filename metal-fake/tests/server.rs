@@ -374,10 +374,7 @@ async fn wire_faults_classify_as_in_process() {
         let s = server(&wire_fake, ServerConfig::new(TOKEN)).await;
         let wire = http_transport(s.base_url(), Duration::from_millis(300));
         let local = Fake::builder().reservations(3).build();
-        for (fake, transport) in [
-            (&wire_fake, &wire as &dyn Transport),
-            (&local, &local as &dyn Transport),
-        ] {
+        for fake in [&wire_fake, &local] {
             fake.inject(Fault::on("findProjectHardwareReservations", kind.clone()));
         }
         let req = |f: &Fake| Request::ListReservations {
