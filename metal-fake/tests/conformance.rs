@@ -87,14 +87,14 @@ where
 #[tokio::test(start_paused = true)]
 async fn every_fault_kind_in_process() {
     let (cases, failures) = fault_cases(|| async { Target::in_process() }).await;
-    assert_eq!(cases, 60);
+    assert_eq!(cases, 70);
     assert!(failures.is_empty(), "in-process: {failures:#?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_fault_kind_over_http() {
     let (cases, failures) = fault_cases(Target::http).await;
-    assert_eq!(cases, 60);
+    assert_eq!(cases, 70);
     assert!(failures.is_empty(), "over HTTP: {failures:#?}");
 }
 

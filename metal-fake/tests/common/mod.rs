@@ -507,16 +507,22 @@ pub enum FaultOp {
     PowerOff,
     CreateSshKey,
     ListReservations,
+    /// The second page of a device list.
+    ListDevicesPageTwo,
 }
 
+/// Devices made before [`FaultOp::ListDevicesPageTwo`] lists them.
+pub const LISTED_DEVICES: usize = PER_PAGE as usize + 2;
+
 impl FaultOp {
-    pub const ALL: [FaultOp; 6] = [
+    pub const ALL: [FaultOp; 7] = [
         Self::CreateDevice,
         Self::DeleteDevice,
         Self::Reboot,
         Self::PowerOff,
         Self::CreateSshKey,
         Self::ListReservations,
+        Self::ListDevicesPageTwo,
     ];
 
     /// The operationId the fault is scripted on.
@@ -527,6 +533,7 @@ impl FaultOp {
             Self::Reboot | Self::PowerOff => "performAction",
             Self::CreateSshKey => "createProjectSSHKey",
             Self::ListReservations => "findProjectHardwareReservations",
+            Self::ListDevicesPageTwo => "findProjectDevices",
         }
     }
 
@@ -554,6 +561,7 @@ impl FaultOp {
             (Self::PowerOff, _) => "ok; inactive".into(),
             (Self::CreateSshKey, _) => "ok; exactly 1 key".into(),
             (Self::ListReservations, _) => format!("ok; {RESERVATIONS} reservations"),
+            (Self::ListDevicesPageTwo, _) => format!("ok; {LISTED_DEVICES} devices, each once"),
         }
     }
 
@@ -570,7 +578,21 @@ impl FaultOp {
             _ => None,
         };
         let request = create_request(t, r, "conf-fault").await?;
-        fake.inject(metal_fake::Fault::on(self.operation(), kind.clone()));
+        if self == Self::ListDevicesPageTwo {
+            for (i, r) in fake
+                .provisionable_reservations()
+                .iter()
+                .take(LISTED_DEVICES)
+                .enumerate()
+            {
+                let req = create_request(t, *r, &format!("conf-page-{i}")).await?;
+                t.metal.create_device(t.project, &req).await.map_err(err)?;
+            }
+            // Page 1 is this operation's first call, page 2 its second.
+            fake.inject(metal_fake::Fault::on(self.operation(), kind.clone()).nth(2));
+        } else {
+            fake.inject(metal_fake::Fault::on(self.operation(), kind.clone()));
+        }
         match self {
             Self::CreateDevice => {
                 let result = t.metal.create_device(t.project, &request).await;
@@ -634,6 +656,16 @@ impl FaultOp {
             Self::ListReservations => {
                 let all = t.metal.list_reservations(t.project).await.map_err(err)?;
                 Ok(format!("ok; {} reservations", all.len()))
+            }
+            Self::ListDevicesPageTwo => {
+                let all = t.metal.list_devices(t.project).await.map_err(err)?;
+                let mut ids: Vec<Uuid> = all.iter().filter_map(|d| d.id).collect();
+                ids.sort();
+                ids.dedup();
+                if ids.len() != all.len() {
+                    return Err(format!("{} listed, {} distinct", all.len(), ids.len()));
+                }
+                Ok(format!("ok; {} devices, each once", ids.len()))
             }
         }
     }
