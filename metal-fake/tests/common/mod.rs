@@ -295,7 +295,12 @@ impl Scenario {
         matches!(self, Self::RaceLostToCompetitor)
     }
 
-    /// What every target must report.
+    /// What every target must report: what the `Metal` trait's docs
+    /// promise. `PowerCycle`'s second power-off relies on "succeeds if it
+    /// already is" (the API answers 422 "Device must be powered on"), and
+    /// `RaceLostToCompetitor` on "a reservation taken by someone else is
+    /// `RaceLost`" when the taking happens between the client's read and
+    /// its create (the API answers the create with 422).
     pub fn expected(self) -> &'static str {
         match self {
             Self::ProvisionFromReservation => "active; reservation holds it; gone after delete",
