@@ -65,7 +65,8 @@ impl ServerConfig {
         }
     }
 
-    /// At most `per_second` API requests per one-second window (`None` or 0:
+    /// At most `per_second` API requests per second, with bursts of up to one
+    /// second's worth (a token bucket; `None` or 0:
     /// no limit and no `X-RateLimit-*` headers). Over the limit, 429 with
     /// `Retry-After`.
     pub fn rate_limit(mut self, per_second: Option<u32>) -> Self {
@@ -158,13 +159,11 @@ pub fn serve(
 ) -> std::io::Result<ServerHandle> {
     let addr = listener.local_addr()?;
     let recorded = Arc::new(Mutex::new(Vec::new()));
+    let bucket = Bucket::full(config.rate_limit.unwrap_or(0), Instant::now());
     let app = AppState {
         fake,
         config: Arc::new(config),
-        window: Arc::new(Mutex::new(Window {
-            start: Instant::now(),
-            used: 0,
-        })),
+        bucket: Arc::new(Mutex::new(bucket)),
         recorded: recorded.clone(),
     };
     let router = Router::new()
@@ -224,14 +223,52 @@ async fn accept_loop(listener: TcpListener, router: Router, mut shutdown: onesho
 struct AppState {
     fake: Fake,
     config: Arc<ServerConfig>,
-    window: Arc<Mutex<Window>>,
+    bucket: Arc<Mutex<Bucket>>,
     recorded: Arc<Mutex<Vec<RecordedReply>>>,
 }
 
-/// A fixed one-second rate-limit window.
-struct Window {
-    start: Instant,
-    used: u32,
+/// The server-side rate limit: a token bucket holding one second's worth of
+/// requests, refilled continuously at the limit. A client spacing its
+/// requests at the limit never meets a 429, whatever their phase; a client
+/// that bursts meets 429s once the bucket is empty.
+struct Bucket {
+    tokens: f64,
+    last: Instant,
+}
+
+impl Bucket {
+    fn full(limit: u32, now: Instant) -> Self {
+        Self {
+            tokens: f64::from(limit),
+            last: now,
+        }
+    }
+
+    /// Refills for the time since the last request, then takes a token.
+    fn take(&mut self, limit: u32, now: Instant) -> Result<RateHeaders, RateHeaders> {
+        let per_second = f64::from(limit);
+        let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
+        self.tokens = (self.tokens + elapsed * per_second).min(per_second);
+        self.last = now;
+        if self.tokens < 1.0 {
+            // Whole seconds until one token is back, at least 1 (the
+            // granularity of `Retry-After`).
+            let wait = Duration::from_secs_f64((1.0 - self.tokens) / per_second);
+            return Err(RateHeaders {
+                limit,
+                remaining: 0,
+                reset: whole_seconds(wait).max(1),
+            });
+        }
+        self.tokens -= 1.0;
+        // Whole seconds until the bucket is full again.
+        let refill = Duration::from_secs_f64((per_second - self.tokens) / per_second);
+        Ok(RateHeaders {
+            limit,
+            remaining: self.tokens.floor() as u32,
+            reset: whole_seconds(refill),
+        })
+    }
 }
 
 /// The `X-RateLimit-*` values of one request.
@@ -242,34 +279,13 @@ struct RateHeaders {
 }
 
 impl AppState {
-    /// Counts one request against the window: `Err` when over the limit.
+    /// Takes one token for a request: `Err` when the bucket is empty.
     fn admit(&self) -> Result<Option<RateHeaders>, RateHeaders> {
         let Some(limit) = self.config.rate_limit else {
             return Ok(None);
         };
-        let mut w = self.window.lock().unwrap_or_else(|e| e.into_inner());
-        let now = Instant::now();
-        if now.saturating_duration_since(w.start) >= Duration::from_secs(1) {
-            w.start = now;
-            w.used = 0;
-        }
-        let reset = whole_seconds(
-            Duration::from_secs(1).saturating_sub(now.saturating_duration_since(w.start)),
-        )
-        .max(1);
-        if w.used >= limit {
-            return Err(RateHeaders {
-                limit,
-                remaining: 0,
-                reset,
-            });
-        }
-        w.used += 1;
-        Ok(Some(RateHeaders {
-            limit,
-            remaining: limit - w.used,
-            reset,
-        }))
+        let mut b = self.bucket.lock().unwrap_or_else(|e| e.into_inner());
+        b.take(limit, Instant::now()).map(Some)
     }
 
     fn finish(
@@ -650,5 +666,38 @@ fn owner(project: bool, id: Uuid) -> KeyOwner {
         KeyOwner::Project(id)
     } else {
         KeyOwner::User
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_spaced_at_the_limit_are_never_refused() {
+        let start = Instant::now();
+        let mut bucket = Bucket::full(10, start);
+        // Drain the initial burst, then go on at exactly 10 per second.
+        for _ in 0..10 {
+            assert!(bucket.take(10, start).is_ok());
+        }
+        for i in 1..=100u64 {
+            let at = start + Duration::from_millis(100 * i);
+            assert!(bucket.take(10, at).is_ok(), "request {i}");
+        }
+    }
+
+    #[test]
+    fn a_burst_beyond_the_bucket_is_refused_with_a_retry_time() {
+        let start = Instant::now();
+        let mut bucket = Bucket::full(3, start);
+        let remaining: Vec<u32> = (0..3)
+            .map(|_| bucket.take(3, start).map(|h| h.remaining).unwrap_or(99))
+            .collect();
+        assert_eq!(remaining, vec![2, 1, 0]);
+        let refused = bucket.take(3, start).err().map(|h| (h.remaining, h.reset));
+        assert_eq!(refused, Some((0, 1)));
+        // A third of a second later one token is back.
+        assert!(bucket.take(3, start + Duration::from_millis(334)).is_ok());
     }
 }
