@@ -369,7 +369,10 @@ async fn a_throttling_reply_slows_the_whole_client_for_retry_after() {
 #[tokio::test(start_paused = true)]
 async fn reboot_with_unknown_outcome_is_not_repeated() {
     let t = Script::new(Duration::ZERO, |_, _| Err(unknown()));
-    let c = client(t.clone()).build().unwrap();
+    let c = client(t.clone())
+        .backoff(Arc::new(Fixed(Duration::from_secs(1), Some(3))))
+        .build()
+        .unwrap();
     let err = c.reboot_device(Uuid::new_v4()).await.unwrap_err();
     assert!(
         matches!(
