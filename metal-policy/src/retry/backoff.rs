@@ -166,3 +166,32 @@ mod tests {
         assert!(d >= Duration::from_millis(250) && d <= Duration::from_millis(750));
     }
 }
+
+#[cfg(all(test, feature = "backoff"))]
+mod backoff_crate_tests {
+    use super::*;
+
+    #[test]
+    fn adapter_yields_the_crates_delays_and_gives_up() {
+        let inner = backoff::ExponentialBackoff {
+            initial_interval: Duration::from_millis(100),
+            randomization_factor: 0.0,
+            multiplier: 2.0,
+            max_elapsed_time: Some(Duration::ZERO),
+            ..Default::default()
+        };
+        let mut s = BackoffCrate(inner).start();
+        // max_elapsed_time zero: the crate gives up at once.
+        assert_eq!(s.next_delay(), None);
+        let inner = backoff::ExponentialBackoff {
+            initial_interval: Duration::from_millis(100),
+            randomization_factor: 0.0,
+            multiplier: 2.0,
+            max_elapsed_time: None,
+            ..Default::default()
+        };
+        let mut s = BackoffCrate(inner).start();
+        assert_eq!(s.next_delay(), Some(Duration::from_millis(100)));
+        assert_eq!(s.next_delay(), Some(Duration::from_millis(200)));
+    }
+}
