@@ -516,27 +516,74 @@ impl Client {
             Idempotency::Idempotent,
             self.call_deadline(),
             |ctx| async move {
-                if ctx.after_unknown {
-                    let r = ctx
-                        .send(Request::GetDevice {
-                            id,
-                            include: None,
-                            exclude: None,
-                        })
-                        .await?;
-                    let Response::Device(d) = r else {
-                        return Err(wrong_shape(200).into());
-                    };
-                    if d.state_kind().is_some_and(|s| done.contains(&s)) {
-                        return Ok(());
-                    }
+                if ctx.after_unknown && device_is_in(&ctx, id, done).await? {
+                    return Ok(());
                 }
-                ctx.send(Request::DeviceAction { id, action }).await?;
-                Ok(())
+                match ctx.send(Request::DeviceAction { id, action }).await {
+                    Ok(_) => Ok(()),
+                    // The API refuses to power off a device that is off
+                    // (422 "Device must be powered on"): already so is done.
+                    Err(AttemptError::Rejected {
+                        status: status @ (409 | 422),
+                        messages,
+                    }) => {
+                        if device_is_in(&ctx, id, done).await? {
+                            Ok(())
+                        } else {
+                            Err(AttemptError::Rejected { status, messages }.into())
+                        }
+                    }
+                    Err(e) => Err(e.into()),
+                }
             },
         )
         .await
     }
+}
+
+/// Whether the device's state is one of `states`.
+async fn device_is_in(ctx: &Ctx, id: Uuid, states: &[DeviceState]) -> Result<bool, AttemptError> {
+    let r = ctx
+        .send(Request::GetDevice {
+            id,
+            include: None,
+            exclude: None,
+        })
+        .await?;
+    let Response::Device(d) = r else {
+        return Err(wrong_shape(200));
+    };
+    Ok(d.state_kind().is_some_and(|s| states.contains(&s)))
+}
+
+/// Who holds a hardware reservation, as `create_device` sees it.
+enum Holder {
+    Nobody,
+    Ours(Box<types::Device>),
+    Theirs(Option<Uuid>),
+}
+
+/// Reads the reservation with its device included (so the device's tags
+/// are there, not an href stub) and checks the device for our witness.
+async fn reservation_holder(
+    ctx: &Ctx,
+    reservation: Uuid,
+    witness: &str,
+) -> Result<Holder, AttemptError> {
+    let r = ctx
+        .send(Request::GetReservation {
+            id: reservation,
+            include: Some("device".into()),
+        })
+        .await?;
+    let Response::Reservation(hr) = r else {
+        return Err(wrong_shape(200));
+    };
+    Ok(match hr.device {
+        None => Holder::Nobody,
+        Some(d) if d.tags.iter().any(|t| t == witness) => Holder::Ours(d),
+        Some(d) => Holder::Theirs(d.id),
+    })
 }
 
 fn wrong_shape(status: u16) -> AttemptError {
@@ -649,27 +696,35 @@ impl Metal for Client {
                 let witness = witness.clone();
                 async move {
                     // Did an earlier attempt (ours) or someone else get there?
-                    let r = ctx
-                        .send(Request::GetReservation {
-                            id: reservation,
-                            include: Some("device".into()),
-                        })
-                        .await?;
-                    let Response::Reservation(hr) = r else {
-                        return Err(wrong_shape(200).into());
-                    };
-                    if let Some(device) = hr.device {
-                        if device.tags.contains(&witness) {
-                            return Ok(*device);
+                    match reservation_holder(&ctx, reservation, &witness).await? {
+                        Holder::Ours(d) => return Ok(*d),
+                        Holder::Theirs(device) => {
+                            return Err(Failure::Final(Error::RaceLost {
+                                reservation,
+                                device,
+                            }))
                         }
-                        return Err(Failure::Final(Error::RaceLost {
-                            reservation,
-                            device: device.id,
-                        }));
+                        Holder::Nobody => {}
                     }
-                    match ctx.send(Request::CreateDevice { project, body }).await? {
-                        Response::Device(d) => Ok(*d),
-                        _ => Err(wrong_shape(201).into()),
+                    match ctx.send(Request::CreateDevice { project, body }).await {
+                        Ok(Response::Device(d)) => Ok(*d),
+                        Ok(_) => Err(wrong_shape(201).into()),
+                        // Taken between our read and our create (the API
+                        // answers 422): look again to tell a lost race.
+                        Err(AttemptError::Rejected {
+                            status: status @ (409 | 422),
+                            messages,
+                        }) => match reservation_holder(&ctx, reservation, &witness).await? {
+                            Holder::Ours(d) => Ok(*d),
+                            Holder::Theirs(device) => Err(Failure::Final(Error::RaceLost {
+                                reservation,
+                                device,
+                            })),
+                            Holder::Nobody => {
+                                Err(AttemptError::Rejected { status, messages }.into())
+                            }
+                        },
+                        Err(e) => Err(e.into()),
                     }
                 }
             },

@@ -87,7 +87,9 @@
 //!    tag `wrapngo-idempotency-<uuid>` per call is added to a *clone* of the
 //!    request; each attempt first reads the reservation with
 //!    `include=device`: our witness → return that device; another device →
-//!    [`Error::RaceLost`]; none → create. *Reference:* it appended the tag to
+//!    [`Error::RaceLost`]; none → create. A create refused with 409/422
+//!    because someone took the reservation between our read and our create
+//!    is also [`Error::RaceLost`] (we read once more to tell). *Reference:* it appended the tag to
 //!    the caller's request and read the reservation without including the
 //!    device, so the device's tags were an href stub and the witness check
 //!    could not work.
@@ -100,7 +102,9 @@
 //!    outcome means it is gone: success; a 404 on the first attempt is
 //!    [`Error::Rejected`]. `power_on`/`power_off`/`move_reservation` read the
 //!    device's state / the reservation's project before trying again, and
-//!    succeed if it already is so. *Reference:* its public delete returned
+//!    succeed if it already is so; a power action refused with 409/422
+//!    ("Device must be powered on") succeeds when the device already is in
+//!    the asked state. *Reference:* its public delete returned
 //!    the 404 of a retry as an error even when its own earlier attempt had
 //!    deleted the device (only a test helper swallowed 404s, every one of
 //!    them), and power and move were resent blindly.

@@ -1066,3 +1066,93 @@ fn exponential_default_matches_the_documented_values() {
     assert_eq!(d.max_interval, Duration::from_secs(60));
     assert_eq!(d.max_elapsed_time, Some(Duration::from_secs(900)));
 }
+
+#[tokio::test(start_paused = true)]
+async fn power_off_refused_because_already_off_is_success() {
+    let id = Uuid::new_v4();
+    let state = Arc::new(Mutex::new("inactive"));
+    let s = state.clone();
+    let t = Script::new(Duration::ZERO, move |r, _| match r {
+        Request::DeviceAction { .. } => Err(AttemptError::Rejected {
+            status: 422,
+            messages: vec!["Device must be powered on".into()],
+        }),
+        Request::GetDevice { .. } => Ok(Response::Device(Box::new(device_with_state(
+            id,
+            &s.lock().unwrap(),
+        )))),
+        other => panic!("{other:?}"),
+    });
+    let c = client(t.clone()).build().unwrap();
+    c.power_off_device(id).await.unwrap();
+    assert_eq!(t.count("performAction"), 1);
+    // Refused while in another state: the rejection stands.
+    *state.lock().unwrap() = "provisioning";
+    let err = c.power_off_device(id).await.unwrap_err();
+    assert!(
+        matches!(err, Error::Rejected { status: 422, .. }),
+        "{err:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn create_device_refused_because_a_competitor_took_the_reservation_is_race_lost() {
+    let reservation = Uuid::new_v4();
+    let theirs = Uuid::new_v4();
+    let taken = Arc::new(Mutex::new(false));
+    let tk = taken.clone();
+    let t = Script::new(Duration::ZERO, move |r, _| match r {
+        Request::GetReservation { .. } => {
+            let device = tk
+                .lock()
+                .unwrap()
+                .then(|| Box::new(device(theirs, &["not-ours"])));
+            Ok(Response::Reservation(Box::new(
+                types::HardwareReservation {
+                    device,
+                    ..Default::default()
+                },
+            )))
+        }
+        Request::CreateDevice { .. } => {
+            // The competitor gets there between our read and our create.
+            *tk.lock().unwrap() = true;
+            Err(AttemptError::Rejected {
+                status: 422,
+                messages: vec![
+                    "Hardware reservation already has a device provisioned on it".into(),
+                ],
+            })
+        }
+        other => panic!("{other:?}"),
+    });
+    let c = client(t.clone()).build().unwrap();
+    let err = c
+        .create_device(Uuid::new_v4(), &create_request(reservation))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::RaceLost { device: Some(d), .. } if d == theirs),
+        "{err:?}"
+    );
+    assert_eq!(t.count("createDevice"), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn create_device_422_with_the_reservation_still_free_is_rejected() {
+    let t = Script::new(Duration::ZERO, |r, _| match r {
+        Request::GetReservation { .. } => Ok(Response::Reservation(Box::default())),
+        Request::CreateDevice { .. } => Err(rejected(422)),
+        other => panic!("{other:?}"),
+    });
+    let c = client(t.clone()).build().unwrap();
+    let err = c
+        .create_device(Uuid::new_v4(), &create_request(Uuid::new_v4()))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::Rejected { status: 422, .. }),
+        "{err:?}"
+    );
+    assert_eq!(t.count("createDevice"), 1);
+}
