@@ -295,6 +295,13 @@ impl Inner {
             result.as_ref().map(|_| ()),
             latency,
         );
+        // The attempt's span carries the last request's status and wait.
+        let span = tracing::Span::current();
+        span.record("wait_ms", waited.as_millis() as u64);
+        match &result {
+            Ok(_) => span.record("status", success_status),
+            Err(e) => span.record("status", e.status().unwrap_or(0)),
+        };
         match &result {
             Ok(_) => debug!(
                 endpoint,
@@ -337,12 +344,13 @@ impl Client {
         Fut: Future<Output = Result<T, Failure>>,
     {
         let mut progress = Progress::default();
-        let span = info_span!("metal_call", operation);
+        let span = info_span!("metal_call", operation, attempts = tracing::field::Empty);
         let fut = self.retry_loop(operation, idempotency, &mut progress, attempt);
         let result = match deadline {
-            Some(at) => timeout_at(at, fut).instrument(span).await,
-            None => Ok(fut.instrument(span).await),
+            Some(at) => timeout_at(at, fut).instrument(span.clone()).await,
+            None => Ok(fut.instrument(span.clone()).await),
         };
+        span.record("attempts", progress.attempts);
         match result {
             Ok(r) => r,
             Err(_elapsed) => Err(Error::DeadlineExceeded {
@@ -373,7 +381,13 @@ impl Client {
                 inner: inner.clone(),
                 after_unknown,
             };
-            let span = debug_span!("metal_attempt", operation, attempt = progress.attempts);
+            let span = debug_span!(
+                "metal_attempt",
+                operation,
+                attempt = progress.attempts,
+                status = tracing::field::Empty,
+                wait_ms = tracing::field::Empty,
+            );
             let result = async {
                 // The slot is held for this attempt only, never while
                 // sleeping in backoff.
