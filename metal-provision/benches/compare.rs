@@ -284,7 +284,9 @@ async fn throttling() {
 async fn faults() {
     let devices = if quick() { 40 } else { 200 };
     println!("\n## 3. Faults: {devices} devices provisioned through metal-policy over HTTP");
-    println!("| run | wall time | active | duplicates | lost | faults injected | time vs fault-free |");
+    println!(
+        "| run | wall time | active | duplicates | lost | faults injected | time vs fault-free |"
+    );
     println!("|---|---|---|---|---|---|---|");
     let mut fault_free = None;
     for rate in [0.0, 0.2] {
@@ -436,7 +438,14 @@ fn build_time() {
     let scratch = std::env::temp_dir().join(format!("metal-api-build-{}", Uuid::new_v4()));
     let started = Instant::now();
     let status = std::process::Command::new(env!("CARGO"))
-        .args(["build", "--release", "--locked", "--quiet", "-p", "metal-api"])
+        .args([
+            "build",
+            "--release",
+            "--locked",
+            "--quiet",
+            "-p",
+            "metal-api",
+        ])
         .arg("--target-dir")
         .arg(&scratch)
         .current_dir(env!("CARGO_MANIFEST_DIR"))

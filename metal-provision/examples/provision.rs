@@ -25,7 +25,10 @@ use metal_provision::{audit, cleanup, run, Progress, RunConfig, SshKeySpec};
 use uuid::Uuid;
 
 #[derive(Parser, Debug)]
-#[command(name = "provision", about = "Provision devices from hardware reservations through metal-policy")]
+#[command(
+    name = "provision",
+    about = "Provision devices from hardware reservations through metal-policy"
+)]
 struct Args {
     /// Target this API instead of the embedded fake (token from METAL_AUTH_TOKEN).
     #[arg(long)]
@@ -74,7 +77,11 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
         "ms" => value / 1000.0,
         "s" | "" => value,
         "m" => value * 60.0,
-        _ => return Err(format!("unknown unit {unit:?} in {text:?} (use ms, s or m)")),
+        _ => {
+            return Err(format!(
+                "unknown unit {unit:?} in {text:?} (use ms, s or m)"
+            ))
+        }
     };
     Duration::try_from_secs_f64(seconds).map_err(|e| format!("{text:?}: {e}"))
 }
@@ -232,7 +239,8 @@ async fn main_run(args: Args) -> Result<(), String> {
     let mut run_config = RunConfig::new(target.project, args.devices);
     run_config.ssh_key = Some(SshKeySpec {
         label: "provision-example".into(),
-        key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFakeKeyForTheProvisioningExample provision".into(),
+        key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFakeKeyForTheProvisioningExample provision"
+            .into(),
     });
     run_config.poll_interval = Duration::from_millis(250);
     let bars = Arc::new(Bars::new(args.devices));

@@ -65,7 +65,12 @@ mod tests {
 
     #[test]
     fn counts_duplicates_and_lost_for_this_run_only() {
-        let (a, b, c, d) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
+        let (a, b, c, d) = (
+            Uuid::new_v4(),
+            Uuid::new_v4(),
+            Uuid::new_v4(),
+            Uuid::new_v4(),
+        );
         let devices = vec![
             device(a, "p-0", &["run"]),
             device(b, "p-1", &["run"]),
@@ -75,7 +80,11 @@ mod tests {
         let known: HashSet<Uuid> = [a, b].into();
         assert_eq!(
             compare(&devices, "run", &known),
-            Audit { on_server: 3, duplicates: 1, lost: 1 }
+            Audit {
+                on_server: 3,
+                duplicates: 1,
+                lost: 1
+            }
         );
         let all: HashSet<Uuid> = [a, b, c].into();
         assert_eq!(compare(&devices, "run", &all).lost, 0);

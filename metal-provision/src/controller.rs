@@ -328,7 +328,13 @@ async fn provision_one(
     };
     match wait_active(metal, id, config).await {
         Ok(()) => progress.active(),
-        Err(reason) => result.error = Some(RunError::NotActive { hostname, id, reason }),
+        Err(reason) => {
+            result.error = Some(RunError::NotActive {
+                hostname,
+                id,
+                reason,
+            })
+        }
     }
     result
 }
