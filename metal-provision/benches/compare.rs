@@ -123,7 +123,7 @@ fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1000.0)
 }
 
-/// 1. Overhead of the policy client (limits off) against the raw client and
+/// Section 1, overhead: the policy client (limits off) against the raw client and
 /// plain reqwest, on the same GET.
 async fn overhead() {
     let n = if quick() { 500 } else { 5000 };
@@ -211,7 +211,7 @@ async fn overhead() {
     );
 }
 
-/// 2. Throttling: the server allows R requests per second.
+/// Section 2, throttling: the server allows R requests per second.
 async fn throttling() {
     let rate: u32 = if quick() { 50 } else { 100 };
     let n = if quick() { 200 } else { 1000 };
@@ -279,7 +279,7 @@ async fn throttling() {
     }
 }
 
-/// 3. Faults: provisioning with 20% of calls faulted (half of them after
+/// Section 3, faults: provisioning with 20% of calls faulted (half of them after
 /// the server acted) against the same run with no faults.
 async fn faults() {
     let devices = if quick() { 40 } else { 200 };
@@ -356,7 +356,7 @@ async fn faults() {
     }
 }
 
-/// 4. Scale: listing 10,000 devices, collected and streamed.
+/// Section 4, scale: listing 10,000 devices, collected and streamed.
 async fn scale() {
     let n = if quick() { 1000 } else { 10_000 };
     let fake = Fake::builder().reservations(n).build();
@@ -428,7 +428,7 @@ async fn scale() {
     );
 }
 
-/// 5. Clean build time of `metal-api` alone, in a scratch target directory.
+/// Section 5, the clean build time of `metal-api` alone, in a scratch target directory.
 fn build_time() {
     println!("\n## 5. Build: clean `cargo build --release -p metal-api`");
     if std::env::var_os("BENCH_SKIP_BUILD").is_some() {
