@@ -57,6 +57,10 @@ pub enum BuildError {
     /// `per_page` must be at least 1.
     #[error("per_page must be at least 1")]
     ZeroPerPage,
+    /// The Redis URL of [`ClientBuilder::shared_limits`] is not valid.
+    #[cfg(feature = "redis")]
+    #[error("shared limits: {0}")]
+    SharedLimits(#[source] redis::RedisError),
 }
 
 /// Builds a [`Client`]. Defaults: `parallelism` 1, `api_rate` 2 s, burst 1,
@@ -89,6 +93,8 @@ pub struct ClientBuilder {
     deadline: Option<Duration>,
     per_page: Option<u32>,
     registry: Option<Registry>,
+    #[cfg(feature = "redis")]
+    shared_limits: Option<crate::shared::SharedLimits>,
 }
 
 impl fmt::Debug for ClientBuilder {
@@ -104,7 +110,7 @@ impl fmt::Debug for ClientBuilder {
             .field("deadline", &self.deadline)
             .field("per_page", &self.per_page)
             .field("registry", &self.registry.is_some())
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -179,6 +185,16 @@ impl ClientBuilder {
         self
     }
 
+    /// Shares the rate limit (`api_rate`, `burst`), the concurrency limit
+    /// (`parallelism`) and throttling pauses with every process configured
+    /// with the same Redis and prefix; falls back to local limits while
+    /// Redis is away (see [`crate::shared`]). Default: in-process limits.
+    #[cfg(feature = "redis")]
+    pub fn shared_limits(mut self, s: crate::shared::SharedLimits) -> Self {
+        self.shared_limits = Some(s);
+        self
+    }
+
     /// Builds the client.
     pub fn build(self) -> Result<Client, BuildError> {
         let transport: Arc<dyn Transport> = match (self.transport, &self.config) {
@@ -191,10 +207,32 @@ impl ClientBuilder {
             return Err(BuildError::ZeroPerPage);
         }
         let metrics = Metrics::new(self.registry.as_ref()).map_err(BuildError::Metrics)?;
+        #[allow(unused_mut)] // mutated with feature `redis` only
+        let mut concurrency = Concurrency::new(self.parallelism.unwrap_or(DEFAULT_PARALLELISM));
+        #[cfg(feature = "redis")]
+        let shared = match self.shared_limits {
+            Some(s) => Some(Arc::new(
+                crate::shared::Shared::new(
+                    s,
+                    self.api_rate.unwrap_or(DEFAULT_API_RATE),
+                    self.burst.unwrap_or(1),
+                    self.parallelism.unwrap_or(DEFAULT_PARALLELISM),
+                    metrics.shared_degraded.clone(),
+                )
+                .map_err(BuildError::SharedLimits)?,
+            )),
+            None => None,
+        };
+        #[cfg(feature = "redis")]
+        {
+            concurrency.shared = shared.clone();
+        }
         Ok(Client {
             inner: Arc::new(Inner {
                 transport,
-                concurrency: Concurrency::new(self.parallelism.unwrap_or(DEFAULT_PARALLELISM)),
+                concurrency,
+                #[cfg(feature = "redis")]
+                shared,
                 rate: RateLimiter::new(
                     self.api_rate.unwrap_or(DEFAULT_API_RATE),
                     self.burst.unwrap_or(1),
@@ -232,6 +270,9 @@ impl fmt::Debug for Client {
 struct Inner {
     transport: Arc<dyn Transport>,
     concurrency: Concurrency,
+    /// The limits shared through Redis, when configured.
+    #[cfg(feature = "redis")]
+    shared: Option<Arc<crate::shared::Shared>>,
     rate: RateLimiter,
     backoff: Arc<dyn BackoffFactory>,
     attempt_timeout: Option<Duration>,
@@ -284,6 +325,12 @@ impl Inner {
     async fn send(&self, request: Request) -> Result<Response, AttemptError> {
         let endpoint = request.operation();
         let success_status = request.success_status();
+        #[cfg(feature = "redis")]
+        let waited = match &self.shared {
+            Some(s) => s.acquire_turn().await,
+            None => self.rate.acquire().await,
+        };
+        #[cfg(not(feature = "redis"))]
         let waited = self.rate.acquire().await;
         self.metrics.rate_wait(waited);
         let started = Instant::now();
@@ -313,6 +360,10 @@ impl Inner {
                 debug!(endpoint, status = ?e.status(), wait_ms = waited.as_millis() as u64, error = %e, "request failed");
                 if let AttemptError::Throttled { retry_after, .. } = e {
                     self.rate.pause(*retry_after);
+                    #[cfg(feature = "redis")]
+                    if let Some(s) = &self.shared {
+                        s.pause(*retry_after).await;
+                    }
                 }
             }
         }

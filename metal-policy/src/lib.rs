@@ -40,6 +40,9 @@
 //!   limiter.
 //! - `metrics` (private): the Prometheus collectors (names listed on
 //!   below, `equinix_api_*`).
+//! - [`shared`] (feature `redis`): [`SharedLimits`], the rate limit, the
+//!   concurrency limit and throttling pauses shared by several processes
+//!   through Redis, with a local fallback while Redis is away.
 //!
 //! # The path of one call
 //!
@@ -137,6 +140,8 @@ mod limit;
 pub mod metal;
 mod metrics;
 pub mod retry;
+#[cfg(feature = "redis")]
+pub mod shared;
 pub mod transport;
 
 pub use client::{BuildError, Client, ClientBuilder};
@@ -146,4 +151,6 @@ pub use metal::{Fields, Metal};
 #[cfg(feature = "backoff")]
 pub use retry::backoff::BackoffCrate;
 pub use retry::backoff::{Backoff, BackoffFactory, ExponentialBackoff};
+#[cfg(feature = "redis")]
+pub use shared::SharedLimits;
 pub use transport::{KeyOwner, Request, Response, Transport};

@@ -11,6 +11,7 @@
 //! | `equinix_api_retries_total` | counter | `endpoint` |
 //! | `equinix_api_rate_limit_wait_seconds` | histogram (s) | |
 //! | `equinix_api_throttled_total` | counter | `endpoint` |
+//! | `equinix_api_shared_limits_degraded` | gauge (0/1; feature `redis`) | |
 //!
 //! `outcome` is one of `ok`, `not_sent`, `throttled`, `unknown`,
 //! `rejected`, `decode`, `invalid`. `status_code` is the HTTP status, or
@@ -33,6 +34,9 @@ pub(crate) struct Metrics {
     retries: IntCounterVec,
     rate_wait: Histogram,
     throttled: IntCounterVec,
+    /// 1 while shared limits fall back to local ones (feature `redis`).
+    #[cfg(feature = "redis")]
+    pub(crate) shared_degraded: IntGauge,
 }
 
 impl Metrics {
@@ -80,6 +84,11 @@ impl Metrics {
                 ),
                 &["endpoint"],
             )?,
+            #[cfg(feature = "redis")]
+            shared_degraded: IntGauge::new(
+                "equinix_api_shared_limits_degraded",
+                "1 while the limits shared through Redis fall back to local limits.",
+            )?,
         };
         if let Some(r) = registry {
             r.register(Box::new(m.latency.clone()))?;
@@ -89,6 +98,8 @@ impl Metrics {
             r.register(Box::new(m.retries.clone()))?;
             r.register(Box::new(m.rate_wait.clone()))?;
             r.register(Box::new(m.throttled.clone()))?;
+            #[cfg(feature = "redis")]
+            r.register(Box::new(m.shared_degraded.clone()))?;
         }
         Ok(m)
     }

@@ -11,12 +11,17 @@ use crate::metrics::{GaugeGuard, Metrics};
 #[derive(Debug)]
 pub(crate) struct Concurrency {
     slots: Arc<Semaphore>,
+    /// The limit shared with other processes, taken after the local slot.
+    #[cfg(feature = "redis")]
+    pub(crate) shared: Option<Arc<crate::shared::Shared>>,
 }
 
 /// A held slot; dropping it frees the slot and lowers `in_flight`.
 #[derive(Debug)]
 pub(crate) struct Slot {
     _permit: OwnedSemaphorePermit,
+    #[cfg(feature = "redis")]
+    _shared: Option<crate::shared::SharedSlot>,
     _in_flight: GaugeGuard,
 }
 
@@ -25,6 +30,8 @@ impl Concurrency {
     pub(crate) fn new(n: usize) -> Self {
         Self {
             slots: Arc::new(Semaphore::new(n.max(1))),
+            #[cfg(feature = "redis")]
+            shared: None,
         }
     }
 
@@ -39,9 +46,16 @@ impl Concurrency {
             Ok(p) => p,
             Err(_) => std::future::pending().await,
         };
+        #[cfg(feature = "redis")]
+        let shared = match &self.shared {
+            Some(s) => Some(s.acquire_slot().await),
+            None => None,
+        };
         drop(waiting);
         Slot {
             _permit: permit,
+            #[cfg(feature = "redis")]
+            _shared: shared,
             _in_flight: GaugeGuard::hold(&metrics.in_flight),
         }
     }

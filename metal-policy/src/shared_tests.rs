@@ -1,0 +1,243 @@
+//! The Lua scripts against a real Redis: `$METAL_TEST_REDIS_URL`, else a
+//! `redis-server` this test starts on a free port; when neither is
+//! available each test prints that it skips. Redis's clock is real time, so
+//! these tests use real time with generous margins.
+
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use prometheus::IntGauge;
+
+use super::*;
+
+/// A reachable Redis, and the server this test started, if it did.
+struct TestRedis {
+    url: String,
+    child: Option<Child>,
+}
+
+impl Drop for TestRedis {
+    fn drop(&mut self) {
+        if let Some(c) = &mut self.child {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap()
+}
+
+async fn test_redis(test: &str) -> Option<TestRedis> {
+    if let Ok(url) = std::env::var("METAL_TEST_REDIS_URL") {
+        return Some(TestRedis { url, child: None });
+    }
+    let port = free_port();
+    let child = Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--save", "", "--appendonly", "no"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(child) = child else {
+        println!(
+            "{test}: skipped: METAL_TEST_REDIS_URL is unset and redis-server cannot be started"
+        );
+        return None;
+    };
+    let r = TestRedis {
+        url: format!("redis://127.0.0.1:{port}/"),
+        child: Some(child),
+    };
+    let client = redis::Client::open(r.url.as_str()).unwrap();
+    for _ in 0..100 {
+        if client.get_multiplexed_async_connection().await.is_ok() {
+            return Some(r);
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    println!("{test}: skipped: the redis-server it started does not answer");
+    None
+}
+
+fn backend(url: &str, spacing: Duration, burst: u32, parallelism: usize) -> Arc<Shared> {
+    let prefix = format!("test-{}", Uuid::new_v4());
+    let gauge = IntGauge::new("g", "g").unwrap();
+    let config = SharedLimits::redis(url, prefix)
+        .lease(Duration::from_millis(300))
+        .timeout(Duration::from_millis(500));
+    Arc::new(Shared::new(config, spacing, burst, parallelism, gauge).unwrap())
+}
+
+async fn reserve(s: &Shared) -> Duration {
+    let mut inv = s.scripts.reserve.key(&s.keys.tat);
+    inv.key(&s.keys.pause)
+        .arg(micros(s.spacing))
+        .arg(micros(s.tolerance));
+    Duration::from_micros(s.run::<u64>(inv).await.unwrap())
+}
+
+async fn acquire(s: &Shared, id: &str, wttl: Duration) -> bool {
+    let mut inv = s.scripts.acquire.key(&s.keys.holders);
+    inv.key(&s.keys.queue)
+        .key(&s.keys.queue_expiry)
+        .key(&s.keys.seq)
+        .arg(id)
+        .arg(s.parallelism)
+        .arg(millis(s.config.lease))
+        .arg(millis(wttl));
+    s.run::<u8>(inv).await.unwrap() == 1
+}
+
+async fn release(s: &Shared, id: &str) {
+    let mut inv = s.scripts.release.key(&s.keys.holders);
+    inv.key(&s.keys.queue).key(&s.keys.queue_expiry).arg(id);
+    s.run::<u8>(inv).await.unwrap();
+}
+
+fn near(got: Duration, want: Duration) -> bool {
+    let slack = Duration::from_millis(40);
+    got + slack >= want && got <= want + slack
+}
+
+#[tokio::test]
+async fn gcra_spaces_reservations_after_the_burst() {
+    let Some(r) = test_redis("gcra_spaces_reservations_after_the_burst").await else {
+        return;
+    };
+    let s = backend(&r.url, Duration::from_millis(200), 2, 1);
+    let waits = [
+        reserve(&s).await,
+        reserve(&s).await,
+        reserve(&s).await,
+        reserve(&s).await,
+    ];
+    assert!(near(waits[0], Duration::ZERO), "{waits:?}");
+    assert!(near(waits[1], Duration::ZERO), "burst of 2: {waits:?}");
+    assert!(near(waits[2], Duration::from_millis(200)), "{waits:?}");
+    assert!(near(waits[3], Duration::from_millis(400)), "{waits:?}");
+}
+
+#[tokio::test]
+async fn a_pause_delays_every_turn_and_is_never_shortened() {
+    let Some(r) = test_redis("a_pause_delays_every_turn_and_is_never_shortened").await else {
+        return;
+    };
+    let s = backend(&r.url, Duration::from_millis(10), 1, 1);
+    s.pause(Some(Duration::from_millis(600))).await;
+    s.pause(Some(Duration::from_millis(100))).await;
+    let left = s
+        .run::<u64>(s.scripts.pause_left.key(&s.keys.pause))
+        .await
+        .unwrap();
+    assert!(
+        near(Duration::from_micros(left), Duration::from_millis(600)),
+        "{left} µs"
+    );
+    // A second backend on the same prefix (another process) waits too.
+    let other = Shared::new(
+        s.config.clone(),
+        s.spacing,
+        1,
+        1,
+        IntGauge::new("g2", "g").unwrap(),
+    )
+    .unwrap();
+    let wait = reserve(&other).await;
+    assert!(near(wait, Duration::from_millis(600)), "{wait:?}");
+}
+
+#[tokio::test]
+async fn slots_are_served_in_arrival_order_and_leases_expire() {
+    let Some(r) = test_redis("slots_are_served_in_arrival_order_and_leases_expire").await else {
+        return;
+    };
+    let s = backend(&r.url, Duration::ZERO, 1, 2);
+    let ttl = Duration::from_secs(5);
+    assert!(acquire(&s, "a", ttl).await);
+    assert!(acquire(&s, "b", ttl).await);
+    assert!(!acquire(&s, "c", ttl).await, "the limit is 2");
+    assert!(!acquire(&s, "d", ttl).await);
+    release(&s, "a").await;
+    // d polls first, but c queued first: c is served.
+    assert!(!acquire(&s, "d", ttl).await, "d is behind c");
+    assert!(acquire(&s, "c", ttl).await);
+    assert!(!acquire(&s, "d", ttl).await, "b and c hold both slots");
+    // b and c stop renewing (a crashed process): after the lease (300 ms)
+    // their slots are free again.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert!(acquire(&s, "d", ttl).await);
+    assert!(acquire(&s, "e", ttl).await);
+}
+
+#[tokio::test]
+async fn a_waiter_that_stops_polling_leaves_the_queue() {
+    let Some(r) = test_redis("a_waiter_that_stops_polling_leaves_the_queue").await else {
+        return;
+    };
+    let s = backend(&r.url, Duration::ZERO, 1, 1);
+    assert!(acquire(&s, "holder", Duration::from_secs(5)).await);
+    assert!(!acquire(&s, "ghost", Duration::from_millis(100)).await);
+    assert!(!acquire(&s, "live", Duration::from_secs(5)).await);
+    release(&s, "holder").await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        acquire(&s, "live", Duration::from_secs(5)).await,
+        "the ghost expired"
+    );
+}
+
+#[tokio::test]
+async fn shared_slots_through_the_backend_api_release_on_drop() {
+    let Some(r) = test_redis("shared_slots_through_the_backend_api_release_on_drop").await else {
+        return;
+    };
+    let s = backend(&r.url, Duration::ZERO, 1, 1);
+    let slot = s.acquire_slot().await;
+    assert!(matches!(slot, SharedSlot::Lease(_)));
+    let second = tokio::time::timeout(Duration::from_millis(200), s.acquire_slot()).await;
+    assert!(second.is_err(), "the one slot is held");
+    drop(slot);
+    let third = tokio::time::timeout(Duration::from_millis(200), s.acquire_slot()).await;
+    assert!(
+        matches!(third, Ok(SharedSlot::Lease(_))),
+        "released on drop"
+    );
+    assert!(!s.degraded());
+}
+
+#[tokio::test]
+async fn unreachable_redis_degrades_to_local_limits_at_rate_over_n() {
+    // A port nothing listens on.
+    let url = format!("redis://127.0.0.1:{}/", free_port());
+    let gauge = IntGauge::new("g", "g").unwrap();
+    let config = SharedLimits::redis(url, "x")
+        .processes(2)
+        .timeout(Duration::from_millis(100))
+        .retry_interval(Duration::from_secs(60));
+    let s = Arc::new(Shared::new(config, Duration::from_millis(50), 1, 4, gauge.clone()).unwrap());
+    let t0 = Instant::now();
+    for _ in 0..3 {
+        s.acquire_turn().await;
+    }
+    assert!(s.degraded());
+    assert_eq!(gauge.get(), 1);
+    // Local turns at twice the spacing: 0, 100, 200 ms.
+    let took = t0.elapsed();
+    assert!(took >= Duration::from_millis(200), "{took:?}");
+    assert!(took < Duration::from_millis(600), "{took:?}");
+    // Local slots: 4 / 2 processes.
+    let a = s.acquire_slot().await;
+    let b = s.acquire_slot().await;
+    assert!(matches!(
+        (&a, &b),
+        (SharedSlot::Local(_), SharedSlot::Local(_))
+    ));
+    let c = tokio::time::timeout(Duration::from_millis(100), s.acquire_slot()).await;
+    assert!(c.is_err(), "degraded: 2 local slots");
+}
