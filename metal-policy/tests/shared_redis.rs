@@ -1,1 +1,462 @@
-fn main() {}
+//! Limits shared through Redis by separate OS processes (feature `redis`).
+//!
+//! This test binary has its own `main` (no libtest harness): run plainly it
+//! runs the scenarios below; run with `METAL_SHARED_WORKER` set (the
+//! scenarios re-execute it so) it is one worker process calling the fake
+//! server through a `Client` with shared limits.
+//!
+//! Redis: `$METAL_TEST_REDIS_URL`, else a `redis-server` started here on a
+//! free port; without either the scenarios print that they skip. The
+//! restart scenario always starts its own `redis-server` (it stops it).
+
+use std::collections::HashMap;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use async_trait::async_trait;
+use metal_fake::{Fake, ServerConfig, ServerHandle};
+use metal_policy::{
+    AttemptError, Client, ExponentialBackoff, Metal, Request, Response, SharedLimits, Transport,
+};
+use uuid::Uuid;
+
+const TOKEN: &str = "shared-test-token";
+const WORKER: &str = "METAL_SHARED_WORKER";
+/// The server's limit and the client's shared rate, requests per second.
+const R: u32 = 30;
+const PROCESSES: usize = 3;
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    if std::env::var_os(WORKER).is_some() {
+        rt.block_on(worker());
+        return;
+    }
+    rt.block_on(async {
+        three_processes_share_the_budget_without_429s().await;
+        a_killed_process_gives_its_slots_back_within_the_lease().await;
+        restarting_redis_mid_run_neither_stops_nor_loses_calls().await;
+    });
+}
+
+// ---------------------------------------------------------------- Redis
+
+struct TestRedis {
+    url: String,
+    port: u16,
+    child: Option<Child>,
+}
+
+impl TestRedis {
+    fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for TestRedis {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap()
+}
+
+async fn answers(url: &str) -> bool {
+    let Ok(client) = redis::Client::open(url) else {
+        return false;
+    };
+    for _ in 0..100 {
+        if let Ok(Ok(_)) = tokio::time::timeout(
+            Duration::from_millis(200),
+            client.get_multiplexed_async_connection(),
+        )
+        .await
+        {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
+/// Starts `redis-server` on `port`; `None` if it cannot.
+async fn start_redis(port: u16) -> Option<TestRedis> {
+    let child = Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+        .args(["--save", "", "--appendonly", "no"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let r = TestRedis {
+        url: format!("redis://127.0.0.1:{port}/"),
+        port,
+        child: Some(child),
+    };
+    answers(&r.url).await.then_some(r)
+}
+
+async fn redis_for(test: &str, own: bool) -> Option<TestRedis> {
+    if !own {
+        if let Ok(url) = std::env::var("METAL_TEST_REDIS_URL") {
+            if answers(&url).await {
+                return Some(TestRedis {
+                    url,
+                    port: 0,
+                    child: None,
+                });
+            }
+        }
+    }
+    let r = start_redis(free_port()).await;
+    if r.is_none() {
+        println!(
+            "{test}: skipped: no Redis (set METAL_TEST_REDIS_URL or put redis-server on PATH)"
+        );
+    }
+    r
+}
+
+// ---------------------------------------------------------------- worker
+
+/// A transport that never answers: its calls hold their slots.
+struct Stall;
+
+#[async_trait]
+impl Transport for Stall {
+    async fn send(&self, _: Request) -> Result<Response, AttemptError> {
+        std::future::pending().await
+    }
+}
+
+fn env(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| panic!("{name} is set by the test"))
+}
+
+fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+fn shared_client(stall: bool) -> (Client, prometheus::Registry) {
+    let registry = prometheus::Registry::new();
+    let shared = SharedLimits::redis(env("W_REDIS"), env("W_PREFIX"))
+        .processes(PROCESSES as u32)
+        .lease(Duration::from_millis(env("W_LEASE_MS").parse().unwrap()))
+        .timeout(Duration::from_millis(200))
+        .retry_interval(Duration::from_millis(200));
+    let builder = Client::builder()
+        .parallelism(env("W_PARALLELISM").parse().unwrap())
+        .api_rate(Duration::from_secs(1) / R)
+        .backoff(Arc::new(ExponentialBackoff {
+            initial_interval: Duration::from_millis(50),
+            max_interval: Duration::from_millis(500),
+            max_elapsed_time: Some(Duration::from_secs(30)),
+            ..ExponentialBackoff::default()
+        }))
+        .registry(registry.clone())
+        .shared_limits(shared);
+    let builder = if stall {
+        builder.transport(Arc::new(Stall))
+    } else {
+        let config = metal_api::Config::builder()
+            .auth_token(TOKEN)
+            .base_url(env("W_BASE"))
+            .build()
+            .unwrap();
+        builder.config(config)
+    };
+    (builder.build().unwrap(), registry)
+}
+
+fn degraded(registry: &prometheus::Registry) -> i64 {
+    registry
+        .gather()
+        .iter()
+        .filter(|f| f.name() == "equinix_api_shared_limits_degraded")
+        .flat_map(|f| f.get_metric())
+        .map(|m| m.get_gauge().get_value() as i64)
+        .sum()
+}
+
+/// One worker process: `stall` holds every slot until killed; `run` calls
+/// `get_project` from `W_START_MS` to `W_END_MS` (unix ms) and prints
+/// `RESULT ok=.. err=.. degraded_seen=.. degraded_end=..`.
+async fn worker() {
+    let stall = env("W_MODE") == "stall";
+    let (client, registry) = shared_client(stall);
+    let parallelism: usize = env("W_PARALLELISM").parse().unwrap();
+    let project: Uuid = env("W_PROJECT").parse().unwrap();
+    if stall {
+        for _ in 0..parallelism {
+            let c = client.clone();
+            tokio::spawn(async move { c.get_project(project).await });
+        }
+        std::future::pending::<()>().await;
+    }
+    let start: u64 = env("W_START_MS").parse().unwrap();
+    let end: u64 = env("W_END_MS").parse().unwrap();
+    tokio::time::sleep(Duration::from_millis(start.saturating_sub(unix_ms()))).await;
+    let ok = Arc::new(AtomicU64::new(0));
+    let err = Arc::new(AtomicU64::new(0));
+    let seen = Arc::new(AtomicI64::new(0));
+    let sampler = {
+        let (seen, registry) = (seen.clone(), registry.clone());
+        tokio::spawn(async move {
+            loop {
+                seen.fetch_max(degraded(&registry), Ordering::Relaxed);
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        })
+    };
+    let loops: Vec<_> = (0..parallelism)
+        .map(|_| {
+            let (c, ok, err) = (client.clone(), ok.clone(), err.clone());
+            tokio::spawn(async move {
+                while unix_ms() < end {
+                    match c.get_project(project).await {
+                        // Calls that end after the window do not count.
+                        Ok(_) if unix_ms() > end => 0,
+                        Ok(_) => ok.fetch_add(1, Ordering::Relaxed),
+                        Err(e) => {
+                            eprintln!("worker call failed: {e}");
+                            err.fetch_add(1, Ordering::Relaxed)
+                        }
+                    };
+                }
+            })
+        })
+        .collect();
+    for l in loops {
+        l.await.unwrap();
+    }
+    sampler.abort();
+    println!(
+        "RESULT ok={} err={} degraded_seen={} degraded_end={}",
+        ok.load(Ordering::Relaxed),
+        err.load(Ordering::Relaxed),
+        seen.load(Ordering::Relaxed),
+        degraded(&registry)
+    );
+}
+
+// ---------------------------------------------------------------- scenarios
+
+struct Fixture {
+    fake: Fake,
+    server: ServerHandle,
+    prefix: String,
+}
+
+async fn fixture() -> Fixture {
+    let fake = Fake::builder().reservations(1).build();
+    let server = metal_fake::bind(
+        fake.clone(),
+        "127.0.0.1:0",
+        ServerConfig::new(TOKEN).rate_limit(Some(R)),
+    )
+    .await
+    .unwrap();
+    Fixture {
+        fake,
+        server,
+        prefix: format!("metal-test-{}", Uuid::new_v4()),
+    }
+}
+
+fn spawn_worker(f: &Fixture, redis: &str, vars: &[(&str, String)]) -> Child {
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.env(WORKER, "1")
+        .env("W_BASE", f.server.base_url())
+        .env("W_PROJECT", f.fake.project().to_string())
+        .env("W_REDIS", redis)
+        .env("W_PREFIX", &f.prefix)
+        .env("W_PARALLELISM", "4")
+        .env("W_LEASE_MS", "1000")
+        .stdout(Stdio::piped());
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    cmd.spawn().unwrap()
+}
+
+fn results(children: Vec<Child>) -> Vec<HashMap<String, i64>> {
+    children
+        .into_iter()
+        .map(|c| {
+            let out = c.wait_with_output().unwrap();
+            assert!(out.status.success(), "a worker failed: {:?}", out.status);
+            let text = String::from_utf8_lossy(&out.stdout);
+            let line = text
+                .lines()
+                .find(|l| l.starts_with("RESULT "))
+                .unwrap_or_else(|| panic!("no RESULT line in {text:?}"));
+            line.split_whitespace()
+                .skip(1)
+                .filter_map(|kv| kv.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.parse().unwrap()))
+                .collect()
+        })
+        .collect()
+}
+
+fn throttled(fake: &Fake) -> u64 {
+    fake.snapshot()
+        .requests
+        .get("findProjectById")
+        .and_then(|s| s.get("429"))
+        .copied()
+        .unwrap_or(0)
+}
+
+/// Runs `PROCESSES` workers for `secs` seconds; `during` runs meanwhile.
+async fn run_workers<F: std::future::Future<Output = ()>>(
+    f: &Fixture,
+    redis: &str,
+    secs: u64,
+    during: F,
+) -> Vec<HashMap<String, i64>> {
+    let start = unix_ms() + 700; // time for the processes to start
+    let end = start + secs * 1000;
+    let children: Vec<Child> = (0..PROCESSES)
+        .map(|_| {
+            spawn_worker(
+                f,
+                redis,
+                &[
+                    ("W_MODE", "run".into()),
+                    ("W_START_MS", start.to_string()),
+                    ("W_END_MS", end.to_string()),
+                ],
+            )
+        })
+        .collect();
+    during.await;
+    tokio::task::spawn_blocking(move || results(children))
+        .await
+        .unwrap()
+}
+
+async fn three_processes_share_the_budget_without_429s() {
+    let name = "three_processes_share_the_budget_without_429s";
+    let Some(redis) = redis_for(name, false).await else {
+        return;
+    };
+    let f = fixture().await;
+    let secs = 3;
+    let rs = run_workers(&f, &redis.url, secs, async {}).await;
+    let ok: i64 = rs.iter().map(|r| r["ok"]).sum();
+    let achieved = ok as f64 / secs as f64;
+    println!(
+        "{name}: {ok} calls by {PROCESSES} processes in {secs} s = {achieved:.1}/s (R = {R}/s), per process {:?}, 429s {}",
+        rs.iter().map(|r| r["ok"]).collect::<Vec<_>>(),
+        throttled(&f.fake)
+    );
+    assert!(rs.iter().all(|r| r["err"] == 0 && r["degraded_seen"] == 0));
+    assert_eq!(throttled(&f.fake), 0, "no 429s");
+    assert!(achieved >= 0.95 * f64::from(R), "{achieved}/s");
+    // The shared schedule really bounds them (R per second, plus one).
+    assert!(ok <= i64::from(R) * secs as i64 + 2, "{ok}");
+    println!("test {name} ... ok");
+}
+
+async fn holders(url: &str, prefix: &str) -> i64 {
+    let client = redis::Client::open(url).unwrap();
+    let mut c = client.get_multiplexed_async_connection().await.unwrap();
+    redis::cmd("ZCARD")
+        .arg(format!("{prefix}:holders"))
+        .query_async(&mut c)
+        .await
+        .unwrap()
+}
+
+async fn a_killed_process_gives_its_slots_back_within_the_lease() {
+    let name = "a_killed_process_gives_its_slots_back_within_the_lease";
+    let Some(redis) = redis_for(name, false).await else {
+        return;
+    };
+    let f = fixture().await;
+    let mut staller = spawn_worker(&f, &redis.url, &[("W_MODE", "stall".into())]);
+    let mut held = 0;
+    for _ in 0..250 {
+        held = holders(&redis.url, &f.prefix).await;
+        if held == 4 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(held, 4, "the stalling process holds all 4 shared slots");
+    // This process shares the limit: it gets no slot while they are held.
+    std::env::set_var("W_REDIS", &redis.url);
+    std::env::set_var("W_PREFIX", &f.prefix);
+    std::env::set_var("W_PARALLELISM", "4");
+    std::env::set_var("W_LEASE_MS", "1000");
+    std::env::set_var("W_BASE", f.server.base_url());
+    let (client, _) = shared_client(false);
+    let blocked = tokio::time::timeout(
+        Duration::from_millis(500),
+        client.get_project(f.fake.project()),
+    )
+    .await;
+    assert!(blocked.is_err(), "all slots are held by the other process");
+    staller.kill().unwrap();
+    let _ = staller.wait();
+    let killed = std::time::Instant::now();
+    let calls = (0..4).map(|_| client.get_project(f.fake.project()));
+    let done = tokio::time::timeout(Duration::from_secs(5), futures::future::join_all(calls))
+        .await
+        .expect("the slots come back");
+    assert!(done.iter().all(|r| r.is_ok()));
+    let took = killed.elapsed();
+    println!("{name}: slots back {took:?} after the kill (lease 1 s)");
+    assert!(took <= Duration::from_millis(1500), "{took:?}");
+    println!("test {name} ... ok");
+}
+
+async fn restarting_redis_mid_run_neither_stops_nor_loses_calls() {
+    let name = "restarting_redis_mid_run_neither_stops_nor_loses_calls";
+    let Some(mut redis) = redis_for(name, true).await else {
+        return;
+    };
+    let f = fixture().await;
+    let secs = 4;
+    let port = redis.port;
+    let url = redis.url.clone();
+    let rs = run_workers(&f, &url, secs, async {
+        tokio::time::sleep(Duration::from_millis(700 + 1000)).await;
+        redis.stop();
+        tokio::time::sleep(Duration::from_millis(1000)).await;
+        redis = start_redis(port).await.expect("redis-server restarts");
+    })
+    .await;
+    let ok: i64 = rs.iter().map(|r| r["ok"]).sum();
+    let achieved = ok as f64 / secs as f64;
+    println!(
+        "{name}: {ok} calls in {secs} s = {achieved:.1}/s (R = {R}/s), 429s {}, {rs:?}",
+        throttled(&f.fake)
+    );
+    for r in &rs {
+        assert_eq!(r["err"], 0, "no call lost");
+        assert_eq!(r["degraded_seen"], 1, "each process noticed the outage");
+        assert_eq!(r["degraded_end"], 0, "and returned to shared limits");
+    }
+    // A 1 s outage of 4 s that stopped the processes would leave <= 75%.
+    assert!(achieved >= 0.85 * f64::from(R), "{achieved}/s");
+    println!("test {name} ... ok");
+}
