@@ -503,15 +503,12 @@ impl Shared {
             }
             sleep(Duration::from_micros(wait)).await;
             // Another process may have been throttled while we slept.
-            let left: u64 = match self
+            // If Redis went away meanwhile, our turn still came from
+            // Redis: take it (0 = no pause left).
+            let left: u64 = self
                 .run(self.scripts.pause_left.key(&self.keys.pause))
                 .await
-            {
-                Ok(l) => l,
-                // Our turn came from Redis; Redis going away now does not
-                // take it back.
-                Err(_) => 0,
-            };
+                .unwrap_or_default();
             if left == 0 {
                 return began.elapsed();
             }

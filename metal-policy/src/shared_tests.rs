@@ -35,7 +35,17 @@ fn free_port() -> u16 {
 
 async fn test_redis(test: &str) -> Option<TestRedis> {
     if let Ok(url) = std::env::var("METAL_TEST_REDIS_URL") {
-        return Some(TestRedis { url, child: None });
+        let answers = match redis::Client::open(url.as_str()) {
+            Ok(c) => matches!(
+                tokio::time::timeout(Duration::from_secs(2), c.get_multiplexed_async_connection())
+                    .await,
+                Ok(Ok(_))
+            ),
+            Err(_) => false,
+        };
+        if answers {
+            return Some(TestRedis { url, child: None });
+        }
     }
     let port = free_port();
     let child = Command::new("redis-server")

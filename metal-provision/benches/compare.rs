@@ -279,6 +279,154 @@ async fn throttling() {
     }
 }
 
+/// Section 2b, throttling across processes: three processes with limits
+/// shared through Redis against three with in-process limits each set to
+/// R. Workers are this binary re-executed with `BENCH_SHARED_WORKER` set.
+async fn shared_throttling() {
+    let rate: u32 = 30;
+    let secs: u64 = if quick() { 3 } else { 6 };
+    let processes = 3;
+    println!("\n## 2b. Throttling across {processes} processes: server limit R = {rate}/s, findProjectById for {secs} s, parallelism 4 each, api_rate = 1/R");
+    let mut own_redis = None;
+    let url = match std::env::var("METAL_TEST_REDIS_URL") {
+        Ok(url) => url,
+        Err(_) => {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .map(|a| a.port())
+                .unwrap_or(6398);
+            match std::process::Command::new("redis-server")
+                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+                .args(["--save", "", "--appendonly", "no"])
+                .stdout(std::process::Stdio::null())
+                .spawn()
+            {
+                Ok(child) => {
+                    own_redis = Some(child);
+                    tokio::time::sleep(Duration::from_millis(300)).await;
+                    format!("redis://127.0.0.1:{port}/")
+                }
+                Err(_) => {
+                    println!("skipped: set METAL_TEST_REDIS_URL or put redis-server on PATH");
+                    return;
+                }
+            }
+        }
+    };
+    println!("| limits | achieved rate / R | 429s received | calls per process |");
+    println!("|---|---|---|---|");
+    for shared in [true, false] {
+        let fake = Fake::builder().reservations(1).build();
+        let server = server(fake.clone(), Some(rate)).await;
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        let prefix = format!("bench-{}", Uuid::new_v4());
+        let start = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64)
+            + 500;
+        let children: Vec<_> = (0..processes)
+            .map(|_| {
+                let mut cmd = std::process::Command::new(
+                    std::env::current_exe().expect("the bench binary's path"),
+                );
+                cmd.env("BENCH_SHARED_WORKER", "1")
+                    .env("W_BASE", server.base_url())
+                    .env("W_PROJECT", fake.project().to_string())
+                    .env("W_RATE", rate.to_string())
+                    .env("W_START_MS", start.to_string())
+                    .env("W_END_MS", (start + secs * 1000).to_string())
+                    .stdout(std::process::Stdio::piped());
+                if shared {
+                    cmd.env("W_REDIS", &url).env("W_PREFIX", &prefix);
+                }
+                cmd.spawn().expect("a worker process starts")
+            })
+            .collect();
+        let oks: Vec<u64> = tokio::task::spawn_blocking(move || {
+            children
+                .into_iter()
+                .map(|c| {
+                    let out = c.wait_with_output().expect("the worker ends");
+                    String::from_utf8_lossy(&out.stdout)
+                        .lines()
+                        .find_map(|l| l.strip_prefix("RESULT ok="))
+                        .and_then(|n| n.trim().parse().ok())
+                        .unwrap_or(0)
+                })
+                .collect()
+        })
+        .await
+        .expect("the workers' results");
+        let total: u64 = oks.iter().sum();
+        println!(
+            "| {} | {:.3} | {} | {:?} |",
+            if shared {
+                "shared through Redis (R in total)"
+            } else {
+                "in-process, R each"
+            },
+            total as f64 / secs as f64 / f64::from(rate),
+            requests_with_status(&fake, "findProjectById", "429"),
+            oks
+        );
+    }
+    if let Some(mut child) = own_redis {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+/// One worker process of section 2b: calls `get_project` with 4 loops from
+/// `W_START_MS` to `W_END_MS` and prints `RESULT ok=N` (calls that
+/// succeeded within the window).
+async fn shared_worker() {
+    let var = |n: &str| std::env::var(n).unwrap_or_default();
+    let now_ms = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64)
+    };
+    let rate: u32 = var("W_RATE").parse().unwrap_or(30);
+    let project: Uuid = var("W_PROJECT").parse().unwrap_or_default();
+    let start: u64 = var("W_START_MS").parse().unwrap_or(0);
+    let end: u64 = var("W_END_MS").parse().unwrap_or(0);
+    let config = metal_api::Config::builder()
+        .auth_token(TOKEN)
+        .base_url(var("W_BASE"))
+        .build()
+        .expect("a loopback config is valid");
+    let mut builder = Client::builder()
+        .config(config)
+        .parallelism(4)
+        .api_rate(Duration::from_secs(1) / rate);
+    if let Ok(url) = std::env::var("W_REDIS") {
+        builder = builder
+            .shared_limits(metal_policy::SharedLimits::redis(url, var("W_PREFIX")).processes(3));
+    }
+    let client = builder.build().expect("the policy client builds");
+    tokio::time::sleep(Duration::from_millis(start.saturating_sub(now_ms()))).await;
+    let ok = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let loops: Vec<_> = (0..4)
+        .map(|_| {
+            let (client, ok) = (client.clone(), ok.clone());
+            tokio::spawn(async move {
+                while now_ms() < end {
+                    if client.get_project(project).await.is_ok() && now_ms() <= end {
+                        ok.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                }
+            })
+        })
+        .collect();
+    for l in loops {
+        let _ = l.await;
+    }
+    println!(
+        "RESULT ok={}",
+        ok.load(std::sync::atomic::Ordering::Relaxed)
+    );
+}
+
 /// Section 3, faults: provisioning with 20% of calls faulted (half of them after
 /// the server acted) against the same run with no faults.
 async fn faults() {
@@ -469,6 +617,10 @@ fn main() {
         .enable_all()
         .build()
         .expect("a tokio runtime");
+    if std::env::var_os("BENCH_SHARED_WORKER").is_some() {
+        runtime.block_on(shared_worker());
+        return;
+    }
     println!(
         "# metal-provision comparison benchmarks ({} cores, {})",
         std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -477,6 +629,7 @@ fn main() {
     runtime.block_on(async {
         overhead().await;
         throttling().await;
+        shared_throttling().await;
         faults().await;
         scale().await;
     });

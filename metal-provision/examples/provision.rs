@@ -10,6 +10,7 @@
 //!
 //! `--endpoint URL` targets another server instead (a running `metal-fake`,
 //! or the real API with the token from `METAL_AUTH_TOKEN` and `--project`).
+//! `--redis URL` shares the client's limits with other runs through Redis.
 #![forbid(unsafe_code)]
 
 use std::collections::HashSet;
@@ -61,6 +62,11 @@ struct Args {
     /// Delete the devices at the end.
     #[arg(long)]
     cleanup: bool,
+    /// Share the rate limit, the parallelism and throttling pauses with every
+    /// run given the same Redis URL (e.g. redis://127.0.0.1:6379/; key
+    /// prefix `metal-provision`).
+    #[arg(long)]
+    redis: Option<String>,
 }
 
 /// Parses `250ms`, `2s`, `1.5s`, `3m`.
@@ -233,6 +239,12 @@ async fn main_run(args: Args) -> Result<(), String> {
         .registry(registry.clone());
     if let Some(rate) = target.api_rate {
         builder = builder.api_rate(rate);
+    }
+    if let Some(url) = &args.redis {
+        builder = builder.shared_limits(metal_policy::SharedLimits::redis(
+            url.clone(),
+            "metal-provision",
+        ));
     }
     let metal: Arc<dyn Metal> = Arc::new(builder.build().map_err(|e| e.to_string())?);
 
