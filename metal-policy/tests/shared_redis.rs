@@ -42,6 +42,7 @@ fn main() {
         three_processes_share_the_budget_without_429s().await;
         a_killed_process_gives_its_slots_back_within_the_lease().await;
         restarting_redis_mid_run_neither_stops_nor_loses_calls().await;
+        a_429_seen_by_one_client_pauses_the_others().await;
     });
 }
 
@@ -458,5 +459,68 @@ async fn restarting_redis_mid_run_neither_stops_nor_loses_calls() {
     }
     // A 1 s outage of 4 s that stopped the processes would leave <= 75%.
     assert!(achieved >= 0.85 * f64::from(R), "{achieved}/s");
+    println!("test {name} ... ok");
+}
+
+/// Two clients that share nothing but Redis (as two processes would): the
+/// first meets a 429, the second then waits out its `Retry-After` instead
+/// of meeting one too.
+async fn a_429_seen_by_one_client_pauses_the_others() {
+    let name = "a_429_seen_by_one_client_pauses_the_others";
+    let Some(redis) = redis_for(name, false).await else {
+        return;
+    };
+    // Three requests per second (a bucket of three): the fourth quick
+    // request is a 429 with `Retry-After: 1`, after which the bucket holds
+    // three again, more than the first client's retry and the other
+    // client's call need.
+    let fake = Fake::builder().reservations(1).build();
+    let server = metal_fake::bind(
+        fake.clone(),
+        "127.0.0.1:0",
+        ServerConfig::new(TOKEN).rate_limit(Some(3)),
+    )
+    .await
+    .unwrap();
+    let prefix = format!("metal-test-{}", Uuid::new_v4());
+    let client = || {
+        let config = metal_api::Config::builder()
+            .auth_token(TOKEN)
+            .base_url(server.base_url())
+            .build()
+            .unwrap();
+        Client::builder()
+            .config(config)
+            .parallelism(4)
+            .api_rate(Duration::ZERO) // no client-side spacing: only pauses
+            .shared_limits(SharedLimits::redis(redis.url.clone(), prefix.clone()))
+            .build()
+            .unwrap()
+    };
+    let (a, b) = (client(), client());
+    let project = fake.project();
+    let first = tokio::spawn(async move {
+        for _ in 0..4 {
+            // The fourth meets the 429, then retries.
+            a.get_project(project).await.unwrap();
+        }
+    });
+    for _ in 0..200 {
+        if throttled(&fake) == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(throttled(&fake), 1, "the first client was throttled");
+    let t = std::time::Instant::now();
+    b.get_project(project).await.unwrap();
+    let waited = t.elapsed();
+    first.await.unwrap();
+    println!(
+        "{name}: the other client waited {waited:?}; 429s {}",
+        throttled(&fake)
+    );
+    assert!(waited >= Duration::from_millis(700), "{waited:?}");
+    assert_eq!(throttled(&fake), 1, "the other client met no 429");
     println!("test {name} ... ok");
 }
