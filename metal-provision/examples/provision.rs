@@ -25,6 +25,10 @@ use metal_policy::{Client, Metal};
 use metal_provision::{audit, cleanup, run, Progress, RunConfig, SshKeySpec};
 use uuid::Uuid;
 
+/// How long the first request may take before the run gives up on the
+/// endpoint.
+const PROBE_DEADLINE: Duration = Duration::from_secs(10);
+
 #[derive(Parser, Debug)]
 #[command(
     name = "provision",
@@ -232,6 +236,22 @@ async fn main_run(args: Args) -> Result<(), String> {
         .base_url(target.base_url.clone())
         .build()
         .map_err(|e| e.to_string())?;
+    // Fail fast on a bad endpoint, token or project: one probe with a short
+    // deadline, before the run's client (which retries outages for minutes,
+    // as a long-running controller should).
+    let probe = Client::builder()
+        .config(config.clone())
+        .api_rate(Duration::ZERO)
+        .deadline(Some(PROBE_DEADLINE))
+        .build()
+        .map_err(|e| e.to_string())?;
+    probe.get_project(target.project).await.map_err(|e| {
+        format!(
+            "cannot reach project {} at {}: {e}",
+            target.project, target.base_url
+        )
+    })?;
+
     let registry = prometheus::Registry::new();
     let mut builder = Client::builder()
         .config(config)
