@@ -69,7 +69,12 @@ impl RateLimiter {
         let began = Instant::now();
         loop {
             let at = self.reserve();
-            sleep_until(at).await;
+            // Only sleep when the turn is ahead: tokio's timer rounds up to
+            // the next millisecond, so sleeping until a past instant would
+            // still cost up to a millisecond per request.
+            if at > Instant::now() {
+                sleep_until(at).await;
+            }
             // A throttling reply may have paused the client while we slept:
             // if so, take a new turn after the pause.
             if self.lock().paused_until <= Instant::now() {
