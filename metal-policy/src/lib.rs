@@ -40,7 +40,7 @@
 //!   limiter.
 //! - `metrics` (private): the Prometheus collectors (names listed on
 //!   below, `equinix_api_*`).
-//! - [`shared`] (feature `redis`): [`SharedLimits`], the rate limit, the
+//! - `shared` (feature `redis`): `SharedLimits`, the rate limit, the
 //!   concurrency limit and throttling pauses shared by several processes
 //!   through Redis, with a local fallback while Redis is away.
 //!

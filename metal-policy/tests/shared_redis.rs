@@ -155,15 +155,16 @@ fn unix_ms() -> u64 {
         .as_millis() as u64
 }
 
-fn shared_client(stall: bool) -> (Client, prometheus::Registry) {
+/// A client with shared limits, configured by `var` (the `W_*` settings).
+fn shared_client(stall: bool, var: &dyn Fn(&str) -> String) -> (Client, prometheus::Registry) {
     let registry = prometheus::Registry::new();
-    let shared = SharedLimits::redis(env("W_REDIS"), env("W_PREFIX"))
+    let shared = SharedLimits::redis(var("W_REDIS"), var("W_PREFIX"))
         .processes(PROCESSES as u32)
-        .lease(Duration::from_millis(env("W_LEASE_MS").parse().unwrap()))
+        .lease(Duration::from_millis(var("W_LEASE_MS").parse().unwrap()))
         .timeout(Duration::from_millis(200))
         .retry_interval(Duration::from_millis(200));
     let builder = Client::builder()
-        .parallelism(env("W_PARALLELISM").parse().unwrap())
+        .parallelism(var("W_PARALLELISM").parse().unwrap())
         .api_rate(Duration::from_secs(1) / R)
         .backoff(Arc::new(ExponentialBackoff {
             initial_interval: Duration::from_millis(50),
@@ -178,7 +179,7 @@ fn shared_client(stall: bool) -> (Client, prometheus::Registry) {
     } else {
         let config = metal_api::Config::builder()
             .auth_token(TOKEN)
-            .base_url(env("W_BASE"))
+            .base_url(var("W_BASE"))
             .build()
             .unwrap();
         builder.config(config)
@@ -201,7 +202,7 @@ fn degraded(registry: &prometheus::Registry) -> i64 {
 /// `RESULT ok=.. err=.. degraded_seen=.. degraded_end=..`.
 async fn worker() {
     let stall = env("W_MODE") == "stall";
-    let (client, registry) = shared_client(stall);
+    let (client, registry) = shared_client(stall, &env);
     let parallelism: usize = env("W_PARALLELISM").parse().unwrap();
     let project: Uuid = env("W_PROJECT").parse().unwrap();
     if stall {
@@ -404,12 +405,15 @@ async fn a_killed_process_gives_its_slots_back_within_the_lease() {
     }
     assert_eq!(held, 4, "the stalling process holds all 4 shared slots");
     // This process shares the limit: it gets no slot while they are held.
-    std::env::set_var("W_REDIS", &redis.url);
-    std::env::set_var("W_PREFIX", &f.prefix);
-    std::env::set_var("W_PARALLELISM", "4");
-    std::env::set_var("W_LEASE_MS", "1000");
-    std::env::set_var("W_BASE", f.server.base_url());
-    let (client, _) = shared_client(false);
+    let vars: HashMap<&str, String> = [
+        ("W_REDIS", redis.url.clone()),
+        ("W_PREFIX", f.prefix.clone()),
+        ("W_PARALLELISM", "4".into()),
+        ("W_LEASE_MS", "1000".into()),
+        ("W_BASE", f.server.base_url().to_string()),
+    ]
+    .into();
+    let (client, _) = shared_client(false, &|k| vars[k].clone());
     let blocked = tokio::time::timeout(
         Duration::from_millis(500),
         client.get_project(f.fake.project()),
