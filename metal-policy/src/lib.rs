@@ -74,7 +74,10 @@
 //!    429 (or 503 with `Retry-After`) pauses the *whole* client until the
 //!    server's `Retry-After`/`X-RateLimit-Reset` (capped at 5 min; 5 s when
 //!    the reply names no time). *Reference:* it created a rate ticker and
-//!    never read it, so there was no client-side limit at all.
+//!    never read it, so there was no client-side limit at all. With feature
+//!    `redis`, `ClientBuilder::shared_limits` keeps the rate schedule, the
+//!    concurrency limit and the pause in Redis, shared by processes (module
+//!    `shared`, with its failure mode).
 //! 3. **Classification.** Never sent → retry anything; throttled → retry
 //!    anything; outcome unknown (5xx, timeout, reset) → retry only
 //!    idempotent operations, else [`Error::OutcomeUnknown`]; 4xx, undecodable
