@@ -567,6 +567,30 @@ impl Client {
         .boxed()
     }
 
+    /// Sends a delete, retried as idempotent: a 404 on an attempt after one
+    /// whose outcome was unknown means that attempt deleted it, so it is
+    /// success; a 404 on the first attempt is an error.
+    async fn delete(&self, request: Request) -> Result<(), Error> {
+        self.run(
+            request.operation(),
+            Idempotency::Idempotent,
+            self.call_deadline(),
+            |ctx| {
+                let request = request.clone();
+                async move {
+                    match ctx.send(request).await {
+                        Ok(_) => Ok(()),
+                        Err(AttemptError::Rejected { status: 404, .. }) if ctx.after_unknown => {
+                            Ok(())
+                        }
+                        Err(e) => Err(e.into()),
+                    }
+                }
+            },
+        )
+        .await
+    }
+
     /// Runs a device action that is safe to repeat once its effect is
     /// checked: after an unknown outcome, reads the device first and
     /// succeeds if it is already in one of `done` states.
@@ -835,20 +859,8 @@ impl Metal for Client {
     }
 
     async fn delete_device(&self, id: Uuid) -> Result<(), Error> {
-        self.run(
-            "deleteDevice",
-            Idempotency::Idempotent,
-            self.call_deadline(),
-            |ctx| async move {
-                match ctx.send(Request::DeleteDevice { id, force: false }).await {
-                    Ok(_) => Ok(()),
-                    // Gone after an attempt that may have deleted it: deleted.
-                    Err(AttemptError::Rejected { status: 404, .. }) if ctx.after_unknown => Ok(()),
-                    Err(e) => Err(e.into()),
-                }
-            },
-        )
-        .await
+        self.delete(Request::DeleteDevice { id, force: false })
+            .await
     }
 
     async fn list_reservations(
@@ -1011,19 +1023,7 @@ impl Metal for Client {
     }
 
     async fn delete_ssh_key(&self, id: Uuid) -> Result<(), Error> {
-        self.run(
-            "deleteSSHKey",
-            Idempotency::Idempotent,
-            self.call_deadline(),
-            |ctx| async move {
-                match ctx.send(Request::DeleteSshKey { id }).await {
-                    Ok(_) => Ok(()),
-                    Err(AttemptError::Rejected { status: 404, .. }) if ctx.after_unknown => Ok(()),
-                    Err(e) => Err(e.into()),
-                }
-            },
-        )
-        .await
+        self.delete(Request::DeleteSshKey { id }).await
     }
 }
 
