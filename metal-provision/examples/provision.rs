@@ -213,10 +213,10 @@ fn counter_total(families: &[prometheus::proto::MetricFamily], name: &str) -> f6
 
 /// The text exposition of every sample that is not zero (histogram buckets
 /// left out; their `_sum` and `_count` stay).
-fn changed_metrics(registry: &prometheus::Registry) -> String {
+fn changed_metrics(families: &[prometheus::proto::MetricFamily]) -> String {
     let mut text = String::new();
     let encoder = prometheus::TextEncoder::new();
-    if encoder.encode_utf8(&registry.gather(), &mut text).is_err() {
+    if encoder.encode_utf8(families, &mut text).is_err() {
         return String::new();
     }
     text.lines()
@@ -297,11 +297,12 @@ async fn main_run(args: Args) -> Result<(), String> {
         println!("deleted {deleted} devices");
     }
 
-    let changed = changed_metrics(&registry);
+    let families = registry.gather();
+    let changed = changed_metrics(&families);
     if !changed.is_empty() {
         println!("{changed}");
     }
-    let retries = counter_total(&registry.gather(), "equinix_api_retries_total");
+    let retries = counter_total(&families, "equinix_api_retries_total");
     println!(
         "provisioned {}/{} devices in {:.1} s: {} duplicates, {} lost, {} retries, {} race-lost",
         outcome.active,
