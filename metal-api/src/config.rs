@@ -115,7 +115,9 @@ impl fmt::Debug for Token {
 #[derive(Clone, Debug)]
 pub struct Config {
     auth_token: Token,
-    consumer_token: Option<Token>,
+    /// The token headers, built once from the validated tokens and marked
+    /// sensitive.
+    headers: HeaderMap,
     base_url: String,
     user_agent: String,
     connect_timeout: Duration,
@@ -200,10 +202,16 @@ impl ConfigBuilder {
             .auth_token
             .and_then(Token::new)
             .ok_or(ConfigError::MissingToken)?;
-        check_header_value(&auth_token, "auth token")?;
-        let consumer_token = self.consumer_token.and_then(Token::new);
-        if let Some(t) = &consumer_token {
-            check_header_value(t, "consumer token")?;
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            HeaderName::from_static(AUTH_HEADER),
+            sensitive_header(&auth_token, "auth token")?,
+        );
+        if let Some(t) = self.consumer_token.and_then(Token::new) {
+            headers.insert(
+                HeaderName::from_static(CONSUMER_HEADER),
+                sensitive_header(&t, "consumer token")?,
+            );
         }
         let base_url = normalize_base_url(
             self.base_url.as_deref().unwrap_or(DEFAULT_BASE_URL),
@@ -211,7 +219,7 @@ impl ConfigBuilder {
         )?;
         Ok(Config {
             auth_token,
-            consumer_token,
+            headers,
             base_url,
             user_agent: self
                 .user_agent
@@ -224,10 +232,12 @@ impl ConfigBuilder {
     }
 }
 
-fn check_header_value(token: &Token, which: &'static str) -> Result<(), ConfigError> {
-    HeaderValue::from_str(token.expose())
-        .map(|_| ())
-        .map_err(|_| ConfigError::InvalidToken { which })
+/// The token as a header value marked sensitive, so reqwest never prints it.
+fn sensitive_header(token: &Token, which: &'static str) -> Result<HeaderValue, ConfigError> {
+    let mut value =
+        HeaderValue::from_str(token.expose()).map_err(|_| ConfigError::InvalidToken { which })?;
+    value.set_sensitive(true);
+    Ok(value)
 }
 
 /// Parses and checks a base URL; returns it without a trailing slash, the
@@ -315,27 +325,15 @@ impl Config {
 
     /// The headers every request carries: auth token (marked sensitive, so
     /// reqwest never prints it) and consumer token.
-    pub fn default_headers(&self) -> Result<HeaderMap, ConfigError> {
-        let mut headers = HeaderMap::new();
-        let mut insert = |name: &'static str, token: &Token, which| {
-            let mut value = HeaderValue::from_str(token.expose())
-                .map_err(|_| ConfigError::InvalidToken { which })?;
-            value.set_sensitive(true);
-            headers.insert(HeaderName::from_static(name), value);
-            Ok::<(), ConfigError>(())
-        };
-        insert(AUTH_HEADER, &self.auth_token, "auth token")?;
-        if let Some(t) = &self.consumer_token {
-            insert(CONSUMER_HEADER, t, "consumer token")?;
-        }
-        Ok(headers)
+    pub fn default_headers(&self) -> &HeaderMap {
+        &self.headers
     }
 
     /// A reqwest client with this configuration's headers, user agent,
     /// timeouts and rustls.
     pub fn http_client(&self) -> Result<reqwest::Client, ConfigError> {
         let mut builder = reqwest::Client::builder()
-            .default_headers(self.default_headers()?)
+            .default_headers(self.headers.clone())
             .user_agent(self.user_agent.clone())
             .connect_timeout(self.connect_timeout);
         if let Some(t) = self.request_timeout {
@@ -449,7 +447,7 @@ mod tests {
     fn token_never_printed() {
         let c = build(|b| b.consumer_token("consumer-secret")).unwrap();
         let client = c.client().unwrap();
-        let headers = c.default_headers().unwrap();
+        let headers = c.default_headers();
         let builder = Config::builder()
             .auth_token("secret-token")
             .consumer_token("consumer-secret");
