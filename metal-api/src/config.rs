@@ -1,12 +1,17 @@
 //! Configuration and construction of the generated [`Client`](crate::Client):
-//! credentials, base URL, user agent, timeouts.
+//! credentials, base URL, user agent, timeouts, the bound on reply bodies,
+//! and the reqwest client (never following redirects) that sends.
 
 use std::fmt;
 use std::net::IpAddr;
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use std::sync::Arc;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, USER_AGENT};
 use url::Url;
+
+use crate::exchange::{Exchange, HttpExchange, DEFAULT_MAX_BODY};
 
 /// The Metal API's production endpoint, used when no base URL is given.
 pub const DEFAULT_BASE_URL: &str = "https://api.equinix.com/metal/v1";
@@ -71,6 +76,9 @@ pub enum ConfigError {
         /// The offending URL.
         url: String,
     },
+    /// The user agent holds bytes that cannot travel in an HTTP header.
+    #[error("the user agent contains characters that are not allowed in an HTTP header")]
+    InvalidUserAgent,
     /// reqwest could not build its client (TLS backend, resolver, ...).
     #[error("building the HTTP client: {0}")]
     Http(#[source] reqwest::Error),
@@ -115,13 +123,16 @@ impl fmt::Debug for Token {
 #[derive(Clone, Debug)]
 pub struct Config {
     auth_token: Token,
-    /// The token headers, built once from the validated tokens and marked
-    /// sensitive.
+    /// The headers every request gets: the tokens (built once from the
+    /// validated tokens and marked sensitive) and the user agent.
     headers: HeaderMap,
     base_url: String,
     user_agent: String,
     connect_timeout: Duration,
     request_timeout: Option<Duration>,
+    max_body: u64,
+    /// The caller's own reqwest client, if one was given.
+    http: Option<reqwest::Client>,
 }
 
 /// Builds a [`Config`]; every setting but the auth token has a default.
@@ -135,6 +146,8 @@ pub struct ConfigBuilder {
     connect_timeout: Option<Duration>,
     request_timeout: Option<Option<Duration>>,
     allow_insecure_http: bool,
+    max_body: Option<u64>,
+    http: Option<reqwest::Client>,
 }
 
 impl fmt::Debug for ConfigBuilder {
@@ -148,6 +161,8 @@ impl fmt::Debug for ConfigBuilder {
             .field("connect_timeout", &self.connect_timeout)
             .field("request_timeout", &self.request_timeout)
             .field("allow_insecure_http", &self.allow_insecure_http)
+            .field("max_body", &self.max_body)
+            .field("http", &self.http.is_some())
             .finish()
     }
 }
@@ -196,6 +211,24 @@ impl ConfigBuilder {
         self
     }
 
+    /// The most bytes of a reply body that are read (default
+    /// [`DEFAULT_MAX_BODY`], 32 MiB); a larger reply fails with
+    /// [`crate::exchange::ExchangeError::BodyTooLarge`].
+    pub fn max_body(mut self, bytes: u64) -> Self {
+        self.max_body = Some(bytes);
+        self
+    }
+
+    /// Sends with the caller's own reqwest client (for a proxy, custom
+    /// roots or middleware) instead of one built from the timeouts here.
+    /// Build it with `redirect(reqwest::redirect::Policy::none())`: a
+    /// redirect is answered with an error either way, but a client that
+    /// follows redirects itself would send the token along first.
+    pub fn http_client(mut self, client: reqwest::Client) -> Self {
+        self.http = Some(client);
+        self
+    }
+
     /// Validates the settings.
     pub fn build(self) -> Result<Config, ConfigError> {
         let auth_token = self
@@ -217,17 +250,24 @@ impl ConfigBuilder {
             self.base_url.as_deref().unwrap_or(DEFAULT_BASE_URL),
             self.allow_insecure_http,
         )?;
+        let user_agent = self
+            .user_agent
+            .unwrap_or_else(|| concat!("metal-api/", env!("CARGO_PKG_VERSION")).to_string());
+        headers.insert(
+            USER_AGENT,
+            HeaderValue::from_str(&user_agent).map_err(|_| ConfigError::InvalidUserAgent)?,
+        );
         Ok(Config {
             auth_token,
             headers,
             base_url,
-            user_agent: self
-                .user_agent
-                .unwrap_or_else(|| concat!("metal-api/", env!("CARGO_PKG_VERSION")).to_string()),
+            user_agent,
             connect_timeout: self.connect_timeout.unwrap_or(DEFAULT_CONNECT_TIMEOUT),
             request_timeout: self
                 .request_timeout
                 .unwrap_or(Some(DEFAULT_REQUEST_TIMEOUT)),
+            max_body: self.max_body.unwrap_or(DEFAULT_MAX_BODY),
+            http: self.http,
         })
     }
 }
@@ -324,16 +364,25 @@ impl Config {
     }
 
     /// The headers every request carries: auth token (marked sensitive, so
-    /// reqwest never prints it) and consumer token.
+    /// reqwest never prints it), consumer token and user agent.
     pub fn default_headers(&self) -> &HeaderMap {
         &self.headers
     }
 
-    /// A reqwest client with this configuration's headers, user agent,
-    /// timeouts and rustls.
+    /// The most bytes of a reply body that are read.
+    pub fn max_body(&self) -> u64 {
+        self.max_body
+    }
+
+    /// The reqwest client that sends: the caller's (see
+    /// [`ConfigBuilder::http_client`]), or one with this configuration's
+    /// timeouts, rustls, and no redirects followed.
     pub fn http_client(&self) -> Result<reqwest::Client, ConfigError> {
+        if let Some(client) = &self.http {
+            return Ok(client.clone());
+        }
         let mut builder = reqwest::Client::builder()
-            .default_headers(self.headers.clone())
+            .redirect(reqwest::redirect::Policy::none())
             .user_agent(self.user_agent.clone())
             .connect_timeout(self.connect_timeout);
         if let Some(t) = self.request_timeout {
@@ -342,12 +391,25 @@ impl Config {
         builder.build().map_err(ConfigError::Http)
     }
 
-    /// The generated API client over [`Config::http_client`].
+    /// The generated API client, sending through [`HttpExchange`] over
+    /// [`Config::http_client`].
     pub fn client(&self) -> Result<crate::Client, ConfigError> {
+        let http = self.http_client()?;
         Ok(crate::Client::new_with_client(
             &self.base_url,
-            self.http_client()?,
+            http.clone(),
+            crate::exchange::Hooks::new(
+                self.headers.clone(),
+                Arc::new(HttpExchange::new(http, self.max_body)),
+            ),
         ))
+    }
+
+    /// The generated API client, sending through `exchange` instead of
+    /// HTTP (an in-process server, a recording, a test double), with this
+    /// configuration's base URL and headers.
+    pub fn client_over(&self, exchange: Arc<dyn Exchange>) -> crate::Client {
+        crate::Client::over(&self.base_url, self.headers.clone(), exchange)
     }
 }
 

@@ -7,14 +7,20 @@
 //!   response [`types`], and the [`Error`] every call returns. It is made at
 //!   build time by progenitor from `openapi/metal.json`, the project's subset
 //!   of the Metal API spec (regenerate it with `cargo xtask spec`).
-//! - [`config`]: credentials, base URL, user agent and timeouts; builds a
-//!   [`Client`] and fails early on a missing token or a bad URL.
+//! - [`config`]: credentials, base URL, user agent, timeouts and the bound
+//!   on reply bodies; builds a [`Client`] and fails early on a missing token
+//!   or a bad URL.
+//! - [`operation`]: every operation's facts (operationId, method, path,
+//!   success status), read from the spec at build time.
+//! - [`exchange`]: the hook point every request passes ([`Exchange`]),
+//!   its default over reqwest ([`exchange::HttpExchange`]: no redirects,
+//!   bounded bodies), and [`exchange::ExchangeError`].
 //! - [`known`]: typed readings of open enumerations ([`DeviceState`]) and the
 //!   comma-join helper for `include`/`exclude` ([`csv`]).
 //! - `mock` (feature `mock`): progenitor's typed httpmock extension.
 //!
 //! This crate knows nothing of retries, rate limits or idempotency; that is
-//! `metal-policy`'s work.
+//! `metal-policy`'s work, plugged in at [`exchange`].
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -31,7 +37,9 @@
 #![forbid(unsafe_code)]
 
 pub mod config;
+pub mod exchange;
 pub mod known;
+pub mod operation;
 
 #[allow(
     clippy::all,
@@ -46,8 +54,10 @@ mod generated {
 }
 
 pub use config::{Config, ConfigBuilder, ConfigError, Token};
+pub use exchange::{Exchange, ExchangeError};
 pub use generated::*;
 pub use known::{csv, DeviceState};
+pub use operation::Operation;
 
 /// Progenitor's typed extension of [`httpmock::MockServer`] for every
 /// operation: `server.find_device_by_id(|when, then| ...)`.

@@ -1,0 +1,136 @@
+//! Every operation's facts, read from `openapi/metal.json` at build time:
+//! its operationId, HTTP method, path and success status. Nothing else in
+//! the workspace writes these by hand; the policy reads idempotency from the
+//! method, the fake routes by method and path, and metrics label requests by
+//! operationId.
+//!
+//! ```
+//! use metal_api::operation::{self, Method};
+//! let op = operation::find("findDeviceById").expect("in the spec");
+//! assert_eq!((op.method, op.path, op.success), (Method::Get, "/devices/{id}", 200));
+//! assert!(op.is_idempotent());
+//! assert!(!operation::CREATE_DEVICE.is_idempotent());
+//! ```
+
+use std::fmt;
+
+/// An HTTP method an operation may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// `GET`.
+    Get,
+    /// `PUT`.
+    Put,
+    /// `POST`.
+    Post,
+    /// `DELETE`.
+    Delete,
+    /// `PATCH`.
+    Patch,
+    /// `HEAD`.
+    Head,
+    /// `OPTIONS`.
+    Options,
+    /// `TRACE`.
+    Trace,
+}
+
+impl Method {
+    /// The method's name on the wire, upper case.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Get => "GET",
+            Self::Put => "PUT",
+            Self::Post => "POST",
+            Self::Delete => "DELETE",
+            Self::Patch => "PATCH",
+            Self::Head => "HEAD",
+            Self::Options => "OPTIONS",
+            Self::Trace => "TRACE",
+        }
+    }
+
+    /// Whether HTTP defines the method as idempotent (RFC 9110, 9.2.2):
+    /// repeating it has the effect of doing it once. `POST` and `PATCH` are
+    /// not.
+    pub fn is_idempotent(self) -> bool {
+        !matches!(self, Self::Post | Self::Patch)
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One operation of the spec.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Operation {
+    /// The spec's operationId (`findDeviceById`): the `endpoint` label of
+    /// every metric and the operation named in errors.
+    pub id: &'static str,
+    /// The HTTP method.
+    pub method: Method,
+    /// The path below the base URL, with `{name}` parameters.
+    pub path: &'static str,
+    /// The lowest 2xx status the spec documents for it.
+    pub success: u16,
+}
+
+impl Operation {
+    /// Whether repeating it after an unknown outcome is safe, by its method.
+    pub fn is_idempotent(&self) -> bool {
+        self.method.is_idempotent()
+    }
+}
+
+impl fmt::Display for Operation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id)
+    }
+}
+
+include!(concat!(env!("OUT_DIR"), "/operations.rs"));
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_covers_the_spec_once_with_its_facts() {
+        let spec: serde_json::Value =
+            serde_json::from_str(include_str!("../../openapi/metal.json")).expect("valid JSON");
+        let mut count = 0;
+        for (path, item) in spec["paths"].as_object().expect("paths") {
+            for (method, op) in item.as_object().expect("path item") {
+                let Some(id) = op["operationId"].as_str() else {
+                    continue;
+                };
+                count += 1;
+                let entry = find(id).unwrap_or_else(|| panic!("{id} missing"));
+                assert_eq!(entry.path, path);
+                assert_eq!(entry.method.as_str(), method.to_uppercase());
+                let lowest_2xx = op["responses"]
+                    .as_object()
+                    .expect("responses")
+                    .keys()
+                    .filter_map(|k| k.parse::<u16>().ok())
+                    .filter(|c| (200..300).contains(c))
+                    .min();
+                assert_eq!(Some(entry.success), lowest_2xx, "{id}");
+            }
+        }
+        assert_eq!(ALL.len(), count);
+        assert!(find("noSuchOperation").is_none());
+        assert_eq!(by_method("find_ssh_keys"), Some(&FIND_SSH_KEYS));
+    }
+
+    #[test]
+    fn idempotency_follows_the_method() {
+        assert!(DELETE_DEVICE.is_idempotent());
+        assert!(UPDATE_DEVICE.is_idempotent());
+        assert!(!PERFORM_ACTION.is_idempotent());
+        assert!(!CREATE_SSH_KEY.is_idempotent());
+    }
+}
