@@ -70,6 +70,15 @@ pub enum AttemptError {
         /// What the client-side validation said.
         reason: String,
     },
+    /// The reply body is larger than the configured bound
+    /// ([`metal_api::ConfigBuilder::max_body`]); it was not read.
+    #[error("HTTP {status} reply is larger than {limit} bytes")]
+    TooLarge {
+        /// The HTTP status.
+        status: u16,
+        /// The bound, in bytes.
+        limit: u64,
+    },
 }
 
 fn fmt_retry_after(d: Option<Duration>) -> String {
@@ -82,13 +91,28 @@ fn fmt_status(s: Option<u16>) -> String {
 }
 
 impl AttemptError {
+    /// The failure's class, as the `outcome` label of
+    /// `equinix_api_attempts_total` and the `error.type` of traces.
+    pub fn class(&self) -> &'static str {
+        match self {
+            Self::NotSent { .. } => "not_sent",
+            Self::Throttled { .. } => "throttled",
+            Self::Unknown { .. } => "unknown",
+            Self::Rejected { .. } => "rejected",
+            Self::Decode { .. } => "decode",
+            Self::InvalidRequest { .. } => "invalid",
+            Self::TooLarge { .. } => "too_large",
+        }
+    }
+
     /// The HTTP status of the reply, when one arrived.
     pub fn status(&self) -> Option<u16> {
         match self {
             Self::NotSent { .. } | Self::InvalidRequest { .. } => None,
             Self::Throttled { status, .. }
             | Self::Rejected { status, .. }
-            | Self::Decode { status, .. } => Some(*status),
+            | Self::Decode { status, .. }
+            | Self::TooLarge { status, .. } => Some(*status),
             Self::Unknown { status, .. } => *status,
         }
     }
@@ -117,6 +141,16 @@ pub enum Error {
         status: u16,
         /// The decoder's complaint.
         detail: String,
+    },
+    /// The reply is larger than the configured bound; not retried.
+    #[error("{operation}: HTTP {status} reply is larger than {limit} bytes")]
+    TooLarge {
+        /// The operation.
+        operation: &'static str,
+        /// The HTTP status.
+        status: u16,
+        /// The bound, in bytes.
+        limit: u64,
     },
     /// The request is invalid before anything is sent.
     #[error("{operation}: invalid request: {reason}")]
@@ -185,7 +219,9 @@ impl Error {
     /// The HTTP status behind this error, when there is one.
     pub fn status(&self) -> Option<u16> {
         match self {
-            Self::Rejected { status, .. } | Self::Decode { status, .. } => Some(*status),
+            Self::Rejected { status, .. }
+            | Self::Decode { status, .. }
+            | Self::TooLarge { status, .. } => Some(*status),
             Self::OutcomeUnknown { source, .. } | Self::GaveUp { source, .. } => source.status(),
             Self::DeadlineExceeded { last, .. } => last.as_ref().and_then(AttemptError::status),
             _ => None,

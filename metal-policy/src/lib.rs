@@ -22,23 +22,36 @@
 //! # drop(devices); Ok(()) }
 //! ```
 //!
+//! Any operation of the spec, wrapped by a [`Metal`] method or not, runs
+//! under the same policy with [`Client::call`]:
+//!
+//! ```no_run
+//! # async fn demo(client: metal_policy::Client) -> Result<(), metal_policy::Error> {
+//! // Retried after a 5xx or a timeout, since GET is idempotent.
+//! let keys = client.call(|api| api.find_ssh_keys().send()).await?;
+//! # drop(keys); Ok(()) }
+//! ```
+//!
 //! # Module guide
 //!
-//! - [`metal`]: the [`Metal`] trait, and [`Fields`] for `include`/`exclude`.
+//! - [`metal`]: the [`Metal`] trait, [`Fields`] for `include`/`exclude`,
+//!   and [`KeyOwner`].
 //! - [`client`]: [`Client`] and [`ClientBuilder`]: the one call path every
-//!   operation shares, and each operation's own recovery (the idempotent
+//!   operation shares, the generic [`Client::call`] with [`CallOptions`],
+//!   pagination, and each typed operation's own recovery (the idempotent
 //!   creates, delete, power, move).
 //! - [`error`]: [`Error`], what a call returns, and [`AttemptError`], the
-//!   classified failure of one HTTP exchange.
-//! - [`transport`]: [`Transport`], one exchange of one [`Request`], the seam
-//!   between the policy and the wire (`metal-fake` plugs in here).
-//! - [`http`]: [`HttpTransport`], the real transport, and the classification
-//!   of HTTP replies.
+//!   classified failure of one attempt.
+//! - `exchange` (private): the policy's layer at `metal-api`'s hook point,
+//!   which every request passes (rate-limit turn, attempt timeout,
+//!   metrics, throttling pause).
+//! - `classify` (private): the one place a reply becomes an
+//!   [`AttemptError`].
 //! - [`retry`]: the [`Backoff`] schedule ([`ExponentialBackoff`]) and the
-//!   classification of a failed attempt into retry-or-stop.
-//! - `limit` (private): the FIFO concurrency limit and the client-wide rate
-//!   limiter.
-//! - `metrics` (private): the Prometheus collectors (names listed on
+//!   decision after a failed attempt.
+//! - `limit` (private): the limits behind one interface (slot, turn,
+//!   pause): the FIFO concurrency limit and the client-wide rate limiter.
+//! - `metrics` (private): the Prometheus collectors (names listed
 //!   below, `equinix_api_*`).
 //! - `shared` (feature `redis`): `SharedLimits`, the rate limit, the
 //!   concurrency limit and throttling pauses shared by several processes
@@ -46,13 +59,19 @@
 //!
 //! # The path of one call
 //!
-//! 1. A [`Metal`] method describes its operation: its name (the spec's
-//!    operationId, the `endpoint` metric label), whether it is idempotent,
-//!    and what to check first after an attempt whose outcome was unknown.
-//! 2. Each attempt waits for a concurrency slot (FIFO), then each HTTP
-//!    request of the attempt waits for its turn from the shared rate limiter.
-//! 3. The attempt runs under the optional per-attempt timeout.
-//! 4. A failure is classified once (`retry::classify`): retry, or stop.
+//! 1. A [`Metal`] method, or [`Client::call`], makes attempts with the
+//!    generated client. The call is named by its operationId (the
+//!    `endpoint` metric label), and is idempotent by its HTTP method
+//!    unless the client makes it so (the witness of `create_device`) or
+//!    the caller says otherwise ([`CallOptions::idempotent`]).
+//! 2. Each attempt waits for a concurrency slot (FIFO), held for the
+//!    attempt only.
+//! 3. Each HTTP request of the attempt passes `metal-api`'s hook point,
+//!    where it waits for its turn from the client-wide rate limiter, is
+//!    sent under the attempt timeout (the exchange only, never the waits),
+//!    and is observed; a throttling reply pauses the whole client. The raw
+//!    client of [`Client::api`] passes the same point.
+//! 4. A failure is classified once: retry, or stop.
 //! 5. A retry releases the slot, sleeps (the backoff's delay, or the
 //!    server's `Retry-After`), and goes back to step 2, within the optional
 //!    whole-call deadline.
@@ -80,8 +99,9 @@
 //!    `shared`, with its failure mode).
 //! 3. **Classification.** Never sent → retry anything; throttled → retry
 //!    anything; outcome unknown (5xx, timeout, reset) → retry only
-//!    idempotent operations, else [`Error::OutcomeUnknown`]; 4xx, undecodable
-//!    success, client-side validation → returned at once
+//!    idempotent operations, else [`Error::OutcomeUnknown`]; 3xx (never
+//!    followed), 4xx, undecodable success, a reply over the size bound,
+//!    client-side validation → returned at once
 //!    ([`Error::Rejected`] with the server's messages, [`Error::Decode`],
 //!    [`Error::InvalidRequest`]); the backoff or the deadline ending →
 //!    [`Error::GaveUp`] / [`Error::DeadlineExceeded`] with the last attempt's
@@ -101,7 +121,10 @@
 //!    could not work.
 //! 5. **Idempotent SSH key create.** Each attempt lists the owner's keys
 //!    first: same label and key → that key; same label, other key →
-//!    [`Error::SshKeyLabelConflict`], at once. A label is required.
+//!    [`Error::SshKeyLabelConflict`], at once. A create refused with 409/422
+//!    (another process created the key or took the label between our list
+//!    and our create) lists them again and decides the same way. A label
+//!    is required.
 //!    *Reference:* the conflict was a plain error, retried for 15 minutes.
 //! 6. **Delete, power, move after an unknown outcome.** A 404 from
 //!    `delete_device` (or `delete_ssh_key`) on a retry after an unknown
@@ -122,38 +145,42 @@
 //!    entries shifting between pages could repeat (it only sorted by
 //!    hostname to make that less likely).
 //! 8. **Metrics and tracing.** With a registry: `equinix_api_latency`
+//!    `{endpoint,status_code}` and `equinix_api_requests_total`
 //!    `{endpoint,status_code}` per HTTP request, `equinix_api_in_flight`,
-//!    `equinix_api_waiting`, `equinix_api_attempts_total{endpoint,outcome}`,
+//!    `equinix_api_waiting`, `equinix_api_attempts_total{endpoint,outcome}`
+//!    per attempt,
 //!    `equinix_api_retries_total{endpoint}`,
 //!    `equinix_api_rate_limit_wait_seconds`,
 //!    `equinix_api_throttled_total{endpoint}`. `endpoint` is always the
-//!    operationId. Spans `metal_call{operation}` and
-//!    `metal_attempt{operation,attempt}`, with events carrying status and
-//!    rate-limit wait; the token never appears. *Reference:* several
+//!    operationId. Spans `metal_call{operation,attempts}`,
+//!    `metal_attempt{operation,attempt}` and `metal_request{operation}`
+//!    carry OpenTelemetry's HTTP client fields (`otel.kind = "client"`,
+//!    `http.request.method`, `http.response.status_code` when a reply
+//!    came, `http.request.resend_count`, `error.type`) and the rate-limit
+//!    wait; the token never appears. *Reference:* several
 //!    endpoints were labelled "Unknown", and retries were invisible.
 //!
 //! Time is tokio's clock ([`tokio::time::Instant`], `sleep`), so all of the
 //! above is tested deterministically on a paused clock.
 #![forbid(unsafe_code)]
 
+mod classify;
 pub mod client;
 pub mod error;
-pub mod http;
+mod exchange;
 mod limit;
 pub mod metal;
 mod metrics;
 pub mod retry;
 #[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod shared;
-pub mod transport;
 
-pub use client::{BuildError, Client, ClientBuilder};
+pub use client::{BuildError, CallOptions, Client, ClientBuilder};
 pub use error::{AttemptError, BoxError, Error};
-pub use http::HttpTransport;
-pub use metal::{Fields, Metal};
+pub use metal::{Fields, KeyOwner, Metal};
 #[cfg(feature = "backoff")]
 pub use retry::backoff::BackoffCrate;
 pub use retry::backoff::{Backoff, BackoffFactory, ExponentialBackoff};
 #[cfg(feature = "redis")]
 pub use shared::SharedLimits;
-pub use transport::{KeyOwner, Request, Response, Transport};

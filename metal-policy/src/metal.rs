@@ -6,7 +6,15 @@ use metal_api::types;
 use uuid::Uuid;
 
 use crate::error::Error;
-use crate::transport::KeyOwner;
+
+/// Who owns an SSH key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KeyOwner {
+    /// The current user (`/ssh-keys`).
+    User,
+    /// A project (`/projects/{id}/ssh-keys`).
+    Project(Uuid),
+}
 
 /// Which nested objects a read expands (`include`) or reduces to an
 /// `{"href": ...}` stub (`exclude`).

@@ -1,33 +1,38 @@
 //! Prometheus metrics of the policy client. Names keep the reference
 //! design's `equinix_api_*` prefix; the `endpoint` label is always the
-//! operation's operationId ([`crate::Request::operation`]).
+//! operation's operationId (from `metal_api::operation`).
 //!
 //! | name | type | labels |
 //! |------|------|--------|
 //! | `equinix_api_latency` | histogram (s) | `endpoint`, `status_code` |
 //! | `equinix_api_in_flight` | gauge | |
 //! | `equinix_api_waiting` | gauge | |
+//! | `equinix_api_requests_total` | counter | `endpoint`, `status_code` |
 //! | `equinix_api_attempts_total` | counter | `endpoint`, `outcome` |
 //! | `equinix_api_retries_total` | counter | `endpoint` |
 //! | `equinix_api_rate_limit_wait_seconds` | histogram (s) | |
 //! | `equinix_api_throttled_total` | counter | `endpoint` |
 //! | `equinix_api_shared_limits_degraded` | gauge (0/1; feature `redis`) | |
 //!
-//! `outcome` is one of `ok`, `not_sent`, `throttled`, `unknown`,
-//! `rejected`, `decode`, `invalid`. `status_code` is the HTTP status, or
-//! `none` when no reply arrived.
+//! A request is one HTTP exchange, counted where every request passes (the
+//! policy's calls and the raw client it hands out alike); an attempt is one
+//! try of a call, which may make several requests (`create_device` reads
+//! the reservation, then creates). `outcome` is one of `ok`, `not_sent`,
+//! `throttled`, `unknown`, `rejected`, `decode`, `invalid`, `too_large`,
+//! or `final` (the operation reached its own answer: a race lost, a label
+//! conflict). `status_code` is the HTTP status, or `none` when no reply
+//! arrived.
 
 use std::time::Duration;
 
 use prometheus::{Histogram, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, Opts, Registry};
-
-use crate::error::AttemptError;
 
 /// The collectors; always present (gauges are useful to tests even with no
 /// registry), registered only when a registry is given.
 #[derive(Clone, Debug)]
 pub(crate) struct Metrics {
     latency: HistogramVec,
+    requests: IntCounterVec,
     pub(crate) in_flight: IntGauge,
     pub(crate) waiting: IntGauge,
     attempts: IntCounterVec,
@@ -51,6 +56,13 @@ impl Metrics {
                 .buckets(vec![0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0]),
                 &["endpoint", "status_code"],
             )?,
+            requests: IntCounterVec::new(
+                Opts::new(
+                    "equinix_api_requests_total",
+                    "HTTP requests made, by status.",
+                ),
+                &["endpoint", "status_code"],
+            )?,
             in_flight: IntGauge::new("equinix_api_in_flight", "Calls holding a concurrency slot.")?,
             waiting: IntGauge::new(
                 "equinix_api_waiting",
@@ -59,7 +71,7 @@ impl Metrics {
             attempts: IntCounterVec::new(
                 Opts::new(
                     "equinix_api_attempts_total",
-                    "HTTP requests made, by outcome class.",
+                    "Attempts of calls, by outcome class.",
                 ),
                 &["endpoint", "outcome"],
             )?,
@@ -92,6 +104,7 @@ impl Metrics {
         };
         if let Some(r) = registry {
             r.register(Box::new(m.latency.clone()))?;
+            r.register(Box::new(m.requests.clone()))?;
             r.register(Box::new(m.in_flight.clone()))?;
             r.register(Box::new(m.waiting.clone()))?;
             r.register(Box::new(m.attempts.clone()))?;
@@ -104,37 +117,24 @@ impl Metrics {
         Ok(m)
     }
 
-    /// Records one HTTP request's result and latency.
-    pub(crate) fn request(
-        &self,
-        endpoint: &'static str,
-        success_status: u16,
-        result: Result<(), &AttemptError>,
-        latency: Duration,
-    ) {
-        let (status, outcome) = match result {
-            Ok(()) => (success_status.to_string(), "ok"),
-            Err(e) => {
-                let status = e
-                    .status()
-                    .map_or_else(|| "none".to_string(), |s| s.to_string());
-                let outcome = match e {
-                    AttemptError::NotSent { .. } => "not_sent",
-                    AttemptError::Throttled { .. } => "throttled",
-                    AttemptError::Unknown { .. } => "unknown",
-                    AttemptError::Rejected { .. } => "rejected",
-                    AttemptError::Decode { .. } => "decode",
-                    AttemptError::InvalidRequest { .. } => "invalid",
-                };
-                if matches!(e, AttemptError::Throttled { .. }) {
-                    self.throttled.with_label_values(&[endpoint]).inc();
-                }
-                (status, outcome)
-            }
-        };
+    /// Records one HTTP request: its status (`None`: no reply) and latency.
+    pub(crate) fn request(&self, endpoint: &'static str, status: Option<u16>, latency: Duration) {
+        let status = status.map_or_else(|| "none".to_string(), |s| s.to_string());
         self.latency
             .with_label_values(&[endpoint, status.as_str()])
             .observe(latency.as_secs_f64());
+        self.requests
+            .with_label_values(&[endpoint, status.as_str()])
+            .inc();
+    }
+
+    /// Counts a throttling reply to `endpoint`.
+    pub(crate) fn throttled(&self, endpoint: &'static str) {
+        self.throttled.with_label_values(&[endpoint]).inc();
+    }
+
+    /// Counts one attempt of a call of `endpoint`, by outcome.
+    pub(crate) fn attempt(&self, endpoint: &'static str, outcome: &'static str) {
         self.attempts.with_label_values(&[endpoint, outcome]).inc();
     }
 

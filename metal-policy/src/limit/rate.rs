@@ -64,7 +64,9 @@ impl RateLimiter {
     }
 
     /// Waits for this request's turn; returns how long it waited.
-    /// Cancel-safe: a dropped wait gives up its reserved instant.
+    /// Cancel-safe: a wait dropped before its turn gives the turn back, so
+    /// a call that ends (deadline, cancellation) while waiting does not
+    /// slow the calls behind it.
     pub(crate) async fn acquire(&self) -> Duration {
         let began = Instant::now();
         loop {
@@ -73,7 +75,12 @@ impl RateLimiter {
             // the next millisecond, so sleeping until a past instant would
             // still cost up to a millisecond per request.
             if at > Instant::now() {
+                let mut pending = Pending {
+                    limiter: self,
+                    armed: true,
+                };
                 sleep_until(at).await;
+                pending.armed = false;
             }
             // A throttling reply may have paused the client while we slept:
             // if so, take a new turn after the pause.
@@ -81,6 +88,16 @@ impl RateLimiter {
                 return began.elapsed();
             }
         }
+    }
+
+    /// Gives back one unused turn: the schedule moves one spacing earlier,
+    /// never before now or the end of a pause. The turns others hold keep
+    /// their instants; the next reservation takes the freed one.
+    fn give_back(&self) {
+        let now = Instant::now();
+        let mut s = self.lock();
+        let floor = now.max(s.paused_until);
+        s.tat = s.tat.checked_sub(self.spacing).unwrap_or(floor).max(floor);
     }
 
     /// Pauses every request of the client for `pause` (bounded by
@@ -93,6 +110,20 @@ impl RateLimiter {
         let mut s = self.lock();
         s.paused_until = s.paused_until.max(until);
         s.tat = s.tat.max(until);
+    }
+}
+
+/// A reserved turn not yet reached; dropping it armed gives it back.
+struct Pending<'a> {
+    limiter: &'a RateLimiter,
+    armed: bool,
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            self.limiter.give_back();
+        }
     }
 }
 
@@ -112,6 +143,24 @@ mod tests {
         assert_eq!(t0.elapsed(), Duration::from_secs(2));
         rl.acquire().await;
         assert_eq!(t0.elapsed(), Duration::from_secs(4));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_dropped_wait_gives_its_turn_back() {
+        let rl = RateLimiter::new(Duration::from_secs(10), 1);
+        let t0 = Instant::now();
+        rl.acquire().await; // at 0; the next turn is at 10 s
+        for _ in 0..5 {
+            // Each wait is dropped after 1 s, before its turn.
+            let dropped = tokio::time::timeout(Duration::from_secs(1), rl.acquire()).await;
+            assert!(dropped.is_err());
+        }
+        rl.acquire().await;
+        assert_eq!(
+            t0.elapsed(),
+            Duration::from_secs(10),
+            "five abandoned waits burnt no turn"
+        );
     }
 
     #[tokio::test(start_paused = true)]

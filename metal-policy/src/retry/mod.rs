@@ -1,5 +1,5 @@
-//! When to try again: the backoff schedule and the classification of a
-//! failed attempt.
+//! When to try again: the backoff schedule ([`backoff`]) and the decision
+//! after a failed attempt (`decision`).
 
 pub mod backoff;
-pub(crate) mod classify;
+pub(crate) mod decision;

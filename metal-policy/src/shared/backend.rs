@@ -1,53 +1,6 @@
-//! Limits shared by every process that names the same Redis URL and key
-//! prefix (feature `redis`): one rate schedule, one concurrency limit, one
-//! throttling pause.
-//!
-//! Choose it with [`crate::ClientBuilder::shared_limits`]:
-//!
-//! ```no_run
-//! # fn demo() -> Result<(), Box<dyn std::error::Error>> {
-//! use std::time::Duration;
-//! use metal_policy::{Client, SharedLimits};
-//! let config = metal_api::Config::from_env().build()?;
-//! let client = Client::builder()
-//!     .config(config)
-//!     .parallelism(4)                       // shared: 4 in flight in total
-//!     .api_rate(Duration::from_millis(50))  // shared: 20 requests/s in total
-//!     .shared_limits(SharedLimits::redis("redis://127.0.0.1:6379/", "metal").processes(3))
-//!     .build()?;
-//! # drop(client); Ok(()) }
-//! ```
-//!
-//! Every limit is kept in Redis and changed only by Lua scripts
-//! ([`redis::Script`]), so each decision is atomic; times are the Redis
-//! server's clock (`TIME`), so the processes' clocks need not agree.
-//!
-//! - **Rate.** GCRA: each request reserves the next instant of one shared
-//!   schedule (`{prefix}:tat`), in the order the reservations reach Redis,
-//!   and sleeps until then.
-//! - **Concurrency.** A semaphore of leases: holders in a sorted set
-//!   (`{prefix}:holders`) scored by lease expiry, renewed every third of
-//!   the lease while held and removed on release; waiters queue in arrival
-//!   order (`{prefix}:queue`, tickets from `{prefix}:seq`) and poll. A
-//!   crashed process's slots come back when their leases expire, and its
-//!   queue places after [`WAITER_TTL`].
-//! - **Throttling.** A 429 (or 503 with `Retry-After`) seen by any process
-//!   sets `{prefix}:pause` to the pause's end; every process's next turn
-//!   waits for it.
-//!
-//! **Failure mode.** Every Redis call has a short timeout
-//! ([`SharedLimits::timeout`], default 250 ms). When one fails the client
-//! becomes *degraded*: it logs one `warn`, sets
-//! `equinix_api_shared_limits_degraded` to 1, and takes turns and slots from
-//! local limits instead (the rate divided by [`SharedLimits::processes`],
-//! the parallelism divided likewise, at least 1). Every
-//! [`SharedLimits::retry_interval`] one turn tries Redis again; when it
-//! answers the client logs one `info`, sets the gauge to 0 and uses the
-//! shared limits again. A turn or slot is taken from Redis or locally,
-//! never both; a Redis call that timed out may still have reserved a turn
-//! in Redis that no one uses (capacity lost, never a request counted
-//! twice). A Redis that restarts empty forgets the schedule and the
-//! leases; held leases are re-registered at their next renewal.
+//! The Redis backend of the shared limits ([`Shared`]): the scripts, the
+//! connection, the health that decides between Redis and the local
+//! fallback, and the slot leases.
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -63,89 +16,11 @@ use tokio::time::{sleep, timeout, Instant};
 use tracing::{info, warn};
 use uuid::Uuid;
 
+use super::config::{SharedLimits, WAITER_TTL};
 use crate::limit::rate::{RateLimiter, DEFAULT_THROTTLE_PAUSE, MAX_THROTTLE_PAUSE};
 
-/// How long a process's place in the shared wait queue lasts without a
-/// poll (a crashed waiter blocks the queue at most this long).
-pub const WAITER_TTL: Duration = Duration::from_secs(1);
-/// The default lease of a shared concurrency slot.
-pub const DEFAULT_LEASE: Duration = Duration::from_secs(10);
-/// The default timeout of each Redis call (connecting included).
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(250);
-/// The default interval between attempts to return to Redis when degraded.
-pub const DEFAULT_RETRY_INTERVAL: Duration = Duration::from_secs(1);
 /// How often a waiter for a shared slot asks again (jittered ±50%).
 const POLL: Duration = Duration::from_millis(10);
-
-/// Where and how the limits are shared: give it to
-/// [`crate::ClientBuilder::shared_limits`]. Processes share limits when
-/// they name the same Redis and prefix, and should configure the same
-/// `api_rate`, `burst` and `parallelism` (each script uses its caller's).
-#[derive(Clone)]
-pub struct SharedLimits {
-    pub(crate) url: String,
-    pub(crate) prefix: String,
-    pub(crate) processes: u32,
-    pub(crate) lease: Duration,
-    pub(crate) timeout: Duration,
-    pub(crate) retry_interval: Duration,
-}
-
-impl fmt::Debug for SharedLimits {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // The URL may carry a password: never printed.
-        f.debug_struct("SharedLimits")
-            .field("url", &"<redacted>")
-            .field("prefix", &self.prefix)
-            .field("processes", &self.processes)
-            .field("lease", &self.lease)
-            .field("timeout", &self.timeout)
-            .field("retry_interval", &self.retry_interval)
-            .finish()
-    }
-}
-
-impl SharedLimits {
-    /// Limits kept in the Redis at `url` (`redis://host:port/db`) under keys
-    /// starting with `prefix:`.
-    pub fn redis(url: impl Into<String>, prefix: impl Into<String>) -> Self {
-        Self {
-            url: url.into(),
-            prefix: prefix.into(),
-            processes: 1,
-            lease: DEFAULT_LEASE,
-            timeout: DEFAULT_TIMEOUT,
-            retry_interval: DEFAULT_RETRY_INTERVAL,
-        }
-    }
-
-    /// How many processes share the limits (default 1; 0 counts as 1):
-    /// while Redis is unreachable each process keeps to `1/n` of the rate
-    /// and of the parallelism.
-    pub fn processes(mut self, n: u32) -> Self {
-        self.processes = n.max(1);
-        self
-    }
-
-    /// How long a concurrency slot stays taken after its process stops
-    /// renewing it (default 10 s; at least 30 ms).
-    pub fn lease(mut self, lease: Duration) -> Self {
-        self.lease = lease.max(Duration::from_millis(30));
-        self
-    }
-
-    /// The timeout of each Redis call (default 250 ms).
-    pub fn timeout(mut self, t: Duration) -> Self {
-        self.timeout = t;
-        self
-    }
-
-    /// How often a degraded client tries Redis again (default 1 s).
-    pub fn retry_interval(mut self, t: Duration) -> Self {
-        self.retry_interval = t;
-        self
-    }
-}
 
 /// Why a Redis call failed.
 #[derive(Debug, thiserror::Error)]
@@ -158,94 +33,26 @@ pub(crate) enum SharedError {
 
 /// GCRA reservation. KEYS: tat, pause. ARGV: spacing µs, tolerance µs.
 /// Returns the µs to wait before the reserved instant.
-const RESERVE: &str = r#"
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local spacing = tonumber(ARGV[1])
-local tolerance = tonumber(ARGV[2])
-local start = math.max(now, tonumber(redis.call('GET', KEYS[2]) or '0'))
-local tat = math.max(tonumber(redis.call('GET', KEYS[1]) or '0'), start)
-local at = math.max(start, tat - tolerance)
-local next_tat = tat + spacing
-redis.call('SET', KEYS[1], string.format('%.0f', next_tat), 'PX',
-  math.floor((next_tat - now) / 1000) + 1000)
-return math.floor(at - now)
-"#;
+const RESERVE: &str = include_str!("scripts/reserve.lua");
 
 /// The µs left of the shared pause. KEYS: pause.
-const PAUSE_LEFT: &str = r#"
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local left = tonumber(redis.call('GET', KEYS[1]) or '0') - now
-if left < 0 then return 0 end
-return math.floor(left)
-"#;
+const PAUSE_LEFT: &str = include_str!("scripts/pause_left.lua");
 
 /// Pauses every process. KEYS: pause, tat. ARGV: pause µs. Returns the µs
 /// the pause lasts from now (it never shortens an existing one).
-const PAUSE: &str = r#"
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local untl = math.max(now + tonumber(ARGV[1]), tonumber(redis.call('GET', KEYS[1]) or '0'))
-local ttl = math.floor((untl - now) / 1000) + 1000
-redis.call('SET', KEYS[1], string.format('%.0f', untl), 'PX', ttl)
-local tat = tonumber(redis.call('GET', KEYS[2]) or '0')
-if tat < untl then
-  redis.call('SET', KEYS[2], string.format('%.0f', untl), 'PX', ttl)
-end
-return math.floor(untl - now)
-"#;
+const PAUSE: &str = include_str!("scripts/pause.lua");
 
 /// Takes a slot or queues for one. KEYS: holders, queue, queue expiry,
 /// seq. ARGV: id, limit, lease ms, waiter ttl ms. Returns 1 when the slot
 /// is taken, else 0 (the caller stays queued and polls again).
-const ACQUIRE: &str = r#"
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local id, limit = ARGV[1], tonumber(ARGV[2])
-local lease, wttl = tonumber(ARGV[3]), tonumber(ARGV[4])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-local gone = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)
-for _, w in ipairs(gone) do
-  redis.call('ZREM', KEYS[2], w)
-  redis.call('ZREM', KEYS[3], w)
-end
-local function take()
-  redis.call('ZREM', KEYS[2], id)
-  redis.call('ZREM', KEYS[3], id)
-  redis.call('ZADD', KEYS[1], now + lease, id)
-  redis.call('PEXPIRE', KEYS[1], lease * 2)
-  return 1
-end
-if redis.call('ZSCORE', KEYS[1], id) then return take() end
-if not redis.call('ZSCORE', KEYS[2], id) then
-  redis.call('ZADD', KEYS[2], redis.call('INCR', KEYS[4]), id)
-end
-redis.call('ZADD', KEYS[3], now + wttl, id)
-redis.call('PEXPIRE', KEYS[2], wttl * 2)
-redis.call('PEXPIRE', KEYS[3], wttl * 2)
-local free = limit - redis.call('ZCARD', KEYS[1])
-if redis.call('ZRANK', KEYS[2], id) < free then return take() end
-return 0
-"#;
+const ACQUIRE: &str = include_str!("scripts/acquire.lua");
 
 /// Renews (or re-registers) a held lease. KEYS: holders. ARGV: id, lease ms.
-const RENEW: &str = r#"
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 2)
-return 1
-"#;
+const RENEW: &str = include_str!("scripts/renew.lua");
 
 /// Releases a slot or a queue place. KEYS: holders, queue, queue expiry.
 /// ARGV: id.
-const RELEASE: &str = r#"
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('ZREM', KEYS[3], ARGV[1])
-return 1
-"#;
+const RELEASE: &str = include_str!("scripts/release.lua");
 
 /// The Redis keys of one prefix.
 struct Keys {
@@ -613,5 +420,5 @@ async fn renew(shared: std::sync::Weak<Shared>, id: String) {
 }
 
 #[cfg(test)]
-#[path = "shared_tests.rs"]
+#[path = "tests.rs"]
 mod tests;

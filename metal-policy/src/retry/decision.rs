@@ -9,6 +9,12 @@
 //! | rejected (4xx)                   | `Rejected`    | `Rejected`        |
 //! | reply does not decode            | `Decode`      | `Decode`          |
 //! | invalid before sending           | `InvalidRequest` | `InvalidRequest` |
+//! | reply larger than the bound      | `TooLarge`    | `TooLarge`        |
+//!
+//! An operation is idempotent by its HTTP method (GET, HEAD, PUT, DELETE),
+//! unless the call says otherwise (`CallOptions::idempotent`) or the client
+//! made it so (the witness of `create_device`, the checks of power and
+//! move).
 
 use std::time::Duration;
 
@@ -84,6 +90,11 @@ pub(crate) fn classify(
         AttemptError::InvalidRequest { reason } => {
             Decision::Stop(Error::InvalidRequest { operation, reason })
         }
+        AttemptError::TooLarge { status, limit } => Decision::Stop(Error::TooLarge {
+            operation,
+            status,
+            limit,
+        }),
     }
 }
 

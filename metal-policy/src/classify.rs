@@ -1,0 +1,357 @@
+//! The one place where an HTTP reply, or the lack of one, becomes an
+//! [`AttemptError`]: for the policy's calls, for the requests of the raw
+//! client it hands out, and for whatever sends them (reqwest, or the fake's
+//! in-process router, which answers in HTTP too).
+//!
+//! - never sent (connection refused, DNS, [`ExchangeError::NotSent`]) →
+//!   [`AttemptError::NotSent`];
+//! - 429, or 503 with `Retry-After` → [`AttemptError::Throttled`], with the
+//!   delay read from `Retry-After` (seconds or HTTP date) or
+//!   `X-RateLimit-Reset` (seconds, or a Unix time);
+//! - other 5xx (an HTML 502 from a proxy included), 408, timeouts, resets,
+//!   bodies cut short, [`ExchangeError::NoReply`] → [`AttemptError::Unknown`];
+//! - 3xx (redirects are never followed: the token would go along) and other
+//!   4xx → [`AttemptError::Rejected`] with the body's `errors` and `error`
+//!   messages (for a redirect, where it pointed);
+//! - a reply larger than the configured bound → [`AttemptError::TooLarge`];
+//! - a success status whose body does not decode → [`AttemptError::Decode`],
+//!   with its real status;
+//! - the generated client's own parameter validation →
+//!   [`AttemptError::InvalidRequest`].
+//!
+//! Error bodies are read up to [`ERROR_BODY_PREFIX`] bytes, never whole.
+
+use std::time::{Duration, SystemTime};
+
+use metal_api::{ExchangeError, ResponseValue};
+use reqwest::header::HeaderMap;
+
+use crate::error::AttemptError;
+
+/// How much of an undocumented error reply is read for its messages.
+pub const ERROR_BODY_PREFIX: usize = 4096;
+/// How much of a body an error message quotes.
+const SNIPPET: usize = 200;
+
+/// Whether a reply with `status` and `headers` asks the client to slow
+/// down, and for how long (`Some(None)`: throttled, no readable time).
+pub(crate) fn throttled(status: u16, headers: &HeaderMap) -> Option<Option<Duration>> {
+    let delay = retry_delay(headers, SystemTime::now());
+    match status {
+        429 => Some(delay),
+        503 if delay.is_some() => Some(delay),
+        _ => None,
+    }
+}
+
+/// Classifies a reply that is not a success.
+pub(crate) fn from_status(
+    status: u16,
+    headers: &HeaderMap,
+    messages: Vec<String>,
+    body: &str,
+) -> AttemptError {
+    if let Some(retry_after) = throttled(status, headers) {
+        return AttemptError::Throttled {
+            status,
+            retry_after,
+        };
+    }
+    match status {
+        408 | 500..=599 => AttemptError::Unknown {
+            status: Some(status),
+            detail: if messages.is_empty() {
+                body.to_string()
+            } else {
+                messages.join("; ")
+            },
+            source: None,
+        },
+        300..=399 => {
+            let location = headers
+                .get(reqwest::header::LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            AttemptError::Rejected {
+                status,
+                messages: vec![format!("redirect to {location:?} not followed")],
+            }
+        }
+        400..=499 => AttemptError::Rejected { status, messages },
+        _ => AttemptError::Decode {
+            status,
+            detail: format!("status not in the spec; body starts {body:?}"),
+        },
+    }
+}
+
+/// Classifies what a generated operation returned. `status` is the status
+/// the exchange saw, for the failures that lost it (a body that does not
+/// decode).
+pub(crate) async fn api_error<E: serde::Serialize>(
+    error: metal_api::Error<E>,
+    status: Option<u16>,
+) -> AttemptError {
+    match error {
+        metal_api::Error::InvalidRequest(reason) => AttemptError::InvalidRequest { reason },
+        metal_api::Error::CommunicationError(e) => from_reqwest(e),
+        metal_api::Error::InvalidUpgrade(e) | metal_api::Error::ResponseBodyError(e) => {
+            match exchange_error(&e) {
+                Some(classified) => classified,
+                None => AttemptError::Unknown {
+                    status: e.status().map(|s| s.as_u16()).or(status),
+                    detail: "reply body failed".into(),
+                    source: Some(Box::new(e.without_url())),
+                },
+            }
+        }
+        metal_api::Error::ErrorResponse(rv) => {
+            let status = rv.status().as_u16();
+            let headers = rv.headers().clone();
+            from_status(status, &headers, messages_of(rv), "")
+        }
+        metal_api::Error::UnexpectedResponse(response) => {
+            let status = response.status().as_u16();
+            let headers = response.headers().clone();
+            let (text, read_error) = prefix(response).await;
+            if let Some(e) = read_error.as_ref().and_then(exchange_error) {
+                return e;
+            }
+            from_status(status, &headers, error_messages(&text), &snippet(&text))
+        }
+        metal_api::Error::InvalidResponsePayload(bytes, e) => {
+            let text = String::from_utf8_lossy(&bytes);
+            match status {
+                Some(s) if !(200..300).contains(&s) => {
+                    from_status(s, &HeaderMap::new(), error_messages(&text), &snippet(&text))
+                }
+                _ => AttemptError::Decode {
+                    status: status.unwrap_or(0),
+                    detail: format!("{e}; body starts {:?}", snippet(&text)),
+                },
+            }
+        }
+        metal_api::Error::Custom(detail) => AttemptError::Unknown {
+            status,
+            detail,
+            source: None,
+        },
+    }
+}
+
+/// The first [`ERROR_BODY_PREFIX`] bytes of a reply, as text, and the
+/// error that ended the read early, if any.
+async fn prefix(mut response: reqwest::Response) -> (String, Option<reqwest::Error>) {
+    let mut buf = Vec::new();
+    let mut failed = None;
+    while buf.len() < ERROR_BODY_PREFIX {
+        match response.chunk().await {
+            Ok(Some(chunk)) => buf.extend_from_slice(&chunk),
+            Ok(None) => break,
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        }
+    }
+    buf.truncate(ERROR_BODY_PREFIX);
+    (String::from_utf8_lossy(&buf).into_owned(), failed)
+}
+
+/// The classification an exchange gave a failure of its own, if it did.
+fn exchange_error(e: &reqwest::Error) -> Option<AttemptError> {
+    Some(match ExchangeError::find(e)? {
+        ExchangeError::NotSent(detail) => AttemptError::NotSent {
+            source: detail.clone().into(),
+        },
+        ExchangeError::NoReply(detail) => AttemptError::Unknown {
+            status: None,
+            detail: detail.clone(),
+            source: None,
+        },
+        ExchangeError::BodyTooLarge { status, limit } => AttemptError::TooLarge {
+            status: *status,
+            limit: *limit,
+        },
+        ExchangeError::Redirect { status, location } => AttemptError::Rejected {
+            status: *status,
+            messages: vec![format!("redirect to {location:?} not followed")],
+        },
+        other => AttemptError::Unknown {
+            status: None,
+            detail: other.to_string(),
+            source: None,
+        },
+    })
+}
+
+fn from_reqwest(e: reqwest::Error) -> AttemptError {
+    if let Some(classified) = exchange_error(&e) {
+        return classified;
+    }
+    // Strip the URL: it holds no token, but keeps errors short and stable.
+    let e = e.without_url();
+    if e.is_connect() {
+        AttemptError::NotSent {
+            source: Box::new(e),
+        }
+    } else if e.is_builder() {
+        AttemptError::InvalidRequest {
+            reason: e.to_string(),
+        }
+    } else {
+        let detail = if e.is_timeout() {
+            "timed out after sending"
+        } else {
+            "connection failed after sending"
+        };
+        AttemptError::Unknown {
+            status: e.status().map(|s| s.as_u16()),
+            detail: detail.into(),
+            source: Some(Box::new(e)),
+        }
+    }
+}
+
+/// The `errors` and `error` messages of a documented error reply.
+fn messages_of<E: serde::Serialize>(rv: ResponseValue<E>) -> Vec<String> {
+    serde_json::to_value(rv.into_inner())
+        .map(|v| messages_in(&v))
+        .unwrap_or_default()
+}
+
+/// The `errors`/`error` messages of an error body, when it is JSON.
+fn error_messages(text: &str) -> Vec<String> {
+    serde_json::from_str::<serde_json::Value>(text)
+        .map(|v| messages_in(&v))
+        .unwrap_or_default()
+}
+
+fn messages_in(v: &serde_json::Value) -> Vec<String> {
+    let mut out: Vec<String> = v["errors"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|m| m.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    out.extend(v["error"].as_str().map(str::to_string));
+    out
+}
+
+fn snippet(text: &str) -> String {
+    text.chars().take(SNIPPET).collect()
+}
+
+/// When the server says to come back: `Retry-After` (delta seconds or an
+/// HTTP date), else `X-RateLimit-Reset` (delta seconds, or a Unix time when
+/// the number is large). `now` is the wall clock, for dates.
+pub(crate) fn retry_delay(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    let text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
+    if let Some(v) = text("retry-after") {
+        if let Ok(secs) = v.parse::<u64>() {
+            return Some(Duration::from_secs(secs));
+        }
+        if let Ok(at) = httpdate::parse_http_date(v) {
+            return Some(at.duration_since(now).unwrap_or(Duration::ZERO));
+        }
+    }
+    if let Some(v) = text("x-ratelimit-reset") {
+        if let Ok(n) = v.parse::<u64>() {
+            // More than a year of seconds: a Unix timestamp, not a delta.
+            if n > 365 * 24 * 3600 {
+                let at = SystemTime::UNIX_EPOCH + Duration::from_secs(n);
+                return Some(at.duration_since(now).unwrap_or(Duration::ZERO));
+            }
+            return Some(Duration::from_secs(n));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, HeaderValue::from_str(v).unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn retry_after_seconds_date_and_reset() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        assert_eq!(
+            retry_delay(&headers(&[("retry-after", "7")]), now),
+            Some(Duration::from_secs(7))
+        );
+        let date = httpdate::fmt_http_date(now + Duration::from_secs(42));
+        assert_eq!(
+            retry_delay(&headers(&[("retry-after", &date)]), now),
+            Some(Duration::from_secs(42))
+        );
+        assert_eq!(
+            retry_delay(&headers(&[("x-ratelimit-reset", "1700000013")]), now),
+            Some(Duration::from_secs(13))
+        );
+        assert_eq!(
+            retry_delay(&headers(&[("x-ratelimit-reset", "9")]), now),
+            Some(Duration::from_secs(9))
+        );
+        assert_eq!(retry_delay(&headers(&[("retry-after", "soon")]), now), None);
+    }
+
+    #[test]
+    fn statuses_classify() {
+        let none = HeaderMap::new();
+        assert!(matches!(
+            from_status(429, &none, vec![], ""),
+            AttemptError::Throttled { status: 429, .. }
+        ));
+        assert!(matches!(
+            from_status(503, &headers(&[("retry-after", "1")]), vec![], ""),
+            AttemptError::Throttled { status: 503, .. }
+        ));
+        for s in [408, 500, 502, 503] {
+            assert!(matches!(
+                from_status(s, &none, vec![], "<html>"),
+                AttemptError::Unknown { status: Some(x), .. } if x == s
+            ));
+        }
+        for s in [400, 401, 403, 404, 409, 422] {
+            assert!(matches!(
+                from_status(s, &none, vec!["m".into()], ""),
+                AttemptError::Rejected { status, .. } if status == s
+            ));
+        }
+        let redirect = from_status(
+            302,
+            &headers(&[("location", "http://elsewhere/")]),
+            vec![],
+            "",
+        );
+        assert!(
+            matches!(&redirect, AttemptError::Rejected { status: 302, messages } if messages[0].contains("http://elsewhere/")),
+            "{redirect:?}"
+        );
+    }
+
+    #[test]
+    fn messages_come_from_errors_and_error() {
+        assert_eq!(
+            error_messages(r#"{"errors":["a","b"],"error":"c"}"#),
+            vec!["a", "b", "c"]
+        );
+        assert!(error_messages("<html>").is_empty());
+    }
+}

@@ -1,0 +1,467 @@
+//! The [`Metal`] methods: thin callers of the generated builders through
+//! the one call path, plus each operation's own recovery rule (the witness
+//! of `create_device`, the SSH key lookup, the 404 rule of deletes, the
+//! state checks of power and move).
+
+use async_trait::async_trait;
+use futures::stream::{BoxStream, TryStreamExt};
+use metal_api::operation as op;
+use metal_api::{types, DeviceState};
+use uuid::Uuid;
+
+use super::call::{send, Attempt, CallOptions, Failure, Named};
+use super::Client;
+use crate::error::{AttemptError, Error};
+use crate::metal::{Fields, KeyOwner, Metal};
+use crate::retry::decision::Idempotency;
+
+/// The prefix of the witness tag `create_device` adds to the request.
+pub const WITNESS_TAG_PREFIX: &str = "wrapngo-idempotency-";
+
+/// A call the client makes idempotent itself.
+fn idempotent(operation: &'static metal_api::Operation) -> Option<Named> {
+    Some(Named {
+        operation,
+        idempotency: Idempotency::Idempotent,
+    })
+}
+
+/// Whether the device's state is one of `states`.
+async fn device_is_in(
+    at: &Attempt<'_>,
+    id: Uuid,
+    states: &[DeviceState],
+) -> Result<bool, AttemptError> {
+    let d = send(at.api.find_device_by_id().id(id).send()).await?;
+    Ok(d.state_kind().is_some_and(|s| states.contains(&s)))
+}
+
+/// Who holds a hardware reservation, as `create_device` sees it.
+enum Holder {
+    Nobody,
+    Ours(Box<types::Device>),
+    Theirs(Option<Uuid>),
+}
+
+/// Reads the reservation with its device included (so the device's tags
+/// are there, not an href stub) and checks the device for our witness.
+async fn reservation_holder(
+    at: &Attempt<'_>,
+    reservation: Uuid,
+    witness: &str,
+) -> Result<Holder, AttemptError> {
+    let hr = send(
+        at.api
+            .find_hardware_reservation_by_id()
+            .id(reservation)
+            .include("device")
+            .send(),
+    )
+    .await?;
+    Ok(match hr.device {
+        None => Holder::Nobody,
+        Some(d) if d.tags.iter().any(|t| t == witness) => Holder::Ours(d),
+        Some(d) => Holder::Theirs(d.id),
+    })
+}
+
+fn reservation_of(request: &types::CreateDeviceRequest) -> &str {
+    match request {
+        types::CreateDeviceRequest::MetroInput(m) => &m.hardware_reservation_id,
+        types::CreateDeviceRequest::FacilityInput(f) => &f.hardware_reservation_id,
+    }
+}
+
+fn with_tag(request: &types::CreateDeviceRequest, tag: &str) -> types::CreateDeviceRequest {
+    let mut body = request.clone();
+    match &mut body {
+        types::CreateDeviceRequest::MetroInput(m) => m.tags.push(tag.to_string()),
+        types::CreateDeviceRequest::FacilityInput(f) => f.tags.push(tag.to_string()),
+    }
+    body
+}
+
+fn same_key(a: Option<&str>, b: Option<&str>) -> bool {
+    a.map(str::trim) == b.map(str::trim)
+}
+
+/// What the owner's keys say about a key we want under `label`.
+enum KeyLookup {
+    /// The same label and key: that key.
+    Found(types::SshKey),
+    /// The label holds another key.
+    Conflict(Option<Uuid>),
+    /// No key has the label.
+    Absent,
+}
+
+async fn lookup_key(
+    at: &Attempt<'_>,
+    owner: KeyOwner,
+    label: &str,
+    key: Option<&str>,
+) -> Result<KeyLookup, AttemptError> {
+    let keys = match owner {
+        KeyOwner::User => send(at.api.find_ssh_keys().send()).await?,
+        KeyOwner::Project(p) => send(at.api.find_project_ssh_keys().id(p).send()).await?,
+    };
+    Ok(
+        match keys
+            .ssh_keys
+            .into_iter()
+            .find(|k| k.label.as_deref() == Some(label))
+        {
+            Some(k) if same_key(k.key.as_deref(), key) => KeyLookup::Found(k),
+            Some(k) => KeyLookup::Conflict(k.id),
+            None => KeyLookup::Absent,
+        },
+    )
+}
+
+impl Client {
+    /// Sends a delete, retried as idempotent: a 404 on an attempt after one
+    /// whose outcome was unknown means that attempt deleted it, so it is
+    /// success; a 404 on the first attempt is an error.
+    async fn delete<'a, F, Fut>(&'a self, send_delete: F) -> Result<(), Error>
+    where
+        F: Fn(&'a metal_api::Client) -> Fut,
+        Fut: std::future::Future<
+            Output = Result<metal_api::ResponseValue<()>, metal_api::Error<types::Error>>,
+        >,
+    {
+        self.run(None, CallOptions::default(), |at| {
+            let reply = send_delete(at.api);
+            async move {
+                match send(reply).await {
+                    Ok(()) => Ok(()),
+                    Err(AttemptError::Rejected { status: 404, .. }) if at.after_unknown => Ok(()),
+                    Err(e) => Err(e.into()),
+                }
+            }
+        })
+        .await
+    }
+
+    /// Runs a device action that is safe to repeat once its effect is
+    /// checked: after an unknown outcome, reads the device first and
+    /// succeeds if it is already in one of `done` states.
+    async fn power(
+        &self,
+        id: Uuid,
+        action: types::DeviceActionInputType,
+        done: &'static [DeviceState],
+    ) -> Result<(), Error> {
+        self.run(
+            idempotent(&op::PERFORM_ACTION),
+            CallOptions::default(),
+            |at| async move {
+                if at.after_unknown && device_is_in(&at, id, done).await? {
+                    return Ok(());
+                }
+                let body = types::DeviceActionInput::builder().type_(action);
+                match send(at.api.perform_action().id(id).body(body).send()).await {
+                    Ok(()) => Ok(()),
+                    // The API refuses to power off a device that is off
+                    // (422 "Device must be powered on"): already so is done.
+                    Err(AttemptError::Rejected {
+                        status: status @ (409 | 422),
+                        messages,
+                    }) => {
+                        if device_is_in(&at, id, done).await? {
+                            Ok(())
+                        } else {
+                            Err(AttemptError::Rejected { status, messages }.into())
+                        }
+                    }
+                    Err(e) => Err(e.into()),
+                }
+            },
+        )
+        .await
+    }
+}
+
+#[async_trait]
+impl Metal for Client {
+    async fn get_project(&self, id: Uuid) -> Result<types::Project, Error> {
+        self.call(|api| api.find_project_by_id().id(id).send())
+            .await
+    }
+
+    async fn get_device(&self, id: Uuid, fields: &Fields) -> Result<types::Device, Error> {
+        let (include, exclude) = (fields.include_param(), fields.exclude_param());
+        self.call(|api| {
+            let mut b = api.find_device_by_id().id(id);
+            if let Some(i) = include.clone() {
+                b = b.include(i);
+            }
+            if let Some(e) = exclude.clone() {
+                b = b.exclude(e);
+            }
+            b.send()
+        })
+        .await
+    }
+
+    async fn list_devices(&self, project: Uuid) -> Result<Vec<types::Device>, Error> {
+        let pages: Vec<Vec<types::Device>> = self.device_pages(project).try_collect().await?;
+        Ok(pages.into_iter().flatten().collect())
+    }
+
+    fn device_pages(&self, project: Uuid) -> BoxStream<'_, Result<Vec<types::Device>, Error>> {
+        self.pages(
+            move |api, page, per_page| {
+                api.find_project_devices()
+                    .id(project)
+                    .page(page)
+                    .per_page(per_page)
+                    .send()
+            },
+            |l: types::DeviceList| (l.devices, l.meta),
+            |d| d.id,
+        )
+    }
+
+    async fn create_device(
+        &self,
+        project: Uuid,
+        request: &types::CreateDeviceRequest,
+    ) -> Result<types::Device, Error> {
+        let reservation: Uuid = reservation_of(request)
+            .trim()
+            .parse()
+            .map_err(|_| Error::NoReservation)?;
+        // One witness per logical call, on every attempt; the caller's
+        // request is cloned, never changed.
+        let witness = format!("{WITNESS_TAG_PREFIX}{}", Uuid::new_v4());
+        let body = with_tag(request, &witness);
+        self.run(
+            idempotent(&op::CREATE_DEVICE),
+            CallOptions::default(),
+            |at| {
+                let body = body.clone();
+                let witness = witness.clone();
+                async move {
+                    // Did an earlier attempt (ours) or someone else get there?
+                    match reservation_holder(&at, reservation, &witness).await? {
+                        Holder::Ours(d) => return Ok(*d),
+                        Holder::Theirs(device) => {
+                            return Err(Failure::Final(Error::RaceLost {
+                                reservation,
+                                device,
+                            }))
+                        }
+                        Holder::Nobody => {}
+                    }
+                    match send(at.api.create_device().id(project).body(body).send()).await {
+                        Ok(d) => Ok(d),
+                        // Taken between our read and our create (the API
+                        // answers 422): look again to tell a lost race.
+                        Err(AttemptError::Rejected {
+                            status: status @ (409 | 422),
+                            messages,
+                        }) => match reservation_holder(&at, reservation, &witness).await? {
+                            Holder::Ours(d) => Ok(*d),
+                            Holder::Theirs(device) => Err(Failure::Final(Error::RaceLost {
+                                reservation,
+                                device,
+                            })),
+                            Holder::Nobody => {
+                                Err(AttemptError::Rejected { status, messages }.into())
+                            }
+                        },
+                        Err(e) => Err(e.into()),
+                    }
+                }
+            },
+        )
+        .await
+    }
+
+    async fn update_device(
+        &self,
+        id: Uuid,
+        update: &types::DeviceUpdateInput,
+    ) -> Result<types::Device, Error> {
+        self.call(|api| api.update_device().id(id).body(update.clone()).send())
+            .await
+    }
+
+    async fn reboot_device(&self, id: Uuid) -> Result<(), Error> {
+        self.call(|api| {
+            api.perform_action()
+                .id(id)
+                .body(
+                    types::DeviceActionInput::builder().type_(types::DeviceActionInputType::Reboot),
+                )
+                .send()
+        })
+        .await
+    }
+
+    async fn power_on_device(&self, id: Uuid) -> Result<(), Error> {
+        const DONE: &[DeviceState] = &[DeviceState::Active, DeviceState::PoweringOn];
+        self.power(id, types::DeviceActionInputType::PowerOn, DONE)
+            .await
+    }
+
+    async fn power_off_device(&self, id: Uuid) -> Result<(), Error> {
+        const DONE: &[DeviceState] = &[DeviceState::Inactive, DeviceState::PoweringOff];
+        self.power(id, types::DeviceActionInputType::PowerOff, DONE)
+            .await
+    }
+
+    async fn delete_device(&self, id: Uuid) -> Result<(), Error> {
+        self.delete(|api| api.delete_device().id(id).force_delete(false).send())
+            .await
+    }
+
+    async fn list_reservations(
+        &self,
+        project: Uuid,
+    ) -> Result<Vec<types::HardwareReservation>, Error> {
+        let pages: Vec<Vec<types::HardwareReservation>> = self
+            .pages(
+                move |api, page, per_page| {
+                    api.find_project_hardware_reservations()
+                        .id(project)
+                        .page(page)
+                        .per_page(per_page)
+                        .include(metal_api::csv(["facility", "device"]))
+                        .send()
+                },
+                |l: types::HardwareReservationList| (l.hardware_reservations, l.meta),
+                |r| r.id,
+            )
+            .try_collect()
+            .await?;
+        Ok(pages.into_iter().flatten().collect())
+    }
+
+    async fn get_reservation(&self, id: Uuid) -> Result<types::HardwareReservation, Error> {
+        self.call(|api| {
+            api.find_hardware_reservation_by_id()
+                .id(id)
+                .include("device")
+                .send()
+        })
+        .await
+    }
+
+    async fn move_reservation(
+        &self,
+        id: Uuid,
+        project: Uuid,
+    ) -> Result<types::HardwareReservation, Error> {
+        self.run(
+            idempotent(&op::MOVE_HARDWARE_RESERVATION),
+            CallOptions::default(),
+            |at| async move {
+                if at.after_unknown {
+                    let hr = send(at.api.find_hardware_reservation_by_id().id(id).send()).await?;
+                    if hr.project.as_ref().and_then(|p| p.id) == Some(project) {
+                        return Ok(hr);
+                    }
+                }
+                let body = types::MoveHardwareReservationRequest::builder().project_id(project);
+                Ok(send(at.api.move_hardware_reservation().id(id).body(body).send()).await?)
+            },
+        )
+        .await
+    }
+
+    async fn list_ssh_keys(&self, owner: KeyOwner) -> Result<Vec<types::SshKey>, Error> {
+        let list = match owner {
+            KeyOwner::User => self.call(|api| api.find_ssh_keys().send()).await?,
+            KeyOwner::Project(p) => {
+                self.call(|api| api.find_project_ssh_keys().id(p).send())
+                    .await?
+            }
+        };
+        Ok(list.ssh_keys)
+    }
+
+    async fn get_ssh_key(&self, id: Uuid) -> Result<types::SshKey, Error> {
+        self.call(|api| api.find_ssh_key_by_id().id(id).send())
+            .await
+    }
+
+    async fn create_ssh_key(
+        &self,
+        owner: KeyOwner,
+        input: &types::SshKeyCreateInput,
+    ) -> Result<types::SshKey, Error> {
+        let operation = match owner {
+            KeyOwner::User => &op::CREATE_SSH_KEY,
+            KeyOwner::Project(_) => &op::CREATE_PROJECT_SSH_KEY,
+        };
+        let Some(label) = input.label.clone().filter(|l| !l.trim().is_empty()) else {
+            return Err(Error::InvalidRequest {
+                operation: operation.id,
+                reason: "an SSH key needs a label to be created idempotently".into(),
+            });
+        };
+        let conflict = |existing| {
+            Failure::Final(Error::SshKeyLabelConflict {
+                label: label.clone(),
+                existing,
+            })
+        };
+        self.run(idempotent(operation), CallOptions::default(), |at| {
+            let input = input.clone();
+            let label = label.clone();
+            async move {
+                match lookup_key(&at, owner, &label, input.key.as_deref()).await? {
+                    KeyLookup::Found(k) => return Ok(k),
+                    KeyLookup::Conflict(existing) => return Err(conflict(existing)),
+                    KeyLookup::Absent => {}
+                }
+                let created = match owner {
+                    KeyOwner::User => {
+                        send(at.api.create_ssh_key().body(input.clone()).send()).await
+                    }
+                    KeyOwner::Project(p) => {
+                        send(
+                            at.api
+                                .create_project_ssh_key()
+                                .id(p)
+                                .body(input.clone())
+                                .send(),
+                        )
+                        .await
+                    }
+                };
+                match created {
+                    Ok(k) => Ok(k),
+                    // Another process created the key or took the label
+                    // between our list and our create: read again.
+                    Err(AttemptError::Rejected {
+                        status: status @ (409 | 422),
+                        messages,
+                    }) => match lookup_key(&at, owner, &label, input.key.as_deref()).await? {
+                        KeyLookup::Found(k) => Ok(k),
+                        KeyLookup::Conflict(existing) => Err(conflict(existing)),
+                        KeyLookup::Absent => {
+                            Err(AttemptError::Rejected { status, messages }.into())
+                        }
+                    },
+                    Err(e) => Err(e.into()),
+                }
+            }
+        })
+        .await
+    }
+
+    async fn update_ssh_key(
+        &self,
+        id: Uuid,
+        input: &types::SshKeyInput,
+    ) -> Result<types::SshKey, Error> {
+        self.call(|api| api.update_ssh_key().id(id).body(input.clone()).send())
+            .await
+    }
+
+    async fn delete_ssh_key(&self, id: Uuid) -> Result<(), Error> {
+        self.delete(|api| api.delete_ssh_key().id(id).send()).await
+    }
+}

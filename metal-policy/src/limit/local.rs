@@ -1,0 +1,42 @@
+//! The in-process limits: one FIFO concurrency limit and one rate limiter
+//! for the whole client.
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+
+use super::concurrency::Concurrency;
+use super::rate::RateLimiter;
+use super::{Limits, Slot};
+
+/// The limits of one process.
+#[derive(Debug)]
+pub(crate) struct LocalLimits {
+    concurrency: Concurrency,
+    rate: RateLimiter,
+}
+
+impl LocalLimits {
+    /// `parallelism` slots; requests `spacing` apart, up to `burst` at once.
+    pub(crate) fn new(parallelism: usize, spacing: Duration, burst: u32) -> Self {
+        Self {
+            concurrency: Concurrency::new(parallelism),
+            rate: RateLimiter::new(spacing, burst),
+        }
+    }
+}
+
+#[async_trait]
+impl Limits for LocalLimits {
+    async fn slot(&self) -> Slot {
+        Box::new(self.concurrency.acquire().await)
+    }
+
+    async fn turn(&self) -> Duration {
+        self.rate.acquire().await
+    }
+
+    async fn pause(&self, pause: Option<Duration>) {
+        self.rate.pause(pause);
+    }
+}

@@ -1,0 +1,59 @@
+//! Limits shared by every process that names the same Redis URL and key
+//! prefix (feature `redis`): one rate schedule, one concurrency limit, one
+//! throttling pause.
+//!
+//! Choose it with [`crate::ClientBuilder::shared_limits`]:
+//!
+//! ```no_run
+//! # fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::time::Duration;
+//! use metal_policy::{Client, SharedLimits};
+//! let config = metal_api::Config::from_env().build()?;
+//! let client = Client::builder()
+//!     .config(config)
+//!     .parallelism(4)                       // shared: 4 in flight in total
+//!     .api_rate(Duration::from_millis(50))  // shared: 20 requests/s in total
+//!     .shared_limits(SharedLimits::redis("redis://127.0.0.1:6379/", "metal").processes(3))
+//!     .build()?;
+//! # drop(client); Ok(()) }
+//! ```
+//!
+//! Every limit is kept in Redis and changed only by Lua scripts
+//! ([`redis::Script`]), so each decision is atomic; times are the Redis
+//! server's clock (`TIME`), so the processes' clocks need not agree.
+//!
+//! - **Rate.** GCRA: each request reserves the next instant of one shared
+//!   schedule (`{prefix}:tat`), in the order the reservations reach Redis,
+//!   and sleeps until then.
+//! - **Concurrency.** A semaphore of leases: holders in a sorted set
+//!   (`{prefix}:holders`) scored by lease expiry, renewed every third of
+//!   the lease while held and removed on release; waiters queue in arrival
+//!   order (`{prefix}:queue`, tickets from `{prefix}:seq`) and poll. A
+//!   crashed process's slots come back when their leases expire, and its
+//!   queue places after [`WAITER_TTL`].
+//! - **Throttling.** A 429 (or 503 with `Retry-After`) seen by any process
+//!   sets `{prefix}:pause` to the pause's end; every process's next turn
+//!   waits for it.
+//!
+//! **Failure mode.** Every Redis call has a short timeout
+//! ([`SharedLimits::timeout`], default 250 ms). When one fails the client
+//! becomes *degraded*: it logs one `warn`, sets
+//! `equinix_api_shared_limits_degraded` to 1, and takes turns and slots from
+//! local limits instead (the rate divided by [`SharedLimits::processes`],
+//! the parallelism divided likewise, at least 1). Every
+//! [`SharedLimits::retry_interval`] one turn tries Redis again; when it
+//! answers the client logs one `info`, sets the gauge to 0 and uses the
+//! shared limits again. A turn or slot is taken from Redis or locally,
+//! never both; a Redis call that timed out may still have reserved a turn
+//! in Redis that no one uses (capacity lost, never a request counted
+//! twice). A Redis that restarts empty forgets the schedule and the
+//! leases; held leases are re-registered at their next renewal.
+
+mod backend;
+mod config;
+mod limits;
+
+pub use config::{
+    SharedLimits, DEFAULT_LEASE, DEFAULT_RETRY_INTERVAL, DEFAULT_TIMEOUT, WAITER_TTL,
+};
+pub(crate) use limits::SharedBackend;
