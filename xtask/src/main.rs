@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 mod patches;
+mod refs;
 mod spec;
 
 use std::path::PathBuf;

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use anyhow::Result;
 use serde_json::{json, Map, Value};
 
-use crate::spec::collect_refs;
+use crate::refs;
 
 /// Applies every patch, in a fixed order.
 pub fn apply_all(spec: &mut Value) -> Result<()> {
@@ -62,29 +62,25 @@ pub fn comma_join_array_query_params(spec: &mut Value) {
 
 /// The names of the component schemas that some response can contain.
 pub fn schemas_reachable_from_responses(spec: &Value) -> BTreeSet<String> {
-    let mut queue = Vec::new();
-    if let Some(paths) = spec.get("paths").and_then(Value::as_object) {
-        for item in paths.values().filter_map(Value::as_object) {
-            for op in item.values() {
-                if let Some(responses) = op.get("responses") {
-                    collect_refs(responses, &mut queue);
-                }
-            }
-        }
-    }
-    let mut seen = BTreeSet::new();
-    while let Some(r) = queue.pop() {
-        let Some(name) = r.strip_prefix("#/components/schemas/") else {
-            continue;
-        };
-        if !seen.insert(name.to_string()) {
-            continue;
-        }
-        if let Some(schema) = spec.pointer(&format!("/components/schemas/{name}")) {
-            collect_refs(schema, &mut queue);
-        }
-    }
-    seen
+    let responses: Vec<&Value> = spec
+        .get("paths")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|paths| paths.values().filter_map(Value::as_object))
+        .flat_map(|item| item.values().filter_map(|op| op.get("responses")))
+        .collect();
+    let start = Value::Array(responses.into_iter().cloned().collect());
+    // Only schema references are followed; a missing one is not followed
+    // (the subset already refused dangling references).
+    let refs = refs::reachable(&start, |r| {
+        Ok(r.strip_prefix("#/components/schemas/")
+            .and_then(|name| spec.pointer(&format!("/components/schemas/{name}"))))
+    })
+    .unwrap_or_default();
+    refs.iter()
+        .filter_map(|r| r.strip_prefix("#/components/schemas/"))
+        .map(str::to_string)
+        .collect()
 }
 
 fn response_schemas_mut<'a>(

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::{Map, Value};
 
-use crate::patches;
+use crate::{patches, refs};
 
 /// Keys that carry prose, never facts; removed wherever they are keywords.
 const PROSE_KEYS: &[&str] = &[
@@ -154,19 +154,9 @@ pub fn subset(upstream: &Value, kept: &[Kept]) -> Result<Value> {
     let paths = Value::Object(paths);
     let components = upstream.get("components").cloned().unwrap_or(Value::Null);
     let mut kept_components: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
-    let mut queue: Vec<String> = Vec::new();
-    collect_refs(&paths, &mut queue);
-    let mut seen = BTreeSet::new();
-    while let Some(r) = queue.pop() {
-        if !seen.insert(r.clone()) {
-            continue;
-        }
+    for r in refs::reachable(&paths, |r| component(&components, r).map(Some))? {
         let (kind, name) = parse_component_ref(&r)?;
-        let target = components
-            .get(kind)
-            .and_then(|k| k.get(name))
-            .ok_or_else(|| anyhow!("dangling reference {r}"))?;
-        collect_refs(target, &mut queue);
+        let target = component(&components, &r)?;
         kept_components
             .entry(kind.to_string())
             .or_default()
@@ -218,31 +208,21 @@ pub fn subset(upstream: &Value, kept: &[Kept]) -> Result<Value> {
     Ok(Value::Object(doc))
 }
 
+/// What a local component reference points at.
+fn component<'a>(components: &'a Value, r: &str) -> Result<&'a Value> {
+    let (kind, name) = parse_component_ref(r)?;
+    components
+        .get(kind)
+        .and_then(|k| k.get(name))
+        .ok_or_else(|| anyhow!("dangling reference {r}"))
+}
+
 fn parse_component_ref(r: &str) -> Result<(&str, &str)> {
     let rest = r
         .strip_prefix("#/components/")
         .ok_or_else(|| anyhow!("unsupported reference {r} (only local component references)"))?;
     rest.split_once('/')
         .ok_or_else(|| anyhow!("malformed reference {r}"))
-}
-
-/// Pushes every `$ref` found anywhere below `v`.
-pub fn collect_refs(v: &Value, out: &mut Vec<String>) {
-    match v {
-        Value::Object(map) => {
-            for (k, x) in map {
-                if k == "$ref" {
-                    if let Some(s) = x.as_str() {
-                        out.push(s.to_string());
-                    }
-                } else {
-                    collect_refs(x, out);
-                }
-            }
-        }
-        Value::Array(items) => items.iter().for_each(|x| collect_refs(x, out)),
-        _ => {}
-    }
 }
 
 /// Removes prose keywords everywhere, except as names inside name maps.
