@@ -8,6 +8,9 @@
 //! - 429, or 503 with `Retry-After` → [`AttemptError::Throttled`], with the
 //!   delay read from `Retry-After` (seconds or HTTP date) or
 //!   `X-RateLimit-Reset` (seconds, or a Unix time);
+//! - 501 Not Implemented (the server does not offer the operation; the
+//!   fake answers it for an operation it does not model) →
+//!   [`AttemptError::Rejected`]: permanent;
 //! - other 5xx (an HTML 502 from a proxy included), 408, timeouts, resets,
 //!   bodies cut short, [`ExchangeError::NoReply`] → [`AttemptError::Unknown`];
 //! - 3xx (redirects are never followed: the token would go along) and other
@@ -58,6 +61,7 @@ pub(crate) fn from_status(
         };
     }
     match status {
+        501 => AttemptError::Rejected { status, messages },
         408 | 500..=599 => AttemptError::Unknown {
             status: Some(status),
             detail: if messages.is_empty() {
@@ -328,7 +332,7 @@ mod tests {
                 AttemptError::Unknown { status: Some(x), .. } if x == s
             ));
         }
-        for s in [400, 401, 403, 404, 409, 422] {
+        for s in [400, 401, 403, 404, 409, 422, 501] {
             assert!(matches!(
                 from_status(s, &none, vec!["m".into()], ""),
                 AttemptError::Rejected { status, .. } if status == s
