@@ -1,163 +1,31 @@
-//! The policy's semantics against a scripted in-process transport, on
-//! tokio's paused clock.
+//! The policy's semantics against a scripted in-process exchange (real HTTP
+//! replies below the generated client), on tokio's paused clock.
+
+mod common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use async_trait::async_trait;
+use common::{
+    assert_lines, client, device, device_with_state, gauge, metrics_text, Bounded, Fixed, Reply,
+    Script,
+};
 use futures::StreamExt;
 use metal_api::types;
-use metal_policy::{
-    AttemptError, Backoff, BackoffFactory, Client, Error, ExponentialBackoff, Fields, KeyOwner,
-    Metal, Request, Response, Transport,
-};
+use metal_policy::{AttemptError, Client, Error, ExponentialBackoff, Fields, KeyOwner, Metal};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-type Handler = dyn Fn(&Request, usize) -> Result<Response, AttemptError> + Send + Sync;
-
-/// A transport that answers with a function of (request, index of this
-/// request), optionally takes time, and logs what it saw and when.
-struct Script {
-    handler: Box<Handler>,
-    latency: Duration,
-    log: Mutex<Vec<(Instant, Request)>>,
-    in_flight: AtomicUsize,
-    max_in_flight: AtomicUsize,
-}
-
-impl Script {
-    fn new(
-        latency: Duration,
-        handler: impl Fn(&Request, usize) -> Result<Response, AttemptError> + Send + Sync + 'static,
-    ) -> Arc<Self> {
-        Arc::new(Self {
-            handler: Box::new(handler),
-            latency,
-            log: Mutex::new(Vec::new()),
-            in_flight: AtomicUsize::new(0),
-            max_in_flight: AtomicUsize::new(0),
-        })
-    }
-    fn requests(&self) -> Vec<Request> {
-        self.log
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|(_, r)| r.clone())
-            .collect()
-    }
-    fn times(&self) -> Vec<Instant> {
-        self.log.lock().unwrap().iter().map(|(t, _)| *t).collect()
-    }
-    fn count(&self, op: &str) -> usize {
-        self.requests()
-            .iter()
-            .filter(|r| r.operation() == op)
-            .count()
-    }
-}
-
-struct InFlight<'a>(&'a AtomicUsize);
-impl Drop for InFlight<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-#[async_trait]
-impl Transport for Script {
-    async fn send(&self, request: Request) -> Result<Response, AttemptError> {
-        let n = {
-            let mut log = self.log.lock().unwrap();
-            log.push((Instant::now(), request.clone()));
-            log.len() - 1
-        };
-        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
-        let _guard = InFlight(&self.in_flight);
-        self.max_in_flight.fetch_max(now, Ordering::SeqCst);
-        if !self.latency.is_zero() {
-            tokio::time::sleep(self.latency).await;
-        }
-        (self.handler)(&request, n)
-    }
-}
-
-/// A fixed delay, forever or for `limit` retries.
-struct Fixed(Duration, Option<usize>);
-impl BackoffFactory for Fixed {
-    fn start(&self) -> Box<dyn Backoff> {
-        struct S(Duration, Option<usize>);
-        impl Backoff for S {
-            fn next_delay(&mut self) -> Option<Duration> {
-                match &mut self.1 {
-                    Some(0) => None,
-                    Some(n) => {
-                        *n -= 1;
-                        Some(self.0)
-                    }
-                    None => Some(self.0),
-                }
-            }
-        }
-        Box::new(S(self.0, self.1))
-    }
-}
-
-fn client(t: Arc<Script>) -> metal_policy::ClientBuilder {
-    Client::builder()
-        .transport(t)
-        .api_rate(Duration::ZERO)
-        .backoff(Arc::new(Fixed(Duration::from_secs(1), None)))
-}
-
-fn device(id: Uuid, tags: &[&str]) -> types::Device {
-    types::Device {
-        id: Some(id),
-        tags: tags.iter().map(|s| s.to_string()).collect(),
-        ..Default::default()
-    }
-}
-
-fn device_with_state(id: Uuid, state: &str) -> types::Device {
-    types::Device {
-        id: Some(id),
-        state: Some(state.into()),
-        ..Default::default()
-    }
-}
-
-fn unknown() -> AttemptError {
-    AttemptError::Unknown {
-        status: Some(502),
-        detail: "bad gateway".into(),
-        source: None,
-    }
-}
-
-fn not_sent() -> AttemptError {
-    AttemptError::NotSent {
-        source: "connection refused".into(),
-    }
-}
-
-fn rejected(status: u16) -> AttemptError {
-    AttemptError::Rejected {
-        status,
-        messages: vec![format!("server says {status}")],
-    }
-}
-
-fn ok_device() -> Result<Response, AttemptError> {
-    Ok(Response::Device(Box::new(device(Uuid::nil(), &[]))))
+fn ok_device(op: &metal_api::Operation) -> Reply {
+    Reply::ok(op, device(Uuid::nil(), &[]))
 }
 
 // ---------------------------------------------------------------- 1. concurrency
 
 #[tokio::test(start_paused = true)]
 async fn parallelism_bounds_in_flight_and_serves_waiters_fifo() {
-    let t = Script::new(Duration::from_secs(10), |_, _| ok_device());
+    let t = Script::new(Duration::from_secs(10), |op, _, _| ok_device(op));
     let c = client(t.clone()).parallelism(2).build().unwrap();
     let ids: Vec<Uuid> = (0..6).map(|_| Uuid::new_v4()).collect();
     let mut tasks = Vec::new();
@@ -175,10 +43,10 @@ async fn parallelism_bounds_in_flight_and_serves_waiters_fifo() {
     assert_eq!(t.max_in_flight.load(Ordering::SeqCst), 2);
     let seen: Vec<Uuid> = t
         .requests()
-        .into_iter()
-        .map(|r| match r {
-            Request::GetDevice { id, .. } => id,
-            other => panic!("{other:?}"),
+        .iter()
+        .map(|r| {
+            assert_eq!(r.op, "findDeviceById");
+            r.id()
         })
         .collect();
     assert_eq!(seen, ids, "FIFO");
@@ -190,10 +58,13 @@ async fn parallelism_bounds_in_flight_and_serves_waiters_fifo() {
 #[tokio::test(start_paused = true)]
 async fn a_call_sleeping_in_backoff_holds_no_slot() {
     let a = Uuid::new_v4();
-    let t = Script::new(Duration::ZERO, move |r, _| match r {
+    let t = Script::new(Duration::ZERO, move |op, r, _| {
         // `a` fails once; its retry comes after a 100 s backoff.
-        Request::GetDevice { id, .. } if *id == a => Err(not_sent()),
-        _ => ok_device(),
+        if r.id() == a {
+            Reply::NotSent
+        } else {
+            ok_device(op)
+        }
     });
     let c = client(t.clone())
         .parallelism(1)
@@ -218,21 +89,15 @@ async fn a_call_sleeping_in_backoff_holds_no_slot() {
     ));
 }
 
-fn gauge(registry: &prometheus::Registry, name: &str) -> f64 {
-    registry
-        .gather()
-        .into_iter()
-        .find(|f| f.name() == name)
-        .map(|f| f.get_metric()[0].get_gauge().get_value())
-        .unwrap_or(f64::NAN)
-}
-
 #[tokio::test(start_paused = true)]
 async fn dropping_calls_anywhere_releases_slots_and_gauges() {
     let sleeper = Uuid::new_v4();
-    let t = Script::new(Duration::from_secs(3600), move |r, _| match r {
-        Request::GetDevice { id, .. } if *id == sleeper => Err(not_sent()),
-        _ => ok_device(),
+    let t = Script::new(Duration::from_secs(3600), move |op, r, _| {
+        if r.id() == sleeper {
+            Reply::NotSent
+        } else {
+            ok_device(op)
+        }
     });
     let registry = prometheus::Registry::new();
     let c = client(t.clone())
@@ -252,12 +117,18 @@ async fn dropping_calls_anywhere_releases_slots_and_gauges() {
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert_eq!(gauge(&registry, "equinix_api_in_flight"), 1.0);
     assert_eq!(gauge(&registry, "equinix_api_waiting"), 1.0);
+    assert_eq!(t.in_flight.load(Ordering::SeqCst), 1);
     in_flight.abort();
     waiting.abort();
     let _ = in_flight.await;
     let _ = waiting.await;
     assert_eq!(gauge(&registry, "equinix_api_in_flight"), 0.0);
     assert_eq!(gauge(&registry, "equinix_api_waiting"), 0.0);
+    assert_eq!(
+        t.in_flight.load(Ordering::SeqCst),
+        0,
+        "the exchange dropped"
+    );
 
     // One sleeping in backoff (after a 1 h attempt), then dropped.
     let c3 = c.clone();
@@ -290,18 +161,23 @@ async fn dropping_calls_anywhere_releases_slots_and_gauges() {
 async fn every_request_takes_its_turn_from_the_shared_limiter() {
     let project = Uuid::new_v4();
     let reservation = Uuid::new_v4();
-    let t = Script::new(Duration::ZERO, move |r, n| match r {
-        Request::ListDevices { page, .. } => Ok(Response::Devices(types::DeviceList {
-            devices: vec![device(Uuid::new_v4(), &[])],
-            meta: Some(types::Meta {
-                last_page: Some(3),
-                current_page: Some(i64::from(*page)),
-                ..Default::default()
-            }),
-        })),
-        Request::GetReservation { .. } => Ok(Response::Reservation(Box::default())),
-        Request::CreateDevice { .. } if n == 4 => Err(unknown()),
-        _ => ok_device(),
+    let creates = AtomicUsize::new(0);
+    let t = Script::new(Duration::ZERO, move |op, r, _| match op.id {
+        "findProjectDevices" => Reply::ok(
+            op,
+            types::DeviceList {
+                devices: vec![device(Uuid::new_v4(), &[])],
+                meta: Some(types::Meta {
+                    last_page: Some(3),
+                    current_page: r.query("page").map(|p| p.parse().unwrap()),
+                    ..Default::default()
+                }),
+            },
+        ),
+        "findHardwareReservationById" => Reply::ok(op, types::HardwareReservation::default()),
+        // The first create's reply is lost.
+        "createDevice" if creates.fetch_add(1, Ordering::SeqCst) == 0 => Reply::bad_gateway(),
+        _ => ok_device(op),
     });
     let c = client(t.clone())
         .parallelism(4)
@@ -317,6 +193,9 @@ async fn every_request_takes_its_turn_from_the_shared_limiter() {
     created.unwrap();
     // 3 pages + lookup + create (unknown) + lookup + create = 7 requests,
     // each 2 s after the previous one, whoever made it.
+    assert_eq!(t.count("findProjectDevices"), 3);
+    assert_eq!(t.count("findHardwareReservationById"), 2);
+    assert_eq!(t.count("createDevice"), 2);
     let mut times: Vec<Duration> = t.times().into_iter().map(|t| t - t0).collect();
     times.sort();
     let expected: Vec<Duration> = (0..7).map(|i| Duration::from_secs(2 * i)).collect();
@@ -325,14 +204,11 @@ async fn every_request_takes_its_turn_from_the_shared_limiter() {
 
 #[tokio::test(start_paused = true)]
 async fn a_throttling_reply_slows_the_whole_client_for_retry_after() {
-    let t = Script::new(Duration::ZERO, |_, n| {
+    let t = Script::new(Duration::ZERO, |op, _, n| {
         if n == 0 {
-            Err(AttemptError::Throttled {
-                status: 429,
-                retry_after: Some(Duration::from_secs(30)),
-            })
+            Reply::throttled(30)
         } else {
-            ok_device()
+            ok_device(op)
         }
     });
     let registry = prometheus::Registry::new();
@@ -356,19 +232,22 @@ async fn a_throttling_reply_slows_the_whole_client_for_retry_after() {
     assert_eq!(times[0], Duration::ZERO);
     assert!(times[1] >= Duration::from_secs(30), "{times:?}");
     assert!(times[2] >= Duration::from_secs(30), "{times:?}");
-    let throttled = registry
-        .gather()
-        .into_iter()
-        .find(|f| f.name() == "equinix_api_throttled_total")
-        .unwrap();
-    assert_eq!(throttled.get_metric()[0].get_counter().get_value(), 1.0);
+    let text = metrics_text(&registry);
+    assert_lines(
+        &text,
+        &[
+            r#"equinix_api_throttled_total{endpoint="findDeviceById"} 1"#,
+            r#"equinix_api_attempts_total{endpoint="findDeviceById",outcome="throttled"} 1"#,
+            r#"equinix_api_requests_total{endpoint="findDeviceById",status_code="429"} 1"#,
+        ],
+    );
 }
 
 // ---------------------------------------------------------------- 3. classification
 
 #[tokio::test(start_paused = true)]
 async fn reboot_with_unknown_outcome_is_not_repeated() {
-    let t = Script::new(Duration::ZERO, |_, _| Err(unknown()));
+    let t = Script::new(Duration::ZERO, |_, _, _| Reply::bad_gateway());
     let c = client(t.clone())
         .backoff(Arc::new(Fixed(Duration::from_secs(1), Some(3))))
         .build()
@@ -380,6 +259,25 @@ async fn reboot_with_unknown_outcome_is_not_repeated() {
             Error::OutcomeUnknown {
                 operation: "performAction",
                 attempts: 1,
+                source: AttemptError::Unknown {
+                    status: Some(502),
+                    ..
+                },
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(t.ops(), ["performAction"]);
+    // A reply that never came is no different.
+    let t = Script::new(Duration::ZERO, |_, _, _| Reply::NoReply);
+    let c = client(t.clone()).build().unwrap();
+    let err = c.reboot_device(Uuid::new_v4()).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::OutcomeUnknown {
+                attempts: 1,
+                source: AttemptError::Unknown { status: None, .. },
                 ..
             }
         ),
@@ -390,26 +288,28 @@ async fn reboot_with_unknown_outcome_is_not_repeated() {
 
 #[tokio::test(start_paused = true)]
 async fn reboot_never_sent_is_retried() {
-    let t = Script::new(Duration::ZERO, |_, n| {
+    let t = Script::new(Duration::ZERO, |op, _, n| {
         if n == 0 {
-            Err(not_sent())
+            Reply::NotSent
         } else {
-            Ok(Response::Empty)
+            Reply::done(op)
         }
     });
     let c = client(t.clone()).build().unwrap();
     c.reboot_device(Uuid::new_v4()).await.unwrap();
-    assert_eq!(t.requests().len(), 2);
+    assert_eq!(t.ops(), ["performAction", "performAction"]);
+    assert_eq!(
+        t.requests()[1].body,
+        Some(serde_json::json!({"type": "reboot"}))
+    );
 }
 
 #[tokio::test(start_paused = true)]
 async fn idempotent_read_retries_unknown_outcomes() {
-    let t = Script::new(Duration::ZERO, |_, n| {
-        if n < 2 {
-            Err(unknown())
-        } else {
-            ok_device()
-        }
+    let t = Script::new(Duration::ZERO, |op, _, n| match n {
+        0 => Reply::bad_gateway(),
+        1 => Reply::NoReply,
+        _ => ok_device(op),
     });
     let c = client(t.clone()).build().unwrap();
     c.get_device(Uuid::new_v4(), &Fields::default())
@@ -420,8 +320,10 @@ async fn idempotent_read_retries_unknown_outcomes() {
 
 #[tokio::test(start_paused = true)]
 async fn rejections_return_at_once_with_the_server_messages() {
+    // 401/403/404 are documented for findDeviceById, 400/409/422 are not:
+    // both carry the server's messages.
     for status in [400, 401, 403, 404, 409, 422] {
-        let t = Script::new(Duration::ZERO, move |_, _| Err(rejected(status)));
+        let t = Script::new(Duration::ZERO, move |_, _, _| Reply::rejected(status));
         let c = client(t.clone()).build().unwrap();
         let err = c
             .get_device(Uuid::new_v4(), &Fields::default())
@@ -444,38 +346,68 @@ async fn rejections_return_at_once_with_the_server_messages() {
 
 #[tokio::test(start_paused = true)]
 async fn decode_and_invalid_request_are_permanent() {
-    let t = Script::new(Duration::ZERO, |_, n| {
-        if n == 0 {
-            Err(AttemptError::Decode {
-                status: 200,
-                detail: "bad".into(),
-            })
-        } else {
-            Err(AttemptError::InvalidRequest {
-                reason: "bad id".into(),
-            })
-        }
+    let t = Script::new(Duration::ZERO, |op, _, _| {
+        Reply::text(op.success, "not json")
     });
     let c = client(t.clone()).build().unwrap();
     assert!(matches!(
         c.get_project(Uuid::new_v4()).await,
-        Err(Error::Decode { status: 200, .. })
-    ));
-    assert!(matches!(
-        c.get_project(Uuid::new_v4()).await,
-        Err(Error::InvalidRequest {
+        Err(Error::Decode {
             operation: "findProjectById",
+            status: 200,
             ..
         })
     ));
-    assert_eq!(t.requests().len(), 2);
+    // The real status, not 0, whatever the success status is.
+    let input = key_input("deploy", "k");
+    let err = c
+        .call(|api| api.create_ssh_key().body(input.clone()).send())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Decode {
+                operation: "createSSHKey",
+                status: 201,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(err.status(), Some(201));
+    // The generated client's own validation: nothing is sent.
+    let err = c
+        .call(|api| api.find_project_by_id().send())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidRequest { reason, .. } if reason.contains("id")),
+        "{err:?}"
+    );
+    // The policy's own: an SSH key needs a label.
+    let err = c
+        .create_ssh_key(KeyOwner::User, &key_input("  ", "k"))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::InvalidRequest {
+                operation: "createSSHKey",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(t.ops(), ["findProjectById", "createSSHKey"]);
 }
 
 #[tokio::test(start_paused = true)]
 async fn default_backoff_gives_up_after_fifteen_minutes_with_the_last_error() {
-    let t = Script::new(Duration::ZERO, |_, _| Err(unknown()));
+    let t = Script::new(Duration::ZERO, |_, _, _| Reply::bad_gateway());
     let c = Client::builder()
-        .transport(t.clone())
+        .api(t.api())
         .api_rate(Duration::ZERO)
         .build()
         .unwrap();
@@ -504,7 +436,7 @@ async fn default_backoff_gives_up_after_fifteen_minutes_with_the_last_error() {
 
 #[tokio::test(start_paused = true)]
 async fn deadline_ends_the_call_with_the_last_error() {
-    let t = Script::new(Duration::ZERO, |_, _| Err(not_sent()));
+    let t = Script::new(Duration::ZERO, |_, _, _| Reply::NotSent);
     let c = client(t.clone())
         .backoff(Arc::new(Fixed(Duration::from_secs(10), None)))
         .deadline(Some(Duration::from_secs(25)))
@@ -517,29 +449,101 @@ async fn deadline_ends_the_call_with_the_last_error() {
         matches!(
             err,
             Error::DeadlineExceeded {
+                operation: "findProjectById",
                 attempts: 3,
                 last: Some(AttemptError::NotSent { .. }),
-                ..
             }
         ),
         "{err:?}"
     );
+    assert_eq!(t.requests().len(), 3);
 }
 
 #[tokio::test(start_paused = true)]
 async fn attempt_timeout_is_an_unknown_outcome() {
-    let t = Script::new(Duration::from_secs(60), |_, _| Ok(Response::Empty));
+    let t = Script::new(Duration::from_secs(60), |op, _, _| Reply::done(op));
     let c = client(t.clone())
         .attempt_timeout(Some(Duration::from_secs(5)))
         .build()
         .unwrap();
     // Not idempotent: the timed-out reboot is not repeated.
+    let t0 = Instant::now();
     let err = c.reboot_device(Uuid::new_v4()).await.unwrap_err();
     assert!(
-        matches!(err, Error::OutcomeUnknown { attempts: 1, .. }),
+        matches!(
+            err,
+            Error::OutcomeUnknown {
+                attempts: 1,
+                source: AttemptError::Unknown { status: None, .. },
+                ..
+            }
+        ),
         "{err:?}"
     );
+    assert_eq!(t0.elapsed(), Duration::from_secs(5));
     assert_eq!(t.requests().len(), 1);
+    assert_eq!(
+        t.in_flight.load(Ordering::SeqCst),
+        0,
+        "the exchange dropped"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_reply_over_the_body_bound_is_too_large_and_permanent() {
+    let t = Script::new(Duration::ZERO, |op, _, _| {
+        Reply::ok(op, device(Uuid::new_v4(), &["x"; 100]))
+    });
+    let c = Client::builder()
+        .api(metal_api::Client::over(
+            common::BASE_URL,
+            Default::default(),
+            Arc::new(Bounded(t.clone(), 64)),
+        ))
+        .api_rate(Duration::ZERO)
+        .backoff(Arc::new(Fixed(Duration::from_secs(1), None)))
+        .build()
+        .unwrap();
+    let err = c
+        .get_device(Uuid::new_v4(), &Fields::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::TooLarge {
+                operation: "findDeviceById",
+                status: 200,
+                limit: 64
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(t.requests().len(), 1, "not retried");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_redirect_is_a_permanent_rejection_naming_its_location() {
+    let t = Script::new(Duration::ZERO, |_, _, _| {
+        Reply::text(302, "").header("location", "http://elsewhere.invalid/devices")
+    });
+    let c = client(t.clone()).build().unwrap();
+    let err = c
+        .get_device(Uuid::new_v4(), &Fields::default())
+        .await
+        .unwrap_err();
+    match &err {
+        Error::Rejected {
+            status: 302,
+            messages,
+            ..
+        } => assert!(
+            messages[0].contains("http://elsewhere.invalid/devices"),
+            "{messages:?}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(t.requests().len(), 1, "neither followed nor retried");
 }
 
 // ---------------------------------------------------------------- 4. create_device
@@ -575,16 +579,16 @@ fn create_request(reservation: Uuid) -> types::CreateDeviceRequest {
     })
 }
 
-fn tags_of(body: &types::CreateDeviceRequest) -> Vec<String> {
-    match body {
-        types::CreateDeviceRequest::MetroInput(m) => m.tags.clone(),
-        types::CreateDeviceRequest::FacilityInput(f) => f.tags.clone(),
+fn reservation_with(device: Option<types::Device>) -> types::HardwareReservation {
+    types::HardwareReservation {
+        device: device.map(Box::new),
+        ..Default::default()
     }
 }
 
 #[tokio::test(start_paused = true)]
 async fn create_device_without_a_reservation_sends_nothing() {
-    let t = Script::new(Duration::ZERO, |_, _| ok_device());
+    let t = Script::new(Duration::ZERO, |op, _, _| ok_device(op));
     let c = client(t.clone()).build().unwrap();
     for bad in ["", "not-a-uuid"] {
         let mut req = create_request(Uuid::nil());
@@ -606,29 +610,28 @@ async fn create_device_after_unknown_outcome_finds_its_own_device() {
     // The server creates the device but the reply is lost.
     let stored: Arc<Mutex<Option<types::Device>>> = Arc::default();
     let s = stored.clone();
-    let t = Script::new(Duration::ZERO, move |r, _| match r {
-        Request::GetReservation { id, include } => {
-            assert_eq!(*id, reservation);
-            assert_eq!(include.as_deref(), Some("device"));
-            Ok(Response::Reservation(Box::new(
+    let t = Script::new(Duration::ZERO, move |op, r, _| match op.id {
+        "findHardwareReservationById" => {
+            assert_eq!(r.id(), reservation);
+            assert_eq!(r.query("include").as_deref(), Some("device"));
+            Reply::ok(
+                op,
                 types::HardwareReservation {
                     id: Some(reservation),
                     device: s.lock().unwrap().clone().map(Box::new),
                     ..Default::default()
                 },
-            )))
+            )
         }
-        Request::CreateDevice { body, .. } => {
-            let tags: Vec<&str> = tags_of(body).iter().map(|_| "").collect();
-            let _ = tags;
+        "createDevice" => {
             *s.lock().unwrap() = Some(types::Device {
                 id: Some(created),
-                tags: tags_of(body),
+                tags: r.tags(),
                 ..Default::default()
             });
-            Err(unknown())
+            Reply::bad_gateway()
         }
-        other => panic!("{other:?}"),
+        other => panic!("{other}"),
     });
     let c = client(t.clone()).build().unwrap();
     let request = create_request(reservation);
@@ -652,14 +655,18 @@ async fn create_device_after_unknown_outcome_finds_its_own_device() {
 #[tokio::test(start_paused = true)]
 async fn create_device_witness_is_reused_on_every_attempt() {
     let reservation = Uuid::new_v4();
-    let t = Script::new(Duration::ZERO, move |r, n| match r {
-        Request::GetReservation { .. } => Ok(Response::Reservation(Box::default())),
-        Request::CreateDevice { .. } if n < 4 => Err(not_sent()),
-        Request::CreateDevice { body, .. } => Ok(Response::Device(Box::new(types::Device {
-            tags: tags_of(body),
-            ..Default::default()
-        }))),
-        other => panic!("{other:?}"),
+    let creates = AtomicUsize::new(0);
+    let t = Script::new(Duration::ZERO, move |op, r, _| match op.id {
+        "findHardwareReservationById" => Reply::ok(op, reservation_with(None)),
+        "createDevice" if creates.fetch_add(1, Ordering::SeqCst) < 2 => Reply::NotSent,
+        "createDevice" => Reply::ok(
+            op,
+            types::Device {
+                tags: r.tags(),
+                ..Default::default()
+            },
+        ),
+        other => panic!("{other}"),
     });
     let c = client(t.clone()).build().unwrap();
     c.create_device(Uuid::new_v4(), &create_request(reservation))
@@ -668,10 +675,8 @@ async fn create_device_witness_is_reused_on_every_attempt() {
     let witnesses: Vec<Vec<String>> = t
         .requests()
         .iter()
-        .filter_map(|r| match r {
-            Request::CreateDevice { body, .. } => Some(tags_of(body)),
-            _ => None,
-        })
+        .filter(|r| r.op == "createDevice")
+        .map(|r| r.tags())
         .collect();
     assert_eq!(witnesses.len(), 3);
     assert!(witnesses.iter().all(|w| w == &witnesses[0] && w.len() == 2));
@@ -681,17 +686,12 @@ async fn create_device_witness_is_reused_on_every_attempt() {
 async fn create_device_on_a_reservation_taken_by_someone_else_is_race_lost() {
     let reservation = Uuid::new_v4();
     let theirs = Uuid::new_v4();
-    let t = Script::new(Duration::ZERO, move |r, _| match r {
-        Request::GetReservation { .. } => Ok(Response::Reservation(Box::new(
-            types::HardwareReservation {
-                device: Some(Box::new(device(
-                    theirs,
-                    &["wrapngo-idempotency-someone-else"],
-                ))),
-                ..Default::default()
-            },
-        ))),
-        other => panic!("{other:?}"),
+    let t = Script::new(Duration::ZERO, move |op, _, _| match op.id {
+        "findHardwareReservationById" => Reply::ok(
+            op,
+            reservation_with(Some(device(theirs, &["wrapngo-idempotency-someone-else"]))),
+        ),
+        other => panic!("{other}"),
     });
     let c = client(t.clone()).build().unwrap();
     let err = c
@@ -703,6 +703,58 @@ async fn create_device_on_a_reservation_taken_by_someone_else_is_race_lost() {
         "{err:?}"
     );
     assert_eq!(t.count("createDevice"), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn create_device_refused_because_a_competitor_took_the_reservation_is_race_lost() {
+    let reservation = Uuid::new_v4();
+    let theirs = Uuid::new_v4();
+    let taken = Arc::new(Mutex::new(false));
+    let tk = taken.clone();
+    let t = Script::new(Duration::ZERO, move |op, _, _| match op.id {
+        "findHardwareReservationById" => {
+            let device = tk.lock().unwrap().then(|| device(theirs, &["not-ours"]));
+            Reply::ok(op, reservation_with(device))
+        }
+        "createDevice" => {
+            // The competitor gets there between our read and our create.
+            *tk.lock().unwrap() = true;
+            Reply::errors(
+                422,
+                &["Hardware reservation already has a device provisioned on it"],
+            )
+        }
+        other => panic!("{other}"),
+    });
+    let c = client(t.clone()).build().unwrap();
+    let err = c
+        .create_device(Uuid::new_v4(), &create_request(reservation))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::RaceLost { device: Some(d), .. } if d == theirs),
+        "{err:?}"
+    );
+    assert_eq!(t.count("createDevice"), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn create_device_422_with_the_reservation_still_free_is_rejected() {
+    let t = Script::new(Duration::ZERO, |op, _, _| match op.id {
+        "findHardwareReservationById" => Reply::ok(op, reservation_with(None)),
+        "createDevice" => Reply::rejected(422),
+        other => panic!("{other}"),
+    });
+    let c = client(t.clone()).build().unwrap();
+    let err = c
+        .create_device(Uuid::new_v4(), &create_request(Uuid::new_v4()))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Rejected { operation: "createDevice", status: 422, messages } if messages == &["server says 422"]),
+        "{err:?}"
+    );
+    assert_eq!(t.count("createDevice"), 1);
 }
 
 // ---------------------------------------------------------------- 5. SSH keys
@@ -725,22 +777,26 @@ fn key_input(label: &str, k: &str) -> types::SshKeyCreateInput {
     }
 }
 
+fn key_list(keys: Vec<types::SshKey>) -> types::SshKeyList {
+    types::SshKeyList { ssh_keys: keys }
+}
+
 #[tokio::test(start_paused = true)]
 async fn ssh_key_with_same_label_and_key_is_returned_not_created() {
+    let project = Uuid::new_v4();
     let existing = key("deploy", "ssh-ed25519 AAAA");
     let e = existing.clone();
-    let t = Script::new(Duration::ZERO, move |r, _| match r {
-        Request::ListSshKeys {
-            owner: KeyOwner::Project(_),
-        } => Ok(Response::SshKeys(types::SshKeyList {
-            ssh_keys: vec![key("other", "x"), e.clone()],
-        })),
-        other => panic!("{other:?}"),
+    let t = Script::new(Duration::ZERO, move |op, r, _| match op.id {
+        "findProjectSSHKeys" => {
+            assert_eq!(r.id(), project);
+            Reply::ok(op, key_list(vec![key("other", "x"), e.clone()]))
+        }
+        other => panic!("{other}"),
     });
     let c = client(t.clone()).build().unwrap();
     let k = c
         .create_ssh_key(
-            KeyOwner::Project(Uuid::new_v4()),
+            KeyOwner::Project(project),
             &key_input("deploy", "ssh-ed25519 AAAA"),
         )
         .await
@@ -753,10 +809,8 @@ async fn ssh_key_with_same_label_and_key_is_returned_not_created() {
 async fn ssh_key_label_conflict_is_permanent() {
     let existing = key("deploy", "ssh-ed25519 OLD");
     let e = existing.clone();
-    let t = Script::new(Duration::ZERO, move |_, _| {
-        Ok(Response::SshKeys(types::SshKeyList {
-            ssh_keys: vec![e.clone()],
-        }))
+    let t = Script::new(Duration::ZERO, move |op, _, _| {
+        Reply::ok(op, key_list(vec![e.clone()]))
     });
     let c = client(t.clone()).build().unwrap();
     let err = c
@@ -767,25 +821,24 @@ async fn ssh_key_label_conflict_is_permanent() {
         matches!(&err, Error::SshKeyLabelConflict { label, existing: Some(id) } if label == "deploy" && Some(*id) == existing.id),
         "{err:?}"
     );
-    assert_eq!(t.requests().len(), 1, "not retried");
+    assert_eq!(t.ops(), ["findSSHKeys"], "not retried, nothing created");
 }
 
 #[tokio::test(start_paused = true)]
 async fn ssh_key_created_after_lost_reply_is_found_on_retry() {
     let stored: Arc<Mutex<Vec<types::SshKey>>> = Arc::default();
     let s = stored.clone();
-    let t = Script::new(Duration::ZERO, move |r, _| match r {
-        Request::ListSshKeys { .. } => Ok(Response::SshKeys(types::SshKeyList {
-            ssh_keys: s.lock().unwrap().clone(),
-        })),
-        Request::CreateSshKey { body, .. } => {
+    let t = Script::new(Duration::ZERO, move |op, r, _| match op.id {
+        "findSSHKeys" => Reply::ok(op, key_list(s.lock().unwrap().clone())),
+        "createSSHKey" => {
+            let body = r.body.as_ref().unwrap();
             s.lock().unwrap().push(key(
-                body.label.as_deref().unwrap(),
-                body.key.as_deref().unwrap(),
+                body["label"].as_str().unwrap(),
+                body["key"].as_str().unwrap(),
             ));
-            Err(unknown())
+            Reply::bad_gateway()
         }
-        other => panic!("{other:?}"),
+        other => panic!("{other}"),
     });
     let c = client(t.clone()).build().unwrap();
     let k = c
@@ -793,38 +846,142 @@ async fn ssh_key_created_after_lost_reply_is_found_on_retry() {
         .await
         .unwrap();
     assert_eq!(k.label.as_deref(), Some("deploy"));
+    assert_eq!(k.id, stored.lock().unwrap()[0].id);
     assert_eq!(t.count("createSSHKey"), 1);
     assert_eq!(stored.lock().unwrap().len(), 1);
+}
+
+/// The keys of one API account, as the server keeps them: a create whose
+/// key is already there is refused with the API's 422 ("Fingerprint has
+/// already been taken"), and so is one whose label is taken.
+fn key_server(keys: Arc<Mutex<Vec<types::SshKey>>>) -> Arc<Script> {
+    // Every request takes 1 s, so racing clients all list before any of
+    // them creates.
+    Script::new(Duration::from_secs(1), move |op, r, _| match op.id {
+        "findSSHKeys" | "findProjectSSHKeys" => {
+            Reply::ok(op, key_list(keys.lock().unwrap().clone()))
+        }
+        "createSSHKey" | "createProjectSSHKey" => {
+            let body = r.body.as_ref().unwrap();
+            let (label, k) = (
+                body["label"].as_str().unwrap(),
+                body["key"].as_str().unwrap(),
+            );
+            let mut keys = keys.lock().unwrap();
+            if keys.iter().any(|x| x.key.as_deref() == Some(k)) {
+                return Reply::errors(422, &["Fingerprint has already been taken"]);
+            }
+            if keys.iter().any(|x| x.label.as_deref() == Some(label)) {
+                return Reply::errors(422, &["Label has already been taken"]);
+            }
+            let created = key(label, k);
+            keys.push(created.clone());
+            Reply::ok(op, created)
+        }
+        other => panic!("{other}"),
+    })
+}
+
+#[tokio::test(start_paused = true)]
+async fn clients_racing_to_create_the_same_ssh_key_all_get_it() {
+    // Three processes (three clients, each with its own limits) ensure the
+    // same key at once against one account.
+    let keys: Arc<Mutex<Vec<types::SshKey>>> = Arc::default();
+    let server = key_server(keys.clone());
+    let clients: Vec<Client> = (0..3)
+        .map(|_| client(server.clone()).build().unwrap())
+        .collect();
+    let input = key_input("provision-example", "ssh-ed25519 AAAA");
+    let results = futures::future::join_all(
+        clients
+            .iter()
+            .map(|c| c.create_ssh_key(KeyOwner::User, &input)),
+    )
+    .await;
+    let keys = keys.lock().unwrap().clone();
+    assert_eq!(keys.len(), 1, "one key created");
+    for r in results {
+        let k = r.expect("the losers of the race get the key, not the 422");
+        assert_eq!(k.id, keys[0].id);
+    }
+    // Each listed, found nothing and created; the two refused re-listed.
+    assert_eq!(server.count("createSSHKey"), 3);
+    assert_eq!(server.count("findSSHKeys"), 5);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_race_lost_to_another_key_under_the_label_is_a_label_conflict() {
+    let project = Uuid::new_v4();
+    let keys: Arc<Mutex<Vec<types::SshKey>>> = Arc::default();
+    let server = key_server(keys.clone());
+    let ours = client(server.clone()).build().unwrap();
+    let theirs = client(server.clone()).build().unwrap();
+    let owner = KeyOwner::Project(project);
+    let (their_key, our_key) = (
+        key_input("deploy", "ssh-ed25519 THEIRS"),
+        key_input("deploy", "ssh-ed25519 OURS"),
+    );
+    // They create first (at 2 s, their list and create taking 1 s each);
+    // ours lists at 0.5 s, finds no key, and its create is refused.
+    let (theirs, ours) = tokio::join!(theirs.create_ssh_key(owner, &their_key), async {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        ours.create_ssh_key(owner, &our_key).await
+    });
+    let theirs = theirs.unwrap();
+    let err = ours.unwrap_err();
+    assert!(
+        matches!(&err, Error::SshKeyLabelConflict { label, existing } if label == "deploy" && *existing == theirs.id),
+        "{err:?}"
+    );
+    assert_eq!(keys.lock().unwrap().len(), 1);
+    assert_eq!(server.count("createProjectSSHKey"), 2);
 }
 
 // ---------------------------------------------------------------- 6. delete, power, move
 
 #[tokio::test(start_paused = true)]
 async fn delete_device_404_after_unknown_outcome_is_success() {
-    let t = Script::new(Duration::ZERO, |_, n| {
+    let t = Script::new(Duration::ZERO, |_, _, n| {
         if n == 0 {
-            Err(unknown())
+            Reply::bad_gateway()
         } else {
-            Err(rejected(404))
+            Reply::rejected(404)
         }
     });
     let c = client(t.clone()).build().unwrap();
     c.delete_device(Uuid::new_v4()).await.unwrap();
-    assert_eq!(t.requests().len(), 2);
+    assert_eq!(t.ops(), ["deleteDevice", "deleteDevice"]);
+    assert_eq!(
+        t.requests()[0].query("force_delete").as_deref(),
+        Some("false")
+    );
+    // The same rule for SSH keys.
+    let t = Script::new(Duration::ZERO, |_, _, n| {
+        if n == 0 {
+            Reply::NoReply
+        } else {
+            Reply::rejected(404)
+        }
+    });
+    let c = client(t.clone()).build().unwrap();
+    c.delete_ssh_key(Uuid::new_v4()).await.unwrap();
+    assert_eq!(t.ops(), ["deleteSSHKey", "deleteSSHKey"]);
 }
 
 #[tokio::test(start_paused = true)]
 async fn delete_device_404_on_first_attempt_is_rejected() {
-    let t = Script::new(Duration::ZERO, |_, _| Err(rejected(404)));
+    let t = Script::new(Duration::ZERO, |_, _, _| Reply::rejected(404));
     let c = client(t.clone()).build().unwrap();
     let err = c.delete_device(Uuid::new_v4()).await.unwrap_err();
     assert!(err.is_not_found(), "{err:?}");
+    let err = c.delete_ssh_key(Uuid::new_v4()).await.unwrap_err();
+    assert!(err.is_not_found(), "{err:?}");
     // Not after an unknown outcome either when the first failure was "not sent".
-    let t = Script::new(Duration::ZERO, |_, n| {
+    let t = Script::new(Duration::ZERO, |_, _, n| {
         if n == 0 {
-            Err(not_sent())
+            Reply::NotSent
         } else {
-            Err(rejected(404))
+            Reply::rejected(404)
         }
     });
     let c = client(t.clone()).build().unwrap();
@@ -833,18 +990,16 @@ async fn delete_device_404_on_first_attempt_is_rejected() {
         .await
         .unwrap_err()
         .is_not_found());
+    assert_eq!(t.requests().len(), 2);
 }
 
 #[tokio::test(start_paused = true)]
 async fn power_off_after_unknown_outcome_checks_the_state_first() {
     let id = Uuid::new_v4();
-    let t = Script::new(Duration::ZERO, move |r, _| match r {
-        Request::DeviceAction { .. } => Err(unknown()),
-        Request::GetDevice { .. } => Ok(Response::Device(Box::new(device_with_state(
-            id,
-            "powering_off",
-        )))),
-        other => panic!("{other:?}"),
+    let t = Script::new(Duration::ZERO, move |op, _, _| match op.id {
+        "performAction" => Reply::bad_gateway(),
+        "findDeviceById" => Reply::ok(op, device_with_state(id, "powering_off")),
+        other => panic!("{other}"),
     });
     let c = client(t.clone()).build().unwrap();
     c.power_off_device(id).await.unwrap();
@@ -855,33 +1010,63 @@ async fn power_off_after_unknown_outcome_checks_the_state_first() {
 #[tokio::test(start_paused = true)]
 async fn power_on_after_unknown_outcome_repeats_when_still_off() {
     let id = Uuid::new_v4();
-    let t = Script::new(Duration::ZERO, move |r, n| match r {
-        Request::DeviceAction { action, .. } => {
-            assert_eq!(*action, types::DeviceActionInputType::PowerOn);
+    let t = Script::new(Duration::ZERO, move |op, r, n| match op.id {
+        "performAction" => {
+            assert_eq!(r.body, Some(serde_json::json!({"type": "power_on"})));
             if n == 0 {
-                Err(unknown())
+                Reply::bad_gateway()
             } else {
-                Ok(Response::Empty)
+                Reply::done(op)
             }
         }
-        Request::GetDevice { .. } => Ok(Response::Device(Box::new(device_with_state(
-            id, "inactive",
-        )))),
-        other => panic!("{other:?}"),
+        "findDeviceById" => Reply::ok(op, device_with_state(id, "inactive")),
+        other => panic!("{other}"),
     });
     let c = client(t.clone()).build().unwrap();
     c.power_on_device(id).await.unwrap();
-    let ops: Vec<&str> = t.requests().iter().map(Request::operation).collect();
-    assert_eq!(ops, ["performAction", "findDeviceById", "performAction"]);
+    assert_eq!(
+        t.ops(),
+        ["performAction", "findDeviceById", "performAction"]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn power_off_refused_because_already_off_is_success() {
+    let id = Uuid::new_v4();
+    let state = Arc::new(Mutex::new("inactive"));
+    let s = state.clone();
+    let t = Script::new(Duration::ZERO, move |op, _, _| match op.id {
+        "performAction" => Reply::errors(422, &["Device must be powered on"]),
+        "findDeviceById" => Reply::ok(op, device_with_state(id, &s.lock().unwrap())),
+        other => panic!("{other}"),
+    });
+    let c = client(t.clone()).build().unwrap();
+    c.power_off_device(id).await.unwrap();
+    assert_eq!(t.count("performAction"), 1);
+    // Refused while in another state: the rejection stands.
+    *state.lock().unwrap() = "provisioning";
+    let err = c.power_off_device(id).await.unwrap_err();
+    assert!(
+        matches!(&err, Error::Rejected { status: 422, messages, .. } if messages == &["Device must be powered on"]),
+        "{err:?}"
+    );
+    assert_eq!(t.count("performAction"), 2);
 }
 
 #[tokio::test(start_paused = true)]
 async fn move_reservation_after_unknown_outcome_succeeds_if_already_moved() {
     let id = Uuid::new_v4();
     let target = Uuid::new_v4();
-    let t = Script::new(Duration::ZERO, move |r, _| match r {
-        Request::MoveReservation { .. } => Err(unknown()),
-        Request::GetReservation { .. } => Ok(Response::Reservation(Box::new(
+    let t = Script::new(Duration::ZERO, move |op, r, _| match op.id {
+        "moveHardwareReservation" => {
+            assert_eq!(
+                r.body,
+                Some(serde_json::json!({"project_id": target.to_string()}))
+            );
+            Reply::bad_gateway()
+        }
+        "findHardwareReservationById" => Reply::ok(
+            op,
             types::HardwareReservation {
                 id: Some(id),
                 project: Some(types::Project {
@@ -890,58 +1075,47 @@ async fn move_reservation_after_unknown_outcome_succeeds_if_already_moved() {
                 }),
                 ..Default::default()
             },
-        ))),
-        other => panic!("{other:?}"),
+        ),
+        other => panic!("{other}"),
     });
     let c = client(t.clone()).build().unwrap();
     let hr = c.move_reservation(id, target).await.unwrap();
     assert_eq!(hr.id, Some(id));
-    assert_eq!(t.count("moveHardwareReservation"), 1);
+    assert_eq!(
+        t.ops(),
+        ["moveHardwareReservation", "findHardwareReservationById"]
+    );
 }
 
 // ---------------------------------------------------------------- 7. pagination
 
-fn page_of(ids: &[Uuid], page: u32, last: i64) -> Response {
-    Response::Devices(types::DeviceList {
+fn page_of(ids: &[Uuid], page: i64, last: i64) -> types::DeviceList {
+    types::DeviceList {
         devices: ids.iter().map(|i| device(*i, &[])).collect(),
         meta: Some(types::Meta {
-            current_page: Some(i64::from(page)),
+            current_page: Some(page),
             last_page: Some(last),
             ..Default::default()
         }),
-    })
+    }
 }
 
 #[tokio::test(start_paused = true)]
 async fn list_follows_every_page_retries_only_the_failed_page_and_dedupes() {
     let ids: Vec<Uuid> = (0..5).map(|_| Uuid::new_v4()).collect();
     let i = ids.clone();
-    let failed = Arc::new(AtomicUsize::new(0));
-    let f = failed.clone();
-    let t = Script::new(Duration::ZERO, move |r, _| match r {
-        Request::ListDevices {
-            page: 1,
-            per_page: 2,
-            ..
-        } => Ok(page_of(&i[0..2], 1, 3)),
-        Request::ListDevices {
-            page: 2,
-            per_page: 2,
-            ..
-        } => {
-            if f.fetch_add(1, Ordering::SeqCst) == 0 {
-                Err(unknown())
-            } else {
-                // An entry of page 1 shows again (the list shifted).
-                Ok(page_of(&[i[1], i[2], i[3]], 2, 3))
-            }
+    let failed = AtomicUsize::new(0);
+    let t = Script::new(Duration::ZERO, move |op, r, _| {
+        assert_eq!(op.id, "findProjectDevices");
+        assert_eq!(r.query("per_page").as_deref(), Some("2"));
+        match r.query("page").as_deref() {
+            Some("1") => Reply::ok(op, page_of(&i[0..2], 1, 3)),
+            Some("2") if failed.fetch_add(1, Ordering::SeqCst) == 0 => Reply::bad_gateway(),
+            // An entry of page 1 shows again (the list shifted).
+            Some("2") => Reply::ok(op, page_of(&[i[1], i[2], i[3]], 2, 3)),
+            Some("3") => Reply::ok(op, page_of(&i[4..5], 3, 3)),
+            other => panic!("{other:?}"),
         }
-        Request::ListDevices {
-            page: 3,
-            per_page: 2,
-            ..
-        } => Ok(page_of(&i[4..5], 3, 3)),
-        other => panic!("{other:?}"),
     });
     let c = client(t.clone()).per_page(2).build().unwrap();
     let got: Vec<Uuid> = c
@@ -952,30 +1126,31 @@ async fn list_follows_every_page_retries_only_the_failed_page_and_dedupes() {
         .map(|d| d.id.unwrap())
         .collect();
     assert_eq!(got, ids);
-    let pages: Vec<u32> = t
+    let pages: Vec<String> = t
         .requests()
         .iter()
-        .map(|r| match r {
-            Request::ListDevices { page, .. } => *page,
-            other => panic!("{other:?}"),
-        })
+        .map(|r| r.query("page").unwrap())
         .collect();
-    assert_eq!(pages, [1, 2, 2, 3], "page 1 is not fetched again");
+    assert_eq!(pages, ["1", "2", "2", "3"], "page 1 is not fetched again");
 }
 
 #[tokio::test(start_paused = true)]
 async fn device_pages_streams_page_by_page_following_next() {
-    let t = Script::new(Duration::ZERO, |r, _| match r {
-        Request::ListDevices { page, .. } => Ok(Response::Devices(types::DeviceList {
-            devices: vec![device(Uuid::new_v4(), &[])],
-            meta: Some(types::Meta {
-                next: (*page < 4).then(|| types::Href {
-                    href: format!("/x?page={}", page + 1),
+    let t = Script::new(Duration::ZERO, |op, r, _| {
+        assert_eq!(op.id, "findProjectDevices");
+        let page: u32 = r.query("page").unwrap().parse().unwrap();
+        Reply::ok(
+            op,
+            types::DeviceList {
+                devices: vec![device(Uuid::new_v4(), &[])],
+                meta: Some(types::Meta {
+                    next: (page < 4).then(|| types::Href {
+                        href: format!("/x?page={}", page + 1),
+                    }),
+                    ..Default::default()
                 }),
-                ..Default::default()
-            }),
-        })),
-        other => panic!("{other:?}"),
+            },
+        )
     });
     let c = client(t.clone()).build().unwrap();
     let mut stream = c.device_pages(Uuid::new_v4());
@@ -984,18 +1159,50 @@ async fn device_pages_streams_page_by_page_following_next() {
     assert_eq!(t.requests().len(), 1, "lazily, one page at a time");
     let rest: Vec<_> = stream.collect().await;
     assert_eq!(rest.len(), 3);
+    assert!(rest.iter().all(|p| p.as_ref().unwrap().len() == 1));
     assert_eq!(t.requests().len(), 4);
+}
+
+#[tokio::test(start_paused = true)]
+async fn list_reservations_includes_facility_and_device_on_every_page() {
+    let t = Script::new(Duration::ZERO, |op, r, _| {
+        assert_eq!(r.query("include").as_deref(), Some("facility,device"));
+        let page: i64 = r.query("page").unwrap().parse().unwrap();
+        Reply::ok(
+            op,
+            types::HardwareReservationList {
+                hardware_reservations: vec![types::HardwareReservation {
+                    id: Some(Uuid::new_v4()),
+                    ..Default::default()
+                }],
+                meta: Some(types::Meta {
+                    last_page: Some(2),
+                    current_page: Some(page),
+                    ..Default::default()
+                }),
+            },
+        )
+    });
+    let c = client(t.clone()).build().unwrap();
+    assert_eq!(c.list_reservations(Uuid::new_v4()).await.unwrap().len(), 2);
+    assert_eq!(
+        t.ops(),
+        [
+            "findProjectHardwareReservations",
+            "findProjectHardwareReservations"
+        ]
+    );
 }
 
 // ---------------------------------------------------------------- 8. metrics
 
 #[tokio::test(start_paused = true)]
 async fn metrics_label_each_request_by_operation_and_outcome() {
-    let t = Script::new(Duration::from_millis(300), |r, n| match r {
-        Request::GetDevice { .. } if n == 0 => Err(unknown()),
-        Request::GetDevice { .. } => ok_device(),
-        Request::DeleteSshKey { .. } => Ok(Response::Empty),
-        _ => Err(rejected(404)),
+    let t = Script::new(Duration::from_millis(300), |op, _, n| match op.id {
+        "findDeviceById" if n == 0 => Reply::bad_gateway(),
+        "findDeviceById" => ok_device(op),
+        "deleteSSHKey" => Reply::done(op),
+        _ => Reply::rejected(404),
     });
     let registry = prometheus::Registry::new();
     let c = client(t.clone())
@@ -1008,30 +1215,41 @@ async fn metrics_label_each_request_by_operation_and_outcome() {
         .unwrap();
     c.delete_ssh_key(Uuid::new_v4()).await.unwrap();
     let _ = c.get_project(Uuid::new_v4()).await;
-    let text = prometheus::TextEncoder::new()
-        .encode_to_string(&registry.gather())
-        .unwrap();
-    for line in [
-        r#"equinix_api_latency_count{endpoint="findDeviceById",status_code="502"} 1"#,
-        r#"equinix_api_latency_count{endpoint="findDeviceById",status_code="200"} 1"#,
-        r#"equinix_api_latency_count{endpoint="deleteSSHKey",status_code="204"} 1"#,
-        r#"equinix_api_latency_count{endpoint="findProjectById",status_code="404"} 1"#,
-        r#"equinix_api_attempts_total{endpoint="findDeviceById",outcome="unknown"} 1"#,
-        r#"equinix_api_attempts_total{endpoint="findDeviceById",outcome="ok"} 1"#,
-        r#"equinix_api_attempts_total{endpoint="findProjectById",outcome="rejected"} 1"#,
-        r#"equinix_api_retries_total{endpoint="findDeviceById"} 1"#,
-        "equinix_api_rate_limit_wait_seconds_count 4",
-        "equinix_api_in_flight 0",
-        "equinix_api_waiting 0",
-    ] {
-        assert!(text.contains(line), "missing {line}\n{text}");
-    }
+    let text = metrics_text(&registry);
+    assert_lines(
+        &text,
+        &[
+            r#"equinix_api_latency_count{endpoint="findDeviceById",status_code="502"} 1"#,
+            r#"equinix_api_latency_count{endpoint="findDeviceById",status_code="200"} 1"#,
+            r#"equinix_api_latency_count{endpoint="deleteSSHKey",status_code="204"} 1"#,
+            r#"equinix_api_latency_count{endpoint="findProjectById",status_code="404"} 1"#,
+            r#"equinix_api_requests_total{endpoint="findDeviceById",status_code="502"} 1"#,
+            r#"equinix_api_requests_total{endpoint="findDeviceById",status_code="200"} 1"#,
+            r#"equinix_api_requests_total{endpoint="deleteSSHKey",status_code="204"} 1"#,
+            r#"equinix_api_requests_total{endpoint="findProjectById",status_code="404"} 1"#,
+            r#"equinix_api_attempts_total{endpoint="findDeviceById",outcome="unknown"} 1"#,
+            r#"equinix_api_attempts_total{endpoint="findDeviceById",outcome="ok"} 1"#,
+            r#"equinix_api_attempts_total{endpoint="deleteSSHKey",outcome="ok"} 1"#,
+            r#"equinix_api_attempts_total{endpoint="findProjectById",outcome="rejected"} 1"#,
+            r#"equinix_api_retries_total{endpoint="findDeviceById"} 1"#,
+            "equinix_api_rate_limit_wait_seconds_count 4",
+            "equinix_api_in_flight 0",
+            "equinix_api_waiting 0",
+        ],
+    );
     assert!(
         !text.to_lowercase().contains("endpoint=\"unknown"),
         "no endpoint is unknown"
     );
-    // Requests 2..4 waited for the limiter: the histogram's sum shows it.
-    assert!(text.contains("equinix_api_rate_limit_wait_seconds_sum"));
+    // Requests 2..4 waited for the limiter: the retry after its 0.3 s
+    // reply and 1 s of backoff waits 0.7 s, the next two 1.7 s each.
+    let waited: f64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("equinix_api_rate_limit_wait_seconds_sum "))
+        .expect("the wait histogram")
+        .parse()
+        .unwrap();
+    assert!((waited - 4.1).abs() < 1e-6, "{waited}");
     // The latency was observed on the paused clock: 0.3 s each.
     assert!(
         text.contains(r#"equinix_api_latency_sum{endpoint="deleteSSHKey",status_code="204"} 0.3"#),
@@ -1039,10 +1257,69 @@ async fn metrics_label_each_request_by_operation_and_outcome() {
     );
 }
 
+#[tokio::test(start_paused = true)]
+async fn attempts_and_requests_are_counted_apart_with_every_outcome() {
+    let reservation = Uuid::new_v4();
+    let theirs = Uuid::new_v4();
+    let t = Script::new(Duration::ZERO, move |op, r, n| match op.id {
+        // One attempt of create_device makes two requests.
+        "findHardwareReservationById" if r.id() == reservation => {
+            Reply::ok(op, reservation_with(None))
+        }
+        "findHardwareReservationById" => Reply::ok(op, reservation_with(Some(device(theirs, &[])))),
+        "createDevice" => Reply::ok(op, device(Uuid::new_v4(), &[])),
+        // Not sent, then throttled, then a body that does not decode.
+        "findProjectById" => match n {
+            3 => Reply::NotSent,
+            4 => Reply::throttled(1),
+            _ => Reply::text(200, "{"),
+        },
+        other => panic!("{other}"),
+    });
+    let registry = prometheus::Registry::new();
+    let c = client(t.clone())
+        .registry(registry.clone())
+        .build()
+        .unwrap();
+    c.create_device(Uuid::new_v4(), &create_request(reservation))
+        .await
+        .unwrap();
+    let err = c
+        .create_device(Uuid::new_v4(), &create_request(Uuid::new_v4()))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, Error::RaceLost { .. }), "{err:?}");
+    let err = c.get_project(Uuid::new_v4()).await.unwrap_err();
+    assert!(matches!(err, Error::Decode { status: 200, .. }), "{err:?}");
+    let text = metrics_text(&registry);
+    assert_lines(
+        &text,
+        &[
+            r#"equinix_api_requests_total{endpoint="findHardwareReservationById",status_code="200"} 2"#,
+            r#"equinix_api_requests_total{endpoint="createDevice",status_code="201"} 1"#,
+            r#"equinix_api_attempts_total{endpoint="createDevice",outcome="ok"} 1"#,
+            r#"equinix_api_attempts_total{endpoint="createDevice",outcome="final"} 1"#,
+            r#"equinix_api_requests_total{endpoint="findProjectById",status_code="none"} 1"#,
+            r#"equinix_api_requests_total{endpoint="findProjectById",status_code="429"} 1"#,
+            r#"equinix_api_requests_total{endpoint="findProjectById",status_code="200"} 1"#,
+            r#"equinix_api_attempts_total{endpoint="findProjectById",outcome="not_sent"} 1"#,
+            r#"equinix_api_attempts_total{endpoint="findProjectById",outcome="throttled"} 1"#,
+            r#"equinix_api_attempts_total{endpoint="findProjectById",outcome="decode"} 1"#,
+            r#"equinix_api_retries_total{endpoint="findProjectById"} 2"#,
+        ],
+    );
+    // Attempts are counted per call, under the call's operation: the
+    // reservation reads inside create_device are requests, not attempts.
+    assert!(
+        !text.contains(r#"equinix_api_attempts_total{endpoint="findHardwareReservationById""#),
+        "{text}"
+    );
+}
+
 #[test]
 fn registering_twice_in_one_registry_is_a_build_error() {
     let registry = prometheus::Registry::new();
-    let t = Script::new(Duration::ZERO, |_, _| ok_device());
+    let t = Script::new(Duration::ZERO, |op, _, _| ok_device(op));
     client(t.clone())
         .registry(registry.clone())
         .build()
@@ -1053,7 +1330,7 @@ fn registering_twice_in_one_registry_is_a_build_error() {
     ));
     assert!(matches!(
         Client::builder().build(),
-        Err(metal_policy::client::BuildError::NoTransport)
+        Err(metal_policy::client::BuildError::NoApi)
     ));
 }
 
@@ -1065,94 +1342,4 @@ fn exponential_default_matches_the_documented_values() {
     assert_eq!(d.randomization_factor, 0.5);
     assert_eq!(d.max_interval, Duration::from_secs(60));
     assert_eq!(d.max_elapsed_time, Some(Duration::from_secs(900)));
-}
-
-#[tokio::test(start_paused = true)]
-async fn power_off_refused_because_already_off_is_success() {
-    let id = Uuid::new_v4();
-    let state = Arc::new(Mutex::new("inactive"));
-    let s = state.clone();
-    let t = Script::new(Duration::ZERO, move |r, _| match r {
-        Request::DeviceAction { .. } => Err(AttemptError::Rejected {
-            status: 422,
-            messages: vec!["Device must be powered on".into()],
-        }),
-        Request::GetDevice { .. } => Ok(Response::Device(Box::new(device_with_state(
-            id,
-            &s.lock().unwrap(),
-        )))),
-        other => panic!("{other:?}"),
-    });
-    let c = client(t.clone()).build().unwrap();
-    c.power_off_device(id).await.unwrap();
-    assert_eq!(t.count("performAction"), 1);
-    // Refused while in another state: the rejection stands.
-    *state.lock().unwrap() = "provisioning";
-    let err = c.power_off_device(id).await.unwrap_err();
-    assert!(
-        matches!(err, Error::Rejected { status: 422, .. }),
-        "{err:?}"
-    );
-}
-
-#[tokio::test(start_paused = true)]
-async fn create_device_refused_because_a_competitor_took_the_reservation_is_race_lost() {
-    let reservation = Uuid::new_v4();
-    let theirs = Uuid::new_v4();
-    let taken = Arc::new(Mutex::new(false));
-    let tk = taken.clone();
-    let t = Script::new(Duration::ZERO, move |r, _| match r {
-        Request::GetReservation { .. } => {
-            let device = tk
-                .lock()
-                .unwrap()
-                .then(|| Box::new(device(theirs, &["not-ours"])));
-            Ok(Response::Reservation(Box::new(
-                types::HardwareReservation {
-                    device,
-                    ..Default::default()
-                },
-            )))
-        }
-        Request::CreateDevice { .. } => {
-            // The competitor gets there between our read and our create.
-            *tk.lock().unwrap() = true;
-            Err(AttemptError::Rejected {
-                status: 422,
-                messages: vec![
-                    "Hardware reservation already has a device provisioned on it".into(),
-                ],
-            })
-        }
-        other => panic!("{other:?}"),
-    });
-    let c = client(t.clone()).build().unwrap();
-    let err = c
-        .create_device(Uuid::new_v4(), &create_request(reservation))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(err, Error::RaceLost { device: Some(d), .. } if d == theirs),
-        "{err:?}"
-    );
-    assert_eq!(t.count("createDevice"), 1);
-}
-
-#[tokio::test(start_paused = true)]
-async fn create_device_422_with_the_reservation_still_free_is_rejected() {
-    let t = Script::new(Duration::ZERO, |r, _| match r {
-        Request::GetReservation { .. } => Ok(Response::Reservation(Box::default())),
-        Request::CreateDevice { .. } => Err(rejected(422)),
-        other => panic!("{other:?}"),
-    });
-    let c = client(t.clone()).build().unwrap();
-    let err = c
-        .create_device(Uuid::new_v4(), &create_request(Uuid::new_v4()))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(err, Error::Rejected { status: 422, .. }),
-        "{err:?}"
-    );
-    assert_eq!(t.count("createDevice"), 1);
 }
