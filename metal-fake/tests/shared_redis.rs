@@ -15,11 +15,9 @@ use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use async_trait::async_trait;
+use metal_api::exchange::{BoxFuture, Exchange};
 use metal_fake::{Fake, ServerConfig, ServerHandle};
-use metal_policy::{
-    AttemptError, Client, ExponentialBackoff, Metal, Request, Response, SharedLimits, Transport,
-};
+use metal_policy::{Client, ExponentialBackoff, Metal, SharedLimits};
 use uuid::Uuid;
 
 const TOKEN: &str = "shared-test-token";
@@ -134,13 +132,16 @@ async fn redis_for(test: &str, own: bool) -> Option<TestRedis> {
 
 // ---------------------------------------------------------------- worker
 
-/// A transport that never answers: its calls hold their slots.
+/// An exchange that never answers: its calls hold their slots.
 struct Stall;
 
-#[async_trait]
-impl Transport for Stall {
-    async fn send(&self, _: Request) -> Result<Response, AttemptError> {
-        std::future::pending().await
+impl Exchange for Stall {
+    fn exchange<'a>(
+        &'a self,
+        _: &'static metal_api::Operation,
+        _: reqwest::Request,
+    ) -> BoxFuture<'a, reqwest::Result<reqwest::Response>> {
+        Box::pin(std::future::pending())
     }
 }
 
@@ -174,14 +175,14 @@ fn shared_client(stall: bool, var: &dyn Fn(&str) -> String) -> (Client, promethe
         }))
         .registry(registry.clone())
         .shared_limits(shared);
+    let config = metal_api::Config::builder()
+        .auth_token(TOKEN)
+        .base_url(var("W_BASE"))
+        .build()
+        .unwrap();
     let builder = if stall {
-        builder.transport(Arc::new(Stall))
+        builder.api(config.client_over(Arc::new(Stall)))
     } else {
-        let config = metal_api::Config::builder()
-            .auth_token(TOKEN)
-            .base_url(var("W_BASE"))
-            .build()
-            .unwrap();
         builder.config(config)
     };
     (builder.build().unwrap(), registry)
