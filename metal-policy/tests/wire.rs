@@ -1,60 +1,46 @@
-//! The HTTP transport's classification and the client's requests on the
-//! wire, against httpmock (real time; no timing assertions here).
+//! The policy client over real HTTP (reqwest through `metal-api`'s default
+//! exchange) against httpmock: classification of real replies, the
+//! requests on the wire, redirects and body bounds. No backoff sleeps: a
+//! client here gives up at the first retry unless a test says otherwise.
+
+mod common;
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use common::Fixed;
 use httpmock::prelude::*;
 use metal_api::types;
-use metal_policy::{
-    AttemptError, Backoff, BackoffFactory, Client, Error, Fields, HttpTransport, KeyOwner, Metal,
-    Request, Transport,
-};
+use metal_policy::{AttemptError, Client, ClientBuilder, Error, Fields, KeyOwner, Metal};
 use uuid::Uuid;
 
 const TOKEN: &str = "wire-test-secret-token";
 
-fn config(server: &MockServer) -> metal_api::Config {
+fn config(base_url: String) -> metal_api::ConfigBuilder {
     metal_api::Config::builder()
         .auth_token(TOKEN)
-        .base_url(server.base_url())
-        .build()
-        .unwrap()
+        .base_url(base_url)
 }
 
-fn transport(server: &MockServer) -> HttpTransport {
-    HttpTransport::new(&config(server)).unwrap()
-}
-
-struct Quick;
-impl BackoffFactory for Quick {
-    fn start(&self) -> Box<dyn Backoff> {
-        struct S(u32);
-        impl Backoff for S {
-            fn next_delay(&mut self) -> Option<Duration> {
-                self.0 += 1;
-                (self.0 <= 5).then_some(Duration::from_millis(10))
-            }
-        }
-        Box::new(S(0))
-    }
+/// A client that never retries (the backoff gives up at once) and has no
+/// client-side rate limit.
+fn builder(config: metal_api::ConfigBuilder) -> ClientBuilder {
+    Client::builder()
+        .config(config.build().unwrap())
+        .api_rate(Duration::ZERO)
+        .backoff(Arc::new(Fixed(Duration::ZERO, Some(0))))
 }
 
 fn client(server: &MockServer) -> Client {
-    Client::builder()
-        .config(config(server))
-        .api_rate(Duration::ZERO)
-        .backoff(Arc::new(Quick))
-        .build()
-        .unwrap()
+    builder(config(server.base_url())).build().unwrap()
 }
 
-fn get_device(id: Uuid) -> Request {
-    Request::GetDevice {
-        id,
-        include: None,
-        exclude: None,
-    }
+/// The error of a GET of a device that gets the scripted reply.
+async fn get_device_error(server: &MockServer, id: Uuid) -> Error {
+    client(server)
+        .get_device(id, &Fields::default())
+        .await
+        .unwrap_err()
 }
 
 #[tokio::test]
@@ -67,9 +53,9 @@ async fn status_429_with_retry_after_is_throttled() {
             then.status(429).header("Retry-After", "17");
         })
         .await;
-    let err = transport(&server).send(get_device(id)).await.unwrap_err();
+    let err = get_device_error(&server, id).await;
     assert!(
-        matches!(err, AttemptError::Throttled { status: 429, retry_after: Some(d) } if d == Duration::from_secs(17)),
+        matches!(err, Error::GaveUp { attempts: 1, source: AttemptError::Throttled { status: 429, retry_after: Some(d) }, .. } if d == Duration::from_secs(17)),
         "{err:?}"
     );
 }
@@ -84,9 +70,9 @@ async fn status_429_with_rate_limit_reset_is_throttled() {
             then.status(429).header("X-RateLimit-Reset", "9");
         })
         .await;
-    let err = transport(&server).send(get_device(id)).await.unwrap_err();
+    let err = get_device_error(&server, id).await;
     assert!(
-        matches!(err, AttemptError::Throttled { retry_after: Some(d), .. } if d == Duration::from_secs(9)),
+        matches!(err, Error::GaveUp { source: AttemptError::Throttled { retry_after: Some(d), .. }, .. } if d == Duration::from_secs(9)),
         "{err:?}"
     );
 }
@@ -107,25 +93,40 @@ async fn status_503_is_throttled_only_with_retry_after() {
             then.status(503).body("overloaded");
         })
         .await;
-    let t = transport(&server);
-    assert!(matches!(
-        t.send(get_device(a)).await.unwrap_err(),
-        AttemptError::Throttled { status: 503, .. }
-    ));
-    assert!(matches!(
-        t.send(get_device(b)).await.unwrap_err(),
-        AttemptError::Unknown {
-            status: Some(503),
-            ..
-        }
-    ));
+    // A client each: the first one's pause would hold the second request.
+    let err = get_device_error(&server, a).await;
+    assert!(
+        matches!(
+            err,
+            Error::GaveUp {
+                source: AttemptError::Throttled { status: 503, .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let err = get_device_error(&server, b).await;
+    assert!(
+        matches!(
+            &err,
+            Error::GaveUp {
+                source: AttemptError::Unknown {
+                    status: Some(503),
+                    detail,
+                    ..
+                },
+                ..
+            } if detail.contains("overloaded")
+        ),
+        "{err:?}"
+    );
 }
 
 #[tokio::test]
 async fn html_502_from_a_proxy_is_an_unknown_outcome() {
     let server = MockServer::start_async().await;
     let id = Uuid::new_v4();
-    server
+    let m = server
         .mock_async(|when, then| {
             when.method(POST).path(format!("/devices/{id}/actions"));
             then.status(502)
@@ -133,27 +134,27 @@ async fn html_502_from_a_proxy_is_an_unknown_outcome() {
                 .body("<html><body>Bad Gateway</body></html>");
         })
         .await;
-    let request = Request::DeviceAction {
-        id,
-        action: types::DeviceActionInputType::Reboot,
-    };
-    let err = transport(&server).send(request).await.unwrap_err();
+    // Through the client: a reboot is not repeated, whatever the backoff.
+    let c = builder(config(server.base_url()))
+        .backoff(Arc::new(Fixed(Duration::ZERO, Some(5))))
+        .build()
+        .unwrap();
+    let err = c.reboot_device(id).await.unwrap_err();
     assert!(
         matches!(
             err,
-            AttemptError::Unknown {
-                status: Some(502),
-                ..
+            Error::OutcomeUnknown {
+                operation: "performAction",
+                attempts: 1,
+                source: AttemptError::Unknown {
+                    status: Some(502),
+                    ..
+                }
             }
         ),
         "{err:?}"
     );
-    // Through the client: a reboot is not repeated.
-    let err = client(&server).reboot_device(id).await.unwrap_err();
-    assert!(
-        matches!(err, Error::OutcomeUnknown { attempts: 1, .. }),
-        "{err:?}"
-    );
+    assert_eq!(m.calls_async().await, 1);
 }
 
 #[tokio::test]
@@ -167,11 +168,7 @@ async fn documented_404_is_rejected_with_the_server_messages() {
                 .json_body(serde_json::json!({"errors": ["Not found"], "error": "nope"}));
         })
         .await;
-    let err = client(&server)
-        .get_device(id, &Fields::default())
-        .await
-        .unwrap_err();
-    match err {
+    match get_device_error(&server, id).await {
         Error::Rejected {
             status: 404,
             messages,
@@ -194,10 +191,7 @@ async fn undocumented_400_and_409_are_rejected_not_retried() {
                     .json_body(serde_json::json!({"errors": ["bad input"]}));
             })
             .await;
-        let err = client(&server)
-            .get_device(id, &Fields::default())
-            .await
-            .unwrap_err();
+        let err = get_device_error(&server, id).await;
         assert!(
             matches!(&err, Error::Rejected { status: s, messages, .. } if *s == status && messages == &["bad input"]),
             "{err:?}"
@@ -207,7 +201,7 @@ async fn undocumented_400_and_409_are_rejected_not_retried() {
 }
 
 #[tokio::test]
-async fn success_with_a_body_that_does_not_decode_is_permanent() {
+async fn success_with_a_body_that_does_not_decode_is_permanent_with_its_status() {
     let server = MockServer::start_async().await;
     let id = Uuid::new_v4();
     let m = server
@@ -216,18 +210,27 @@ async fn success_with_a_body_that_does_not_decode_is_permanent() {
             then.status(200).body("not json");
         })
         .await;
-    let err = client(&server)
-        .get_device(id, &Fields::default())
-        .await
-        .unwrap_err();
-    assert!(matches!(err, Error::Decode { .. }), "{err:?}");
+    let err = get_device_error(&server, id).await;
+    assert!(
+        matches!(
+            &err,
+            Error::Decode {
+                operation: "findDeviceById",
+                status: 200,
+                detail,
+            } if detail.contains("not json")
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("HTTP 200"), "{err}");
     assert_eq!(m.calls_async().await, 1);
 }
 
 #[tokio::test]
-async fn documented_404_with_a_non_json_body_stays_permanent() {
-    // The generated client reports this without its status (see http.rs):
-    // it must not be retried as if the server might have acted.
+async fn documented_404_with_a_non_json_body_stays_a_permanent_404() {
+    // The generated client cannot decode the documented error body; the
+    // status the exchange saw still classifies it: a refusal, not retried
+    // as if the server might have acted.
     let server = MockServer::start_async().await;
     let id = Uuid::new_v4();
     let m = server
@@ -236,11 +239,8 @@ async fn documented_404_with_a_non_json_body_stays_permanent() {
             then.status(404).body("<html>not here</html>");
         })
         .await;
-    let err = client(&server)
-        .get_device(id, &Fields::default())
-        .await
-        .unwrap_err();
-    assert!(matches!(err, Error::Decode { status: 0, .. }), "{err:?}");
+    let err = get_device_error(&server, id).await;
+    assert!(err.is_not_found(), "{err:?}");
     assert_eq!(m.calls_async().await, 1);
 }
 
@@ -249,24 +249,41 @@ async fn connection_refused_is_not_sent() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     drop(listener);
-    let config = metal_api::Config::builder()
-        .auth_token(TOKEN)
-        .base_url(format!("http://127.0.0.1:{port}"))
+    let base = format!("http://127.0.0.1:{port}");
+    let err = builder(config(base.clone()))
         .build()
-        .unwrap();
-    let t = HttpTransport::new(&config).unwrap();
-    let err = t.send(get_device(Uuid::new_v4())).await.unwrap_err();
-    assert!(matches!(err, AttemptError::NotSent { .. }), "{err:?}");
+        .unwrap()
+        .get_device(Uuid::new_v4(), &Fields::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::GaveUp {
+                source: AttemptError::NotSent { .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     // Even a reboot is retried when nothing was sent; the backoff then
     // gives up, and nothing shows the token.
-    let c = Client::builder()
-        .config(config)
-        .api_rate(Duration::ZERO)
-        .backoff(Arc::new(Quick))
+    let c = builder(config(base))
+        .backoff(Arc::new(Fixed(Duration::ZERO, Some(5))))
         .build()
         .unwrap();
     let err = c.reboot_device(Uuid::new_v4()).await.unwrap_err();
-    assert!(matches!(err, Error::GaveUp { attempts: 6, .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            Error::GaveUp {
+                attempts: 6,
+                source: AttemptError::NotSent { .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     let shown = format!("{err} {err:?} {c:?}");
     assert!(!shown.contains(TOKEN), "{shown}");
 }
@@ -289,6 +306,7 @@ async fn create_device_on_the_wire_reads_the_reservation_with_its_device_then_cr
         .mock_async(|when, then| {
             when.method(POST)
                 .path(format!("/projects/{project}/devices"))
+                .header("x-auth-token", TOKEN)
                 .body_includes("wrapngo-idempotency-")
                 .body_includes("caller-tag")
                 .body_includes(reservation.to_string());
@@ -336,9 +354,7 @@ async fn lists_on_the_wire_follow_pages_with_per_page() {
             })
             .await;
     }
-    let c = Client::builder()
-        .config(config(&server))
-        .api_rate(Duration::ZERO)
+    let c = builder(config(server.base_url()))
         .per_page(1)
         .build()
         .unwrap();
@@ -383,4 +399,177 @@ async fn ssh_key_create_on_the_wire_lists_first() {
     assert_eq!(k.id, Some(existing));
     assert_eq!(list.calls_async().await, 1);
     assert_eq!(create.calls_async().await, 0);
+}
+
+#[tokio::test]
+async fn ssh_key_create_refused_with_fingerprint_taken_reads_again_on_the_wire() {
+    // Another process created the same key between our list and our
+    // create: the API's 422, then the key on the second read.
+    let server = MockServer::start_async().await;
+    let existing = Uuid::new_v4();
+    let empty = server
+        .mock_async(|when, then| {
+            when.method(GET)
+                .path(format!("/projects/{existing}/ssh-keys"));
+            then.status(200)
+                .json_body(serde_json::json!({"ssh_keys": []}));
+        })
+        .await;
+    let create = server
+        .mock_async(|when, then| {
+            when.method(POST)
+                .path(format!("/projects/{existing}/ssh-keys"));
+            then.status(422)
+                .json_body(serde_json::json!({"errors": ["Fingerprint has already been taken"]}));
+        })
+        .await;
+    let c = client(&server);
+    let input = types::SshKeyCreateInput {
+        instances_ids: vec![],
+        key: Some("ssh-ed25519 AAAA".into()),
+        label: Some("deploy".into()),
+        tags: vec![],
+    };
+    // With the list still empty, the 422 stands.
+    let err = c
+        .create_ssh_key(KeyOwner::Project(existing), &input)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::Rejected { operation: "createProjectSSHKey", status: 422, messages } if messages == &["Fingerprint has already been taken"]),
+        "{err:?}"
+    );
+    assert_eq!(empty.calls_async().await, 2, "listed again after the 422");
+    empty.delete_async().await;
+    let listed = server
+        .mock_async(|when, then| {
+            when.method(GET)
+                .path(format!("/projects/{existing}/ssh-keys"));
+            then.status(200).json_body(serde_json::json!({"ssh_keys": [
+                {"id": existing.to_string(), "label": "deploy", "key": "ssh-ed25519 AAAA"}
+            ]}));
+        })
+        .await;
+    let k = c
+        .create_ssh_key(KeyOwner::Project(existing), &input)
+        .await
+        .unwrap();
+    assert_eq!(k.id, Some(existing));
+    assert_eq!(listed.calls_async().await, 1);
+    assert_eq!(create.calls_async().await, 1);
+}
+
+#[tokio::test]
+async fn generic_and_raw_calls_carry_the_token_and_the_spec_path() {
+    let server = MockServer::start_async().await;
+    let keys = server
+        .mock_async(|when, then| {
+            when.method(GET)
+                .path("/ssh-keys")
+                .header("x-auth-token", TOKEN);
+            then.status(200).json_body(serde_json::json!({"ssh_keys": [
+                {"label": "deploy"}
+            ]}));
+        })
+        .await;
+    let registry = prometheus::Registry::new();
+    let c = builder(config(server.base_url()))
+        .registry(registry.clone())
+        .build()
+        .unwrap();
+    let list = c.call(|api| api.find_ssh_keys().send()).await.unwrap();
+    assert_eq!(list.ssh_keys[0].label.as_deref(), Some("deploy"));
+    let raw = c.api().find_ssh_keys().send().await.unwrap();
+    assert_eq!(raw.status().as_u16(), 200);
+    assert_eq!(keys.calls_async().await, 2);
+    let text = common::metrics_text(&registry);
+    common::assert_lines(
+        &text,
+        &[r#"equinix_api_requests_total{endpoint="findSSHKeys",status_code="200"} 2"#],
+    );
+}
+
+#[tokio::test]
+async fn redirects_are_not_followed_and_the_token_stays_home() {
+    // Cross-port (another server on the same host) and cross-host
+    // (`localhost` for `127.0.0.1`) redirects: each is a permanent refusal
+    // naming where it pointed, and the other server sees nothing.
+    let server = MockServer::start_async().await;
+    let elsewhere = MockServer::start_async().await;
+    let catch_all = elsewhere
+        .mock_async(|_, then| {
+            then.status(200).json_body(serde_json::json!({}));
+        })
+        .await;
+    let cross_port = elsewhere.url("/steal");
+    let cross_host = format!("http://localhost:{}/steal", elsewhere.port());
+    for (status, location) in [
+        (302u16, &cross_port),
+        (307, &cross_host),
+        (301, &cross_host),
+    ] {
+        let id = Uuid::new_v4();
+        let m = server
+            .mock_async(|when, then| {
+                when.method(GET).path(format!("/devices/{id}"));
+                then.status(status).header("Location", location.as_str());
+            })
+            .await;
+        let err = get_device_error(&server, id).await;
+        match &err {
+            Error::Rejected {
+                status: s,
+                messages,
+                ..
+            } => {
+                assert_eq!(*s, status);
+                assert!(
+                    messages.iter().any(|m| m.contains(location.as_str())),
+                    "{messages:?}"
+                );
+            }
+            other => panic!("HTTP {status}: {other:?}"),
+        }
+        assert_eq!(m.calls_async().await, 1, "not retried");
+    }
+    assert_eq!(catch_all.calls_async().await, 0, "never followed");
+}
+
+#[tokio::test]
+async fn a_reply_over_the_configured_bound_is_too_large() {
+    let server = MockServer::start_async().await;
+    let id = Uuid::new_v4();
+    let big = serde_json::json!({
+        "id": id.to_string(),
+        "description": "x".repeat(10_000),
+    });
+    let m = server
+        .mock_async(|when, then| {
+            when.method(GET).path(format!("/devices/{id}"));
+            then.status(200).json_body(big);
+        })
+        .await;
+    let c = builder(config(server.base_url()).max_body(1024))
+        .backoff(Arc::new(Fixed(Duration::ZERO, Some(5))))
+        .build()
+        .unwrap();
+    let err = c.get_device(id, &Fields::default()).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::TooLarge {
+                operation: "findDeviceById",
+                status: 200,
+                limit: 1024
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(m.calls_async().await, 1, "permanent: not retried");
+    // The same reply within the default bound is read.
+    let d = client(&server)
+        .get_device(id, &Fields::default())
+        .await
+        .unwrap();
+    assert_eq!(d.id, Some(id));
 }
