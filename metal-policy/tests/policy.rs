@@ -269,7 +269,7 @@ async fn reboot_with_unknown_outcome_is_not_repeated() {
     );
     assert_eq!(t.ops(), ["performAction"]);
     // A reply that never came is no different.
-    let t = Script::new(Duration::ZERO, |_, _, _| Reply::NoReply);
+    let t = Script::new(Duration::ZERO, |_, _, _| Reply::Dropped);
     let c = client(t.clone()).build().unwrap();
     let err = c.reboot_device(Uuid::new_v4()).await.unwrap_err();
     assert!(
@@ -308,7 +308,7 @@ async fn reboot_never_sent_is_retried() {
 async fn idempotent_read_retries_unknown_outcomes() {
     let t = Script::new(Duration::ZERO, |op, _, n| match n {
         0 => Reply::bad_gateway(),
-        1 => Reply::NoReply,
+        1 => Reply::Dropped,
         _ => ok_device(op),
     });
     let c = client(t.clone()).build().unwrap();
@@ -349,7 +349,11 @@ async fn decode_and_invalid_request_are_permanent() {
     let t = Script::new(Duration::ZERO, |op, _, _| {
         Reply::text(op.success, "not json")
     });
-    let c = client(t.clone()).build().unwrap();
+    let registry = prometheus::Registry::new();
+    let c = client(t.clone())
+        .registry(registry.clone())
+        .build()
+        .unwrap();
     assert!(matches!(
         c.get_project(Uuid::new_v4()).await,
         Err(Error::Decode {
@@ -401,6 +405,17 @@ async fn decode_and_invalid_request_are_permanent() {
         "{err:?}"
     );
     assert_eq!(t.ops(), ["findProjectById", "createSSHKey"]);
+    let text = metrics_text(&registry);
+    assert_lines(
+        &text,
+        &[
+            r#"equinix_api_attempts_total{endpoint="findProjectById",outcome="decode"} 1"#,
+            r#"equinix_api_attempts_total{endpoint="createSSHKey",outcome="decode"} 1"#,
+            r#"equinix_api_requests_total{endpoint="createSSHKey",status_code="201"} 1"#,
+        ],
+    );
+    // The refused parameter is one attempt, classified `invalid`.
+    assert!(text.contains(r#",outcome="invalid"} 1"#), "{text}");
 }
 
 #[tokio::test(start_paused = true)]
@@ -494,6 +509,7 @@ async fn a_reply_over_the_body_bound_is_too_large_and_permanent() {
     let t = Script::new(Duration::ZERO, |op, _, _| {
         Reply::ok(op, device(Uuid::new_v4(), &["x"; 100]))
     });
+    let registry = prometheus::Registry::new();
     let c = Client::builder()
         .api(metal_api::Client::over(
             common::BASE_URL,
@@ -501,6 +517,7 @@ async fn a_reply_over_the_body_bound_is_too_large_and_permanent() {
             Arc::new(Bounded(t.clone(), 64)),
         ))
         .api_rate(Duration::ZERO)
+        .registry(registry.clone())
         .backoff(Arc::new(Fixed(Duration::from_secs(1), None)))
         .build()
         .unwrap();
@@ -520,6 +537,10 @@ async fn a_reply_over_the_body_bound_is_too_large_and_permanent() {
         "{err:?}"
     );
     assert_eq!(t.requests().len(), 1, "not retried");
+    assert_lines(
+        &metrics_text(&registry),
+        &[r#"equinix_api_attempts_total{endpoint="findDeviceById",outcome="too_large"} 1"#],
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -958,7 +979,7 @@ async fn delete_device_404_after_unknown_outcome_is_success() {
     // The same rule for SSH keys.
     let t = Script::new(Duration::ZERO, |_, _, n| {
         if n == 0 {
-            Reply::NoReply
+            Reply::Dropped
         } else {
             Reply::rejected(404)
         }

@@ -573,3 +573,44 @@ async fn a_reply_over_the_configured_bound_is_too_large() {
         .unwrap();
     assert_eq!(d.id, Some(id));
 }
+
+#[tokio::test]
+async fn a_reply_refused_by_the_exchange_is_counted_with_its_status() {
+    // A redirect and a body over the bound are replies: the server
+    // answered 302 and 200. `equinix_api_requests_total` and
+    // `equinix_api_latency` label a request with the reply's status, and
+    // `none` only "when no reply arrived" (metrics.rs).
+    let server = MockServer::start_async().await;
+    let (moved, big) = (Uuid::new_v4(), Uuid::new_v4());
+    server
+        .mock_async(|when, then| {
+            when.method(GET).path(format!("/devices/{moved}"));
+            then.status(302)
+                .header("Location", "http://elsewhere.invalid/");
+        })
+        .await;
+    server
+        .mock_async(|when, then| {
+            when.method(GET).path(format!("/devices/{big}"));
+            then.status(200).body("x".repeat(2048));
+        })
+        .await;
+    let registry = prometheus::Registry::new();
+    let c = builder(config(server.base_url()).max_body(1024))
+        .registry(registry.clone())
+        .build()
+        .unwrap();
+    let err = c.get_device(moved, &Fields::default()).await.unwrap_err();
+    assert_eq!(err.status(), Some(302), "{err:?}");
+    let err = c.get_device(big, &Fields::default()).await.unwrap_err();
+    assert_eq!(err.status(), Some(200), "{err:?}");
+    let text = common::metrics_text(&registry);
+    common::assert_lines(
+        &text,
+        &[
+            r#"equinix_api_requests_total{endpoint="findDeviceById",status_code="302"} 1"#,
+            r#"equinix_api_requests_total{endpoint="findDeviceById",status_code="200"} 1"#,
+        ],
+    );
+    assert!(!text.contains(r#"status_code="none""#), "{text}");
+}

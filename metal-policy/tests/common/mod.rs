@@ -35,8 +35,8 @@ pub enum Reply {
     },
     /// The request never left (connection refused).
     NotSent,
-    /// Sent, and no reply came back (connection dropped).
-    NoReply,
+    /// Sent, and no reply came back (the connection dropped).
+    Dropped,
     /// Never answers.
     Hang,
 }
@@ -271,7 +271,7 @@ impl Exchange for Script {
             let reply = (self.handler)(operation, &seen, n);
             match reply {
                 Reply::NotSent => fail(ExchangeError::NotSent("connection refused".into())).await,
-                Reply::NoReply => fail(ExchangeError::NoReply("connection reset".into())).await,
+                Reply::Dropped => fail(ExchangeError::NoReply("connection reset".into())).await,
                 Reply::Hang => std::future::pending().await,
                 http => Ok(http.into_response().expect("an HTTP reply")),
             }
