@@ -243,6 +243,31 @@ async fn a_throttling_reply_slows_the_whole_client_for_retry_after() {
     );
 }
 
+#[tokio::test(start_paused = true)]
+async fn throttling_pauses_are_capped_and_default_to_five_seconds() {
+    let t = Script::new(Duration::ZERO, |op, _, n| match n {
+        // An hour asked for: the client pauses 5 min at most.
+        0 => Reply::throttled(3600),
+        // No time given: 5 s.
+        2 => Reply::errors(429, &["slow down"]),
+        _ => ok_device(op),
+    });
+    let c = client(t.clone()).build().unwrap();
+    let t0 = Instant::now();
+    c.get_device(Uuid::new_v4(), &Fields::default())
+        .await
+        .unwrap();
+    c.get_device(Uuid::new_v4(), &Fields::default())
+        .await
+        .unwrap();
+    let times: Vec<Duration> = t.times().into_iter().map(|t| t - t0).collect();
+    assert_eq!(
+        times,
+        [0, 300, 300, 305].map(Duration::from_secs),
+        "{times:?}"
+    );
+}
+
 // ---------------------------------------------------------------- 3. classification
 
 #[tokio::test(start_paused = true)]
@@ -1153,6 +1178,36 @@ async fn list_follows_every_page_retries_only_the_failed_page_and_dedupes() {
         .map(|r| r.query("page").unwrap())
         .collect();
     assert_eq!(pages, ["1", "2", "2", "3"], "page 1 is not fetched again");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_list_shares_one_deadline_across_its_pages() {
+    // Each page takes 10 s and there are 5 of them; the deadline of 25 s
+    // is for the whole list, not for each page.
+    let t = Script::new(Duration::from_secs(10), |op, r, _| {
+        let page: i64 = r.query("page").unwrap().parse().unwrap();
+        Reply::ok(op, page_of(&[Uuid::new_v4()], page, 5))
+    });
+    let c = client(t.clone())
+        .per_page(1)
+        .deadline(Some(Duration::from_secs(25)))
+        .build()
+        .unwrap();
+    let t0 = Instant::now();
+    let err = c.list_devices(Uuid::new_v4()).await.unwrap_err();
+    assert_eq!(t0.elapsed(), Duration::from_secs(25));
+    assert!(
+        matches!(
+            err,
+            Error::DeadlineExceeded {
+                operation: "findProjectDevices",
+                attempts: 1,
+                last: None,
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(t.requests().len(), 3);
 }
 
 #[tokio::test(start_paused = true)]
