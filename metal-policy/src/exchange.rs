@@ -143,7 +143,18 @@ impl Exchange for PolicyExchange {
                     },
                     None => sent.await,
                 };
-                let status = result.as_ref().ok().map(|r| r.status().as_u16());
+                // A reply the exchange refused (a redirect, a body over the
+                // bound) still came with a status.
+                let status = match &result {
+                    Ok(r) => Some(r.status().as_u16()),
+                    Err(e) => match ExchangeError::find(e) {
+                        Some(
+                            ExchangeError::Redirect { status, .. }
+                            | ExchangeError::BodyTooLarge { status, .. },
+                        ) => Some(*status),
+                        _ => None,
+                    },
+                };
                 self.metrics
                     .request(operation.id, status, started.elapsed());
                 if let Some(s) = &scope {

@@ -20,6 +20,10 @@ struct State {
     tat: Instant,
     /// No request starts before this (set by throttling replies).
     paused_until: Instant,
+    /// Turns reserved, then given back by a dropped wait, not yet handed
+    /// out again. Only future instants are kept; the list is as long as
+    /// the number of waits dropped before their turn, at most.
+    freed: Vec<Instant>,
 }
 
 /// The client-wide rate limiter.
@@ -42,6 +46,7 @@ impl RateLimiter {
             state: Mutex::new(State {
                 tat: now,
                 paused_until: now,
+                freed: Vec::new(),
             }),
         }
     }
@@ -52,15 +57,23 @@ impl RateLimiter {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Reserves the next start instant, in arrival order.
-    fn reserve(&self) -> Instant {
+    /// Reserves the next start instant, in arrival order: the earliest
+    /// turn given back, if one is still ahead, else the next of the
+    /// schedule. Returns the instant and the schedule's `tat` right after
+    /// the reservation (to tell, on give-back, whether it was the last).
+    fn reserve(&self) -> (Instant, Instant) {
         let now = Instant::now();
         let mut s = self.lock();
         let start = now.max(s.paused_until);
+        s.freed.retain(|at| *at >= start);
+        if let Some((i, _)) = s.freed.iter().enumerate().min_by_key(|(_, at)| **at) {
+            let at = s.freed.swap_remove(i);
+            return (at, s.tat);
+        }
         let tat = s.tat.max(start);
         let at = start.max(tat.checked_sub(self.tolerance).unwrap_or(start));
         s.tat = tat + self.spacing;
-        at
+        (at, s.tat)
     }
 
     /// Waits for this request's turn; returns how long it waited.
@@ -70,13 +83,15 @@ impl RateLimiter {
     pub(crate) async fn acquire(&self) -> Duration {
         let began = Instant::now();
         loop {
-            let at = self.reserve();
+            let (at, tat_after) = self.reserve();
             // Only sleep when the turn is ahead: tokio's timer rounds up to
             // the next millisecond, so sleeping until a past instant would
             // still cost up to a millisecond per request.
             if at > Instant::now() {
                 let mut pending = Pending {
                     limiter: self,
+                    at,
+                    tat_after,
                     armed: true,
                 };
                 sleep_until(at).await;
@@ -90,14 +105,19 @@ impl RateLimiter {
         }
     }
 
-    /// Gives back one unused turn: the schedule moves one spacing earlier,
-    /// never before now or the end of a pause. The turns others hold keep
-    /// their instants; the next reservation takes the freed one.
-    fn give_back(&self) {
-        let now = Instant::now();
+    /// Gives back the unused turn `at`. When it was the last one reserved
+    /// (the schedule has not moved since), the schedule moves back one
+    /// spacing; otherwise later turns keep their instants and `at` is kept
+    /// for the next reservation, so no instant is ever handed to two
+    /// requests.
+    fn give_back(&self, at: Instant, tat_after: Instant) {
         let mut s = self.lock();
-        let floor = now.max(s.paused_until);
-        s.tat = s.tat.checked_sub(self.spacing).unwrap_or(floor).max(floor);
+        if s.tat == tat_after {
+            let floor = Instant::now().max(s.paused_until);
+            s.tat = s.tat.checked_sub(self.spacing).unwrap_or(floor).max(floor);
+        } else {
+            s.freed.push(at);
+        }
     }
 
     /// Pauses every request of the client for `pause` (bounded by
@@ -116,13 +136,15 @@ impl RateLimiter {
 /// A reserved turn not yet reached; dropping it armed gives it back.
 struct Pending<'a> {
     limiter: &'a RateLimiter,
+    at: Instant,
+    tat_after: Instant,
     armed: bool,
 }
 
 impl Drop for Pending<'_> {
     fn drop(&mut self) {
         if self.armed {
-            self.limiter.give_back();
+            self.limiter.give_back(self.at, self.tat_after);
         }
     }
 }
