@@ -6,6 +6,7 @@
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::Response;
+use futures::StreamExt;
 use metal_api::types;
 
 use crate::call::{ApiError, Reply};
@@ -70,9 +71,12 @@ pub(super) fn bad_gateway() -> Response {
 }
 
 /// The same head with a `Content-Length` of the whole body, and a body that
-/// stops halfway with an error: over HTTP hyper aborts the connection, and
-/// in-process the reader's body read fails. `None` when the body is too
-/// short to cut.
+/// stops halfway with an error: in-process the reader's body read fails;
+/// over HTTP hyper sends the head and the first half, then aborts the
+/// connection. The body pauses once before failing, so hyper flushes what
+/// it has: without the pause it would abort before the head left, and the
+/// client would see no reply at all. `None` when the body is too short to
+/// cut.
 pub(super) fn truncated(full: Response) -> Option<Response> {
     let body = kept_body(&full).filter(|b| b.len() > 1)?;
     let (mut parts, _) = full.into_parts();
@@ -80,13 +84,13 @@ pub(super) fn truncated(full: Response) -> Option<Response> {
     parts
         .headers
         .insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));
-    let half = body.slice(..body.len() / 2);
-    let chunks: Vec<Result<Bytes, std::io::Error>> = vec![
-        Ok(half),
-        Err(std::io::Error::other("fake: reply body cut short")),
-    ];
+    let half = futures::stream::iter([Ok(body.slice(..body.len() / 2))]);
+    let cut = futures::stream::once(async {
+        tokio::task::yield_now().await;
+        Err(std::io::Error::other("fake: reply body cut short"))
+    });
     Some(Response::from_parts(
         parts,
-        Body::from_stream(futures::stream::iter(chunks)),
+        Body::from_stream(half.chain(cut)),
     ))
 }
