@@ -394,6 +394,23 @@ async fn fail_before_changes_nothing_and_fail_after_applies() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_competitor_takes_the_reservation_just_before_the_create() {
+    let fake = Fake::builder().reservations(1).build();
+    let r = fake.provisionable_reservations()[0];
+    fake.inject(Fault::on("createDevice", FaultKind::Competitor));
+    assert_eq!(
+        status(&create(&fake, create_body(r, "mine")).await),
+        Some(422),
+        "the reservation already has a device"
+    );
+    let devices = fake.devices();
+    assert_eq!(devices.len(), 1);
+    assert!(fake.is_competitor(devices[0].id.unwrap()));
+    assert_eq!(devices[0].tags, ["competitor"]);
+    assert_eq!(fake.snapshot().world.competitor_devices, 1);
+}
+
+#[tokio::test(start_paused = true)]
 async fn throttle_latency_and_hang() {
     let fake = Fake::builder().build();
     fake.inject(Fault::on(

@@ -50,9 +50,16 @@ impl Context {
     /// The operationId a request was routed to, or `"unknown"` (no route,
     /// or a method the route does not serve).
     pub(super) fn operation_at(&self, method: &Method, matched: Option<&str>) -> &'static str {
-        matched
-            .and_then(|path| self.routes.get(path)?.get(method))
-            .map_or("unknown", |op| op.id)
+        let methods = matched.and_then(|path| self.routes.get(path));
+        // axum serves HEAD with the GET handler.
+        let op = methods.and_then(|m| {
+            m.get(method).or_else(|| {
+                (method == Method::HEAD)
+                    .then(|| m.get(&Method::GET))
+                    .flatten()
+            })
+        });
+        op.map_or("unknown", |op| op.id)
     }
 
     /// Whether `token` is the one this router accepts.

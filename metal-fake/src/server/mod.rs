@@ -1,4 +1,4 @@
-//! The fake served over HTTP: its router ([`crate::router`]) on a TCP
+//! The fake served over HTTP: its router (module `router`) on a TCP
 //! listener at `/metal/v1/...`, with the wire format of
 //! `openapi/metal.json`, `X-Auth-Token` checked, server-side rate limiting
 //! with `X-RateLimit-*` headers, and wire-level faults (a dropped
