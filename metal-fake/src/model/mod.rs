@@ -5,7 +5,8 @@
 //! - `timings`: [`Timings`], how long each lifecycle phase lasts.
 //! - `records`: what the world keeps of each thing.
 //! - `world`: the world itself and how it is built.
-//! - `rules`: what each change checks and does.
+//! - `rules` and `keys`: what each change checks and does (devices and
+//!   reservations; SSH keys).
 //! - `view` and `reads`: records rendered as the API's generated types.
 //! - `inspect`: what tests and `/_fake/state` look at ([`WorldCounts`]).
 //! - `dispatch`: the operations the model serves, keyed by the spec's
@@ -13,6 +14,7 @@
 
 mod dispatch;
 mod inspect;
+mod keys;
 mod reads;
 mod records;
 mod rules;
