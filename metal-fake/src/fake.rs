@@ -1,21 +1,36 @@
-//! [`Fake`]: the handle on one fake Metal API (cheap to clone, shared by the
-//! in-process transport and the HTTP server), its builder, the exchange
-//! every call goes through, and the inspection API tests use.
+//! [`Fake`]: the handle on one fake Metal API (cheap to clone, shared by
+//! the in-process exchange and the HTTP server), its builder, the
+//! generated client over it ([`Fake::api_client`]), and the inspection API
+//! tests use.
 
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::sync::{Arc, OnceLock};
 
+use axum::http::{HeaderMap, HeaderValue};
+use axum::Router;
+use metal_api::exchange::Hooks;
 use metal_api::types;
-use metal_policy::{Request, Response};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::faults::{Fault, FaultKind, FaultPlan, RandomFaults};
-use crate::model::{ApiError, Timings, World, WorldSpec};
-use crate::state::{CallRecord, Snapshot, Stats};
+use crate::call::{ApiError, Call, Reply};
+use crate::faults::{Fault, FaultPlan, RandomFaults};
+use crate::handlers::Handlers;
+use crate::model::{Timings, World, WorldSpec};
+use crate::router::{self, ServerConfig};
+use crate::shared::Shared;
+use crate::state::{CallRecord, Snapshot};
+
+/// The token [`Fake::api_client`] sends and the in-process router accepts,
+/// unless [`FakeBuilder::token`] says otherwise.
+pub const DEFAULT_TOKEN: &str = "metal-fake-token";
+
+/// The base URL of [`Fake::api_client`]: no request leaves the process, so
+/// the host is one that cannot resolve.
+pub const IN_PROCESS_BASE_URL: &str = "http://metal-fake.invalid/metal/v1";
 
 /// Builds a [`Fake`]: its projects and reservations, plans, facilities,
-/// timings and faults.
+/// timings, faults, token, and the handlers of operations the model does
+/// not serve.
 ///
 /// ```
 /// let project = uuid::Uuid::new_v4();
@@ -37,6 +52,8 @@ pub struct FakeBuilder {
     timings: Timings,
     faults: Vec<Fault>,
     random: Option<RandomFaults>,
+    token: String,
+    handlers: Handlers,
 }
 
 impl Default for FakeBuilder {
@@ -50,6 +67,8 @@ impl Default for FakeBuilder {
             timings: Timings::default(),
             faults: Vec::new(),
             random: None,
+            token: DEFAULT_TOKEN.to_string(),
+            handlers: Handlers::default(),
         }
     }
 }
@@ -116,30 +135,89 @@ impl FakeBuilder {
         self
     }
 
+    /// The `X-Auth-Token` the in-process fake accepts and
+    /// [`Fake::api_client`] sends (default [`DEFAULT_TOKEN`]). Over HTTP the
+    /// server accepts [`ServerConfig`]'s token instead.
+    pub fn token(mut self, token: impl Into<String>) -> Self {
+        self.token = token.into();
+        self
+    }
+
+    /// Serves `operation` (the spec's operationId) with `handler`, in place
+    /// of the model's handler or of the `501` an operation the fake does not
+    /// model answers. An operation added to the spec can be tested against
+    /// the fake the same day.
+    ///
+    /// The handler gets the [`Call`] (path parameters, query, body) and
+    /// returns the reply body, serialized as JSON with the operation's
+    /// success status from the spec (a value that serializes to `null`, such
+    /// as `()`, is no body), or an [`ApiError`] sent as the API's `Error`
+    /// body. It goes through everything a modelled operation does: the
+    /// token, the rate limit, faults (drawn before it runs; "after" faults
+    /// spoil its reply), the call log. It does not see the world; it runs
+    /// without the fake's lock, so it may inspect the fake.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use metal_fake::{ApiError, Call, Fake};
+    /// use serde_json::json;
+    ///
+    /// let fake = Fake::builder()
+    ///     .handler("findProjectById", |call: &Call| -> Result<_, ApiError> {
+    ///         let id = call.id("id")?;
+    ///         Ok(json!({ "id": id, "name": "from a test's handler" }))
+    ///     })
+    ///     .build();
+    /// let project = fake
+    ///     .api_client()
+    ///     .find_project_by_id()
+    ///     .id(fake.project())
+    ///     .send()
+    ///     .await
+    ///     .unwrap()
+    ///     .into_inner();
+    /// assert_eq!(project.name.as_deref(), Some("from a test's handler"));
+    /// assert_eq!(fake.call_count("findProjectById"), 1);
+    /// # }
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `operation` is not an operationId of `openapi/metal.json`.
+    pub fn handler<F, T>(mut self, operation: &str, handler: F) -> Self
+    where
+        F: Fn(&Call) -> Result<T, ApiError> + Send + Sync + 'static,
+        T: serde::Serialize,
+    {
+        let op = spec_operation(operation);
+        self.handlers.custom(
+            op,
+            Arc::new(move |call: &Call| Reply::json(&handler(call)?)),
+        );
+        self
+    }
+
+    /// Serves `operation` as if the fake did not model it: `501` with
+    /// `{"errors":["metal-fake does not model <operationId>"]}`, before any
+    /// fault (to test how a client meets an operation the fake lacks).
+    ///
+    /// # Panics
+    ///
+    /// If `operation` is not an operationId of `openapi/metal.json`.
+    pub fn unmodelled(mut self, operation: &str) -> Self {
+        self.handlers.unmodelled(spec_operation(operation));
+        self
+    }
+
     /// Builds the fake. Its clock starts now ([`tokio::time::Instant`]).
-    /// Its [`metal_policy::Metal`] implementation uses the built-in policy
-    /// client (see [`crate::transport::IN_PROCESS_ATTEMPT_TIMEOUT`]).
+    ///
+    /// # Panics
+    ///
+    /// If the token cannot be an HTTP header value.
     pub fn build(self) -> Fake {
-        let shared = self.shared();
-        let client = crate::transport::policy_client(&shared, |c| c)
-            // The only build errors are a missing transport, per_page 0 and a
-            // metrics registration; the default settings cause none.
-            .expect("the default in-process client always builds");
-        Fake { shared, client }
-    }
-
-    /// Builds the fake with its built-in policy client adjusted by
-    /// `configure` (page size, backoff, timeouts, metrics registry, ...).
-    pub fn build_with_client(
-        self,
-        configure: impl FnOnce(metal_policy::ClientBuilder) -> metal_policy::ClientBuilder,
-    ) -> Result<Fake, metal_policy::BuildError> {
-        let shared = self.shared();
-        let client = crate::transport::policy_client(&shared, configure)?;
-        Ok(Fake { shared, client })
-    }
-
-    fn shared(self) -> Arc<Shared> {
+        let mut token = HeaderValue::from_str(&self.token)
+            .unwrap_or_else(|e| panic!("metal-fake: the token is not a header value: {e}"));
+        token.set_sensitive(true);
         let mut projects = vec![(self.project, self.reservations)];
         projects.extend(self.others);
         let spec = WorldSpec {
@@ -152,200 +230,111 @@ impl FakeBuilder {
         for f in self.faults {
             faults.push(f);
         }
-        Arc::new(Shared {
-            inner: Mutex::new(Inner {
-                world: World::new(&spec, Instant::now()),
-                faults,
-                stats: Stats::default(),
-            }),
-            project: self.project,
-            plans: spec.plans,
-            facilities: spec.facilities,
-        })
+        let world = World::new(&spec, Instant::now());
+        let shared = Arc::new(Shared::new(world, faults, self.handlers, self.project));
+        // In-process: the fake's own token, no rate limit, nothing recorded.
+        let (router, _) = router::router(shared.clone(), ServerConfig::new(self.token));
+        Fake {
+            shared,
+            router,
+            token,
+        }
     }
 }
 
+/// The reqwest client the generated code builds in-process requests with
+/// (never one that sends), made once.
+fn request_builder() -> reqwest::Client {
+    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
+    CLIENT.get_or_init(reqwest::Client::new).clone()
+}
+
+/// The operation of the spec with this operationId.
+fn spec_operation(operation: &str) -> &'static metal_api::Operation {
+    metal_api::operation::find(operation).unwrap_or_else(|| {
+        panic!("metal-fake: {operation:?} is not an operationId of openapi/metal.json")
+    })
+}
+
 /// A fake Metal API: an in-memory model with device lifecycles and fault
-/// injection. Cheap to clone (all clones share one world); `Send + Sync`.
+/// injection, behind one router that serves every operation of the spec.
+/// Cheap to clone (all clones share one world); `Send + Sync`.
 ///
-/// It is a [`metal_policy::Transport`] (one exchange, failures classified as
-/// the real HTTP transport would) and a [`metal_policy::Metal`], and it can
-/// be served over HTTP with [`crate::server::serve`].
+/// Call it in-process with the generated client ([`Fake::api_client`]; the
+/// fake is itself a [`metal_api::Exchange`]), or serve it over HTTP with
+/// [`crate::bind`].
 #[derive(Clone)]
 pub struct Fake {
-    pub(crate) shared: Arc<Shared>,
-    pub(crate) client: metal_policy::Client,
+    shared: Arc<Shared>,
+    router: Router,
+    token: HeaderValue,
 }
 
 impl std::fmt::Debug for Fake {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Fake")
-            .field("project", &self.shared.project)
+            .field("project", &self.shared.project())
             .finish_non_exhaustive()
-    }
-}
-
-/// The state all clones share.
-#[derive(Debug)]
-pub(crate) struct Shared {
-    inner: Mutex<Inner>,
-    project: Uuid,
-    plans: Vec<String>,
-    facilities: Vec<(String, String)>,
-}
-
-#[derive(Debug)]
-struct Inner {
-    world: World,
-    faults: FaultPlan,
-    stats: Stats,
-}
-
-/// What one exchange came to, before it is put on the wire or turned into
-/// an [`metal_policy::AttemptError`]. Already recorded in the stats.
-#[derive(Debug)]
-pub(crate) enum Exchange {
-    /// A normal reply (an API refusal is a normal reply too).
-    Reply(Result<Response, ApiError>),
-    /// Never reached the server; nothing changed.
-    NotSent,
-    /// An injected error status; `applied` says whether the change was made.
-    Failed { status: u16 },
-    /// 429 with `Retry-After`; nothing changed.
-    Throttled { retry_after: Duration },
-    /// A proxy's HTML 502; nothing changed.
-    BadGateway,
-    /// Applied; the connection dropped before the reply.
-    Dropped,
-    /// Applied; the reply never comes.
-    Hang,
-    /// Applied; the reply is cut short.
-    Truncated(Result<Response, ApiError>),
-}
-
-/// The status the API answers a successful `operation` with.
-pub(crate) fn success_status(operation: &str) -> u16 {
-    match operation {
-        "createDevice" | "createSSHKey" | "createProjectSSHKey" | "moveHardwareReservation" => 201,
-        "performAction" => 202,
-        "deleteDevice" | "deleteSSHKey" => 204,
-        _ => 200,
-    }
-}
-
-fn status_of(operation: &str, result: &Result<Response, ApiError>) -> u16 {
-    match result {
-        Ok(_) => success_status(operation),
-        Err(e) => e.status,
-    }
-}
-
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, Inner> {
-        // A panic while the lock is held leaves the model as it was between
-        // two whole operations at worst; keep serving rather than poison.
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Records a call that never reached the model (auth, rate limit, bad
-    /// request).
-    pub(crate) fn record(&self, operation: &str, status: Option<u16>) {
-        let mut inner = self.lock();
-        inner.stats.record(operation, status, None, Instant::now());
-    }
-
-    /// Runs one exchange: picks its fault, waits any added latency, acts on
-    /// the model (or not), and records the call.
-    pub(crate) async fn exchange(&self, request: &Request) -> Exchange {
-        let op = request.operation();
-        let arrived = Instant::now();
-        let fault = self.lock().faults.next(op);
-        if let Some(FaultKind::Latency(d)) = &fault {
-            tokio::time::sleep(*d).await;
-        }
-        let label = fault.as_ref().map(FaultKind::label);
-        let mut inner = self.lock();
-        let now = Instant::now();
-        let before = match &fault {
-            Some(FaultKind::NotSent) => Some((None, Exchange::NotSent)),
-            Some(FaultKind::FailBefore { status }) => {
-                Some((Some(*status), Exchange::Failed { status: *status }))
-            }
-            Some(FaultKind::Throttle { retry_after }) => Some((
-                Some(429),
-                Exchange::Throttled {
-                    retry_after: *retry_after,
-                },
-            )),
-            Some(FaultKind::BadGateway) => Some((Some(502), Exchange::BadGateway)),
-            _ => None,
-        };
-        if let Some((status, exchange)) = before {
-            inner.stats.record(op, status, label, arrived);
-            return exchange;
-        }
-        if let (Some(FaultKind::Competitor), Request::CreateDevice { body, .. }) = (&fault, request)
-        {
-            let id = match body {
-                types::CreateDeviceRequest::MetroInput(b) => &b.hardware_reservation_id,
-                types::CreateDeviceRequest::FacilityInput(b) => &b.hardware_reservation_id,
-            };
-            if let Ok(id) = Uuid::parse_str(id) {
-                inner.world.take_reservation(id, now);
-            }
-        }
-        let result = inner.world.handle(request, now);
-        let (status, exchange) = match fault {
-            Some(FaultKind::FailAfter { status }) => (Some(status), Exchange::Failed { status }),
-            Some(FaultKind::DropAfter) => (None, Exchange::Dropped),
-            Some(FaultKind::Hang) => (None, Exchange::Hang),
-            Some(FaultKind::Truncated) => {
-                (Some(status_of(op, &result)), Exchange::Truncated(result))
-            }
-            _ => (Some(status_of(op, &result)), Exchange::Reply(result)),
-        };
-        inner.stats.record(op, status, label, arrived);
-        exchange
     }
 }
 
 impl Fake {
     /// A builder with defaults: one project with 10 reservations of plan
     /// `c3.small.x86` in facility `da11` (metro `da`), default timings, no
-    /// faults.
+    /// faults, token [`DEFAULT_TOKEN`].
     pub fn builder() -> FakeBuilder {
         FakeBuilder::default()
     }
 
-    /// The policy client this fake's [`metal_policy::Metal`] implementation
-    /// delegates to (over the in-process transport, no rate limit).
-    pub fn client(&self) -> &metal_policy::Client {
-        &self.client
+    /// The generated client over this fake, in-process: no sockets, tokio's
+    /// paused clock usable, every fault injectable. Its base URL is
+    /// [`IN_PROCESS_BASE_URL`] and it sends the fake's token.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let fake = metal_fake::Fake::builder().reservations(2).build();
+    /// let page = fake
+    ///     .api_client()
+    ///     .find_project_hardware_reservations()
+    ///     .id(fake.project())
+    ///     .send()
+    ///     .await
+    ///     .unwrap();
+    /// assert_eq!(page.hardware_reservations.len(), 2);
+    /// # }
+    /// ```
+    pub fn api_client(&self) -> metal_api::Client {
+        let mut headers = HeaderMap::new();
+        headers.insert("x-auth-token", self.token.clone());
+        // What `metal_api::Client::over` does, with one shared reqwest
+        // client: it only builds requests (this fake's exchange sends
+        // them), and making one loads the platform's root certificates,
+        // tens of milliseconds per call.
+        metal_api::Client::new_with_client(
+            IN_PROCESS_BASE_URL,
+            request_builder(),
+            Hooks::new(headers, Arc::new(self.clone())),
+        )
+    }
+
+    /// The router the in-process exchange calls.
+    pub(crate) fn router(&self) -> &Router {
+        &self.router
+    }
+
+    /// The state every clone shares (the HTTP server serves it too).
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
     }
 
     /// The main project's ID.
     pub fn project(&self) -> Uuid {
-        self.shared.project
-    }
-
-    /// The plan slugs reservations cycle through.
-    pub fn plans(&self) -> &[String] {
-        &self.shared.plans
-    }
-
-    /// The `(facility, metro)` codes reservations cycle through.
-    pub fn facilities(&self) -> &[(String, String)] {
-        &self.shared.facilities
+        self.shared.project()
     }
 
     /// Adds a scripted fault.
     pub fn inject(&self, fault: Fault) {
         self.shared.lock().faults.push(fault);
-    }
-
-    /// Removes every scripted fault not yet used.
-    pub fn clear_faults(&self) {
-        self.shared.lock().faults.clear();
     }
 
     /// Replaces the random faults (`None` turns them off).
@@ -364,8 +353,7 @@ impl Fake {
 
     /// Counters and the world's contents now.
     pub fn snapshot(&self) -> Snapshot {
-        let inner = self.shared.lock();
-        inner.stats.snapshot(inner.world.counts(Instant::now()))
+        self.shared.snapshot()
     }
 
     /// The calls received, oldest first (the last

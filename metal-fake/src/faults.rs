@@ -13,10 +13,10 @@ use rand::{Rng, SeedableRng};
 /// and then lose or spoil the reply (the case idempotent recovery exists for).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum FaultKind {
-    /// The request never reaches the server. In-process this is
-    /// [`metal_policy::AttemptError::NotSent`]; over HTTP the fake cannot
-    /// refuse one request on a live listener, so it closes the connection
-    /// before acting (the client sees an unknown outcome).
+    /// The request never reaches the server. In-process the exchange fails
+    /// with [`metal_api::ExchangeError::NotSent`]; over HTTP the fake
+    /// cannot refuse one request on a live listener, so it closes the
+    /// connection before acting (the client sees an unknown outcome).
     NotSent,
     /// A 5xx reply with an `Error` body; nothing changes.
     FailBefore {
@@ -215,10 +215,6 @@ impl FaultPlan {
         if fault.times > 0 {
             self.scripted.push(fault);
         }
-    }
-
-    pub(crate) fn clear(&mut self) {
-        self.scripted.clear();
     }
 
     /// Counts one call of `operation` and decides its fault, if any.

@@ -1,27 +1,46 @@
-//! A stateful in-memory Metal API with fault injection, served in-process
-//! (as a [`metal_policy::Transport`] and [`metal_policy::Metal`]) or over
-//! HTTP with the wire format of `openapi/metal.json`.
+//! A stateful in-memory Metal API with fault injection, behind one axum
+//! router that serves every operation of `openapi/metal.json`: called
+//! in-process without sockets (the fake is a [`metal_api::Exchange`];
+//! [`Fake::api_client`] is the generated client over it), or served over
+//! HTTP ([`bind`], [`serve`]).
 //!
 //! # Module guide
 //!
-//! - [`model`]: the world (projects, reservations, devices, SSH keys) and
-//!   device lifecycles on the fake's clock.
+//! - [`fake`]: [`Fake`], its builder, [`Fake::api_client`] and the
+//!   inspection API.
+//! - [`policy`]: [`Fake::client`], the policy client over the fake
+//!   in-process, which a controller under test programs against.
+//! - [`call`]: what a handler of one operation gets ([`Call`]) and gives
+//!   ([`Reply`], [`ApiError`]).
+//! - [`model`]: the world (projects, reservations, devices, SSH keys),
+//!   device lifecycles on the fake's clock, and the operations it serves,
+//!   keyed by the spec's operationId.
+//! - `handlers`: which handler serves each operation (the model's, a
+//!   test's own, or none: `501`).
+//! - `shared`: the state all clones share, and the one exchange that picks
+//!   a call's fault, acts and records.
+//! - `router`: the axum router built from [`metal_api::operation::ALL`]:
+//!   token, rate limit, replies and wire faults ([`ServerConfig`]).
+//! - `in_process`: the router called as a `tower::Service`, as the
+//!   [`metal_api::Exchange`] of [`Fake`].
+//! - [`server`]: the router on a TCP listener ([`bind`], [`serve`],
+//!   [`ServerHandle`]).
 //! - [`render`]: `include`/`exclude`, href stubs, pagination.
 //! - [`faults`]: [`Fault`] (scripted) and [`RandomFaults`] (seeded).
-//! - [`fake`]: [`Fake`], its builder and the inspection API.
 //! - [`state`]: the call log and counters ([`Snapshot`]).
-//! - [`transport`]: the in-process [`metal_policy::Transport`].
-//! - [`server`]: the axum server ([`bind`], [`serve`]) and its
-//!   [`ServerHandle`].
 //!
 //! # In-process
 //!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")] async fn main() {
-//! use metal_policy::Metal;
 //! let fake = metal_fake::Fake::builder().reservations(2).build();
-//! let reservations = fake.list_reservations(fake.project()).await.unwrap();
-//! assert_eq!(reservations.len(), 2);
+//! let device = fake
+//!     .api_client()
+//!     .find_device_by_id()
+//!     .id(uuid::Uuid::new_v4())
+//!     .send()
+//!     .await;
+//! assert_eq!(device.unwrap_err().status().map(|s| s.as_u16()), Some(404));
 //! # }
 //! ```
 //!
@@ -40,16 +59,25 @@
 //! The binary (`cargo run -p metal-fake -- --help`) serves one fake and
 //! prints `metal-fake listening on http://HOST:PORT/metal/v1` first.
 //!
+//! # Operations the model does not serve
+//!
+//! Every operation of the spec is routed. One the model does not serve
+//! answers `501` with `{"errors":["metal-fake does not model
+//! <operationId>"]}`; a test serves it with [`FakeBuilder::handler`]. The
+//! success status of every reply comes from the spec
+//! ([`metal_api::Operation::success`]).
+//!
 //! # Faults
 //!
 //! Every exchange, in-process or over HTTP, goes through one place that
 //! picks its fault ([`Fault`] scripted per operation and per call, or
 //! [`RandomFaults`] from a seed), acts on the model or not, and records the
-//! call. The in-process transport turns each fault into the
-//! [`metal_policy::AttemptError`] the real HTTP transport gives for the
-//! same wire failure (tested in `tests/server.rs`); the one exception is
-//! [`FaultKind::NotSent`], which a live listener cannot express and the
-//! server renders as a connection dropped before acting.
+//! call; the router then puts the outcome on the wire. In-process, a
+//! dropped connection fails the request with
+//! [`metal_api::ExchangeError::NoReply`], and [`FaultKind::NotSent`] with
+//! [`metal_api::ExchangeError::NotSent`]; over HTTP a live listener cannot
+//! refuse one request, so the server renders `NotSent` as a connection
+//! dropped before acting.
 //!
 //! # Conformance suite
 //!
@@ -61,16 +89,23 @@
 //! prints that the real run is skipped.
 #![forbid(unsafe_code)]
 
+pub mod call;
 pub mod fake;
 pub mod faults;
+mod handlers;
+mod in_process;
 pub mod model;
+pub mod policy;
 pub mod render;
+mod router;
 pub mod server;
+mod shared;
 pub mod state;
-pub mod transport;
 
-pub use fake::{Fake, FakeBuilder};
+pub use call::{ApiError, Call, Reply};
+pub use fake::{Fake, FakeBuilder, DEFAULT_TOKEN, IN_PROCESS_BASE_URL};
 pub use faults::{Fault, FaultKind, RandomFaults};
-pub use model::{ApiError, Timings, WorldCounts};
-pub use server::{bind, serve, RecordedReply, ServerConfig, ServerHandle};
+pub use model::{Timings, WorldCounts};
+pub use router::{RecordedReply, ServerConfig};
+pub use server::{bind, serve, ServerHandle};
 pub use state::{CallRecord, Snapshot};

@@ -1,34 +1,24 @@
-//! The HTTP server: auth, rate limiting, error bodies and statuses, wire
-//! faults classified by the real `HttpTransport` exactly as the in-process
-//! transport classifies them, `/_fake/state`, the binary, and the schema
-//! check itself.
+//! The HTTP server over raw HTTP (reqwest): auth, rate limiting, error
+//! bodies and statuses checked against the spec, `/_fake/state`, the
+//! binary, and the schema check itself. (How each wire fault reaches the
+//! generated client, over HTTP and in-process, is in `tests/router.rs`.)
 
-mod common;
+#[allow(dead_code)]
+#[path = "common/schema.rs"]
+mod schema;
 
 use std::io::{BufRead, BufReader};
-use std::time::Duration;
 
 use metal_fake::{Fake, Fault, FaultKind, ServerConfig};
-use metal_policy::{AttemptError, HttpTransport, Metal, Request, Transport};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
-const TOKEN: &str = common::TOKEN;
+const TOKEN: &str = "conformance-token";
 
 async fn server(fake: &Fake, config: ServerConfig) -> metal_fake::ServerHandle {
     metal_fake::bind(fake.clone(), "127.0.0.1:0", config.record_replies(true))
         .await
         .unwrap()
-}
-
-fn http_transport(base: &str, timeout: Duration) -> HttpTransport {
-    let config = metal_api::Config::builder()
-        .auth_token(TOKEN)
-        .base_url(base)
-        .request_timeout(Some(timeout))
-        .build()
-        .unwrap();
-    HttpTransport::new(&config).unwrap()
 }
 
 #[tokio::test]
@@ -56,7 +46,7 @@ async fn the_token_is_checked_with_error_bodies() {
         .unwrap();
     assert_eq!(right.status(), 200);
     assert_eq!(fake.snapshot().requests["findProjectById"]["401"], 2);
-    common::schema::check_all(&s.recorded_replies());
+    schema::check_all(&s.recorded_replies());
 }
 
 #[tokio::test]
@@ -275,7 +265,7 @@ async fn statuses_and_bodies_follow_the_spec() {
 
     let replies = s.recorded_replies();
     assert_eq!(replies.len(), 25);
-    common::schema::check_all(&replies);
+    schema::check_all(&replies);
 }
 
 #[tokio::test]
@@ -308,105 +298,7 @@ async fn rate_limit_headers_on_every_reply_and_429_over_the_limit() {
     if seen[3].0 == 429 {
         assert_eq!(seen[3], (429, s3, Some("0".into()), Some("1".into())));
     }
-    // The policy client gets through a burst by honouring Retry-After.
-    let config = metal_api::Config::builder()
-        .auth_token(TOKEN)
-        .base_url(s.base_url())
-        .build()
-        .unwrap();
-    let client = metal_policy::Client::builder()
-        .config(config)
-        .parallelism(4)
-        .api_rate(Duration::ZERO)
-        .build()
-        .unwrap();
-    for _ in 0..8 {
-        client.get_project(fake.project()).await.unwrap();
-    }
-    let snap = fake.snapshot();
-    assert!(
-        snap.requests["findProjectById"]
-            .get("429")
-            .copied()
-            .unwrap_or(0)
-            >= 1,
-        "{snap:?}"
-    );
-    common::schema::check_all(&s.recorded_replies());
-}
-
-/// The classification the real HTTP transport gives each wire fault is the
-/// one the in-process transport gives (variant and status); "not sent" is
-/// the one fault the wire cannot express on a live listener.
-#[tokio::test]
-async fn wire_faults_classify_as_in_process() {
-    fn shape(r: &Result<metal_policy::Response, AttemptError>) -> String {
-        match r {
-            Ok(_) => "ok".into(),
-            Err(AttemptError::NotSent { .. }) => "not sent".into(),
-            Err(AttemptError::Throttled {
-                status,
-                retry_after,
-            }) => {
-                format!("throttled {status} {retry_after:?}")
-            }
-            Err(AttemptError::Unknown { status, .. }) => format!("unknown {status:?}"),
-            Err(AttemptError::Rejected { status, .. }) => format!("rejected {status}"),
-            Err(AttemptError::Decode { status, .. }) => format!("decode {status}"),
-            Err(other) => format!("{other:?}"),
-        }
-    }
-    let kinds = [
-        FaultKind::NotSent,
-        FaultKind::FailBefore { status: 500 },
-        FaultKind::FailAfter { status: 503 },
-        FaultKind::Throttle {
-            retry_after: Duration::from_secs(2),
-        },
-        FaultKind::Latency(Duration::from_millis(20)),
-        FaultKind::DropAfter,
-        FaultKind::Hang,
-        FaultKind::BadGateway,
-        FaultKind::Truncated,
-    ];
-    for kind in kinds {
-        let wire_fake = Fake::builder().reservations(3).build();
-        let s = server(&wire_fake, ServerConfig::new(TOKEN)).await;
-        let wire = http_transport(s.base_url(), Duration::from_millis(300));
-        let local = Fake::builder().reservations(3).build();
-        for fake in [&wire_fake, &local] {
-            fake.inject(Fault::on("findProjectHardwareReservations", kind.clone()));
-        }
-        let req = |f: &Fake| Request::ListReservations {
-            project: f.project(),
-            page: 1,
-            per_page: 10,
-            include: Some("device".into()),
-        };
-        let over_wire = shape(&wire.send(req(&wire_fake)).await);
-        let in_process = match kind {
-            // In-process the hang is only ended by the caller's timeout.
-            FaultKind::Hang => {
-                match tokio::time::timeout(Duration::from_millis(300), local.send(req(&local)))
-                    .await
-                {
-                    Ok(r) => shape(&r),
-                    Err(_) => "unknown None".to_string(),
-                }
-            }
-            _ => shape(&local.send(req(&local)).await),
-        };
-        if kind == FaultKind::NotSent {
-            assert_eq!(in_process, "not sent");
-            assert_eq!(
-                over_wire, "unknown None",
-                "the connection is dropped instead"
-            );
-        } else {
-            assert_eq!(over_wire, in_process, "{kind:?}");
-        }
-        common::schema::check_all(&s.recorded_replies());
-    }
+    schema::check_all(&s.recorded_replies());
 }
 
 #[tokio::test]
@@ -499,8 +391,8 @@ async fn the_binary_prints_its_url_first_and_serves() {
 /// means something.
 #[test]
 fn the_schema_check_has_teeth() {
-    let spec = common::schema::strict_spec();
-    let device = common::schema::validator(&spec, "#/components/schemas/Device");
+    let spec = schema::strict_spec();
+    let device = schema::validator(&spec, "#/components/schemas/Device");
     assert!(device.is_valid(
         &json!({"id": Uuid::new_v4().to_string(), "state": "active", "project": {"href": "/p"}})
     ));
@@ -508,7 +400,7 @@ fn the_schema_check_has_teeth() {
     assert!(!device.is_valid(&json!({"id": "not-a-uuid"})));
     assert!(!device.is_valid(&json!({"tags": "a"})));
     assert!(!device.is_valid(&json!({"surprise": true})));
-    let list = common::schema::validator(&spec, "#/components/schemas/DeviceList");
+    let list = schema::validator(&spec, "#/components/schemas/DeviceList");
     assert!(
         !list.is_valid(&json!({"meta": {"next": {}}})),
         "Href requires href"

@@ -61,16 +61,13 @@ fn fake_builder() -> metal_fake::FakeBuilder {
 }
 
 impl Target {
-    /// The in-process fake: its own `Metal` implementation (the policy
-    /// client over the in-process transport), on the paused clock with
-    /// the default timings.
+    /// The in-process fake: the policy client over its in-process
+    /// exchange, on the paused clock with the default timings.
     pub fn in_process() -> Self {
-        let fake = fake_builder()
-            .build_with_client(|c| c.per_page(PER_PAGE))
-            .unwrap();
+        let fake = fake_builder().build();
         Self {
             name: "in-process",
-            metal: Arc::new(fake.clone()),
+            metal: Arc::new(fake.client_with(|c| c.per_page(PER_PAGE)).unwrap()),
             project: fake.project(),
             fake: Some(fake),
             server: None,
@@ -80,7 +77,7 @@ impl Target {
         }
     }
 
-    /// The policy client with `HttpTransport` against the fake server on
+    /// The policy client over HTTP against the fake server on
     /// 127.0.0.1 port 0, with millisecond timings and a fast backoff.
     pub async fn http() -> Self {
         Self::http_with(ServerConfig::new(TOKEN)).await

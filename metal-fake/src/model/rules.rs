@@ -1,0 +1,378 @@
+//! The API's rules for devices and hardware reservations: what each change
+//! checks and does (create, update, actions, delete, move), and the
+//! competitor that takes a reservation.
+
+use metal_api::types;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::records::{state_of, DeviceRec, Phase, ReservationRec};
+use super::world::World;
+use crate::call::ApiError;
+
+/// The fields of a create request, whichever `oneOf` variant it came in.
+struct CreateFields<'a> {
+    reservation: &'a str,
+    plan: &'a str,
+    os: &'a str,
+    hostname: Option<&'a String>,
+    description: Option<&'a String>,
+    tags: &'a [String],
+    locked: bool,
+    always_pxe: bool,
+    ipxe_script_url: Option<&'a String>,
+    userdata: Option<&'a String>,
+    customdata: &'a serde_json::Map<String, serde_json::Value>,
+    billing_cycle: Option<String>,
+    metro: Option<&'a str>,
+    facilities: &'a [String],
+}
+
+impl<'a> CreateFields<'a> {
+    fn of(body: &'a types::CreateDeviceRequest) -> Self {
+        match body {
+            types::CreateDeviceRequest::MetroInput(b) => Self {
+                reservation: &b.hardware_reservation_id,
+                plan: &b.plan,
+                os: &b.operating_system,
+                hostname: b.hostname.as_ref(),
+                description: b.description.as_ref(),
+                tags: &b.tags,
+                locked: b.locked,
+                always_pxe: b.always_pxe,
+                ipxe_script_url: b.ipxe_script_url.as_ref(),
+                userdata: b.userdata.as_ref(),
+                customdata: &b.customdata,
+                billing_cycle: b.billing_cycle.map(|c| c.to_string()),
+                metro: Some(&b.metro),
+                facilities: &[],
+            },
+            types::CreateDeviceRequest::FacilityInput(b) => Self {
+                reservation: &b.hardware_reservation_id,
+                plan: &b.plan,
+                os: &b.operating_system,
+                hostname: b.hostname.as_ref(),
+                description: b.description.as_ref(),
+                tags: &b.tags,
+                locked: b.locked,
+                always_pxe: b.always_pxe,
+                ipxe_script_url: b.ipxe_script_url.as_ref(),
+                userdata: b.userdata.as_ref(),
+                customdata: &b.customdata,
+                billing_cycle: b.billing_cycle.map(|c| c.to_string()),
+                metro: None,
+                facilities: &b.facility,
+            },
+        }
+    }
+}
+
+impl World {
+    pub(super) fn create_device(
+        &mut self,
+        project: Uuid,
+        body: &types::CreateDeviceRequest,
+        now: Instant,
+    ) -> Result<Uuid, ApiError> {
+        if !self.projects.contains_key(&project) {
+            return Err(ApiError::not_found());
+        }
+        let f = CreateFields::of(body);
+        let mut missing = Vec::new();
+        if f.plan.trim().is_empty() {
+            missing.push("plan is required".to_string());
+        }
+        if f.os.trim().is_empty() {
+            missing.push("operating_system is required".to_string());
+        }
+        if f.metro.is_some_and(|m| m.trim().is_empty())
+            || (f.metro.is_none() && f.facilities.is_empty())
+        {
+            missing.push("metro or facility is required".to_string());
+        }
+        if !missing.is_empty() {
+            return Err(ApiError {
+                status: 422,
+                messages: missing,
+            });
+        }
+        let reservation = self.pick_reservation(project, &f, now)?;
+        let rec = self
+            .reservations
+            .get(&reservation)
+            .ok_or_else(ApiError::not_found)?;
+        if rec.project != project {
+            return Err(ApiError::unprocessable(
+                "Hardware reservation does not belong to this project",
+            ));
+        }
+        if rec.device.is_some() {
+            return Err(ApiError::unprocessable(
+                "Hardware reservation already has a device provisioned on it",
+            ));
+        }
+        if !self.provisionable(rec, now) {
+            return Err(ApiError::unprocessable(
+                "Hardware reservation is not provisionable yet",
+            ));
+        }
+        let plan = &self.plans[rec.plan];
+        if plan.slug != f.plan && plan.id.to_string() != f.plan {
+            return Err(ApiError::unprocessable(format!(
+                "Plan {} does not match the hardware reservation's plan {}",
+                f.plan, plan.slug
+            )));
+        }
+        let facility = &self.facilities[rec.facility];
+        if let Some(metro) = f.metro {
+            if metro != facility.metro && metro != facility.metro_id.to_string() {
+                return Err(ApiError::unprocessable(format!(
+                    "Metro {metro} does not match the hardware reservation's metro {}",
+                    facility.metro
+                )));
+            }
+        } else if !f
+            .facilities
+            .iter()
+            .any(|c| c == "any" || *c == facility.code || *c == facility.id.to_string())
+        {
+            return Err(ApiError::unprocessable(format!(
+                "Facility does not match the hardware reservation's facility {}",
+                facility.code
+            )));
+        }
+        let (plan, facility) = (rec.plan, rec.facility);
+        let id = Uuid::new_v4();
+        let seq = self.next_seq();
+        let hostname = f
+            .hostname
+            .cloned()
+            .unwrap_or_else(|| format!("fake-{}", &id.simple().to_string()[..8]));
+        self.devices.insert(
+            id,
+            DeviceRec {
+                id,
+                seq,
+                project,
+                reservation: Some(reservation),
+                plan,
+                facility,
+                os: f.os.to_string(),
+                hostname,
+                description: f.description.cloned(),
+                tags: f.tags.to_vec(),
+                locked: f.locked,
+                always_pxe: f.always_pxe,
+                ipxe_script_url: f.ipxe_script_url.cloned(),
+                userdata: f.userdata.cloned(),
+                customdata: f.customdata.clone(),
+                billing_cycle: f.billing_cycle,
+                phase: Phase::Provisioning,
+                since: now,
+                created: now,
+                updated: now,
+                reboots: 0,
+                competitor: false,
+            },
+        );
+        if let Some(r) = self.reservations.get_mut(&reservation) {
+            r.device = Some(id);
+            r.released_at = None;
+        }
+        self.devices_created += 1;
+        Ok(id)
+    }
+
+    fn pick_reservation(
+        &self,
+        project: Uuid,
+        f: &CreateFields<'_>,
+        now: Instant,
+    ) -> Result<Uuid, ApiError> {
+        let text = f.reservation.trim();
+        if text.is_empty() {
+            return Err(ApiError::unprocessable(
+                "hardware_reservation_id is required: the fake provisions only on hardware reservations",
+            ));
+        }
+        if text == "next-available" {
+            let mut free: Vec<&ReservationRec> = self
+                .reservations
+                .values()
+                .filter(|r| {
+                    r.project == project
+                        && self.provisionable(r, now)
+                        && self.plans[r.plan].slug == f.plan
+                })
+                .collect();
+            free.sort_by_key(|r| r.seq);
+            return free.first().map(|r| r.id).ok_or_else(|| {
+                ApiError::unprocessable("No provisionable hardware reservation is available")
+            });
+        }
+        Uuid::parse_str(text).map_err(|_| {
+            ApiError::unprocessable(format!("Invalid hardware_reservation_id {text:?}"))
+        })
+    }
+
+    pub(super) fn act(
+        &mut self,
+        id: Uuid,
+        action: types::DeviceActionInputType,
+        now: Instant,
+    ) -> Result<(), ApiError> {
+        use types::DeviceActionInputType as A;
+        let timings = self.timings;
+        let rec = self.devices.get_mut(&id).ok_or_else(ApiError::not_found)?;
+        let state = state_of(rec, &timings, now);
+        let busy = |s: &str| {
+            ApiError::unprocessable(format!("Device is {s}; try again when it is settled"))
+        };
+        match (action, state) {
+            (_, "queued" | "provisioning" | "reinstalling") => return Err(busy(state)),
+            (A::PowerOn, "active" | "powering_on") => {
+                return Err(ApiError::unprocessable("Device must be powered off"))
+            }
+            (A::PowerOff, "inactive" | "powering_off") => {
+                return Err(ApiError::unprocessable("Device must be powered on"))
+            }
+            (_, "powering_on" | "powering_off") => return Err(busy(state)),
+            (A::PowerOn, _) => rec.phase = Phase::PoweringOn,
+            (A::PowerOff, _) => rec.phase = Phase::PoweringOff,
+            (A::Reboot, "active") => rec.reboots += 1,
+            (A::Reboot, _) => return Err(ApiError::unprocessable("Device must be powered on")),
+            (A::Reinstall, _) => rec.phase = Phase::Reinstalling,
+            (A::Rescue, _) => {
+                return Err(ApiError::unprocessable(
+                    "Rescue mode is not supported by the fake",
+                ))
+            }
+        }
+        if action != A::Reboot {
+            rec.since = now;
+        }
+        rec.updated = now;
+        Ok(())
+    }
+
+    pub(super) fn delete_device(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
+        let rec = self.devices.get(&id).ok_or_else(ApiError::not_found)?;
+        if rec.locked {
+            return Err(ApiError::unprocessable(
+                "Device is locked; unlock it before deleting",
+            ));
+        }
+        let reservation = rec.reservation;
+        self.devices.remove(&id);
+        if let Some(r) = reservation.and_then(|r| self.reservations.get_mut(&r)) {
+            r.device = None;
+            r.released_at = Some(now + self.timings.reservation_release);
+        }
+        Ok(())
+    }
+
+    /// A competitor takes `reservation`, when it is free: a device without
+    /// the caller's tags appears on it. Returns the device's ID.
+    pub(crate) fn take_reservation(&mut self, reservation: Uuid, now: Instant) -> Option<Uuid> {
+        let rec = self.reservations.get(&reservation)?;
+        if !self.provisionable(rec, now) {
+            return None;
+        }
+        let (project, plan, facility) = (rec.project, rec.plan, rec.facility);
+        let id = Uuid::new_v4();
+        let seq = self.next_seq();
+        self.devices.insert(
+            id,
+            DeviceRec {
+                id,
+                seq,
+                project,
+                reservation: Some(reservation),
+                plan,
+                facility,
+                os: "ubuntu_24_04".to_string(),
+                hostname: format!("competitor-{}", &id.simple().to_string()[..8]),
+                description: None,
+                tags: vec!["competitor".to_string()],
+                locked: false,
+                always_pxe: false,
+                ipxe_script_url: None,
+                userdata: None,
+                customdata: serde_json::Map::new(),
+                billing_cycle: None,
+                phase: Phase::Provisioning,
+                since: now,
+                created: now,
+                updated: now,
+                reboots: 0,
+                competitor: true,
+            },
+        );
+        if let Some(r) = self.reservations.get_mut(&reservation) {
+            r.device = Some(id);
+        }
+        self.competitor_devices += 1;
+        Some(id)
+    }
+    /// `updateDevice`: changes the fields the input sets.
+    pub(super) fn update_device(
+        &mut self,
+        id: Uuid,
+        body: &types::DeviceUpdateInput,
+        now: Instant,
+    ) -> Result<(), ApiError> {
+        let rec = self.devices.get_mut(&id).ok_or_else(ApiError::not_found)?;
+        apply_update(rec, body, now);
+        Ok(())
+    }
+
+    /// `moveHardwareReservation`: moves it to `project` (refused while it
+    /// holds a device, unless it stays where it is).
+    pub(super) fn move_reservation(&mut self, id: Uuid, project: Uuid) -> Result<(), ApiError> {
+        if !self.projects.contains_key(&project) {
+            return Err(ApiError::unprocessable("Project not found"));
+        }
+        let rec = self
+            .reservations
+            .get_mut(&id)
+            .ok_or_else(ApiError::not_found)?;
+        if rec.device.is_some() && rec.project != project {
+            return Err(ApiError::unprocessable(
+                "Cannot move a hardware reservation that has a device",
+            ));
+        }
+        rec.project = project;
+        Ok(())
+    }
+}
+
+fn apply_update(rec: &mut DeviceRec, body: &types::DeviceUpdateInput, now: Instant) {
+    if let Some(h) = &body.hostname {
+        rec.hostname.clone_from(h);
+    }
+    if let Some(d) = &body.description {
+        rec.description = Some(d.clone());
+    }
+    if !body.tags.is_empty() {
+        rec.tags.clone_from(&body.tags);
+    }
+    if let Some(l) = body.locked {
+        rec.locked = l;
+    }
+    if let Some(p) = body.always_pxe {
+        rec.always_pxe = p;
+    }
+    if let Some(u) = &body.ipxe_script_url {
+        rec.ipxe_script_url = Some(u.clone());
+    }
+    if let Some(u) = &body.userdata {
+        rec.userdata = Some(u.clone());
+    }
+    if !body.customdata.is_empty() {
+        rec.customdata.clone_from(&body.customdata);
+    }
+    if let Some(b) = &body.billing_cycle {
+        rec.billing_cycle = Some(b.clone());
+    }
+    rec.updated = now;
+}

@@ -1,0 +1,95 @@
+//! The server-side rate limit (a token bucket) and the `X-RateLimit-*`
+//! values it gives each request.
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+/// Whole seconds, rounded up: what a `Retry-After` header can say.
+pub(crate) fn whole_seconds(d: Duration) -> u64 {
+    d.as_secs() + u64::from(d.subsec_nanos() > 0)
+}
+
+/// The server-side rate limit: a token bucket holding one second's worth of
+/// requests, refilled continuously at the limit. A client spacing its
+/// requests at the limit never meets a 429, whatever their phase; a client
+/// that bursts meets 429s once the bucket is empty.
+pub(crate) struct Bucket {
+    tokens: f64,
+    last: Instant,
+}
+
+impl Bucket {
+    pub(crate) fn full(limit: u32, now: Instant) -> Self {
+        Self {
+            tokens: f64::from(limit),
+            last: now,
+        }
+    }
+
+    /// Refills for the time since the last request, then takes a token.
+    pub(crate) fn take(&mut self, limit: u32, now: Instant) -> Result<RateHeaders, RateHeaders> {
+        let per_second = f64::from(limit);
+        let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
+        self.tokens = (self.tokens + elapsed * per_second).min(per_second);
+        self.last = now;
+        if self.tokens < 1.0 {
+            // Whole seconds until one token is back, at least 1 (the
+            // granularity of `Retry-After`).
+            let wait = Duration::from_secs_f64((1.0 - self.tokens) / per_second);
+            return Err(RateHeaders {
+                limit,
+                remaining: 0,
+                reset: whole_seconds(wait).max(1),
+            });
+        }
+        self.tokens -= 1.0;
+        // Whole seconds until the bucket is full again.
+        let refill = Duration::from_secs_f64((per_second - self.tokens) / per_second);
+        Ok(RateHeaders {
+            limit,
+            remaining: self.tokens.floor() as u32,
+            reset: whole_seconds(refill),
+        })
+    }
+}
+
+/// The `X-RateLimit-*` values of one request.
+pub(crate) struct RateHeaders {
+    pub(crate) limit: u32,
+    pub(crate) remaining: u32,
+    pub(crate) reset: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_spaced_at_the_limit_are_never_refused() {
+        let start = Instant::now();
+        let mut bucket = Bucket::full(10, start);
+        // Drain the initial burst, then go on at exactly 10 per second.
+        for _ in 0..10 {
+            assert!(bucket.take(10, start).is_ok());
+        }
+        for i in 1..=100u64 {
+            let at = start + Duration::from_millis(100 * i);
+            assert!(bucket.take(10, at).is_ok(), "request {i}");
+        }
+    }
+
+    #[test]
+    fn a_burst_beyond_the_bucket_is_refused_with_a_retry_time() {
+        let start = Instant::now();
+        let mut bucket = Bucket::full(3, start);
+        let remaining: Vec<u32> = (0..3)
+            .map(|_| bucket.take(3, start).map(|h| h.remaining).unwrap_or(99))
+            .collect();
+        assert_eq!(remaining, vec![2, 1, 0]);
+        let refused = bucket.take(3, start).err().map(|h| (h.remaining, h.reset));
+        assert_eq!(refused, Some((0, 1)));
+        // A third of a second later one token is back.
+        assert!(bucket.take(3, start + Duration::from_millis(334)).is_ok());
+    }
+}

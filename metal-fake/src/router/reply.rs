@@ -1,0 +1,96 @@
+//! Replies as the API sends them: JSON bodies with `Content-Type`, the
+//! `Error` body (`{"errors": [...]}`), no body, a proxy's HTML 502, and a
+//! body cut short. A body built here from bytes is kept as an extension so
+//! the gate can record it.
+
+use axum::body::{Body, Bytes};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::Response;
+use futures::StreamExt;
+use metal_api::types;
+
+use crate::call::{ApiError, Reply};
+
+/// The body of a response built here, kept for recording.
+#[derive(Clone)]
+struct KeptBody(Bytes);
+
+/// The whole body of a response built here from bytes (never a stream).
+pub(super) fn kept_body(resp: &Response) -> Option<Bytes> {
+    resp.extensions().get::<KeptBody>().map(|k| k.0.clone())
+}
+
+fn with_body(status: u16, content_type: Option<&'static str>, body: Bytes) -> Response {
+    let mut resp = Response::new(Body::from(body.clone()));
+    *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    if let Some(ct) = content_type {
+        resp.headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static(ct));
+    }
+    resp.extensions_mut().insert(KeptBody(body));
+    resp
+}
+
+/// A JSON body.
+pub(super) fn json(status: u16, body: Bytes) -> Response {
+    with_body(status, Some("application/json"), body)
+}
+
+/// The API's `Error` body.
+pub(super) fn error(status: u16, messages: Vec<String>) -> Response {
+    let body = types::Error {
+        error: None,
+        errors: messages,
+    };
+    json(status, serde_json::to_vec(&body).unwrap_or_default().into())
+}
+
+/// An API refusal.
+pub(super) fn refusal(e: ApiError) -> Response {
+    error(e.status, e.messages)
+}
+
+/// A handler's result, with the operation's success status.
+pub(super) fn of(success: u16, result: Result<Reply, ApiError>) -> Response {
+    match result {
+        Ok(Reply::Json(body)) => json(success, body),
+        Ok(Reply::Empty) => with_body(success, None, Bytes::new()),
+        Err(e) => refusal(e),
+    }
+}
+
+const BAD_GATEWAY_PAGE: &str = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n";
+
+/// A proxy's HTML 502 page.
+pub(super) fn bad_gateway() -> Response {
+    with_body(
+        502,
+        Some("text/html"),
+        Bytes::from_static(BAD_GATEWAY_PAGE.as_bytes()),
+    )
+}
+
+/// The same head with a `Content-Length` of the whole body, and a body that
+/// stops halfway with an error: in-process the reader's body read fails;
+/// over HTTP hyper sends the head and the first half, then aborts the
+/// connection. The body pauses once before failing, so hyper flushes what
+/// it has: without the pause it would abort before the head left, and the
+/// client would see no reply at all. `None` when the body is too short to
+/// cut.
+pub(super) fn truncated(full: Response) -> Option<Response> {
+    let body = kept_body(&full).filter(|b| b.len() > 1)?;
+    let (mut parts, _) = full.into_parts();
+    parts.extensions.remove::<KeptBody>();
+    parts
+        .headers
+        .insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));
+    let half = futures::stream::iter([Ok(body.slice(..body.len() / 2))]);
+    let cut = futures::stream::once(async {
+        tokio::task::yield_now().await;
+        Err(std::io::Error::other("fake: reply body cut short"))
+    });
+    Some(Response::from_parts(
+        parts,
+        Body::from_stream(half.chain(cut)),
+    ))
+}

@@ -1,0 +1,97 @@
+//! An operation added to the spec the README's way (one line in
+//! `openapi/operations.txt`, `cargo xtask spec`), with no edit to
+//! `metal-policy` or `metal-fake`: `findMetros`, which the typed `Metal`
+//! trait does not wrap. It runs under the policy through `Client::call`,
+//! and against the fake: `501` until the test gives the fake a handler,
+//! then the handler's reply, in-process and over HTTP.
+
+use metal_api::types;
+use metal_fake::{Fake, FakeBuilder, ServerConfig};
+use metal_policy::Error;
+
+fn metros() -> serde_json::Value {
+    serde_json::json!({"metros": [{"code": "da", "name": "Dallas"}]})
+}
+
+fn with_handler() -> FakeBuilder {
+    Fake::builder().handler("findMetros", |_call| Ok(metros()))
+}
+
+fn codes(list: &types::MetroList) -> Vec<String> {
+    list.metros.iter().filter_map(|m| m.code.clone()).collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_unmodelled_operation_is_a_permanent_501_under_the_policy() {
+    let fake = Fake::builder().build();
+    let client = fake.client();
+    let err = client
+        .call(|api| api.find_metros().send())
+        .await
+        .expect_err("not modelled");
+    match err {
+        Error::Rejected {
+            operation,
+            status: 501,
+            messages,
+        } => {
+            assert_eq!(operation, "findMetros");
+            assert_eq!(messages, ["metal-fake does not model findMetros"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    // Permanent: one request, no retry.
+    assert_eq!(fake.call_count("findMetros"), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_handler_serves_it_in_process_under_the_policy() {
+    let fake = with_handler().build();
+    let registry = prometheus::Registry::new();
+    let client = fake.client_with(|c| c.registry(registry.clone())).unwrap();
+    // A 502 first: GET is idempotent, so the policy retries it.
+    fake.inject(metal_fake::Fault::on(
+        "findMetros",
+        metal_fake::FaultKind::FailBefore { status: 502 },
+    ));
+    let list = client.call(|api| api.find_metros().send()).await.unwrap();
+    assert_eq!(codes(&list), ["da"]);
+    assert_eq!(fake.call_count("findMetros"), 2);
+    let counted: f64 = registry
+        .gather()
+        .iter()
+        .filter(|f| f.name() == "equinix_api_requests_total")
+        .flat_map(|f| f.get_metric())
+        .filter(|m| {
+            m.get_label()
+                .iter()
+                .any(|l| l.name() == "endpoint" && l.value() == "findMetros")
+        })
+        .map(|m| m.get_counter().get_value())
+        .sum();
+    assert_eq!(counted, 2.0, "both requests counted under the operationId");
+}
+
+#[tokio::test]
+async fn a_handler_serves_it_over_http_under_the_policy() {
+    let fake = with_handler().build();
+    let server = metal_fake::bind(fake.clone(), "127.0.0.1:0", ServerConfig::new("t"))
+        .await
+        .unwrap();
+    let config = metal_api::Config::builder()
+        .auth_token("t")
+        .base_url(server.base_url())
+        .build()
+        .unwrap();
+    let client = metal_policy::Client::builder()
+        .config(config)
+        .api_rate(std::time::Duration::ZERO)
+        .build()
+        .unwrap();
+    let list = client.call(|api| api.find_metros().send()).await.unwrap();
+    assert_eq!(codes(&list), ["da"]);
+    // The raw client it hands out reaches it too.
+    let raw = client.api().find_metros().send().await.unwrap();
+    assert_eq!(codes(&raw), ["da"]);
+    server.shutdown().await;
+}
