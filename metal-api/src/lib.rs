@@ -28,7 +28,6 @@
 //! println!("{:?}", device.state_kind());
 //! # Ok(()) }
 //! ```
-#![forbid(unsafe_code)]
 
 pub mod config;
 pub mod known;
