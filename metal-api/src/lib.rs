@@ -34,7 +34,6 @@
 //! println!("{:?}", device.state_kind());
 //! # Ok(()) }
 //! ```
-#![forbid(unsafe_code)]
 
 pub mod config;
 pub mod exchange;

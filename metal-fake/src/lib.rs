@@ -87,7 +87,6 @@
 //! provisionable reservation the suite may provision, reboot, power-cycle
 //! and delete; optional `METAL_API_URL`, `METAL_OS`) are set; otherwise it
 //! prints that the real run is skipped.
-#![forbid(unsafe_code)]
 
 pub mod call;
 pub mod fake;

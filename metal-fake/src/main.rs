@@ -6,7 +6,10 @@
 //!
 //! The first stdout line is exactly `metal-fake listening on
 //! http://HOST:PORT/metal/v1`; `GET /_fake/state` returns the counters.
-#![forbid(unsafe_code)]
+//! Logs (the server's warnings) go to stderr, filtered by `RUST_LOG`
+//! (default `warn`). A flag out of range (`--reservations` above
+//! 100000, `--fault-rate` outside [0, 1], a negative, non-finite or
+//! longer-than-a-week number of seconds) is refused with exit code 2.
 
 use std::io::Write;
 use std::time::Duration;
@@ -14,6 +17,14 @@ use std::time::Duration;
 use clap::Parser;
 use metal_fake::{Fake, RandomFaults, ServerConfig, Timings};
 use uuid::Uuid;
+
+/// The most reservations the fake holds: every list call renders all of
+/// them before it paginates, and each takes memory for its life.
+const MAX_RESERVATIONS: usize = 100_000;
+
+/// The longest duration a seconds flag takes (one week): the fake adds
+/// these to its clock, and a run that waits longer is not a test.
+const MAX_SECONDS: f64 = 7.0 * 24.0 * 3600.0;
 
 /// Serves a stateful fake Equinix Metal API at /metal/v1.
 #[derive(Debug, Parser)]
@@ -25,8 +36,9 @@ struct Args {
     /// The project that exists, holding the reservations (random if absent).
     #[arg(long)]
     project: Option<Uuid>,
-    /// How many provisionable hardware reservations the project holds.
-    #[arg(long, default_value_t = 10)]
+    /// How many provisionable hardware reservations the project holds (at
+    /// most 100000).
+    #[arg(long, default_value_t = 10, value_parser = parse_reservations)]
     reservations: usize,
     /// The X-Auth-Token the server accepts (default: $METAL_AUTH_TOKEN).
     #[arg(long)]
@@ -34,30 +46,69 @@ struct Args {
     /// API requests allowed per second (0: no limit).
     #[arg(long, default_value_t = 0)]
     rate_limit: u32,
-    /// Probability that a request gets a random recoverable fault.
-    #[arg(long, default_value_t = 0.0)]
+    /// Probability in [0, 1] that a request gets a random recoverable fault.
+    #[arg(long, default_value_t = 0.0, value_parser = parse_probability)]
     fault_rate: f64,
     /// Seed of the random faults.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Seconds from create to active (a fifth queued, the rest provisioning).
-    #[arg(long, default_value_t = 60.0)]
-    provision_seconds: f64,
-    /// Seconds a power transition takes.
-    #[arg(long, default_value_t = 5.0)]
-    power_seconds: f64,
-    /// Seconds before a freed reservation is provisionable again.
-    #[arg(long, default_value_t = 30.0)]
-    release_seconds: f64,
+    /// Seconds from create to active (a fifth queued, the rest
+    /// provisioning); at most a week.
+    #[arg(long, default_value = "60", value_parser = parse_seconds)]
+    provision_seconds: Duration,
+    /// Seconds a power transition takes; at most a week.
+    #[arg(long, default_value = "5", value_parser = parse_seconds)]
+    power_seconds: Duration,
+    /// Seconds before a freed reservation is provisionable again; at most a
+    /// week.
+    #[arg(long, default_value = "30", value_parser = parse_seconds)]
+    release_seconds: Duration,
 }
 
-fn seconds(s: f64) -> Duration {
-    Duration::try_from_secs_f64(s.max(0.0)).unwrap_or(Duration::ZERO)
+fn parse_reservations(text: &str) -> Result<usize, String> {
+    let n: usize = text
+        .parse()
+        .map_err(|e| format!("{text:?} is not a count: {e}"))?;
+    if n > MAX_RESERVATIONS {
+        return Err(format!(
+            "{n} is more than the fake holds (at most {MAX_RESERVATIONS})"
+        ));
+    }
+    Ok(n)
+}
+
+fn parse_probability(text: &str) -> Result<f64, String> {
+    let p: f64 = text
+        .parse()
+        .map_err(|e| format!("{text:?} is not a number: {e}"))?;
+    if !(0.0..=1.0).contains(&p) {
+        return Err(format!("{text} is not a probability in [0, 1]"));
+    }
+    Ok(p)
+}
+
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let s: f64 = text
+        .parse()
+        .map_err(|e| format!("{text:?} is not a number of seconds: {e}"))?;
+    if !(0.0..=MAX_SECONDS).contains(&s) {
+        return Err(format!(
+            "{text} is not a number of seconds from 0 to {MAX_SECONDS} (a week)"
+        ));
+    }
+    Duration::try_from_secs_f64(s).map_err(|e| format!("{text}: {e}"))
 }
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let args = Args::parse();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
     let Some(token) = args
         .token
         .clone()
@@ -67,13 +118,13 @@ async fn main() -> std::process::ExitCode {
         eprintln!("metal-fake: give --token or set METAL_AUTH_TOKEN");
         return std::process::ExitCode::FAILURE;
     };
-    let provision = seconds(args.provision_seconds);
+    let provision = args.provision_seconds;
     let timings = Timings {
         queued: provision / 5,
         provisioning: provision - provision / 5,
-        power: seconds(args.power_seconds),
+        power: args.power_seconds,
         reinstall: provision,
-        reservation_release: seconds(args.release_seconds),
+        reservation_release: args.release_seconds,
     };
     let mut builder = Fake::builder()
         .project(args.project.unwrap_or_else(Uuid::new_v4))
@@ -99,6 +150,14 @@ async fn main() -> std::process::ExitCode {
     let _ = writeln!(out, "metal-fake listening on {}", server.base_url());
     let _ = writeln!(out, "project {}", fake.project());
     let _ = out.flush();
+    tracing::info!(
+        url = server.base_url(),
+        project = %fake.project(),
+        reservations = args.reservations,
+        rate_limit = args.rate_limit,
+        fault_rate = args.fault_rate,
+        "metal-fake serving"
+    );
     let _ = tokio::signal::ctrl_c().await;
     server.shutdown().await;
     std::process::ExitCode::SUCCESS

@@ -6,8 +6,9 @@
 //! server through a `Client` with shared limits.
 //!
 //! Redis: `$METAL_TEST_REDIS_URL`, else a `redis-server` started here on a
-//! free port; without either the scenarios print that they skip. The
-//! restart scenario always starts its own `redis-server` (it stops it).
+//! free port; without either the scenarios print that they skip (under
+//! `CI=true` they fail instead). The restart scenario always starts its own
+//! `redis-server` (it stops it).
 
 use std::collections::HashMap;
 use std::process::{Child, Command, Stdio};
@@ -123,6 +124,12 @@ async fn redis_for(test: &str, own: bool) -> Option<TestRedis> {
     }
     let r = start_redis(free_port()).await;
     if r.is_none() {
+        // Locally the scenario skips, saying so; under CI it must run.
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "{test}: no Redis under CI=true (set METAL_TEST_REDIS_URL or put redis-server on PATH)"
+        );
         println!(
             "{test}: skipped: no Redis (set METAL_TEST_REDIS_URL or put redis-server on PATH)"
         );

@@ -162,7 +162,6 @@
 //!
 //! Time is tokio's clock ([`tokio::time::Instant`], `sleep`), so all of the
 //! above is tested deterministically on a paused clock.
-#![forbid(unsafe_code)]
 
 mod classify;
 pub mod client;

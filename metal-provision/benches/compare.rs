@@ -8,7 +8,6 @@
 //! and read the table it prints. `BENCH_SKIP_BUILD=1` leaves out the clean
 //! build of `metal-api` (the slowest section); `BENCH_QUICK=1` shrinks every
 //! section for a smoke run.
-#![forbid(unsafe_code)]
 
 use std::collections::HashSet;
 use std::future::Future;

@@ -8,61 +8,105 @@
 //! metrics that changed. Its last line is
 //! `provisioned A/B devices in T s: D duplicates, L lost, R retries, X race-lost`.
 //!
-//! `--endpoint URL` targets another server instead (a running `metal-fake`,
-//! or the real API with the token from `METAL_AUTH_TOKEN` and `--project`).
-//! `--redis URL` shares the client's limits with other runs through Redis.
-#![forbid(unsafe_code)]
+//! `--endpoint URL` (or `METAL_API_URL`) targets another server instead (a
+//! running `metal-fake`, or the real API), with the token from
+//! `METAL_AUTH_TOKEN` (or `--token`) and the project from `--project` (or
+//! `METAL_PROJECT_ID`); it refuses up front to ask for more devices than the
+//! project has free hardware reservations. `--redis URL` shares the
+//! client's limits with other runs through Redis.
+//!
+//! While it runs, a progress line goes to stderr every `--progress-interval`
+//! (10 s), with a warning when every API attempt in that interval failed.
+//!
+//! Exit status: 0 when every device asked for became active and the audit
+//! found no duplicate and no lost device; 1 when the run failed (one
+//! `error:` line says why: fewer devices active than asked for, none, the
+//! audit's findings, or an unreachable endpoint, token or project); 2 for a
+//! bad command line.
 
 use std::collections::HashSet;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use metal_fake::{Fake, FaultKind, RandomFaults, ServerConfig, Timings};
 use metal_policy::{Client, Metal};
-use metal_provision::{audit, cleanup, run, Progress, RunConfig, SshKeySpec};
+use metal_provision::controller::is_free;
+use metal_provision::{audit, cleanup, run, shortfall, Progress, RunConfig, SshKeySpec};
 use uuid::Uuid;
 
 /// How long the first request may take before the run gives up on the
 /// endpoint.
 const PROBE_DEADLINE: Duration = Duration::from_secs(10);
 
+/// The most devices a run asks the embedded fake for. The fake is sized
+/// from `--devices` (a quarter more reservations, plus two), and renders
+/// every reservation on each list call, so larger runs only go slower.
+const MAX_EMBEDDED_DEVICES: usize = 10_000;
+
+/// Devices worked on at once per `--parallelism` slot: a device spends most
+/// of its time waiting between polls, so a few per slot keep the slots
+/// busy without a task per device.
+const WORKERS_PER_SLOT: usize = 4;
+
+/// The most requests in flight a run may ask for.
+const MAX_PARALLELISM: usize = 1024;
+
+/// The longest `--api-rate`, `--provision-time` and `--progress-interval`.
+const MAX_DURATION: Duration = Duration::from_secs(24 * 3600);
+
+/// The counter of API attempts, by `outcome` (`ok` or why not).
+const ATTEMPTS_METRIC: &str = "equinix_api_attempts_total";
+
 #[derive(Parser, Debug)]
 #[command(
     name = "provision",
-    about = "Provision devices from hardware reservations through metal-policy"
+    version,
+    about = "Provision devices from hardware reservations through metal-policy",
+    after_help = "Exit status: 0 when every device asked for became active and the audit found \
+                  no duplicate and no lost device; 1 when the run failed (one `error:` line says \
+                  why); 2 for a bad command line."
 )]
 struct Args {
-    /// Target this API instead of the embedded fake (token from METAL_AUTH_TOKEN).
-    #[arg(long)]
+    /// Target this API instead of the embedded fake.
+    #[arg(long, env = metal_api::config::ENV_BASE_URL)]
     endpoint: Option<String>,
+    /// The API token for --endpoint (prefer the environment variable: a
+    /// flag shows in the process list).
+    #[arg(long, env = metal_api::config::ENV_AUTH_TOKEN, hide_env_values = true)]
+    token: Option<String>,
     /// The project to provision in (required with --endpoint).
-    #[arg(long)]
+    #[arg(long, env = "METAL_PROJECT_ID")]
     project: Option<Uuid>,
-    /// How many devices to create.
-    #[arg(long, default_value_t = 8)]
+    /// How many devices to create (at least 1; at most 10000 against the
+    /// embedded fake, at most the free reservations with --endpoint).
+    #[arg(long, default_value_t = 8, value_parser = parse_devices)]
     devices: usize,
-    /// Requests in flight at once.
-    #[arg(long, default_value_t = 4)]
+    /// Requests in flight at once (1 to 1024); the run works on at most
+    /// four devices per slot at a time.
+    #[arg(long, default_value_t = 4, value_parser = parse_parallelism)]
     parallelism: usize,
     /// Minimum spacing between requests, e.g. 50ms or 2s (default: 50ms
     /// against the embedded fake, the policy's 2s elsewhere).
     #[arg(long, value_parser = parse_duration)]
     api_rate: Option<Duration>,
-    /// Probability that the embedded fake faults a call.
-    #[arg(long, default_value_t = 0.2)]
+    /// Probability in [0, 1] that the embedded fake faults a call.
+    #[arg(long, default_value_t = 0.2, value_parser = parse_probability)]
     fault_rate: f64,
     /// Seed of the embedded fake's faults.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// The embedded fake's rate limit, requests per second.
+    /// The embedded fake's rate limit, requests per second (0: none).
     #[arg(long, default_value_t = 40)]
     rate_limit: u32,
     /// How long the embedded fake takes to provision a device, e.g. 2s.
     #[arg(long, value_parser = parse_duration, default_value = "2s")]
     provision_time: Duration,
+    /// How often a progress line goes to stderr while the run goes on.
+    #[arg(long, value_parser = parse_interval, default_value = "10s")]
+    progress_interval: Duration,
     /// Delete the devices at the end.
     #[arg(long)]
     cleanup: bool,
@@ -73,33 +117,91 @@ struct Args {
     redis: Option<String>,
 }
 
-/// Parses `250ms`, `2s`, `1.5s`, `3m`.
-fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number
+fn parse_devices(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("a run needs at least one device".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("{text:?} is not a device count: {e}")),
+    }
+}
+
+fn parse_parallelism(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if (1..=MAX_PARALLELISM).contains(&n) => Ok(n),
+        Ok(n) => Err(format!("{n} is not from 1 to {MAX_PARALLELISM}")),
+        Err(e) => Err(format!("{text:?} is not a count: {e}")),
+    }
+}
+
+fn parse_probability(text: &str) -> Result<f64, String> {
+    let p: f64 = text
         .parse()
-        .map_err(|_| format!("{text:?} is not a duration like 250ms, 2s or 1m"))?;
-    let seconds = match unit {
-        "ms" => value / 1000.0,
-        "s" | "" => value,
-        "m" => value * 60.0,
-        _ => {
+        .map_err(|e| format!("{text:?} is not a number: {e}"))?;
+    if !(0.0..=1.0).contains(&p) {
+        return Err(format!("{text} is not a probability in [0, 1]"));
+    }
+    Ok(p)
+}
+
+/// A duration in `humantime`'s syntax (`250ms`, `1.5s`, `2m`, `1h 30m`), at
+/// most a day.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let d = humantime::parse_duration(text)
+        .map_err(|e| format!("{text:?} is not a duration like 250ms, 1.5s or 2m ({e})"))?;
+    if d > MAX_DURATION {
+        return Err(format!("{text} is longer than a day"));
+    }
+    Ok(d)
+}
+
+fn parse_interval(text: &str) -> Result<Duration, String> {
+    let d = parse_duration(text)?;
+    if d < Duration::from_millis(100) {
+        return Err(format!("{text} is shorter than 100ms"));
+    }
+    Ok(d)
+}
+
+/// Checks what the parser cannot see flag by flag.
+fn validate(args: &Args) -> Result<(), String> {
+    if args.endpoint.is_none() {
+        if args.devices > MAX_EMBEDDED_DEVICES {
             return Err(format!(
-                "unknown unit {unit:?} in {text:?} (use ms, s or m)"
-            ))
+                "--devices {} is more than the embedded fake serves (at most \
+                 {MAX_EMBEDDED_DEVICES}); use --endpoint for a larger run",
+                args.devices
+            ));
         }
-    };
-    Duration::try_from_secs_f64(seconds).map_err(|e| format!("{text:?}: {e}"))
+        embedded_reservations(args.devices)?;
+    } else {
+        if args.project.is_none() {
+            return Err("--project UUID (or METAL_PROJECT_ID) is required with --endpoint".into());
+        }
+        if args.token.is_none() {
+            return Err(format!(
+                "{} (or --token) is required with --endpoint",
+                metal_api::config::ENV_AUTH_TOKEN
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The embedded fake's reservations for `devices`: a quarter more, plus
+/// two, so runs that lose races can move on.
+fn embedded_reservations(devices: usize) -> Result<usize, String> {
+    devices
+        .checked_add(devices / 4)
+        .and_then(|n| n.checked_add(2))
+        .ok_or_else(|| format!("--devices {devices} is too many to size the embedded fake"))
 }
 
 struct Bars {
+    multi: MultiProgress,
     requested: ProgressBar,
     created: ProgressBar,
     active: ProgressBar,
+    race_lost: ProgressBar,
 }
 
 impl Bars {
@@ -118,6 +220,9 @@ impl Bars {
             requested: bar("requested"),
             created: bar("created"),
             active: bar("active"),
+            // Counted, not drawn.
+            race_lost: ProgressBar::hidden(),
+            multi,
         }
     }
 
@@ -125,6 +230,21 @@ impl Bars {
         for b in [&self.requested, &self.created, &self.active] {
             b.finish();
         }
+    }
+
+    /// Where the run is: requested, created, active, race-lost.
+    fn counts(&self) -> [u64; 4] {
+        [
+            self.requested.position(),
+            self.created.position(),
+            self.active.position(),
+            self.race_lost.position(),
+        ]
+    }
+
+    /// Prints a line to stderr without tearing the bars.
+    fn eprintln(&self, line: &str) {
+        self.multi.suspend(|| eprintln!("{line}"));
     }
 }
 
@@ -138,6 +258,9 @@ impl Progress for Bars {
     fn active(&self) {
         self.active.inc(1);
     }
+    fn race_lost(&self) {
+        self.race_lost.inc(1);
+    }
 }
 
 /// The embedded fake and what the client needs to reach it.
@@ -146,6 +269,7 @@ struct Target {
     token: String,
     project: Uuid,
     api_rate: Option<Duration>,
+    embedded: bool,
     _server: Option<metal_fake::ServerHandle>,
 }
 
@@ -155,8 +279,7 @@ async fn start_fake(args: &Args) -> Result<Target, String> {
     kinds.push(FaultKind::Competitor);
     let mut builder = Fake::builder()
         .project(project)
-        // A few spare reservations, so runs that lose races can move on.
-        .reservations(args.devices + args.devices / 4 + 2)
+        .reservations(embedded_reservations(args.devices)?)
         .timings(Timings {
             queued: args.provision_time / 4,
             provisioning: args.provision_time - args.provision_time / 4,
@@ -182,33 +305,62 @@ async fn start_fake(args: &Args) -> Result<Target, String> {
         token,
         project,
         api_rate: Some(args.api_rate.unwrap_or(Duration::from_millis(50))),
+        embedded: true,
         _server: Some(server),
     })
 }
 
 fn remote(args: &Args, endpoint: &str) -> Result<Target, String> {
+    // `validate` has checked both.
     let project = args
         .project
-        .ok_or("--project UUID is required with --endpoint")?;
-    let token = std::env::var(metal_api::config::ENV_AUTH_TOKEN)
-        .map_err(|_| format!("{} is not set", metal_api::config::ENV_AUTH_TOKEN))?;
+        .ok_or("--project UUID (or METAL_PROJECT_ID) is required with --endpoint")?;
+    let token = args.token.clone().ok_or_else(|| {
+        format!(
+            "{} (or --token) is required with --endpoint",
+            metal_api::config::ENV_AUTH_TOKEN
+        )
+    })?;
     Ok(Target {
         base_url: endpoint.to_string(),
         token,
         project,
         api_rate: args.api_rate,
+        embedded: false,
         _server: None,
     })
 }
 
-/// Sums every sample of a counter family.
-fn counter_total(families: &[prometheus::proto::MetricFamily], name: &str) -> f64 {
+/// Sums every sample of a counter family, as a whole number (an empty sum
+/// of floats is -0, which printed as `-0 retries`).
+fn counter_total(families: &[prometheus::proto::MetricFamily], name: &str) -> u64 {
     families
         .iter()
         .filter(|f| f.name() == name)
         .flat_map(|f| f.get_metric())
-        .map(|m| m.get_counter().get_value())
+        .map(|m| m.get_counter().get_value() as u64)
         .sum()
+}
+
+/// API attempts so far, and how many of them did not succeed.
+fn attempt_totals(families: &[prometheus::proto::MetricFamily]) -> (u64, u64) {
+    let mut all = 0;
+    let mut failed = 0;
+    for m in families
+        .iter()
+        .filter(|f| f.name() == ATTEMPTS_METRIC)
+        .flat_map(|f| f.get_metric())
+    {
+        let n = m.get_counter().get_value() as u64;
+        all += n;
+        if m.get_label()
+            .iter()
+            .any(|l| l.name() == "outcome" && l.value() != "ok")
+        {
+            failed += n;
+        }
+    }
+    (all, failed)
 }
 
 /// The text exposition of every sample that is not zero (histogram buckets
@@ -224,6 +376,87 @@ fn changed_metrics(families: &[prometheus::proto::MetricFamily]) -> String {
         .filter(|l| l.rsplit(' ').next().is_some_and(|v| v != "0"))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Prints a progress line every `interval` until dropped, and a warning
+/// when every API attempt in an interval failed, or none was made and
+/// nothing moved.
+struct Reporter {
+    task: tokio::task::JoinHandle<()>,
+    phase: Arc<Mutex<&'static str>>,
+}
+
+impl Reporter {
+    fn start(
+        interval: Duration,
+        total: usize,
+        bars: Arc<Bars>,
+        registry: prometheus::Registry,
+    ) -> Self {
+        let phase = Arc::new(Mutex::new("provisioning"));
+        let task = tokio::spawn(report(interval, total, bars, registry, Arc::clone(&phase)));
+        Self { task, phase }
+    }
+
+    fn phase(&self, phase: &'static str) {
+        *self.phase.lock().unwrap_or_else(|p| p.into_inner()) = phase;
+    }
+}
+
+impl Drop for Reporter {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn report(
+    interval: Duration,
+    total: usize,
+    bars: Arc<Bars>,
+    registry: prometheus::Registry,
+    phase: Arc<Mutex<&'static str>>,
+) {
+    let started = tokio::time::Instant::now();
+    let every = humantime::format_duration(interval).to_string();
+    let mut ticks = tokio::time::interval_at(started + interval, interval);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut last_attempts = attempt_totals(&registry.gather());
+    let mut last_counts = bars.counts();
+    loop {
+        ticks.tick().await;
+        let attempts = attempt_totals(&registry.gather());
+        let counts = bars.counts();
+        let (made, failed) = (
+            attempts.0.saturating_sub(last_attempts.0),
+            attempts.1.saturating_sub(last_attempts.1),
+        );
+        let moved = counts != last_counts;
+        let [requested, created, active, race_lost] = counts;
+        let phase = *phase.lock().unwrap_or_else(|p| p.into_inner());
+        bars.eprintln(&format!(
+            "progress at {:.0} s ({phase}): {requested}/{total} requested, {created} created, \
+             {active} active, {race_lost} race-lost; {made} API attempts in the last {every}, \
+             {failed} failed",
+            started.elapsed().as_secs_f64()
+        ));
+        if made > 0 && failed == made {
+            bars.eprintln(&format!(
+                "warning: every API attempt in the last {every} failed ({failed} of {made}){}",
+                if moved {
+                    ""
+                } else {
+                    "; the run is making no progress"
+                }
+            ));
+        } else if made == 0 && !moved {
+            bars.eprintln(&format!(
+                "warning: no API attempt completed in the last {every} and no device moved on; \
+                 the run is making no progress"
+            ));
+        }
+        last_attempts = attempts;
+        last_counts = counts;
+    }
 }
 
 async fn main_run(args: Args) -> Result<(), String> {
@@ -268,6 +501,39 @@ async fn main_run(args: Args) -> Result<(), String> {
     }
     let metal: Arc<dyn Metal> = Arc::new(builder.build().map_err(|e| e.to_string())?);
 
+    let bars = Arc::new(Bars::new(args.devices));
+    let reporter = Reporter::start(
+        args.progress_interval,
+        args.devices,
+        Arc::clone(&bars),
+        registry.clone(),
+    );
+
+    if !target.embedded {
+        // Refuse a run that cannot be whole, before creating anything (the
+        // embedded fake is sized from --devices).
+        reporter.phase("counting reservations");
+        let free = metal
+            .list_reservations(target.project)
+            .await
+            .map_err(|e| {
+                format!(
+                    "cannot list the hardware reservations of project {}: {e}",
+                    target.project
+                )
+            })?
+            .iter()
+            .filter(|r| is_free(r))
+            .count();
+        if free < args.devices {
+            return Err(format!(
+                "--devices {} is more than the {free} free hardware reservations of project {}; \
+                 nothing was created",
+                args.devices, target.project
+            ));
+        }
+    }
+
     let mut run_config = RunConfig::new(target.project, args.devices);
     run_config.ssh_key = Some(SshKeySpec {
         label: "provision-example".into(),
@@ -275,7 +541,14 @@ async fn main_run(args: Args) -> Result<(), String> {
             .into(),
     });
     run_config.poll_interval = Duration::from_millis(250);
-    let bars = Arc::new(Bars::new(args.devices));
+    // Not one worker per device: a bounded number, each taking the next
+    // device when it is done with one.
+    run_config.workers = args
+        .parallelism
+        .saturating_mul(WORKERS_PER_SLOT)
+        .min(args.devices)
+        .max(1);
+    reporter.phase("provisioning");
     let started = tokio::time::Instant::now();
     let outcome = run(Arc::clone(&metal), &run_config, bars.clone())
         .await
@@ -283,19 +556,22 @@ async fn main_run(args: Args) -> Result<(), String> {
     bars.finish();
     let elapsed = started.elapsed();
     for failure in &outcome.failures {
-        eprintln!("warning: {failure}");
+        bars.eprintln(&format!("warning: {failure}"));
     }
 
+    reporter.phase("auditing");
     let known: HashSet<Uuid> = outcome.device_ids().into_iter().collect();
     let report = audit(metal.as_ref(), target.project, &run_config.run_tag, &known)
         .await
         .map_err(|e| format!("auditing the server's devices: {e}"))?;
     if args.cleanup {
+        reporter.phase("cleaning up");
         let deleted = cleanup(metal.as_ref(), &outcome.device_ids())
             .await
             .map_err(|e| format!("cleaning up: {e}"))?;
         println!("deleted {deleted} devices");
     }
+    drop(reporter);
 
     let families = registry.gather();
     let changed = changed_metrics(&families);
@@ -313,12 +589,23 @@ async fn main_run(args: Args) -> Result<(), String> {
         retries,
         outcome.race_lost
     );
-    Ok(())
+    match shortfall(outcome.requested, outcome.active, &report) {
+        None => Ok(()),
+        Some(reason) => Err(reason),
+    }
 }
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let args = Args::parse();
+    let mut args = Args::parse();
+    // An empty variable counts as unset, as in metal_api::Config::from_env.
+    args.endpoint = args.endpoint.filter(|e| !e.trim().is_empty());
+    args.token = args.token.filter(|t| !t.trim().is_empty());
+    if let Err(e) = validate(&args) {
+        Args::command()
+            .error(clap::error::ErrorKind::ValueValidation, e)
+            .exit();
+    }
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt()

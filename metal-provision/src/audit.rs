@@ -52,9 +52,76 @@ pub async fn audit(
     Ok(compare(&devices, run_tag, known))
 }
 
+/// Why a finished run did not do what it was asked, if it did not: no
+/// device active, fewer active than asked for, or an audit that found
+/// duplicates or lost devices. One sentence (the parts joined by `; `), for
+/// the run's `error:` line; `None` when every device asked for is active and
+/// the audit is clean.
+pub fn shortfall(requested: usize, active: usize, audit: &Audit) -> Option<String> {
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut reasons = Vec::new();
+    if active == 0 && requested > 0 {
+        reasons.push(format!("no device became active (0/{requested})"));
+    } else if active < requested {
+        reasons.push(format!(
+            "only {active} of {requested} devices became active"
+        ));
+    }
+    if audit.duplicates > 0 || audit.lost > 0 {
+        reasons.push(format!(
+            "the audit found {} and {}",
+            plural(audit.duplicates, "duplicate", "duplicates"),
+            plural(audit.lost, "lost device", "lost devices"),
+        ));
+    }
+    (!reasons.is_empty()).then(|| reasons.join("; "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shortfall_names_every_way_a_run_falls_short() {
+        let clean = Audit {
+            on_server: 8,
+            ..Audit::default()
+        };
+        assert_eq!(shortfall(8, 8, &clean), None);
+        assert_eq!(
+            shortfall(8, 0, &clean).as_deref(),
+            Some("no device became active (0/8)")
+        );
+        assert_eq!(
+            shortfall(100_000, 5, &clean).as_deref(),
+            Some("only 5 of 100000 devices became active")
+        );
+        let dirty = Audit {
+            on_server: 9,
+            duplicates: 1,
+            lost: 2,
+        };
+        assert_eq!(
+            shortfall(8, 8, &dirty).as_deref(),
+            Some("the audit found 1 duplicate and 2 lost devices")
+        );
+        assert_eq!(
+            shortfall(8, 7, &dirty).as_deref(),
+            Some(
+                "only 7 of 8 devices became active; the audit found 1 duplicate and 2 lost devices"
+            )
+        );
+        let lost_only = Audit {
+            on_server: 9,
+            duplicates: 0,
+            lost: 1,
+        };
+        assert_eq!(
+            shortfall(8, 8, &lost_only).as_deref(),
+            Some("the audit found 0 duplicates and 1 lost device")
+        );
+    }
 
     fn device(id: Uuid, hostname: &str, tags: &[&str]) -> types::Device {
         serde_json::from_value(serde_json::json!({

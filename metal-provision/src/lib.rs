@@ -9,17 +9,17 @@
 //!   race is lost), and waits until each is active; [`cleanup`] deletes them.
 //! - [`audit`]: compares the server's devices with what the run knows:
 //!   duplicates (a device created twice) and lost devices (on the server,
-//!   unknown to the run).
+//!   unknown to the run); [`shortfall`] says why a run fell short, if it
+//!   did.
 //!
 //! The runnable program is `examples/provision.rs`
 //! (`cargo run --release --example provision`); the comparison benchmarks
 //! are `benches/compare.rs` (`cargo bench -p metal-provision`).
-#![forbid(unsafe_code)]
 
 pub mod audit;
 pub mod controller;
 
-pub use audit::{audit, Audit};
+pub use audit::{audit, shortfall, Audit};
 pub use controller::{
     cleanup, run, NoProgress, Outcome, Progress, RunConfig, RunError, SshKeySpec,
 };

@@ -1,7 +1,8 @@
 //! The Lua scripts against a real Redis: `$METAL_TEST_REDIS_URL`, else a
 //! `redis-server` this test starts on a free port; when neither is
-//! available each test prints that it skips. Redis's clock is real time, so
-//! these tests use real time with generous margins.
+//! available each test prints that it skips (under `CI=true` it fails
+//! instead). Redis's clock is real time, so these tests use real time with
+//! generous margins.
 
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -55,10 +56,10 @@ async fn test_redis(test: &str) -> Option<TestRedis> {
         .stderr(Stdio::null())
         .spawn();
     let Ok(child) = child else {
-        println!(
-            "{test}: skipped: no reachable METAL_TEST_REDIS_URL and redis-server cannot be started"
+        return skip(
+            test,
+            "no reachable METAL_TEST_REDIS_URL and redis-server cannot be started",
         );
-        return None;
     };
     let r = TestRedis {
         url: format!("redis://127.0.0.1:{port}/"),
@@ -71,7 +72,18 @@ async fn test_redis(test: &str) -> Option<TestRedis> {
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    println!("{test}: skipped: the redis-server it started does not answer");
+    skip(test, "the redis-server it started does not answer")
+}
+
+/// Locally a test without Redis skips, saying so; under CI (`CI=true`) it
+/// fails instead.
+fn skip(test: &str, why: &str) -> Option<TestRedis> {
+    assert_ne!(
+        std::env::var("CI").as_deref(),
+        Ok("true"),
+        "{test}: no Redis under CI=true: {why}"
+    );
+    println!("{test}: skipped: {why}");
     None
 }
 

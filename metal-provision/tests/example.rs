@@ -1,0 +1,498 @@
+//! The provisioning run's binary (`examples/provision.rs`), run as a user
+//! runs it: its exit code and `error:` line when it falls short, its flags,
+//! its bounded workers, and its progress lines.
+//!
+//! The example is built once per test binary with the README's test
+//! configuration (`cargo build --workspace --all-features --example
+//! provision`, a no-op under `cargo test --workspace --all-features`);
+//! `METAL_PROVISION_EXAMPLE=PATH` uses a built one instead. Runs that need a
+//! server they can script start `metal-fake` in this process and point the
+//! example at it with `METAL_API_URL`, `METAL_PROJECT_ID` and
+//! `METAL_AUTH_TOKEN` (or the flags).
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use metal_fake::{Fake, Fault, FaultKind, ServerConfig, ServerHandle, Timings};
+use metal_policy::Metal;
+use metal_provision::RunConfig;
+
+const TOKEN: &str = "example-test-token";
+
+fn example() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        if let Some(path) = std::env::var_os("METAL_PROVISION_EXAMPLE") {
+            return path.into();
+        }
+        let out = Command::new(env!("CARGO"))
+            .args(["build", "--locked", "--workspace", "--all-features"])
+            .args([
+                "--example",
+                "provision",
+                "--message-format=json-render-diagnostics",
+            ])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("cargo runs");
+        assert!(out.status.success(), "building the example failed");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v["reason"] == "compiler-artifact" && v["target"]["name"] == "provision")
+            .find_map(|v| v["executable"].as_str().map(PathBuf::from))
+            .expect("cargo names the example's executable")
+    })
+}
+
+/// The example with a clean environment: no Metal variables, no RUST_LOG.
+fn provision(args: &[&str]) -> Command {
+    let mut c = Command::new(example());
+    c.args(args)
+        .env_remove("METAL_API_URL")
+        .env_remove("METAL_AUTH_TOKEN")
+        .env_remove("METAL_PROJECT_ID")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+/// Runs to the end, killing it (and failing) after `limit`.
+fn finish(mut child: Child, limit: Duration) -> Output {
+    let deadline = Instant::now() + limit;
+    // Drain both pipes while waiting, so a chatty run cannot block on them.
+    let stdout = child.stdout.take().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let read = |mut r: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = r.read_to_end(&mut buf);
+            buf
+        })
+    };
+    let (out, err) = (read(Box::new(stdout)), read(Box::new(stderr)));
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "the run did not end within {limit:?}; stderr: {}",
+                String::from_utf8_lossy(&err.join().unwrap())
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    }
+}
+
+fn run(args: &[&str]) -> Output {
+    finish(provision(args).spawn().unwrap(), Duration::from_secs(120))
+}
+
+async fn run_async(cmd: Command) -> Output {
+    tokio::task::spawn_blocking(move || {
+        let mut cmd = cmd;
+        finish(cmd.spawn().unwrap(), Duration::from_secs(120))
+    })
+    .await
+    .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn error_lines(out: &Output) -> Vec<String> {
+    text(&out.stderr)
+        .lines()
+        .filter(|l| l.starts_with("error:"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The one `error:` line of a run that exited with `code`.
+fn the_error(out: &Output, code: i32) -> String {
+    let errors = error_lines(out);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout: {}\nstderr: {}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert_eq!(errors.len(), 1, "one error line: {}", text(&out.stderr));
+    errors[0].clone()
+}
+
+fn summary(out: &Output) -> String {
+    text(&out.stdout)
+        .lines()
+        .rfind(|l| l.starts_with("provisioned "))
+        .unwrap_or_else(|| panic!("no summary line in {}", text(&out.stdout)))
+        .to_string()
+}
+
+/// A fake served over HTTP from this process, with quick lifecycles.
+async fn serve(fake: &Fake) -> ServerHandle {
+    metal_fake::bind(fake.clone(), "127.0.0.1:0", ServerConfig::new(TOKEN))
+        .await
+        .unwrap()
+}
+
+fn fake(reservations: usize) -> metal_fake::FakeBuilder {
+    Fake::builder().reservations(reservations).timings(Timings {
+        queued: Duration::from_millis(200),
+        provisioning: Duration::from_millis(800),
+        ..Timings::uniform(Duration::from_millis(100))
+    })
+}
+
+/// The example pointed at `server` through the environment, as metal-cli's
+/// variables name it.
+fn against(server: &ServerHandle, fake: &Fake, args: &[&str]) -> Command {
+    let mut c = provision(args);
+    c.env("METAL_API_URL", server.base_url())
+        .env("METAL_PROJECT_ID", fake.project().to_string())
+        .env("METAL_AUTH_TOKEN", TOKEN);
+    c
+}
+
+// ------------------------------------------------------------ exit codes
+
+#[test]
+fn a_clean_run_exits_zero_and_counts_no_minus_zero_retries() {
+    let out = run(&[
+        "--devices",
+        "2",
+        "--fault-rate",
+        "0",
+        "--provision-time",
+        "200ms",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(error_lines(&out).is_empty(), "{}", text(&out.stderr));
+    let line = summary(&out);
+    assert!(line.starts_with("provisioned 2/2 devices in "), "{line}");
+    assert!(
+        line.ends_with(": 0 duplicates, 0 lost, 0 retries, 0 race-lost"),
+        "{line}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fewer_devices_active_than_asked_is_exit_code_1() {
+    // The competitor takes the first reservation the run asks for; with
+    // exactly two, the second device has none left.
+    let fake = fake(2)
+        .fault(Fault::on("createDevice", FaultKind::Competitor).nth(1))
+        .build();
+    let server = serve(&fake).await;
+    let out = run_async(against(
+        &server,
+        &fake,
+        &["--devices", "2", "--api-rate", "10ms"],
+    ))
+    .await;
+    let error = the_error(&out, 1);
+    assert_eq!(error, "error: only 1 of 2 devices became active");
+    assert!(summary(&out).starts_with("provisioned 1/2 devices"));
+    assert!(text(&out.stderr).contains("warning: no provisionable hardware reservation left"));
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_device_active_is_exit_code_1() {
+    let fake = fake(2)
+        .fault(Fault::on("createDevice", FaultKind::Competitor).times(2))
+        .build();
+    let server = serve(&fake).await;
+    let out = run_async(against(
+        &server,
+        &fake,
+        &["--devices", "2", "--api-rate", "10ms"],
+    ))
+    .await;
+    assert_eq!(the_error(&out, 1), "error: no device became active (0/2)");
+    assert!(summary(&out).starts_with("provisioned 0/2 devices"));
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn duplicates_or_lost_devices_in_the_audit_are_exit_code_1() {
+    let fake = fake(3).build();
+    let server = serve(&fake).await;
+    let child = tokio::task::spawn_blocking({
+        let mut cmd = against(&server, &fake, &["--devices", "2", "--api-rate", "10ms"]);
+        move || finish(cmd.spawn().unwrap(), Duration::from_secs(120))
+    });
+    // As soon as the run's first device exists, another API user creates a
+    // second one under the same hostname and run tag: a duplicate, and a
+    // device the run does not know.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let first = loop {
+        let ours = fake
+            .devices()
+            .into_iter()
+            .find(|d| d.tags.iter().any(|t| t.starts_with("provision-run-")));
+        if let Some(d) = ours {
+            break d;
+        }
+        assert!(Instant::now() < deadline, "the run created no device");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    let mut cfg = RunConfig::new(fake.project(), 1);
+    cfg.run_tag = first
+        .tags
+        .iter()
+        .find(|t| t.starts_with("provision-run-"))
+        .unwrap()
+        .clone();
+    let reservation = fake
+        .reservations()
+        .into_iter()
+        .find(metal_provision::controller::is_free)
+        .expect("a free reservation");
+    let body = metal_provision::controller::create_request(
+        &cfg,
+        first.hostname.as_deref().unwrap(),
+        &reservation,
+    )
+    .unwrap();
+    fake.client()
+        .create_device(fake.project(), &body)
+        .await
+        .unwrap();
+
+    let out = child.await.unwrap();
+    let error = the_error(&out, 1);
+    assert!(
+        error.ends_with("the audit found 1 duplicate and 1 lost device"),
+        "{error}"
+    );
+    assert!(summary(&out).contains(": 1 duplicates, 1 lost, "));
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn more_devices_than_free_reservations_is_refused_before_creating_any() {
+    let fake = fake(2).build();
+    let server = serve(&fake).await;
+    let out = run_async(against(
+        &server,
+        &fake,
+        &["--devices", "3", "--api-rate", "10ms"],
+    ))
+    .await;
+    assert_eq!(
+        the_error(&out, 1),
+        format!(
+            "error: --devices 3 is more than the 2 free hardware reservations of project {}; \
+             nothing was created",
+            fake.project()
+        )
+    );
+    assert!(fake.devices().is_empty());
+    server.shutdown().await;
+}
+
+// ------------------------------------------------------------ flags
+
+#[test]
+fn bad_numbers_are_one_error_and_exit_code_2() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--fault-rate", "NaN"], "not a probability in [0, 1]"),
+        (&["--fault-rate", "1.5"], "not a probability in [0, 1]"),
+        (&["--fault-rate=-0.1"], "not a probability in [0, 1]"),
+        (&["--devices", "0"], "at least one device"),
+        (&["--devices", "10001"], "at most 10000"),
+        (&["--devices", "18446744073709551615"], "at most 10000"),
+        (&["--devices", "18446744073709551616"], "--devices"),
+        (&["--parallelism", "0"], "not from 1 to 1024"),
+        (&["--api-rate", "2"], "not a duration like 250ms"),
+        (&["--provision-time", "100years"], "longer than a day"),
+        (&["--progress-interval", "0s"], "shorter than 100ms"),
+        (&["--endpoint", "http://127.0.0.1:9/metal/v1"], "--project"),
+    ];
+    for (args, expected) in cases {
+        let out = run(args);
+        let error = the_error(&out, 2);
+        assert!(error.contains(expected), "{args:?}: {error}");
+        assert!(out.stdout.is_empty(), "{args:?}: {}", text(&out.stdout));
+    }
+}
+
+#[test]
+fn version_and_help_name_the_environment_without_showing_the_token() {
+    let out = run(&["--version"]);
+    assert!(out.status.success());
+    assert_eq!(
+        text(&out.stdout).trim(),
+        format!("provision {}", env!("CARGO_PKG_VERSION"))
+    );
+
+    let out = finish(
+        provision(&["--help"])
+            .env("METAL_AUTH_TOKEN", "do-not-print-me")
+            .spawn()
+            .unwrap(),
+        Duration::from_secs(30),
+    );
+    let help = text(&out.stdout);
+    assert!(out.status.success());
+    for name in ["METAL_API_URL", "METAL_AUTH_TOKEN", "METAL_PROJECT_ID"] {
+        assert!(help.contains(&format!("[env: {name}")), "{name}: {help}");
+    }
+    assert!(!help.contains("do-not-print-me"), "{help}");
+    assert!(help.contains("Exit status"), "{help}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_flags_work_as_the_environment_does() {
+    let fake = fake(1).build();
+    let server = serve(&fake).await;
+    let project = fake.project().to_string();
+    let out = run_async(provision(&[
+        "--endpoint",
+        server.base_url(),
+        "--project",
+        &project,
+        "--token",
+        TOKEN,
+        "--devices",
+        "1",
+        "--api-rate",
+        "10ms",
+    ]))
+    .await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(summary(&out).starts_with("provisioned 1/1 devices"));
+    server.shutdown().await;
+}
+
+// ------------------------------------------------------------ bounded runs
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_most_four_devices_per_parallelism_slot_are_in_flight() {
+    // 12 devices, one slot: at most 4 workers. One per device would create
+    // all 12 (10 ms apart) before the first is active (1 s).
+    let fake = fake(12).build();
+    let server = serve(&fake).await;
+    let child = tokio::task::spawn_blocking({
+        let mut cmd = against(
+            &server,
+            &fake,
+            &[
+                "--devices",
+                "12",
+                "--parallelism",
+                "1",
+                "--api-rate",
+                "10ms",
+            ],
+        );
+        move || finish(cmd.spawn().unwrap(), Duration::from_secs(120))
+    });
+    let mut most = 0;
+    while !child.is_finished() {
+        let pending = fake
+            .devices()
+            .iter()
+            .filter(|d| d.state.as_deref() != Some("active"))
+            .count();
+        most = most.max(pending);
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let out = child.await.unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(summary(&out).starts_with("provisioned 12/12 devices"));
+    assert!(
+        (1..=4).contains(&most),
+        "{most} devices were being provisioned at once"
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_that_cannot_progress_says_so() {
+    // Every listing of the project's SSH keys fails: the run is stuck
+    // retrying the first step after the project check.
+    let fake = fake(2)
+        .fault(
+            Fault::on("findProjectSSHKeys", FaultKind::FailBefore { status: 500 }).times(100_000),
+        )
+        .build();
+    let server = serve(&fake).await;
+    let mut child = against(
+        &server,
+        &fake,
+        &[
+            "--devices",
+            "2",
+            "--api-rate",
+            "10ms",
+            "--progress-interval",
+            "1s",
+        ],
+    )
+    .spawn()
+    .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let stderr = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let seen = tokio::task::spawn_blocking(move || {
+        let deadline = Instant::now() + Duration::from_secs(40);
+        let mut seen = Vec::new();
+        let mut progress = 0;
+        while Instant::now() < deadline {
+            let Ok(line) = rx.recv_timeout(Duration::from_millis(200)) else {
+                continue;
+            };
+            if line.starts_with("progress at ") {
+                progress += 1;
+            }
+            let warned = line.starts_with("warning: every API attempt in the last 1s failed")
+                && line.ends_with("the run is making no progress");
+            seen.push(line);
+            if warned && progress >= 2 {
+                return (true, seen);
+            }
+        }
+        (false, seen)
+    })
+    .await
+    .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    server.shutdown().await;
+    let (warned, lines) = seen;
+    assert!(warned, "no progress lines and warning in: {lines:#?}");
+    let progress = lines
+        .iter()
+        .find(|l| l.starts_with("progress at "))
+        .unwrap();
+    assert!(
+        progress.contains("0/2 requested") && progress.contains("failed"),
+        "{progress}"
+    );
+}
