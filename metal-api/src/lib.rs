@@ -35,6 +35,8 @@
 //! # Ok(()) }
 //! ```
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 pub mod config;
 pub mod exchange;
 pub mod known;
@@ -61,6 +63,7 @@ pub use operation::Operation;
 /// Progenitor's typed extension of [`httpmock::MockServer`] for every
 /// operation: `server.find_device_by_id(|when, then| ...)`.
 #[cfg(feature = "mock")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mock")))]
 #[allow(clippy::all, missing_docs, unused, rustdoc::all)]
 pub mod mock {
     include!(concat!(env!("OUT_DIR"), "/metal_api_mock.rs"));

@@ -163,6 +163,8 @@
 //! Time is tokio's clock ([`tokio::time::Instant`], `sleep`), so all of the
 //! above is tested deterministically on a paused clock.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
 mod classify;
 pub mod client;
 pub mod error;
@@ -179,7 +181,9 @@ pub use client::{BuildError, CallOptions, Client, ClientBuilder};
 pub use error::{AttemptError, BoxError, Error};
 pub use metal::{Fields, KeyOwner, Metal};
 #[cfg(feature = "backoff")]
+#[cfg_attr(docsrs, doc(cfg(feature = "backoff")))]
 pub use retry::backoff::BackoffCrate;
 pub use retry::backoff::{Backoff, BackoffFactory, ExponentialBackoff};
 #[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use shared::SharedLimits;

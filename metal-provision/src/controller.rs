@@ -298,7 +298,7 @@ async fn provision_one(
                 result.error = Some(RunError::Create {
                     hostname,
                     source: Error::InvalidRequest {
-                        operation: "createDevice",
+                        operation: metal_api::operation::CREATE_DEVICE.id,
                         reason: e.to_string(),
                     },
                 });

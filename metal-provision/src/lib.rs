@@ -7,7 +7,7 @@
 //!   ensures an SSH key, creates one device per reservation through the
 //!   [`metal_policy::Metal`] trait (moving on to another reservation when a
 //!   race is lost), and waits until each is active; [`cleanup`] deletes them.
-//! - [`audit`]: compares the server's devices with what the run knows:
+//! - [`audit`](mod@audit): compares the server's devices with what the run knows:
 //!   duplicates (a device created twice) and lost devices (on the server,
 //!   unknown to the run); [`shortfall`] says why a run fell short, if it
 //!   did.

@@ -233,7 +233,9 @@ async fn no_device_active_is_exit_code_1() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn duplicates_or_lost_devices_in_the_audit_are_exit_code_1() {
-    let fake = fake(3).build();
+    // More reservations than the run uses, so the other API user below can
+    // take one the run does not reach for (the run takes them in order).
+    let fake = fake(6).build();
     let server = serve(&fake).await;
     let child = tokio::task::spawn_blocking({
         let mut cmd = against(&server, &fake, &["--devices", "2", "--api-rate", "10ms"]);
@@ -264,6 +266,7 @@ async fn duplicates_or_lost_devices_in_the_audit_are_exit_code_1() {
     let reservation = fake
         .reservations()
         .into_iter()
+        .rev()
         .find(metal_provision::controller::is_free)
         .expect("a free reservation");
     let body = metal_provision::controller::create_request(
