@@ -85,6 +85,25 @@ pub trait Metal: Send + Sync {
     /// idempotently: however many attempts it takes, at most one device is
     /// created, and a reservation taken by someone else is
     /// [`Error::RaceLost`].
+    ///
+    /// The request is built with the generated builders, which check the
+    /// required fields before anything is sent:
+    ///
+    /// ```no_run
+    /// # async fn demo(metal: &dyn metal_policy::Metal, project: uuid::Uuid, reservation: uuid::Uuid) -> Result<(), Box<dyn std::error::Error>> {
+    /// use metal_api::types;
+    /// let input: types::DeviceCreateInMetroInput = types::DeviceCreateInMetroInput::builder()
+    ///     .metro("da")
+    ///     .plan("c3.small.x86")
+    ///     .operating_system("ubuntu_24_04")
+    ///     .hardware_reservation_id(reservation.to_string())
+    ///     .hostname(Some("web-1".to_string()))
+    ///     .try_into()?;
+    /// let device = metal
+    ///     .create_device(project, &types::CreateDeviceRequest::MetroInput(input))
+    ///     .await?;
+    /// # drop(device); Ok(()) }
+    /// ```
     async fn create_device(
         &self,
         project: Uuid,
