@@ -39,11 +39,15 @@ const SNIPPET: usize = 200;
 /// Whether a reply with `status` and `headers` asks the client to slow
 /// down, and for how long (`Some(None)`: throttled, no readable time).
 pub(crate) fn throttled(status: u16, headers: &HeaderMap) -> Option<Option<Duration>> {
+    // Every reply passes here: read the headers only for the two statuses
+    // that can mean "slow down".
+    if status != 429 && status != 503 {
+        return None;
+    }
     let delay = retry_delay(headers, SystemTime::now());
     match status {
         429 => Some(delay),
-        503 if delay.is_some() => Some(delay),
-        _ => None,
+        _ => delay.map(Some),
     }
 }
 
