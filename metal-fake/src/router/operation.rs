@@ -1,6 +1,7 @@
 //! One call of one operation of the spec: the request's body read (within
 //! the configured size and time, once the gate has let the request
-//! through), the request read into a [`Call`], handed to the operation's handler, run through
+//! through), the request read into a [`Call`], handed to the operation's
+//! handler, run through
 //! [`crate::shared::Shared::exchange`] (fault, change, record), and its
 //! outcome put on the wire: a reply, an injected status, an HTML 502, a
 //! body cut short, a connection dropped, or no reply at all.
