@@ -56,6 +56,17 @@
 //! # }
 //! ```
 //!
+//! The server bounds what a client can hold ([`ServerConfig`]): the token
+//! is checked before the body is read, and requests without it spend none
+//! of the rate limit; bodies over [`DEFAULT_BODY_LIMIT`] (2 MiB) get `413`,
+//! bodies slower than [`DEFAULT_BODY_TIMEOUT`] (10 s) `408`; a connection
+//! that sends no request head for [`DEFAULT_HEADER_TIMEOUT`] (10 s) is
+//! closed; at most [`DEFAULT_MAX_CONNECTIONS`] (1024) are served at once,
+//! the others waiting unaccepted. Every refusal has the API's error body,
+//! `{"errors": [...]}`. A connection task that panics is logged and counted
+//! ([`ServerHandle::connection_panics`]); [`ServerHandle::try_shutdown`]
+//! returns the server task's own failure.
+//!
 //! The binary (`cargo run -p metal-fake -- --help`) serves one fake and
 //! prints `metal-fake listening on http://HOST:PORT/metal/v1` first.
 //!
@@ -105,6 +116,9 @@ pub use call::{ApiError, Call, Reply};
 pub use fake::{Fake, FakeBuilder, DEFAULT_TOKEN, IN_PROCESS_BASE_URL};
 pub use faults::{Fault, FaultKind, RandomFaults};
 pub use model::{Timings, WorldCounts};
-pub use router::{RecordedReply, ServerConfig};
+pub use router::{
+    RecordedReply, ServerConfig, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS,
+};
 pub use server::{bind, serve, ServerHandle};
 pub use state::{CallRecord, Snapshot};

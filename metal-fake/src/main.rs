@@ -159,6 +159,9 @@ async fn main() -> std::process::ExitCode {
         "metal-fake serving"
     );
     let _ = tokio::signal::ctrl_c().await;
-    server.shutdown().await;
+    if let Err(e) = server.try_shutdown().await {
+        eprintln!("metal-fake: the server failed: {e}");
+        return std::process::ExitCode::FAILURE;
+    }
     std::process::ExitCode::SUCCESS
 }

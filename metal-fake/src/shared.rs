@@ -94,6 +94,11 @@ impl Shared {
             .record(operation, status, None, Instant::now());
     }
 
+    /// Counts a connection task of a server that panicked.
+    pub(crate) fn connection_panicked(&self) {
+        self.lock().stats.connection_panicked();
+    }
+
     /// Counters and the world's contents now.
     pub(crate) fn snapshot(&self) -> Snapshot {
         let inner = self.lock();

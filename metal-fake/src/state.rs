@@ -40,6 +40,9 @@ pub struct Snapshot {
     pub faults_injected: BTreeMap<String, u64>,
     /// Calls received in all.
     pub calls: u64,
+    /// Connection tasks of the fake's servers that panicked (each also
+    /// logged with `tracing::error!`).
+    pub connection_panics: u64,
 }
 
 /// The log and counters.
@@ -49,6 +52,7 @@ pub(crate) struct Stats {
     requests: BTreeMap<String, BTreeMap<String, u64>>,
     faults: BTreeMap<String, u64>,
     calls: u64,
+    connection_panics: u64,
 }
 
 impl Stats {
@@ -82,6 +86,10 @@ impl Stats {
         });
     }
 
+    pub(crate) fn connection_panicked(&mut self) {
+        self.connection_panics += 1;
+    }
+
     pub(crate) fn log(&self) -> Vec<CallRecord> {
         self.log.iter().cloned().collect()
     }
@@ -92,6 +100,7 @@ impl Stats {
             requests: self.requests.clone(),
             faults_injected: self.faults.clone(),
             calls: self.calls,
+            connection_panics: self.connection_panics,
         }
     }
 }

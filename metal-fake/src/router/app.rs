@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
-use axum::body::Bytes;
+use axum::body::Body;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Extension, Path, State};
 use axum::http::{Method, Uri};
@@ -48,7 +48,7 @@ pub(crate) fn router(shared: Arc<Shared>, config: ServerConfig) -> (Router, Reco
                                 kill: Option<Extension<ConnKill>>,
                                 path: Result<Path<HashMap<String, String>>, PathRejection>,
                                 uri: Uri,
-                                body: Bytes| {
+                                body: Body| {
                 serve_operation::serve(
                     cx,
                     op,

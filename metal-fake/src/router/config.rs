@@ -1,18 +1,53 @@
-//! How the router serves: the token it accepts, its rate limit, and whether
-//! it keeps a copy of each reply.
+//! How the router serves: the token it accepts, its rate limit, whether it
+//! keeps a copy of each reply, and the bounds of the server (body size,
+//! timeouts, connections).
 
 use std::fmt;
+use std::time::Duration;
 
 use axum::body::Bytes;
 
+/// The largest request body the server reads by default (2 MiB); a larger
+/// one gets `413`.
+pub const DEFAULT_BODY_LIMIT: usize = 2 * 1024 * 1024;
+
+/// How long the server waits for a whole request body by default (10 s);
+/// slower, it answers `408` and closes the connection.
+pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long the server waits by default for a request's head: on a new
+/// connection, and on a kept-alive one between requests (10 s). Slower, or
+/// idle for longer, the connection is closed.
+pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How many connections the server serves at once by default (1024).
+/// Beyond it, new connections wait in the listener's backlog, unaccepted,
+/// until one closes.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+
 /// How the fake serves requests: the token it accepts and its rate limit
 /// (over HTTP, see [`crate::bind`]; in-process, the fake's own token and no
-/// rate limit).
+/// rate limit), and the server's bounds.
+///
+/// Every request passes, in this order: the token (`401` without a valid
+/// one, before the body is read), then the rate limit (`429`; requests
+/// without a valid token spend nothing), then the body, read only now:
+/// larger than [`ServerConfig::body_limit`] is `413`, slower than
+/// [`ServerConfig::body_timeout`] is `408` (and the connection closes).
+/// Each refusal has the API's error body, `{"errors": [...]}`.
+///
+/// Over HTTP, a connection that does not send a request's head within
+/// [`ServerConfig::header_timeout`] is closed, and at most
+/// [`ServerConfig::max_connections`] are served at once.
 #[derive(Clone)]
 pub struct ServerConfig {
     pub(crate) token: String,
     pub(crate) rate_limit: Option<u32>,
     pub(crate) record_replies: bool,
+    pub(crate) body_limit: usize,
+    pub(crate) body_timeout: Duration,
+    pub(crate) header_timeout: Duration,
+    pub(crate) max_connections: usize,
 }
 
 impl fmt::Debug for ServerConfig {
@@ -21,24 +56,34 @@ impl fmt::Debug for ServerConfig {
             .field("token", &"<redacted>")
             .field("rate_limit", &self.rate_limit)
             .field("record_replies", &self.record_replies)
+            .field("body_limit", &self.body_limit)
+            .field("body_timeout", &self.body_timeout)
+            .field("header_timeout", &self.header_timeout)
+            .field("max_connections", &self.max_connections)
             .finish()
     }
 }
 
 impl ServerConfig {
-    /// Accepts requests whose `X-Auth-Token` is `token`; no rate limit.
+    /// Accepts requests whose `X-Auth-Token` is `token`; no rate limit; the
+    /// default bounds ([`DEFAULT_BODY_LIMIT`], [`DEFAULT_BODY_TIMEOUT`],
+    /// [`DEFAULT_HEADER_TIMEOUT`], [`DEFAULT_MAX_CONNECTIONS`]).
     pub fn new(token: impl Into<String>) -> Self {
         Self {
             token: token.into(),
             rate_limit: None,
             record_replies: false,
+            body_limit: DEFAULT_BODY_LIMIT,
+            body_timeout: DEFAULT_BODY_TIMEOUT,
+            header_timeout: DEFAULT_HEADER_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
         }
     }
 
     /// At most `per_second` API requests per second, with bursts of up to one
     /// second's worth (a token bucket; `None` or 0:
     /// no limit and no `X-RateLimit-*` headers). Over the limit, 429 with
-    /// `Retry-After`.
+    /// `Retry-After`. Only requests with a valid token are counted.
     pub fn rate_limit(mut self, per_second: Option<u32>) -> Self {
         self.rate_limit = per_second.filter(|n| *n > 0);
         self
@@ -49,6 +94,40 @@ impl ServerConfig {
     /// bodies against the spec.
     pub fn record_replies(mut self, on: bool) -> Self {
         self.record_replies = on;
+        self
+    }
+
+    /// The largest request body read, in bytes (default
+    /// [`DEFAULT_BODY_LIMIT`]); a larger one is refused with `413`, without
+    /// reading past the limit.
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.body_limit = bytes;
+        self
+    }
+
+    /// How long reading a whole request body may take, from when the
+    /// request is let through (default [`DEFAULT_BODY_TIMEOUT`]); slower is
+    /// `408`, and the connection closes.
+    pub fn body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout;
+        self
+    }
+
+    /// How long a connection may take to send a request's head, counted
+    /// from when it is accepted or from its previous reply (default
+    /// [`DEFAULT_HEADER_TIMEOUT`]); slower, or idle for longer, it is
+    /// closed. Over HTTP only (hyper's `header_read_timeout`).
+    pub fn header_timeout(mut self, timeout: Duration) -> Self {
+        self.header_timeout = timeout;
+        self
+    }
+
+    /// How many connections are served at once (default
+    /// [`DEFAULT_MAX_CONNECTIONS`], at least 1). Beyond it the server
+    /// accepts no new connection until one closes: they wait in the
+    /// listener's backlog. Over HTTP only.
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.max_connections = n.max(1);
         self
     }
 }

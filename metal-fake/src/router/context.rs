@@ -62,6 +62,11 @@ impl Context {
         op.map_or("unknown", |op| op.id)
     }
 
+    /// How the router serves.
+    pub(super) fn config(&self) -> &ServerConfig {
+        &self.config
+    }
+
     /// Whether `token` is the one this router accepts.
     pub(super) fn token_ok(&self, token: Option<&HeaderValue>) -> bool {
         token

@@ -1,7 +1,13 @@
 //! The gate every API request passes, whatever it is routed to (an
-//! operation, a method the route does not serve, no route): the rate limit
-//! (429 with `Retry-After`), the `X-Auth-Token` check (401), then the
-//! `X-RateLimit-*` headers and the recording of the reply.
+//! operation, a method the route does not serve, no route): the
+//! `X-Auth-Token` check (401), then the rate limit (429 with
+//! `Retry-After`), then the `X-RateLimit-*` headers and the recording of
+//! the reply.
+//!
+//! The gate reads only the request's head: a request without a valid token
+//! is refused before anything reads its body, and it spends nothing of the
+//! rate limit, so unauthenticated requests cannot use up an authorised
+//! client's budget.
 
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{header, HeaderValue};
@@ -15,6 +21,11 @@ use super::reply;
 pub(super) async fn gate(State(cx): State<Context>, request: Request, next: Next) -> Response {
     let matched = request.extensions().get::<MatchedPath>();
     let operation = cx.operation_at(request.method(), matched.map(MatchedPath::as_str));
+    if !cx.token_ok(request.headers().get("x-auth-token")) {
+        cx.shared.record(operation, Some(401));
+        let resp = reply::error(401, vec!["Invalid authentication token".to_string()]);
+        return cx.finish(operation, None, resp);
+    }
     let rate = match cx.admit() {
         Ok(rate) => rate,
         Err(rate) => {
@@ -25,11 +36,6 @@ pub(super) async fn gate(State(cx): State<Context>, request: Request, next: Next
             return cx.finish(operation, Some(&rate), resp);
         }
     };
-    if !cx.token_ok(request.headers().get("x-auth-token")) {
-        cx.shared.record(operation, Some(401));
-        let resp = reply::error(401, vec!["Invalid authentication token".to_string()]);
-        return cx.finish(operation, rate.as_ref(), resp);
-    }
     let resp = next.run(request).await;
     cx.finish(operation, rate.as_ref(), resp)
 }

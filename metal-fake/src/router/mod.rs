@@ -3,7 +3,7 @@
 //! [`crate::Fake`]).
 //!
 //! - `app`: the router, built from [`metal_api::operation::ALL`].
-//! - `gate`: rate limit, token, `X-RateLimit-*` headers, recording.
+//! - `gate`: token, then rate limit, `X-RateLimit-*` headers, recording.
 //! - `operation`: one call of one operation, from request to reply.
 //! - `context`: what the handlers share.
 //! - `reply`: replies as the API sends them.
@@ -21,5 +21,8 @@ mod operation;
 mod reply;
 
 pub(crate) use app::{router, Recorded};
-pub use config::{RecordedReply, ServerConfig};
+pub use config::{
+    RecordedReply, ServerConfig, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS,
+};
 pub(crate) use kill::{ConnKill, Kill};

@@ -1,15 +1,18 @@
-//! One call of one operation of the spec: the request read into a
-//! [`Call`], handed to the operation's handler, run through
+//! One call of one operation of the spec: the request's body read (within
+//! the configured size and time, once the gate has let the request
+//! through), the request read into a [`Call`], handed to the operation's
+//! handler, run through
 //! [`crate::shared::Shared::exchange`] (fault, change, record), and its
 //! outcome put on the wire: a reply, an injected status, an HTML 502, a
 //! body cut short, a connection dropped, or no reply at all.
 
 use std::collections::HashMap;
 
-use axum::body::Bytes;
+use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::Query;
 use axum::http::{header, HeaderValue, Uri};
 use axum::response::Response;
+use futures::StreamExt;
 use metal_api::operation::Operation;
 
 use super::context::Context;
@@ -27,11 +30,19 @@ pub(super) async fn serve(
     kill: Option<ConnKill>,
     params: Option<HashMap<String, String>>,
     uri: Uri,
-    body: Bytes,
+    body: Body,
 ) -> Response {
     let Some(params) = params else {
         cx.shared.record(operation.id, Some(404));
         return reply::error(404, vec!["Not found".to_string()]);
+    };
+    let body = match read_body(&cx, body).await {
+        Ok(body) => body,
+        Err(refused) => {
+            cx.shared
+                .record(operation.id, Some(refused.status().as_u16()));
+            return refused;
+        }
     };
     let query: HashMap<String, String> = Query::try_from_uri(&uri)
         .map(|Query(q)| q)
@@ -77,4 +88,54 @@ async fn drop_connection(kill: Option<ConnKill>, why: Kill) -> Response {
         kill.fire(why);
     }
     std::future::pending().await
+}
+
+/// The whole request body, at most the configured limit (`413` beyond it,
+/// decided from `Content-Length` before reading when there is one), read
+/// within the configured time (`408` after it, and the connection closes:
+/// the rest of the body is not read). `400` when the body cannot be read.
+async fn read_body(cx: &Context, body: Body) -> Result<Bytes, Response> {
+    let limit = cx.config().body_limit;
+    let too_large = || {
+        closing(reply::error(
+            413,
+            vec![format!("Request body larger than {limit} bytes")],
+        ))
+    };
+    if body.size_hint().lower() > limit as u64 {
+        return Err(too_large());
+    }
+    let timeout = cx.config().body_timeout;
+    let read = async {
+        let mut stream = body.into_data_stream();
+        let mut whole = Vec::new();
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map_err(|e| {
+                reply::error(400, vec![format!("Cannot read the request body: {e}")])
+            })?;
+            if whole.len() + chunk.len() > limit {
+                return Err(too_large());
+            }
+            whole.extend_from_slice(&chunk);
+        }
+        Ok(Bytes::from(whole))
+    };
+    match tokio::time::timeout(timeout, read).await {
+        Ok(read) => read,
+        Err(_) => Err(closing(reply::error(
+            408,
+            vec![format!(
+                "Request body not received within {} ms",
+                timeout.as_millis()
+            )],
+        ))),
+    }
+}
+
+/// `resp`, closing the connection after it (the rest of the request's body
+/// is left unread).
+fn closing(mut resp: Response) -> Response {
+    resp.headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    resp
 }
