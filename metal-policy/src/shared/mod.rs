@@ -35,6 +35,10 @@
 //!   sets `{prefix}:pause` to the pause's end; every process's next turn
 //!   waits for it.
 //!
+//! Not shared: the retry budget ([`crate::RetryBudget`]). Each process
+//! keeps its own bucket, so during an outage each process retries at most
+//! one bucket's worth.
+//!
 //! **Failure mode.** Every Redis call has a short timeout
 //! ([`SharedLimits::timeout`], default 250 ms). When one fails the client
 //! becomes *degraded*: it logs one `warn`, sets

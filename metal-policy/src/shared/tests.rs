@@ -93,15 +93,11 @@ fn backend(url: &str, spacing: Duration, burst: u32, parallelism: usize) -> Arc<
     let config = SharedLimits::redis(url, prefix)
         .lease(Duration::from_millis(1000))
         .timeout(Duration::from_millis(500));
-    Arc::new(Shared::new(config, spacing, burst, parallelism, gauge).unwrap())
+    Arc::new(Shared::new(config, Pace::fixed(spacing), burst, parallelism, gauge).unwrap())
 }
 
 async fn reserve(s: &Shared) -> Duration {
-    let mut inv = s.scripts.reserve.key(&s.keys.tat);
-    inv.key(&s.keys.pause)
-        .arg(micros(s.spacing))
-        .arg(micros(s.tolerance));
-    Duration::from_micros(s.run::<u64>(inv).await.unwrap())
+    Duration::from_micros(s.run::<u64>(s.reserve()).await.unwrap())
 }
 
 async fn acquire(s: &Shared, id: &str, wttl: Duration) -> bool {
@@ -173,7 +169,7 @@ async fn a_pause_delays_every_turn_and_is_never_shortened() {
     // A second backend on the same prefix (another process) waits too.
     let other = Shared::new(
         s.config.clone(),
-        s.spacing,
+        s.pace,
         1,
         1,
         IntGauge::new("g2", "g").unwrap(),
@@ -254,7 +250,16 @@ async fn unreachable_redis_degrades_to_local_limits_at_rate_over_n() {
         .processes(2)
         .timeout(Duration::from_millis(100))
         .retry_interval(Duration::from_secs(60));
-    let s = Arc::new(Shared::new(config, Duration::from_millis(50), 1, 4, gauge.clone()).unwrap());
+    let s = Arc::new(
+        Shared::new(
+            config,
+            Pace::fixed(Duration::from_millis(50)),
+            1,
+            4,
+            gauge.clone(),
+        )
+        .unwrap(),
+    );
     let t0 = Instant::now();
     for _ in 0..3 {
         s.acquire_turn().await;
