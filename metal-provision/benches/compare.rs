@@ -220,7 +220,7 @@ async fn throttling() {
     println!("| client | achieved rate / R | 429s received | wall time |");
     println!("|---|---|---|---|");
 
-    for variant in 0..3 {
+    for variant in 0..4 {
         let fake = Fake::builder().reservations(1).build();
         let project = fake.project();
         let server = server(fake.clone(), Some(rate)).await;
@@ -236,6 +236,19 @@ async fn throttling() {
                 ("metal-policy, api_rate = 1/R", b)
             }
             1 => {
+                let pol = Client::builder()
+                    .config(config(&server))
+                    .parallelism(concurrency)
+                    .learn_rate(true)
+                    .build()
+                    .expect("the policy client builds");
+                let b = batch(n, concurrency, || async {
+                    pol.get_project(project).await.map(|_| ())
+                })
+                .await;
+                ("metal-policy, learning from X-RateLimit-* headers", b)
+            }
+            2 => {
                 let pol = policy(&server, concurrency, Duration::ZERO);
                 let b = batch(n, concurrency, || async {
                     pol.get_project(project).await.map(|_| ())

@@ -52,6 +52,19 @@
 //! [`crate::Error::RetryBudgetExhausted`], carrying the last attempt's
 //! error; it does not sleep.
 //!
+//! The budget bounds *retries*, not calls: it ends calls early and frees
+//! their slots, but a refused call's caller that calls again at once sends
+//! one request per call. During an outage, then, how many requests reach
+//! the server depends on how soon callers call again. On a paused clock,
+//! 50 callers, 30 s of 503s without `Retry-After`, the default backoff, no
+//! rate limit: callers that wait 1 s between calls sent 1550 requests in
+//! the outage with the budget against 451 without it (without, each call
+//! sleeps in backoff for the whole outage); callers that wait 5 s sent 350
+//! against 454. With it, calls ended after 5 ms (median) instead of
+//! lasting the outage, and the first success came 0.3 to 0.4 s after
+//! recovery. Pair the budget with a delay before calling again after
+//! [`crate::Error::RetryBudgetExhausted`], as a controller's requeue does.
+//!
 //! The budget belongs to one [`crate::Client`] (its clones share it). With
 //! shared limits through Redis (`ClientBuilder::shared_limits`) it is still
 //! **per process**: each process keeps its own bucket. An outage that every
