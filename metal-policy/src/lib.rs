@@ -102,7 +102,11 @@
 //!    never read it, so there was no client-side limit at all. With feature
 //!    `redis`, `ClientBuilder::shared_limits` keeps the rate schedule, the
 //!    concurrency limit and the pause in Redis, shared by processes (module
-//!    `shared`, with its failure mode).
+//!    `shared`, with its failure mode). With [`ClientBuilder::learn_rate`]
+//!    the spacing follows the budget each reply announces
+//!    (`X-RateLimit-Remaining` spread evenly until `X-RateLimit-Reset`),
+//!    never faster than a configured `api_rate`; the 429 pause stays as the
+//!    safety net.
 //! 3. **Classification.** Never sent → retry anything; throttled → retry
 //!    anything; outcome unknown (5xx, timeout, reset) → retry only
 //!    idempotent operations, else [`Error::OutcomeUnknown`]; 3xx (never

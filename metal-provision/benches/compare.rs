@@ -7,7 +7,9 @@
 //!
 //! and read the table it prints. `BENCH_SKIP_BUILD=1` leaves out the clean
 //! build of `metal-api` (the slowest section); `BENCH_QUICK=1` shrinks every
-//! section for a smoke run.
+//! section for a smoke run; `BENCH_ONLY=throttling,faults` runs only the
+//! sections named (`overhead`, `throttling`, `shared`, `faults`, `scale`,
+//! `build`).
 
 use std::collections::HashSet;
 use std::future::Future;
@@ -28,6 +30,12 @@ const TOKEN: &str = "bench-token";
 
 fn quick() -> bool {
     std::env::var_os("BENCH_QUICK").is_some()
+}
+
+/// Whether `BENCH_ONLY` (a comma-separated list of sections) lets `section`
+/// run; every section runs without it.
+fn runs(section: &str) -> bool {
+    std::env::var("BENCH_ONLY").map_or(true, |only| only.split(',').any(|s| s.trim() == section))
 }
 
 /// Latencies and wall time of one batch of calls.
@@ -640,11 +648,23 @@ fn main() {
         std::env::consts::ARCH
     );
     runtime.block_on(async {
-        overhead().await;
-        throttling().await;
-        shared_throttling().await;
-        faults().await;
-        scale().await;
+        if runs("overhead") {
+            overhead().await;
+        }
+        if runs("throttling") {
+            throttling().await;
+        }
+        if runs("shared") {
+            shared_throttling().await;
+        }
+        if runs("faults") {
+            faults().await;
+        }
+        if runs("scale") {
+            scale().await;
+        }
     });
-    build_time();
+    if runs("build") {
+        build_time();
+    }
 }
