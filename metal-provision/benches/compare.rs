@@ -307,7 +307,7 @@ async fn shared_throttling() {
     let rate: u32 = 30;
     let secs: u64 = if quick() { 3 } else { 6 };
     let processes = 3;
-    println!("\n## 2b. Throttling across {processes} processes: server limit R = {rate}/s, findProjectById for {secs} s, parallelism 4 each, api_rate = 1/R");
+    println!("\n## 2b. Throttling across {processes} processes: server limit R = {rate}/s, findProjectById for {secs} s, parallelism 4 each, api_rate = 1/R (unless learning)");
     let mut own_redis = None;
     let url = match std::env::var("METAL_TEST_REDIS_URL") {
         Ok(url) => url,
@@ -336,7 +336,7 @@ async fn shared_throttling() {
     };
     println!("| limits | achieved rate / R | 429s received | calls per process |");
     println!("|---|---|---|---|");
-    for shared in [true, false] {
+    for (shared, learn) in [(true, false), (true, true), (false, false)] {
         let fake = Fake::builder().reservations(1).build();
         let server = server(fake.clone(), Some(rate)).await;
         tokio::time::sleep(Duration::from_millis(1100)).await;
@@ -360,6 +360,9 @@ async fn shared_throttling() {
                 if shared {
                     cmd.env("W_REDIS", &url).env("W_PREFIX", &prefix);
                 }
+                if learn {
+                    cmd.env("W_LEARN", "1");
+                }
                 cmd.spawn().expect("a worker process starts")
             })
             .collect();
@@ -381,10 +384,10 @@ async fn shared_throttling() {
         let total: u64 = oks.iter().sum();
         println!(
             "| {} | {:.3} | {} | {:?} |",
-            if shared {
-                "shared through Redis (R in total)"
-            } else {
-                "in-process, R each"
+            match (shared, learn) {
+                (true, false) => "shared through Redis (R in total)",
+                (true, true) => "shared through Redis, learning from X-RateLimit-* (no api_rate)",
+                _ => "in-process, R each",
             },
             total as f64 / secs as f64 / f64::from(rate),
             requests_with_status(&fake, "findProjectById", "429"),
@@ -399,7 +402,8 @@ async fn shared_throttling() {
 
 /// One worker process of section 2b: calls `get_project` with 4 loops from
 /// `W_START_MS` to `W_END_MS` and prints `RESULT ok=N` (calls that
-/// succeeded within the window).
+/// succeeded within the window). With `W_LEARN` it sets no `api_rate` and
+/// learns the pace from the headers.
 async fn shared_worker() {
     let var = |n: &str| std::env::var(n).unwrap_or_default();
     let now_ms = || {
@@ -416,10 +420,12 @@ async fn shared_worker() {
         .base_url(var("W_BASE"))
         .build()
         .expect("a loopback config is valid");
-    let mut builder = Client::builder()
-        .config(config)
-        .parallelism(4)
-        .api_rate(Duration::from_secs(1) / rate);
+    let mut builder = Client::builder().config(config).parallelism(4);
+    builder = if std::env::var_os("W_LEARN").is_some() {
+        builder.learn_rate(true)
+    } else {
+        builder.api_rate(Duration::from_secs(1) / rate)
+    };
     if let Ok(url) = std::env::var("W_REDIS") {
         builder = builder
             .shared_limits(metal_policy::SharedLimits::redis(url, var("W_PREFIX")).processes(3));
