@@ -9,7 +9,7 @@
 //! build of `metal-api` (the slowest section); `BENCH_QUICK=1` shrinks every
 //! section for a smoke run; `BENCH_ONLY=throttling,faults` runs only the
 //! sections named (`overhead`, `throttling`, `shared`, `faults`, `scale`,
-//! `build`).
+//! `outage`, `build`).
 
 use std::collections::HashSet;
 use std::future::Future;
@@ -603,6 +603,147 @@ async fn scale() {
     );
 }
 
+/// What the callers of section 6 saw: for each call, when it started and
+/// ended (from the start of the run) and whether it succeeded.
+type Calls = Arc<std::sync::Mutex<Vec<(Duration, Duration, bool)>>>;
+
+/// Section 6, outage: the fake answers every request with a 503 without
+/// `Retry-After` for a while, then recovers; 50 callers keep calling
+/// throughout, each waiting 1 s between the end of a call and its next (a
+/// controller requeueing). The policy client has no rate limit, so what
+/// bounds its requests is the backoff and the retry budget.
+async fn outage() {
+    let (outage, after) = if quick() {
+        (Duration::from_secs(5), Duration::from_secs(5))
+    } else {
+        (Duration::from_secs(30), Duration::from_secs(15))
+    };
+    let callers = 50;
+    let requeue = Duration::from_secs(1);
+    println!(
+        "\n## 6. Outage: 503 without Retry-After to everything for {} s, then recovery; {callers} callers, each calling findProjectById again {} s after its last call ended, for {} s after recovery",
+        outage.as_secs(),
+        requeue.as_secs(),
+        after.as_secs()
+    );
+    println!("| client | requests during the outage | calls ended during the outage | their time to end: median / max | recovery to first success | calls succeeded after recovery |");
+    println!("|---|---|---|---|---|---|");
+    for variant in 0..3 {
+        let fake = Fake::builder().reservations(1).build();
+        let project = fake.project();
+        let server = server(fake.clone(), None).await;
+        let calls: Calls = Arc::default();
+        let (name, call): (
+            &str,
+            Arc<dyn Fn() -> futures::future::BoxFuture<'static, bool> + Send + Sync>,
+        ) = match variant {
+            0 | 1 => {
+                let mut builder = Client::builder()
+                    .config(config(&server))
+                    .parallelism(callers)
+                    .api_rate(Duration::ZERO);
+                if variant == 1 {
+                    builder = builder.retry_budget(None);
+                }
+                let pol = builder.build().expect("the policy client builds");
+                let call = Arc::new(move || {
+                    let pol = pol.clone();
+                    Box::pin(async move { pol.get_project(project).await.is_ok() })
+                        as futures::future::BoxFuture<'static, bool>
+                });
+                let name = if variant == 0 {
+                    "metal-policy, retry budget (default)"
+                } else {
+                    "metal-policy, no retry budget"
+                };
+                (name, call)
+            }
+            _ => {
+                use reqwest_retry::policies::ExponentialBackoff as RetryPolicy;
+                use reqwest_retry::RetryTransientMiddleware;
+                let retry = RetryPolicy::builder().build_with_max_retries(20);
+                let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+                    .with(RetryTransientMiddleware::new_with_policy(retry))
+                    .build();
+                let url = format!("{}/projects/{project}", server.base_url());
+                let call = Arc::new(move || {
+                    let (client, url) = (client.clone(), url.clone());
+                    Box::pin(async move {
+                        match client.get(&url).header("x-auth-token", TOKEN).send().await {
+                            Ok(r) => r.status().is_success(),
+                            Err(_) => false,
+                        }
+                    }) as futures::future::BoxFuture<'static, bool>
+                });
+                ("reqwest-middleware + reqwest-retry (20 retries)", call)
+            }
+        };
+        fake.set_random_faults(Some(RandomFaults {
+            rate: 1.0,
+            seed: 1,
+            kinds: vec![FaultKind::FailBefore { status: 503 }],
+        }));
+        let before = total_requests(&fake);
+        let t0 = Instant::now();
+        let recovery = tokio::spawn({
+            let fake = fake.clone();
+            async move {
+                tokio::time::sleep(outage).await;
+                let sent = total_requests(&fake);
+                fake.set_random_faults(None);
+                sent
+            }
+        });
+        let end = outage + after;
+        let loops: Vec<_> = (0..callers)
+            .map(|_| {
+                let (call, calls) = (Arc::clone(&call), Arc::clone(&calls));
+                tokio::spawn(async move {
+                    while t0.elapsed() < end {
+                        let started = t0.elapsed();
+                        let ok = call().await;
+                        let ended = t0.elapsed();
+                        calls
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push((started, ended, ok));
+                        tokio::time::sleep(requeue).await;
+                    }
+                })
+            })
+            .collect();
+        let during = recovery.await.expect("the recovery task") - before;
+        for l in loops {
+            let _ = l.await;
+        }
+        let calls = calls.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let mut ended: Vec<Duration> = calls
+            .iter()
+            .filter(|(_, e, _)| *e < outage)
+            .map(|(s, e, _)| *e - *s)
+            .collect();
+        ended.sort();
+        let first = calls
+            .iter()
+            .filter(|(_, e, ok)| *ok && *e >= outage)
+            .map(|(_, e, _)| *e - outage)
+            .min();
+        let succeeded = calls
+            .iter()
+            .filter(|(_, e, ok)| *ok && *e >= outage && *e <= end)
+            .count();
+        let times = match (ended.get(ended.len() / 2), ended.last()) {
+            (Some(m), Some(x)) => format!("{} / {}", ms(*m), ms(*x)),
+            _ => "none ended".to_string(),
+        };
+        println!(
+            "| {name} | {during} | {} | {times} | {} | {succeeded} |",
+            ended.len(),
+            first.map_or("none".to_string(), ms),
+        );
+    }
+}
+
 /// Section 5, the clean build time of `metal-api` alone, in a scratch target directory.
 fn build_time() {
     println!("\n## 5. Build: clean `cargo build --release -p metal-api`");
@@ -668,6 +809,9 @@ fn main() {
         }
         if runs("scale") {
             scale().await;
+        }
+        if runs("outage") {
+            outage().await;
         }
     });
     if runs("build") {
