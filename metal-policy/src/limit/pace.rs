@@ -58,6 +58,7 @@ impl Pace {
 
     /// This pace for one of `n` limiters sharing the server's budget: each
     /// spacing `n` times as long.
+    #[cfg(any(feature = "redis", test))]
     pub(crate) fn shared_by(self, n: u32) -> Self {
         let n = n.max(1);
         Self {
