@@ -43,8 +43,10 @@ struct Args {
     /// The X-Auth-Token the server accepts (default: $METAL_AUTH_TOKEN).
     #[arg(long)]
     token: Option<String>,
-    /// API requests allowed per second (0: no limit).
-    #[arg(long, default_value_t = 0)]
+    /// API requests allowed per second (0: no limit). Every reply carries
+    /// `X-RateLimit-Limit`, `-Remaining` and `-Reset` (a Unix time) while
+    /// there is a limit, so there is one by default.
+    #[arg(long, default_value_t = 40)]
     rate_limit: u32,
     /// Probability in [0, 1] that a request gets a random recoverable fault.
     #[arg(long, default_value_t = 0.0, value_parser = parse_probability)]

@@ -30,6 +30,7 @@ use metal_api::{ExchangeError, ResponseValue};
 use reqwest::header::HeaderMap;
 
 use crate::error::AttemptError;
+use crate::limit::pace::Reading;
 
 /// How much of an undocumented error reply is read for its messages.
 pub const ERROR_BODY_PREFIX: usize = 4096;
@@ -270,17 +271,32 @@ pub(crate) fn retry_delay(headers: &HeaderMap, now: SystemTime) -> Option<Durati
             return Some(at.duration_since(now).unwrap_or(Duration::ZERO));
         }
     }
-    if let Some(v) = text("x-ratelimit-reset") {
-        if let Ok(n) = v.parse::<u64>() {
-            // More than a year of seconds: a Unix timestamp, not a delta.
-            if n > 365 * 24 * 3600 {
-                let at = SystemTime::UNIX_EPOCH + Duration::from_secs(n);
-                return Some(at.duration_since(now).unwrap_or(Duration::ZERO));
-            }
-            return Some(Duration::from_secs(n));
-        }
+    reset_delay(headers, now)
+}
+
+/// The time until `X-RateLimit-Reset`: delta seconds, or a Unix time when
+/// the number is large (more than a year of seconds).
+fn reset_delay(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    let n = header_number(headers, "x-ratelimit-reset")?;
+    if n > 365 * 24 * 3600 {
+        let at = SystemTime::UNIX_EPOCH + Duration::from_secs(n);
+        return Some(at.duration_since(now).unwrap_or(Duration::ZERO));
     }
-    None
+    Some(Duration::from_secs(n))
+}
+
+fn header_number(headers: &HeaderMap, name: &str) -> Option<u64> {
+    headers.get(name)?.to_str().ok()?.trim().parse().ok()
+}
+
+/// What a reply's `X-RateLimit-Remaining` and `X-RateLimit-Reset` say
+/// about the server's budget (both needed; `Reset` read as for
+/// [`retry_delay`]); `None` without them.
+pub(crate) fn rate_reading(headers: &HeaderMap, now: SystemTime) -> Option<Reading> {
+    Some(Reading {
+        remaining: header_number(headers, "x-ratelimit-remaining")?,
+        until: reset_delay(headers, now)?,
+    })
 }
 
 #[cfg(test)]
@@ -317,6 +333,44 @@ mod tests {
             Some(Duration::from_secs(9))
         );
         assert_eq!(retry_delay(&headers(&[("retry-after", "soon")]), now), None);
+    }
+
+    #[test]
+    fn a_reading_needs_remaining_and_reset_in_either_form() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let reading = |pairs: &[(&'static str, &str)]| rate_reading(&headers(pairs), now);
+        assert_eq!(
+            reading(&[
+                ("x-ratelimit-limit", "100"),
+                ("x-ratelimit-remaining", "40"),
+                ("x-ratelimit-reset", "1700000020"),
+            ]),
+            Some(Reading {
+                remaining: 40,
+                until: Duration::from_secs(20)
+            })
+        );
+        assert_eq!(
+            reading(&[("x-ratelimit-remaining", "3"), ("x-ratelimit-reset", "2")]),
+            Some(Reading {
+                remaining: 3,
+                until: Duration::from_secs(2)
+            })
+        );
+        assert_eq!(reading(&[("x-ratelimit-reset", "2")]), None);
+        assert_eq!(reading(&[("x-ratelimit-remaining", "3")]), None);
+        assert_eq!(
+            reading(&[
+                ("x-ratelimit-remaining", "many"),
+                ("x-ratelimit-reset", "2")
+            ]),
+            None
+        );
+        // Retry-After is not the budget's reset.
+        assert_eq!(
+            reading(&[("x-ratelimit-remaining", "3"), ("retry-after", "9")]),
+            None
+        );
     }
 
     #[test]

@@ -202,6 +202,22 @@ pub enum Error {
         #[source]
         source: AttemptError,
     },
+    /// A retriable failure, and the client's retry budget
+    /// ([`crate::RetryBudget`]) holds too few tokens for another retry: the
+    /// call ends at once instead of sleeping and trying again. Retries have
+    /// been failing across the client (an outage, most likely); a first
+    /// attempt is never refused, so later calls still find out when the
+    /// service is back.
+    #[error("{operation}: retry budget exhausted after {attempts} attempt(s): {last}")]
+    RetryBudgetExhausted {
+        /// The operation.
+        operation: &'static str,
+        /// Attempts made.
+        attempts: u32,
+        /// The last attempt's error.
+        #[source]
+        last: AttemptError,
+    },
     /// The call's deadline passed.
     #[error("{operation}: deadline exceeded after {attempts} attempt(s){}", last.as_ref().map(|e| format!(": {e}")).unwrap_or_default())]
     DeadlineExceeded {
@@ -222,7 +238,9 @@ impl Error {
             Self::Rejected { status, .. }
             | Self::Decode { status, .. }
             | Self::TooLarge { status, .. } => Some(*status),
-            Self::OutcomeUnknown { source, .. } | Self::GaveUp { source, .. } => source.status(),
+            Self::OutcomeUnknown { source, .. }
+            | Self::GaveUp { source, .. }
+            | Self::RetryBudgetExhausted { last: source, .. } => source.status(),
             Self::DeadlineExceeded { last, .. } => last.as_ref().and_then(AttemptError::status),
             _ => None,
         }

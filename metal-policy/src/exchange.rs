@@ -10,15 +10,16 @@
 //!    under the attempt timeout: the timeout covers the exchange only,
 //!    never the waits before it.
 //! 4. The reply observed: latency and status in the metrics, under the
-//!    operationId; a throttling reply (429, or 503 with `Retry-After`)
-//!    pauses the whole client.
+//!    operationId; its `X-RateLimit-Remaining`/`-Reset` set the client's
+//!    pace when learning is on; a throttling reply (429, or 503 with
+//!    `Retry-After`) pauses the whole client.
 //!
 //! A policy call runs each attempt in a [`Scope`] (a tokio task-local), so
 //! its requests use the call's attempt timeout, and the call learns which
 //! operation its requests were and what status they saw.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use metal_api::exchange::{fail, BoxFuture, Exchange};
 use metal_api::{ExchangeError, Operation};
@@ -165,6 +166,11 @@ impl Exchange for PolicyExchange {
                 }
                 match &result {
                     Ok(reply) => {
+                        if let Some(reading) =
+                            classify::rate_reading(reply.headers(), SystemTime::now())
+                        {
+                            self.limits.learn(reading).await;
+                        }
                         if let Some(pause) =
                             classify::throttled(reply.status().as_u16(), reply.headers())
                         {

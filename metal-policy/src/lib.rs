@@ -47,8 +47,8 @@
 //!   metrics, throttling pause).
 //! - `classify` (private): the one place a reply becomes an
 //!   [`AttemptError`].
-//! - [`retry`]: the [`Backoff`] schedule ([`ExponentialBackoff`]) and the
-//!   decision after a failed attempt.
+//! - [`retry`]: the [`Backoff`] schedule ([`ExponentialBackoff`]), the
+//!   client-wide [`RetryBudget`], and the decision after a failed attempt.
 //! - `limit` (private): the limits behind one interface (slot, turn,
 //!   pause): the FIFO concurrency limit and the client-wide rate limiter.
 //! - `metrics` (private): the Prometheus collectors (names listed
@@ -72,9 +72,15 @@
 //!    and is observed; a throttling reply pauses the whole client. The raw
 //!    client of [`Client::api`] passes the same point.
 //! 4. A failure is classified once: retry, or stop.
-//! 5. A retry releases the slot, sleeps (the backoff's delay, or the
-//!    server's `Retry-After`), and goes back to step 2, within the optional
-//!    whole-call deadline.
+//! 5. A retry is paid from the client-wide retry budget (a throttling
+//!    reply's retry is free; an empty budget ends the call at once with
+//!    [`Error::RetryBudgetExhausted`]), releases the slot, sleeps (the
+//!    backoff's delay, or the server's `Retry-After`), and goes back to
+//!    step 2, within the optional whole-call deadline.
+//!
+//! Each call may override the client's deadline, attempt timeout and
+//! idempotency with [`CallOptions`] ([`Client::call_with`]), without a
+//! second client.
 //!
 //! # Guarantees, and where they deliberately differ from the reference
 //!
@@ -96,7 +102,11 @@
 //!    never read it, so there was no client-side limit at all. With feature
 //!    `redis`, `ClientBuilder::shared_limits` keeps the rate schedule, the
 //!    concurrency limit and the pause in Redis, shared by processes (module
-//!    `shared`, with its failure mode).
+//!    `shared`, with its failure mode). With [`ClientBuilder::learn_rate`]
+//!    the spacing follows the budget each reply announces
+//!    (`X-RateLimit-Remaining` spread evenly until `X-RateLimit-Reset`),
+//!    never faster than a configured `api_rate`; the 429 pause stays as the
+//!    safety net.
 //! 3. **Classification.** Never sent → retry anything; throttled → retry
 //!    anything; outcome unknown (5xx, timeout, reset) → retry only
 //!    idempotent operations, else [`Error::OutcomeUnknown`]; 3xx (never
@@ -151,14 +161,26 @@
 //!    per attempt,
 //!    `equinix_api_retries_total{endpoint}`,
 //!    `equinix_api_rate_limit_wait_seconds`,
-//!    `equinix_api_throttled_total{endpoint}`. `endpoint` is always the
-//!    operationId. Spans `metal_call{operation,attempts}`,
+//!    `equinix_api_throttled_total{endpoint}`,
+//!    `equinix_api_retry_budget_tokens`,
+//!    `equinix_api_retry_budget_refused_total{endpoint}`. `endpoint` is
+//!    always the operationId. Spans `metal_call{operation,attempts}`,
 //!    `metal_attempt{operation,attempt}` and `metal_request{operation}`
 //!    carry OpenTelemetry's HTTP client fields (`otel.kind = "client"`,
 //!    `http.request.method`, `http.response.status_code` when a reply
 //!    came, `http.request.resend_count`, `error.type`) and the rate-limit
 //!    wait; the token never appears. *Reference:* several
 //!    endpoints were labelled "Unknown", and retries were invisible.
+//! 9. **Retry budget.** One token bucket per client
+//!    ([`RetryBudget`], default smithy-rs's retry quota: 500 tokens, a
+//!    retry costs 5, one after an unknown outcome 10, a success gives 1
+//!    back, a retry that succeeds gives its cost back). When it cannot pay
+//!    for a retry the call ends at once with
+//!    [`Error::RetryBudgetExhausted`] and the last attempt's error. A first
+//!    attempt is never refused, and a throttling reply's retry costs
+//!    nothing. Per process, also with shared limits. *Reference:* every
+//!    call retried for up to 15 minutes during an outage, spending
+//!    rate-limit turns that healthy calls needed.
 //!
 //! Time is tokio's clock ([`tokio::time::Instant`], `sleep`), so all of the
 //! above is tested deterministically on a paused clock.
@@ -184,6 +206,7 @@ pub use metal::{Fields, KeyOwner, Metal};
 #[cfg_attr(docsrs, doc(cfg(feature = "backoff")))]
 pub use retry::backoff::BackoffCrate;
 pub use retry::backoff::{Backoff, BackoffFactory, ExponentialBackoff};
+pub use retry::budget::RetryBudget;
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use shared::SharedLimits;

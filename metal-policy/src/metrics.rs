@@ -13,6 +13,8 @@
 //! | `equinix_api_rate_limit_wait_seconds` | histogram (s) | |
 //! | `equinix_api_throttled_total` | counter | `endpoint` |
 //! | `equinix_api_shared_limits_degraded` | gauge (0/1; feature `redis`) | |
+//! | `equinix_api_retry_budget_tokens` | gauge (registered only with the budget on) | |
+//! | `equinix_api_retry_budget_refused_total` | counter | `endpoint` |
 //!
 //! A request is one HTTP exchange, counted where every request passes (the
 //! policy's calls and the raw client it hands out alike); an attempt is one
@@ -39,14 +41,21 @@ pub(crate) struct Metrics {
     retries: IntCounterVec,
     rate_wait: Histogram,
     throttled: IntCounterVec,
+    /// The retry budget's level.
+    pub(crate) retry_budget_tokens: IntGauge,
+    retry_budget_refused: IntCounterVec,
     /// 1 while shared limits fall back to local ones (feature `redis`).
     #[cfg(feature = "redis")]
     pub(crate) shared_degraded: IntGauge,
 }
 
 impl Metrics {
-    /// Makes the collectors and registers them with `registry`, if any.
-    pub(crate) fn new(registry: Option<&Registry>) -> Result<Self, prometheus::Error> {
+    /// Makes the collectors and registers them with `registry`, if any
+    /// (the retry budget's gauge only when the budget is on).
+    pub(crate) fn new(
+        registry: Option<&Registry>,
+        retry_budget: bool,
+    ) -> Result<Self, prometheus::Error> {
         let m = Self {
             latency: HistogramVec::new(
                 HistogramOpts::new(
@@ -96,6 +105,17 @@ impl Metrics {
                 ),
                 &["endpoint"],
             )?,
+            retry_budget_tokens: IntGauge::new(
+                "equinix_api_retry_budget_tokens",
+                "Tokens left in the client's retry budget.",
+            )?,
+            retry_budget_refused: IntCounterVec::new(
+                Opts::new(
+                    "equinix_api_retry_budget_refused_total",
+                    "Calls ended because the retry budget could not pay for a retry.",
+                ),
+                &["endpoint"],
+            )?,
             #[cfg(feature = "redis")]
             shared_degraded: IntGauge::new(
                 "equinix_api_shared_limits_degraded",
@@ -111,6 +131,10 @@ impl Metrics {
             r.register(Box::new(m.retries.clone()))?;
             r.register(Box::new(m.rate_wait.clone()))?;
             r.register(Box::new(m.throttled.clone()))?;
+            if retry_budget {
+                r.register(Box::new(m.retry_budget_tokens.clone()))?;
+            }
+            r.register(Box::new(m.retry_budget_refused.clone()))?;
             #[cfg(feature = "redis")]
             r.register(Box::new(m.shared_degraded.clone()))?;
         }
@@ -141,6 +165,13 @@ impl Metrics {
     /// Counts a retry of `endpoint`.
     pub(crate) fn retry(&self, endpoint: &'static str) {
         self.retries.with_label_values(&[endpoint]).inc();
+    }
+
+    /// Counts a call of `endpoint` the retry budget ended.
+    pub(crate) fn retry_budget_refused(&self, endpoint: &'static str) {
+        self.retry_budget_refused
+            .with_label_values(&[endpoint])
+            .inc();
     }
 
     /// Records a wait for the rate limiter.

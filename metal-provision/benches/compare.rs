@@ -7,7 +7,9 @@
 //!
 //! and read the table it prints. `BENCH_SKIP_BUILD=1` leaves out the clean
 //! build of `metal-api` (the slowest section); `BENCH_QUICK=1` shrinks every
-//! section for a smoke run.
+//! section for a smoke run; `BENCH_ONLY=throttling,faults` runs only the
+//! sections named (`overhead`, `throttling`, `shared`, `faults`, `scale`,
+//! `outage`, `build`).
 
 use std::collections::HashSet;
 use std::future::Future;
@@ -28,6 +30,12 @@ const TOKEN: &str = "bench-token";
 
 fn quick() -> bool {
     std::env::var_os("BENCH_QUICK").is_some()
+}
+
+/// Whether `BENCH_ONLY` (a comma-separated list of sections) lets `section`
+/// run; every section runs without it.
+fn runs(section: &str) -> bool {
+    std::env::var("BENCH_ONLY").map_or(true, |only| only.split(',').any(|s| s.trim() == section))
 }
 
 /// Latencies and wall time of one batch of calls.
@@ -220,7 +228,7 @@ async fn throttling() {
     println!("| client | achieved rate / R | 429s received | wall time |");
     println!("|---|---|---|---|");
 
-    for variant in 0..3 {
+    for variant in 0..4 {
         let fake = Fake::builder().reservations(1).build();
         let project = fake.project();
         let server = server(fake.clone(), Some(rate)).await;
@@ -236,6 +244,19 @@ async fn throttling() {
                 ("metal-policy, api_rate = 1/R", b)
             }
             1 => {
+                let pol = Client::builder()
+                    .config(config(&server))
+                    .parallelism(concurrency)
+                    .learn_rate(true)
+                    .build()
+                    .expect("the policy client builds");
+                let b = batch(n, concurrency, || async {
+                    pol.get_project(project).await.map(|_| ())
+                })
+                .await;
+                ("metal-policy, learning from X-RateLimit-* headers", b)
+            }
+            2 => {
                 let pol = policy(&server, concurrency, Duration::ZERO);
                 let b = batch(n, concurrency, || async {
                     pol.get_project(project).await.map(|_| ())
@@ -286,7 +307,7 @@ async fn shared_throttling() {
     let rate: u32 = 30;
     let secs: u64 = if quick() { 3 } else { 6 };
     let processes = 3;
-    println!("\n## 2b. Throttling across {processes} processes: server limit R = {rate}/s, findProjectById for {secs} s, parallelism 4 each, api_rate = 1/R");
+    println!("\n## 2b. Throttling across {processes} processes: server limit R = {rate}/s, findProjectById for {secs} s, parallelism 4 each, api_rate = 1/R (unless learning)");
     let mut own_redis = None;
     let url = match std::env::var("METAL_TEST_REDIS_URL") {
         Ok(url) => url,
@@ -315,7 +336,7 @@ async fn shared_throttling() {
     };
     println!("| limits | achieved rate / R | 429s received | calls per process |");
     println!("|---|---|---|---|");
-    for shared in [true, false] {
+    for (shared, learn) in [(true, false), (true, true), (false, false)] {
         let fake = Fake::builder().reservations(1).build();
         let server = server(fake.clone(), Some(rate)).await;
         tokio::time::sleep(Duration::from_millis(1100)).await;
@@ -339,6 +360,9 @@ async fn shared_throttling() {
                 if shared {
                     cmd.env("W_REDIS", &url).env("W_PREFIX", &prefix);
                 }
+                if learn {
+                    cmd.env("W_LEARN", "1");
+                }
                 cmd.spawn().expect("a worker process starts")
             })
             .collect();
@@ -360,10 +384,10 @@ async fn shared_throttling() {
         let total: u64 = oks.iter().sum();
         println!(
             "| {} | {:.3} | {} | {:?} |",
-            if shared {
-                "shared through Redis (R in total)"
-            } else {
-                "in-process, R each"
+            match (shared, learn) {
+                (true, false) => "shared through Redis (R in total)",
+                (true, true) => "shared through Redis, learning from X-RateLimit-* (no api_rate)",
+                _ => "in-process, R each",
             },
             total as f64 / secs as f64 / f64::from(rate),
             requests_with_status(&fake, "findProjectById", "429"),
@@ -378,7 +402,8 @@ async fn shared_throttling() {
 
 /// One worker process of section 2b: calls `get_project` with 4 loops from
 /// `W_START_MS` to `W_END_MS` and prints `RESULT ok=N` (calls that
-/// succeeded within the window).
+/// succeeded within the window). With `W_LEARN` it sets no `api_rate` and
+/// learns the pace from the headers.
 async fn shared_worker() {
     let var = |n: &str| std::env::var(n).unwrap_or_default();
     let now_ms = || {
@@ -395,10 +420,12 @@ async fn shared_worker() {
         .base_url(var("W_BASE"))
         .build()
         .expect("a loopback config is valid");
-    let mut builder = Client::builder()
-        .config(config)
-        .parallelism(4)
-        .api_rate(Duration::from_secs(1) / rate);
+    let mut builder = Client::builder().config(config).parallelism(4);
+    builder = if std::env::var_os("W_LEARN").is_some() {
+        builder.learn_rate(true)
+    } else {
+        builder.api_rate(Duration::from_secs(1) / rate)
+    };
     if let Ok(url) = std::env::var("W_REDIS") {
         builder = builder
             .shared_limits(metal_policy::SharedLimits::redis(url, var("W_PREFIX")).processes(3));
@@ -576,6 +603,147 @@ async fn scale() {
     );
 }
 
+/// What the callers of section 6 saw: for each call, when it started and
+/// ended (from the start of the run) and whether it succeeded.
+type Calls = Arc<std::sync::Mutex<Vec<(Duration, Duration, bool)>>>;
+
+/// Section 6, outage: the fake answers every request with a 503 without
+/// `Retry-After` for a while, then recovers; 50 callers keep calling
+/// throughout, each waiting 1 s between the end of a call and its next (a
+/// controller requeueing). The policy client has no rate limit, so what
+/// bounds its requests is the backoff and the retry budget.
+async fn outage() {
+    let (outage, after) = if quick() {
+        (Duration::from_secs(5), Duration::from_secs(5))
+    } else {
+        (Duration::from_secs(30), Duration::from_secs(15))
+    };
+    let callers = 50;
+    let requeue = Duration::from_secs(1);
+    println!(
+        "\n## 6. Outage: 503 without Retry-After to everything for {} s, then recovery; {callers} callers, each calling findProjectById again {} s after its last call ended, for {} s after recovery",
+        outage.as_secs(),
+        requeue.as_secs(),
+        after.as_secs()
+    );
+    println!("| client | requests during the outage | calls ended during the outage | their time to end: median / max | recovery to first success | calls succeeded after recovery |");
+    println!("|---|---|---|---|---|---|");
+    for variant in 0..3 {
+        let fake = Fake::builder().reservations(1).build();
+        let project = fake.project();
+        let server = server(fake.clone(), None).await;
+        let calls: Calls = Arc::default();
+        let (name, call): (
+            &str,
+            Arc<dyn Fn() -> futures::future::BoxFuture<'static, bool> + Send + Sync>,
+        ) = match variant {
+            0 | 1 => {
+                let mut builder = Client::builder()
+                    .config(config(&server))
+                    .parallelism(callers)
+                    .api_rate(Duration::ZERO);
+                if variant == 1 {
+                    builder = builder.retry_budget(None);
+                }
+                let pol = builder.build().expect("the policy client builds");
+                let call = Arc::new(move || {
+                    let pol = pol.clone();
+                    Box::pin(async move { pol.get_project(project).await.is_ok() })
+                        as futures::future::BoxFuture<'static, bool>
+                });
+                let name = if variant == 0 {
+                    "metal-policy, retry budget (default)"
+                } else {
+                    "metal-policy, no retry budget"
+                };
+                (name, call)
+            }
+            _ => {
+                use reqwest_retry::policies::ExponentialBackoff as RetryPolicy;
+                use reqwest_retry::RetryTransientMiddleware;
+                let retry = RetryPolicy::builder().build_with_max_retries(20);
+                let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+                    .with(RetryTransientMiddleware::new_with_policy(retry))
+                    .build();
+                let url = format!("{}/projects/{project}", server.base_url());
+                let call = Arc::new(move || {
+                    let (client, url) = (client.clone(), url.clone());
+                    Box::pin(async move {
+                        match client.get(&url).header("x-auth-token", TOKEN).send().await {
+                            Ok(r) => r.status().is_success(),
+                            Err(_) => false,
+                        }
+                    }) as futures::future::BoxFuture<'static, bool>
+                });
+                ("reqwest-middleware + reqwest-retry (20 retries)", call)
+            }
+        };
+        fake.set_random_faults(Some(RandomFaults {
+            rate: 1.0,
+            seed: 1,
+            kinds: vec![FaultKind::FailBefore { status: 503 }],
+        }));
+        let before = total_requests(&fake);
+        let t0 = Instant::now();
+        let recovery = tokio::spawn({
+            let fake = fake.clone();
+            async move {
+                tokio::time::sleep(outage).await;
+                let sent = total_requests(&fake);
+                fake.set_random_faults(None);
+                sent
+            }
+        });
+        let end = outage + after;
+        let loops: Vec<_> = (0..callers)
+            .map(|_| {
+                let (call, calls) = (Arc::clone(&call), Arc::clone(&calls));
+                tokio::spawn(async move {
+                    while t0.elapsed() < end {
+                        let started = t0.elapsed();
+                        let ok = call().await;
+                        let ended = t0.elapsed();
+                        calls
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push((started, ended, ok));
+                        tokio::time::sleep(requeue).await;
+                    }
+                })
+            })
+            .collect();
+        let during = recovery.await.expect("the recovery task") - before;
+        for l in loops {
+            let _ = l.await;
+        }
+        let calls = calls.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let mut ended: Vec<Duration> = calls
+            .iter()
+            .filter(|(_, e, _)| *e < outage)
+            .map(|(s, e, _)| *e - *s)
+            .collect();
+        ended.sort();
+        let first = calls
+            .iter()
+            .filter(|(_, e, ok)| *ok && *e >= outage)
+            .map(|(_, e, _)| *e - outage)
+            .min();
+        let succeeded = calls
+            .iter()
+            .filter(|(_, e, ok)| *ok && *e >= outage && *e <= end)
+            .count();
+        let times = match (ended.get(ended.len() / 2), ended.last()) {
+            (Some(m), Some(x)) => format!("{} / {}", ms(*m), ms(*x)),
+            _ => "none ended".to_string(),
+        };
+        println!(
+            "| {name} | {during} | {} | {times} | {} | {succeeded} |",
+            ended.len(),
+            first.map_or("none".to_string(), ms),
+        );
+    }
+}
+
 /// Section 5, the clean build time of `metal-api` alone, in a scratch target directory.
 fn build_time() {
     println!("\n## 5. Build: clean `cargo build --release -p metal-api`");
@@ -627,11 +795,26 @@ fn main() {
         std::env::consts::ARCH
     );
     runtime.block_on(async {
-        overhead().await;
-        throttling().await;
-        shared_throttling().await;
-        faults().await;
-        scale().await;
+        if runs("overhead") {
+            overhead().await;
+        }
+        if runs("throttling") {
+            throttling().await;
+        }
+        if runs("shared") {
+            shared_throttling().await;
+        }
+        if runs("faults") {
+            faults().await;
+        }
+        if runs("scale") {
+            scale().await;
+        }
+        if runs("outage") {
+            outage().await;
+        }
     });
-    build_time();
+    if runs("build") {
+        build_time();
+    }
 }

@@ -82,8 +82,12 @@ impl ServerConfig {
 
     /// At most `per_second` API requests per second, with bursts of up to one
     /// second's worth (a token bucket; `None` or 0:
-    /// no limit and no `X-RateLimit-*` headers). Over the limit, 429 with
-    /// `Retry-After`. Only requests with a valid token are counted.
+    /// no limit and no `X-RateLimit-*` headers). Every reply carries
+    /// `X-RateLimit-Limit` (`per_second`), `-Remaining` (the tokens left)
+    /// and `-Reset` (the Unix time, in whole seconds rounded up, when the
+    /// bucket is full again; on a 429, when a token is back). Over the
+    /// limit, 429 with `Retry-After`. Only requests with a valid token are
+    /// counted.
     pub fn rate_limit(mut self, per_second: Option<u32>) -> Self {
         self.rate_limit = per_second.filter(|n| *n > 0);
         self

@@ -94,7 +94,9 @@ impl Context {
             let h = resp.headers_mut();
             h.insert("x-ratelimit-limit", HeaderValue::from(r.limit));
             h.insert("x-ratelimit-remaining", HeaderValue::from(r.remaining));
-            h.insert("x-ratelimit-reset", HeaderValue::from(r.reset));
+            // A Unix time, as the real API sends it (and packngo reads it).
+            let reset = r.reset_at(std::time::SystemTime::now());
+            h.insert("x-ratelimit-reset", HeaderValue::from(reset));
         }
         if self.config.record_replies {
             if let Some(body) = reply::kept_body(&resp) {

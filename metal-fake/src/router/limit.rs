@@ -1,7 +1,7 @@
 //! The server-side rate limit (a token bucket) and the `X-RateLimit-*`
 //! values it gives each request.
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tokio::time::Instant;
 
@@ -41,6 +41,7 @@ impl Bucket {
                 limit,
                 remaining: 0,
                 reset: whole_seconds(wait).max(1),
+                until: wait,
             });
         }
         self.tokens -= 1.0;
@@ -50,6 +51,7 @@ impl Bucket {
             limit,
             remaining: self.tokens.floor() as u32,
             reset: whole_seconds(refill),
+            until: refill,
         })
     }
 }
@@ -58,7 +60,21 @@ impl Bucket {
 pub(crate) struct RateHeaders {
     pub(crate) limit: u32,
     pub(crate) remaining: u32,
+    /// Whole seconds until the reset (a 429's `Retry-After`).
     pub(crate) reset: u64,
+    /// The exact time until the reset.
+    pub(crate) until: Duration,
+}
+
+impl RateHeaders {
+    /// `X-RateLimit-Reset` as the real API sends it: the Unix time of the
+    /// reset, in whole seconds, rounded up (never before the reset).
+    pub(crate) fn reset_at(&self, now: SystemTime) -> u64 {
+        let at = (now + self.until)
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
+        whole_seconds(at)
+    }
 }
 
 #[cfg(test)]
@@ -77,6 +93,19 @@ mod tests {
             let at = start + Duration::from_millis(100 * i);
             assert!(bucket.take(10, at).is_ok(), "request {i}");
         }
+    }
+
+    #[test]
+    fn the_reset_is_a_unix_time_rounded_up() {
+        let start = Instant::now();
+        let mut bucket = Bucket::full(10, start);
+        let h = bucket.take(10, start).ok().unwrap();
+        // One token short of full: back in 100 ms.
+        assert_eq!(h.until, Duration::from_millis(100));
+        let now = UNIX_EPOCH + Duration::from_millis(1_700_000_000_950);
+        assert_eq!(h.reset_at(now), 1_700_000_002);
+        let now = UNIX_EPOCH + Duration::from_millis(1_700_000_000_500);
+        assert_eq!(h.reset_at(now), 1_700_000_001);
     }
 
     #[test]

@@ -11,9 +11,11 @@ use prometheus::Registry;
 use super::{Client, Inner};
 use crate::exchange::PolicyExchange;
 use crate::limit::local::LocalLimits;
+use crate::limit::pace::Pace;
 use crate::limit::Limits;
 use crate::metrics::Metrics;
 use crate::retry::backoff::{BackoffFactory, ExponentialBackoff};
+use crate::retry::budget::{Budget, RetryBudget};
 
 /// The default number of calls in flight.
 pub const DEFAULT_PARALLELISM: usize = 1;
@@ -48,9 +50,10 @@ pub enum BuildError {
 }
 
 /// Builds a [`Client`]. Defaults: `parallelism` 1, `api_rate` 2 s, burst 1,
-/// [`ExponentialBackoff::default`], no per-attempt timeout (the HTTP
-/// client's own timeouts apply), no whole-call deadline, `per_page` 100,
-/// no metrics registry.
+/// [`ExponentialBackoff::default`], the retry budget
+/// [`RetryBudget::default`] (smithy-rs's retry quota), no per-attempt
+/// timeout (the HTTP client's own timeouts apply), no whole-call deadline,
+/// `per_page` 100, no metrics registry.
 ///
 /// ```
 /// use std::time::Duration;
@@ -72,10 +75,12 @@ pub struct ClientBuilder {
     parallelism: Option<usize>,
     api_rate: Option<Duration>,
     burst: Option<u32>,
+    learn_rate: bool,
     backoff: Option<Arc<dyn BackoffFactory>>,
     attempt_timeout: Option<Duration>,
     deadline: Option<Duration>,
     per_page: Option<u32>,
+    retry_budget: Option<Option<RetryBudget>>,
     registry: Option<Registry>,
     #[cfg(feature = "redis")]
     shared_limits: Option<crate::shared::SharedLimits>,
@@ -89,10 +94,12 @@ impl fmt::Debug for ClientBuilder {
             .field("parallelism", &self.parallelism)
             .field("api_rate", &self.api_rate)
             .field("burst", &self.burst)
+            .field("learn_rate", &self.learn_rate)
             .field("backoff", &self.backoff.as_ref().map(|_| "<backoff>"))
             .field("attempt_timeout", &self.attempt_timeout)
             .field("deadline", &self.deadline)
             .field("per_page", &self.per_page)
+            .field("retry_budget", &self.retry_budget)
             .field("registry", &self.registry.is_some())
             .finish_non_exhaustive()
     }
@@ -124,9 +131,40 @@ impl ClientBuilder {
 
     /// The minimum average spacing between requests, client-wide (default
     /// 2 s). `Duration::ZERO` disables client-side rate limiting; the
-    /// server's throttling replies are still honoured.
+    /// server's throttling replies are still honoured. With
+    /// [`Self::learn_rate`], the pace learned from the server's headers is
+    /// never faster than this.
     pub fn api_rate(mut self, spacing: Duration) -> Self {
         self.api_rate = Some(spacing);
+        self
+    }
+
+    /// Paces requests by the budget the server announces on each reply
+    /// (default off). A reply with `X-RateLimit-Remaining: r` and
+    /// `X-RateLimit-Reset: t` (a Unix time, or seconds from now) spreads the
+    /// `r` requests left evenly until `t`, for the whole client: the next
+    /// requests go `(t - now) / r` apart (with none left, the next waits for
+    /// `t`). The learned spacing is never shorter than an [`Self::api_rate`]
+    /// you set, and holds until `t`; without a reading in force (no headers
+    /// yet, or none since the last reset) the client keeps `api_rate`, or
+    /// its 2 s default. A much faster learned pace takes effect for the
+    /// requests already waiting too. The 429 reaction stays as the safety
+    /// net. With shared limits (`shared_limits`, feature `redis`) the
+    /// learned spacing is kept in Redis, so every process paces by the one
+    /// budget.
+    ///
+    /// ```
+    /// let config = metal_api::Config::builder().auth_token("t").build()?;
+    /// let client = metal_policy::Client::builder()
+    ///     .config(config)
+    ///     .parallelism(8)
+    ///     .learn_rate(true)
+    ///     .build()?;
+    /// # drop(client);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn learn_rate(mut self, on: bool) -> Self {
+        self.learn_rate = on;
         self
     }
 
@@ -165,6 +203,26 @@ impl ClientBuilder {
         self
     }
 
+    /// The client-wide retry budget (default [`RetryBudget::default`]:
+    /// 500 tokens, a retry costs 5, one after an unknown outcome 10, a
+    /// success gives 1 back). `None` turns it off: retries are then bounded
+    /// only by the backoff and the deadline. See [`crate::retry::budget`];
+    /// with shared limits the budget is still per process.
+    ///
+    /// ```
+    /// let config = metal_api::Config::builder().auth_token("t").build()?;
+    /// let client = metal_policy::Client::builder()
+    ///     .config(config)
+    ///     .retry_budget(Some(metal_policy::RetryBudget::new(100)))
+    ///     .build()?;
+    /// # drop(client);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn retry_budget(mut self, budget: Option<RetryBudget>) -> Self {
+        self.retry_budget = Some(budget);
+        self
+    }
+
     /// Registers the client's metrics with this registry.
     pub fn registry(mut self, r: Registry) -> Self {
         self.registry = Some(r);
@@ -193,17 +251,26 @@ impl ClientBuilder {
         if per_page == 0 {
             return Err(BuildError::ZeroPerPage);
         }
-        let metrics = Metrics::new(self.registry.as_ref()).map_err(BuildError::Metrics)?;
+        let budget = self.retry_budget.unwrap_or(Some(RetryBudget::default()));
+        let metrics =
+            Metrics::new(self.registry.as_ref(), budget.is_some()).map_err(BuildError::Metrics)?;
+        let budget = budget.map(|b| Budget::new(b, metrics.retry_budget_tokens.clone()));
         let parallelism = self.parallelism.unwrap_or(DEFAULT_PARALLELISM);
         let spacing = self.api_rate.unwrap_or(DEFAULT_API_RATE);
+        let pace = Pace {
+            base: spacing,
+            floor: self.api_rate.unwrap_or(Duration::ZERO),
+            learn: self.learn_rate,
+            share: 1,
+        };
         let burst = self.burst.unwrap_or(1);
-        let limits: Arc<dyn Limits> = Arc::new(LocalLimits::new(parallelism, spacing, burst));
+        let limits: Arc<dyn Limits> = Arc::new(LocalLimits::new(parallelism, pace, burst));
         #[cfg(feature = "redis")]
         let limits: Arc<dyn Limits> = match self.shared_limits {
             Some(s) => Arc::new(
                 crate::shared::SharedBackend::new(
                     s,
-                    spacing,
+                    pace,
                     burst,
                     parallelism,
                     metrics.shared_degraded.clone(),
@@ -228,6 +295,7 @@ impl ClientBuilder {
                 attempt_timeout: self.attempt_timeout,
                 deadline: self.deadline,
                 per_page,
+                budget,
                 metrics,
             }),
         })

@@ -250,6 +250,9 @@ impl Client {
         let inner = &self.inner;
         let mut backoff = inner.backoff.start();
         let mut after_unknown = false;
+        // The cost of this call's last retry paid from the budget: given
+        // back if the call then succeeds.
+        let mut refund = None;
         loop {
             progress.attempts += 1;
             let span = tracing::debug_span!(
@@ -278,6 +281,9 @@ impl Client {
             let error = match result {
                 Ok(v) => {
                     inner.metrics.attempt(operation, "ok");
+                    if let Some(b) = &inner.budget {
+                        b.succeeded(refund);
+                    }
                     return Ok(v);
                 }
                 Err(Failure::Final(e)) => {
@@ -312,6 +318,22 @@ impl Client {
                             source: error,
                         });
                     };
+                    // The budget pays for the retry (a throttling reply's
+                    // is free), or ends the call now.
+                    if let Some(b) = &inner.budget {
+                        if let Some(cost) = b.cost(&error) {
+                            if !b.try_spend(cost) {
+                                inner.metrics.retry_budget_refused(operation);
+                                debug!(operation, attempt = progress.attempts, cost, error = %error, "retry budget exhausted");
+                                return Err(Error::RetryBudgetExhausted {
+                                    operation,
+                                    attempts: progress.attempts,
+                                    last: error,
+                                });
+                            }
+                            refund = Some(cost);
+                        }
+                    }
                     let delay = after.map_or(delay, |a| a.min(MAX_THROTTLE_PAUSE));
                     debug!(operation, attempt = progress.attempts, delay_ms = delay.as_millis() as u64, error = %error, "retrying");
                     progress.last = Some(error);

@@ -26,6 +26,7 @@ pub use typed::WITNESS_TAG_PREFIX;
 use crate::limit::Limits;
 use crate::metrics::Metrics;
 use crate::retry::backoff::BackoffFactory;
+use crate::retry::budget::Budget;
 
 /// The policy client: implements [`crate::Metal`], and runs any generated
 /// operation under the same policy ([`Client::call`]), with the guarantees
@@ -53,6 +54,8 @@ struct Inner {
     attempt_timeout: Option<Duration>,
     deadline: Option<Duration>,
     per_page: u32,
+    /// The client-wide retry budget, when on.
+    budget: Option<Budget>,
     metrics: Metrics,
 }
 

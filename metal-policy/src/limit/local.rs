@@ -6,6 +6,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use super::concurrency::Concurrency;
+use super::pace::{Pace, Reading};
 use super::rate::RateLimiter;
 use super::{Limits, Slot};
 
@@ -17,11 +18,11 @@ pub(crate) struct LocalLimits {
 }
 
 impl LocalLimits {
-    /// `parallelism` slots; requests `spacing` apart, up to `burst` at once.
-    pub(crate) fn new(parallelism: usize, spacing: Duration, burst: u32) -> Self {
+    /// `parallelism` slots; requests at `pace`, up to `burst` at once.
+    pub(crate) fn new(parallelism: usize, pace: Pace, burst: u32) -> Self {
         Self {
             concurrency: Concurrency::new(parallelism),
-            rate: RateLimiter::new(spacing, burst),
+            rate: RateLimiter::with_pace(pace, burst),
         }
     }
 }
@@ -38,5 +39,9 @@ impl Limits for LocalLimits {
 
     async fn pause(&self, pause: Option<Duration>) {
         self.rate.pause(pause);
+    }
+
+    async fn learn(&self, reading: Reading) {
+        self.rate.learn(reading);
     }
 }

@@ -3,7 +3,8 @@
 //! throttling reply), chosen once when the client is built: the in-process
 //! [`local::LocalLimits`] (a FIFO [`concurrency`] limit and one client-wide
 //! [`rate`] limiter), or, with feature `redis`, the limits shared by
-//! several processes (`crate::shared`).
+//! several processes (`crate::shared`). The rate's spacing is fixed, or
+//! learned from the replies' rate-limit headers ([`pace`]).
 
 use std::time::Duration;
 
@@ -13,6 +14,7 @@ use crate::metrics::{GaugeGuard, Metrics};
 
 pub(crate) mod concurrency;
 pub(crate) mod local;
+pub(crate) mod pace;
 pub(crate) mod rate;
 
 /// A held concurrency slot; dropping it gives the slot back.
@@ -30,6 +32,9 @@ pub(crate) trait Limits: Send + Sync {
     /// Pauses every request for `pause` (the default pause when `None`,
     /// bounded by [`rate::MAX_THROTTLE_PAUSE`]).
     async fn pause(&self, pause: Option<Duration>);
+    /// Learns the pace from what a reply said about the server's budget
+    /// (nothing when learning is off).
+    async fn learn(&self, reading: pace::Reading);
 }
 
 /// A held slot that keeps `equinix_api_in_flight` up while it lives.

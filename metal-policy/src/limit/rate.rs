@@ -1,12 +1,19 @@
 //! One rate limiter for the whole client: every HTTP request (each page,
 //! each lookup, each retry) reserves the next free instant, in arrival
 //! order, under a mutex (GCRA with an optional burst). A throttling reply
-//! pauses the whole client until the server's reset time.
+//! pauses the whole client until the server's reset time. With learning
+//! on, each reply's rate-limit headers set the spacing ([`super::pace`]).
 
+use std::pin::{pin, Pin};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use futures::future::{select, Either};
+use tokio::sync::futures::Notified;
+use tokio::sync::Notify;
 use tokio::time::{sleep_until, Instant};
+
+use super::pace::{Pace, Reading};
 
 /// The longest a server's `Retry-After`/`X-RateLimit-Reset` may pause us.
 pub const MAX_THROTTLE_PAUSE: Duration = Duration::from_secs(300);
@@ -24,56 +31,151 @@ struct State {
     /// out again. Only future instants are kept; the list is as long as
     /// the number of waits dropped before their turn, at most.
     freed: Vec<Instant>,
+    /// The spacing now: the pace's base, or a learned one.
+    spacing: Duration,
+    /// When the learned spacing lapses (its reading's reset), while one is
+    /// in force.
+    learned_until: Option<Instant>,
+    /// Bumped when the schedule is rebuilt for a faster pace: turns of an
+    /// older schedule are taken again.
+    epoch: u64,
+    /// The latest instant a request started at.
+    started: Option<Instant>,
+}
+
+/// One reserved turn.
+#[derive(Clone, Copy, Debug)]
+struct Turn {
+    /// When the request may start.
+    at: Instant,
+    /// The schedule's `tat` right after the reservation (to tell, on
+    /// give-back, whether it was the last).
+    tat_after: Instant,
+    /// The spacing the reservation moved the schedule by.
+    step: Duration,
+    /// The schedule it belongs to.
+    epoch: u64,
+    /// When the learned spacing it was reserved under lapses.
+    lapses: Option<Instant>,
 }
 
 /// The client-wide rate limiter.
 #[derive(Debug)]
 pub(crate) struct RateLimiter {
-    spacing: Duration,
-    /// How far ahead of `tat` a request may go: `spacing * (burst - 1)`.
-    tolerance: Duration,
+    pace: Pace,
+    burst: u32,
     state: Mutex<State>,
+    /// Wakes the waiting requests when the schedule is rebuilt.
+    rebuilt: Notify,
 }
 
 impl RateLimiter {
     /// Requests spaced `spacing` apart on average, up to `burst` at once.
     /// `spacing == 0` disables spacing (throttling pauses still apply).
+    #[cfg(test)]
     pub(crate) fn new(spacing: Duration, burst: u32) -> Self {
+        Self::with_pace(Pace::fixed(spacing), burst)
+    }
+
+    /// Requests at `pace`, up to `burst` at once.
+    pub(crate) fn with_pace(pace: Pace, burst: u32) -> Self {
         let now = Instant::now();
         Self {
-            spacing,
-            tolerance: spacing.saturating_mul(burst.max(1) - 1),
+            pace,
+            burst: burst.max(1),
             state: Mutex::new(State {
                 tat: now,
                 paused_until: now,
                 freed: Vec::new(),
+                spacing: pace.base,
+                learned_until: None,
+                epoch: 0,
+                started: None,
             }),
+            rebuilt: Notify::new(),
         }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        // The state is two instants, valid after any panic mid-update, so a
-        // poisoned lock is safe to use.
+        // The state is instants and durations, valid after any panic
+        // mid-update, so a poisoned lock is safe to use.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Sets the spacing. A much faster one (by more than a quarter)
+    /// rebuilds the schedule from the last start, and the waiting requests
+    /// take their turns again: they would otherwise wait out the turns of
+    /// the slower pace (the 2 s default, say, before the first reply told
+    /// the real budget).
+    fn set_spacing(&self, s: &mut State, spacing: Duration, now: Instant) {
+        let faster = spacing.saturating_mul(4) < s.spacing.saturating_mul(3);
+        s.spacing = spacing;
+        if faster {
+            s.tat = s.started.map_or(now, |at| at + spacing);
+            s.freed.clear();
+            s.epoch += 1;
+            self.rebuilt.notify_waiters();
+        }
+    }
+
+    /// Ends a learned spacing whose reset has passed.
+    fn lapse(&self, s: &mut State, now: Instant) {
+        if s.learned_until.is_some_and(|until| until <= now) {
+            s.learned_until = None;
+            self.set_spacing(s, self.pace.base, now);
+        }
+    }
+
+    /// Learns the spacing from a reply's reading (nothing when learning is
+    /// off or the reading is unusable).
+    pub(crate) fn learn(&self, reading: Reading) {
+        let Some(spacing) = self.pace.learned(reading) else {
+            return;
+        };
+        let now = Instant::now();
+        let mut s = self.lock();
+        s.learned_until = Some(now + reading.until);
+        self.set_spacing(&mut s, spacing, now);
+        if reading.remaining == 0 {
+            // None left: no new turn before the reset.
+            let reset = now + reading.until.min(MAX_THROTTLE_PAUSE);
+            s.tat = s.tat.max(reset);
+        }
+    }
+
+    /// The spacing in force now.
+    #[cfg(test)]
+    pub(crate) fn spacing(&self) -> Duration {
+        let mut s = self.lock();
+        self.lapse(&mut s, Instant::now());
+        s.spacing
     }
 
     /// Reserves the next start instant, in arrival order: the earliest
     /// turn given back, if one is still ahead, else the next of the
-    /// schedule. Returns the instant and the schedule's `tat` right after
-    /// the reservation (to tell, on give-back, whether it was the last).
-    fn reserve(&self) -> (Instant, Instant) {
+    /// schedule.
+    fn reserve(&self) -> Turn {
         let now = Instant::now();
         let mut s = self.lock();
+        self.lapse(&mut s, now);
         let start = now.max(s.paused_until);
         s.freed.retain(|at| *at >= start);
+        let turn = |s: &State, at| Turn {
+            at,
+            tat_after: s.tat,
+            step: s.spacing,
+            epoch: s.epoch,
+            lapses: s.learned_until,
+        };
         if let Some((i, _)) = s.freed.iter().enumerate().min_by_key(|(_, at)| **at) {
             let at = s.freed.swap_remove(i);
-            return (at, s.tat);
+            return turn(&s, at);
         }
+        let tolerance = s.spacing.saturating_mul(self.burst - 1);
         let tat = s.tat.max(start);
-        let at = start.max(tat.checked_sub(self.tolerance).unwrap_or(start));
-        s.tat = tat + self.spacing;
-        (at, s.tat)
+        let at = start.max(tat.checked_sub(tolerance).unwrap_or(start));
+        s.tat = tat + s.spacing;
+        turn(&s, at)
     }
 
     /// Waits for this request's turn; returns how long it waited.
@@ -83,40 +185,73 @@ impl RateLimiter {
     pub(crate) async fn acquire(&self) -> Duration {
         let began = Instant::now();
         loop {
-            let (at, tat_after) = self.reserve();
+            let mut rebuilt = pin!(self.rebuilt.notified());
+            rebuilt.as_mut().enable();
+            let turn = self.reserve();
             // Only sleep when the turn is ahead: tokio's timer rounds up to
             // the next millisecond, so sleeping until a past instant would
             // still cost up to a millisecond per request.
-            if at > Instant::now() {
+            if turn.at > Instant::now() {
                 let mut pending = Pending {
                     limiter: self,
-                    at,
-                    tat_after,
+                    turn,
                     armed: true,
                 };
-                sleep_until(at).await;
+                let again = self.wait(&turn, rebuilt.as_mut()).await;
                 pending.armed = false;
+                if again {
+                    continue;
+                }
             }
             // A throttling reply may have paused the client while we slept:
             // if so, take a new turn after the pause.
-            if self.lock().paused_until <= Instant::now() {
+            let mut s = self.lock();
+            if s.paused_until <= Instant::now() {
+                s.started = Some(s.started.map_or(turn.at, |t| t.max(turn.at)));
                 return began.elapsed();
             }
         }
     }
 
-    /// Gives back the unused turn `at`. When it was the last one reserved
+    /// Sleeps until `turn`; `true` when the schedule was rebuilt meanwhile
+    /// (the turn must be taken again). A turn beyond the lapse of the
+    /// learned spacing it was reserved under wakes at the lapse, which may
+    /// rebuild the schedule for the (faster) configured spacing.
+    async fn wait(&self, turn: &Turn, mut rebuilt: Pin<&mut Notified<'_>>) -> bool {
+        let mut lapses = turn.lapses;
+        loop {
+            let wake = lapses.filter(|l| *l < turn.at).unwrap_or(turn.at);
+            let sleep = pin!(sleep_until(wake));
+            if let Either::Right(_) = select(sleep, rebuilt.as_mut()).await {
+                return true;
+            }
+            if wake >= turn.at {
+                return false;
+            }
+            let mut s = self.lock();
+            self.lapse(&mut s, Instant::now());
+            if s.epoch != turn.epoch {
+                return true;
+            }
+            lapses = s.learned_until;
+        }
+    }
+
+    /// Gives back the unused `turn`. When it was the last one reserved
     /// (the schedule has not moved since), the schedule moves back one
-    /// spacing; otherwise later turns keep their instants and `at` is kept
-    /// for the next reservation, so no instant is ever handed to two
-    /// requests.
-    fn give_back(&self, at: Instant, tat_after: Instant) {
+    /// step; otherwise later turns keep their instants and its instant is
+    /// kept for the next reservation, so no instant is ever handed to two
+    /// requests. A turn of a schedule since rebuilt is simply dropped.
+    fn give_back(&self, turn: &Turn) {
         let mut s = self.lock();
-        if s.tat == tat_after {
+        if s.epoch != turn.epoch {
+            return;
+        }
+        if s.tat == turn.tat_after {
             let floor = Instant::now().max(s.paused_until);
-            s.tat = s.tat.checked_sub(self.spacing).unwrap_or(floor).max(floor);
+            s.tat = s.tat.checked_sub(turn.step).unwrap_or(floor).max(floor);
         } else {
-            s.freed.push(at);
+            s.freed.push(turn.at);
         }
     }
 
@@ -136,15 +271,14 @@ impl RateLimiter {
 /// A reserved turn not yet reached; dropping it armed gives it back.
 struct Pending<'a> {
     limiter: &'a RateLimiter,
-    at: Instant,
-    tat_after: Instant,
+    turn: Turn,
     armed: bool,
 }
 
 impl Drop for Pending<'_> {
     fn drop(&mut self) {
         if self.armed {
-            self.limiter.give_back(self.at, self.tat_after);
+            self.limiter.give_back(&self.turn);
         }
     }
 }
@@ -183,6 +317,106 @@ mod tests {
             Duration::from_secs(10),
             "five abandoned waits burnt no turn"
         );
+    }
+
+    fn learning(base: Duration, floor: Duration) -> RateLimiter {
+        RateLimiter::with_pace(
+            Pace {
+                base,
+                floor,
+                learn: true,
+                share: 1,
+            },
+            1,
+        )
+    }
+
+    fn reading(remaining: u64, until: Duration) -> Reading {
+        Reading { remaining, until }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_reading_spreads_the_remaining_requests_until_the_reset() {
+        let rl = learning(Duration::from_secs(2), Duration::ZERO);
+        let t0 = Instant::now();
+        rl.acquire().await;
+        rl.learn(reading(10, Duration::from_secs(1)));
+        assert_eq!(rl.spacing(), Duration::from_millis(100));
+        for _ in 0..3 {
+            rl.acquire().await;
+        }
+        assert_eq!(
+            t0.elapsed(),
+            Duration::from_millis(300),
+            "100 ms apart, not the default 2 s"
+        );
+        // Learning off: the same reading changes nothing.
+        let fixed = RateLimiter::new(Duration::from_secs(2), 1);
+        fixed.learn(reading(10, Duration::from_secs(1)));
+        assert_eq!(fixed.spacing(), Duration::from_secs(2));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_faster_pace_reschedules_the_waiting_requests() {
+        let rl = std::sync::Arc::new(learning(Duration::from_secs(2), Duration::ZERO));
+        let t0 = Instant::now();
+        rl.acquire().await;
+        // Three requests wait for turns at 2, 4 and 6 s.
+        let waiters: Vec<_> = (0..3)
+            .map(|_| {
+                let rl = rl.clone();
+                tokio::spawn(async move {
+                    rl.acquire().await;
+                    t0.elapsed()
+                })
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        // The first reply: 100 left in the next 10 s.
+        rl.learn(reading(100, Duration::from_secs(10)));
+        let mut at = Vec::new();
+        for w in waiters {
+            at.push(w.await.unwrap());
+        }
+        at.sort();
+        assert_eq!(
+            at,
+            [100, 200, 300].map(Duration::from_millis),
+            "spaced from the last start at the learned pace"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn none_remaining_waits_for_the_reset_then_the_pace_lapses_to_the_base() {
+        let rl = learning(Duration::from_secs(2), Duration::ZERO);
+        let t0 = Instant::now();
+        rl.acquire().await;
+        rl.learn(reading(0, Duration::from_secs(30)));
+        rl.acquire().await;
+        assert_eq!(
+            t0.elapsed(),
+            Duration::from_secs(30),
+            "nothing before the reset"
+        );
+        // The reading lapsed at its reset: the configured spacing again.
+        assert_eq!(rl.spacing(), Duration::from_secs(2));
+        rl.acquire().await;
+        assert_eq!(t0.elapsed(), Duration::from_secs(32));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_learned_pace_is_never_faster_than_the_configured_rate() {
+        let rl = learning(Duration::from_millis(500), Duration::from_millis(500));
+        let t0 = Instant::now();
+        rl.acquire().await;
+        rl.learn(reading(1000, Duration::from_secs(1)));
+        assert_eq!(rl.spacing(), Duration::from_millis(500));
+        rl.acquire().await;
+        rl.acquire().await;
+        assert_eq!(t0.elapsed(), Duration::from_secs(1));
+        // A slower reading slows it down.
+        rl.learn(reading(1, Duration::from_secs(3)));
+        assert_eq!(rl.spacing(), Duration::from_secs(3));
     }
 
     #[tokio::test(start_paused = true)]

@@ -10,13 +10,14 @@ use prometheus::IntGauge;
 use rand::Rng;
 use redis::aio::MultiplexedConnection;
 use redis::{FromRedisValue, Script, ScriptInvocation};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 use tokio::time::{sleep, timeout, Instant};
 use tracing::{info, warn};
 use uuid::Uuid;
 
 use super::config::{SharedLimits, WAITER_TTL};
+use crate::limit::pace::{Pace, Reading};
 use crate::limit::rate::{RateLimiter, DEFAULT_THROTTLE_PAUSE, MAX_THROTTLE_PAUSE};
 
 /// How often a waiter for a shared slot asks again (jittered ±50%).
@@ -31,9 +32,15 @@ pub(crate) enum SharedError {
     Timeout(Duration),
 }
 
-/// GCRA reservation. KEYS: tat, pause. ARGV: spacing µs, tolerance µs.
-/// Returns the µs to wait before the reserved instant.
+/// GCRA reservation. KEYS: tat, pause, learned. ARGV: base spacing µs,
+/// floor µs, burst - 1, learn (1/0). Returns the µs to wait before the
+/// reserved instant.
 const RESERVE: &str = include_str!("scripts/reserve.lua");
+
+/// Keeps a learned spacing until the reset. KEYS: learned, tat. ARGV:
+/// spacing µs, µs until the reset, base spacing µs, none left (1/0).
+/// Returns 1 when the schedule was pulled back for a faster pace.
+const LEARN: &str = include_str!("scripts/learn.lua");
 
 /// The µs left of the shared pause. KEYS: pause.
 const PAUSE_LEFT: &str = include_str!("scripts/pause_left.lua");
@@ -58,6 +65,7 @@ const RELEASE: &str = include_str!("scripts/release.lua");
 struct Keys {
     tat: String,
     pause: String,
+    learned: String,
     holders: String,
     queue: String,
     queue_expiry: String,
@@ -70,6 +78,7 @@ impl Keys {
         Self {
             tat: k("tat"),
             pause: k("pause"),
+            learned: k("learned"),
             holders: k("holders"),
             queue: k("queue"),
             queue_expiry: k("queue_expiry"),
@@ -80,6 +89,7 @@ impl Keys {
 
 struct Scripts {
     reserve: Script,
+    learn: Script,
     pause_left: Script,
     pause: Script,
     acquire: Script,
@@ -101,11 +111,16 @@ pub(crate) struct Shared {
     keys: Keys,
     scripts: Scripts,
     config: SharedLimits,
-    spacing: Duration,
-    tolerance: Duration,
+    /// The pace every process should configure alike; a learned spacing
+    /// is kept in Redis.
+    pace: Pace,
+    burst: u32,
     parallelism: usize,
-    /// The rate limit while degraded: `spacing * processes`.
+    /// The rate limit while degraded: the pace shared by `processes`.
     local_rate: RateLimiter,
+    /// Wakes this process's waiting turns when a faster learned pace
+    /// pulled the shared schedule back: they reserve again.
+    rebuilt: Notify,
     /// The concurrency limit while degraded: `parallelism / processes`.
     local_slots: Arc<Semaphore>,
     health: Mutex<Health>,
@@ -173,7 +188,7 @@ impl Shared {
     /// The backend for a client with these limits; connects lazily.
     pub(crate) fn new(
         config: SharedLimits,
-        spacing: Duration,
+        pace: Pace,
         burst: u32,
         parallelism: usize,
         degraded_gauge: IntGauge,
@@ -187,16 +202,18 @@ impl Shared {
             keys: Keys::new(&config.prefix),
             scripts: Scripts {
                 reserve: Script::new(RESERVE),
+                learn: Script::new(LEARN),
                 pause_left: Script::new(PAUSE_LEFT),
                 pause: Script::new(PAUSE),
                 acquire: Script::new(ACQUIRE),
                 renew: Script::new(RENEW),
                 release: Script::new(RELEASE),
             },
-            spacing,
-            tolerance: spacing.saturating_mul(burst.max(1) - 1),
+            pace,
+            burst: burst.max(1),
             parallelism,
-            local_rate: RateLimiter::new(spacing.saturating_mul(n), burst),
+            local_rate: RateLimiter::with_pace(pace.shared_by(n), burst),
+            rebuilt: Notify::new(),
             local_slots: Arc::new(Semaphore::new((parallelism / n as usize).max(1))),
             health: Mutex::new(Health {
                 degraded: false,
@@ -288,6 +305,18 @@ impl Shared {
         result
     }
 
+    /// The reservation of one turn of the shared schedule.
+    fn reserve(&self) -> ScriptInvocation<'_> {
+        let mut inv = self.scripts.reserve.key(&self.keys.tat);
+        inv.key(&self.keys.pause)
+            .key(&self.keys.learned)
+            .arg(micros(self.pace.base))
+            .arg(micros(self.pace.floor))
+            .arg(self.burst - 1)
+            .arg(u8::from(self.pace.learn));
+        inv
+    }
+
     /// Waits for this request's turn of the shared schedule (or, degraded,
     /// of the local one); returns how long it waited. Cancel-safe.
     pub(crate) async fn acquire_turn(&self) -> Duration {
@@ -297,18 +326,21 @@ impl Shared {
                 self.local_rate.acquire().await;
                 return began.elapsed();
             }
-            let mut inv = self.scripts.reserve.key(&self.keys.tat);
-            inv.key(&self.keys.pause)
-                .arg(micros(self.spacing))
-                .arg(micros(self.tolerance));
-            let wait: u64 = match self.run(inv).await {
+            let mut rebuilt = std::pin::pin!(self.rebuilt.notified());
+            rebuilt.as_mut().enable();
+            let wait: u64 = match self.run(self.reserve()).await {
                 Ok(w) => w,
                 Err(_) => continue, // degraded now: the next loop goes local
             };
             if wait == 0 {
                 return began.elapsed();
             }
-            sleep(Duration::from_micros(wait)).await;
+            let slept = std::pin::pin!(sleep(Duration::from_micros(wait)));
+            if let futures::future::Either::Right(_) = futures::future::select(slept, rebuilt).await
+            {
+                // A faster pace pulled the schedule back: reserve again.
+                continue;
+            }
             // Another process may have been throttled while we slept.
             // If Redis went away meanwhile, our turn still came from
             // Redis: take it (0 = no pause left).
@@ -318,6 +350,27 @@ impl Shared {
                 .unwrap_or_default();
             if left == 0 {
                 return began.elapsed();
+            }
+        }
+    }
+
+    /// Learns the pace from a reply's reading: the local fallback's, and,
+    /// with learning on, the one kept in Redis for every process until the
+    /// reset.
+    pub(crate) async fn learn(&self, reading: Reading) {
+        self.local_rate.learn(reading);
+        let Some(spacing) = self.pace.learned(reading) else {
+            return;
+        };
+        if self.try_redis() {
+            let mut inv = self.scripts.learn.key(&self.keys.learned);
+            inv.key(&self.keys.tat)
+                .arg(micros(spacing))
+                .arg(micros(reading.until.min(MAX_THROTTLE_PAUSE)))
+                .arg(micros(self.pace.base))
+                .arg(u8::from(reading.remaining == 0));
+            if let Ok(1) = self.run::<u8>(inv).await {
+                self.rebuilt.notify_waiters();
             }
         }
     }

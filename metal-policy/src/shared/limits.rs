@@ -12,6 +12,7 @@ use prometheus::IntGauge;
 use super::backend::Shared;
 use super::config::SharedLimits;
 use crate::limit::concurrency::Concurrency;
+use crate::limit::pace::{Pace, Reading};
 use crate::limit::{Limits, Slot};
 
 /// The limits shared through Redis.
@@ -25,14 +26,14 @@ impl SharedBackend {
     /// The backend for a client with these limits; connects lazily.
     pub(crate) fn new(
         config: SharedLimits,
-        spacing: Duration,
+        pace: Pace,
         burst: u32,
         parallelism: usize,
         degraded: IntGauge,
     ) -> Result<Self, redis::RedisError> {
         Ok(Self {
             local: Concurrency::new(parallelism),
-            shared: Arc::new(Shared::new(config, spacing, burst, parallelism, degraded)?),
+            shared: Arc::new(Shared::new(config, pace, burst, parallelism, degraded)?),
         })
     }
 }
@@ -51,5 +52,9 @@ impl Limits for SharedBackend {
 
     async fn pause(&self, pause: Option<Duration>) {
         self.shared.pause(pause).await;
+    }
+
+    async fn learn(&self, reading: Reading) {
+        self.shared.learn(reading).await;
     }
 }

@@ -31,9 +31,27 @@
 //!   order (`{prefix}:queue`, tickets from `{prefix}:seq`) and poll. A
 //!   crashed process's slots come back when their leases expire, and its
 //!   queue places after [`WAITER_TTL`].
+//! - **Learned pace** (with `ClientBuilder::learn_rate`). The spacing a
+//!   process learns from a reply's `X-RateLimit-Remaining`/`-Reset` is
+//!   kept in `{prefix}:learned` until that reset, and every reservation of
+//!   every learning process steps the one schedule by it (never below the
+//!   process's own `api_rate`, when it set one). So the processes spend the
+//!   server's one budget together, each taking turns from it, rather than
+//!   each spending all of it; a process that has seen no reply yet paces by
+//!   what another learned. A learned spacing much faster than the one in
+//!   force pulls the schedule back, and the learning process's waiting
+//!   turns reserve again; other processes' turns already waiting keep
+//!   their (later) instants, so a few requests may go late, or, at most one
+//!   per waiting turn, above the pace, once. `Remaining: 0` moves the
+//!   schedule to the reset. While degraded, each process learns locally
+//!   and spends `1/processes` of the budget.
 //! - **Throttling.** A 429 (or 503 with `Retry-After`) seen by any process
 //!   sets `{prefix}:pause` to the pause's end; every process's next turn
 //!   waits for it.
+//!
+//! Not shared: the retry budget ([`crate::RetryBudget`]). Each process
+//! keeps its own bucket, so during an outage each process retries at most
+//! one bucket's worth.
 //!
 //! **Failure mode.** Every Redis call has a short timeout
 //! ([`SharedLimits::timeout`], default 250 ms). When one fails the client

@@ -93,15 +93,11 @@ fn backend(url: &str, spacing: Duration, burst: u32, parallelism: usize) -> Arc<
     let config = SharedLimits::redis(url, prefix)
         .lease(Duration::from_millis(1000))
         .timeout(Duration::from_millis(500));
-    Arc::new(Shared::new(config, spacing, burst, parallelism, gauge).unwrap())
+    Arc::new(Shared::new(config, Pace::fixed(spacing), burst, parallelism, gauge).unwrap())
 }
 
 async fn reserve(s: &Shared) -> Duration {
-    let mut inv = s.scripts.reserve.key(&s.keys.tat);
-    inv.key(&s.keys.pause)
-        .arg(micros(s.spacing))
-        .arg(micros(s.tolerance));
-    Duration::from_micros(s.run::<u64>(inv).await.unwrap())
+    Duration::from_micros(s.run::<u64>(s.reserve()).await.unwrap())
 }
 
 async fn acquire(s: &Shared, id: &str, wttl: Duration) -> bool {
@@ -173,7 +169,7 @@ async fn a_pause_delays_every_turn_and_is_never_shortened() {
     // A second backend on the same prefix (another process) waits too.
     let other = Shared::new(
         s.config.clone(),
-        s.spacing,
+        s.pace,
         1,
         1,
         IntGauge::new("g2", "g").unwrap(),
@@ -254,7 +250,16 @@ async fn unreachable_redis_degrades_to_local_limits_at_rate_over_n() {
         .processes(2)
         .timeout(Duration::from_millis(100))
         .retry_interval(Duration::from_secs(60));
-    let s = Arc::new(Shared::new(config, Duration::from_millis(50), 1, 4, gauge.clone()).unwrap());
+    let s = Arc::new(
+        Shared::new(
+            config,
+            Pace::fixed(Duration::from_millis(50)),
+            1,
+            4,
+            gauge.clone(),
+        )
+        .unwrap(),
+    );
     let t0 = Instant::now();
     for _ in 0..3 {
         s.acquire_turn().await;
@@ -274,4 +279,97 @@ async fn unreachable_redis_degrades_to_local_limits_at_rate_over_n() {
     ));
     let c = tokio::time::timeout(Duration::from_millis(100), s.acquire_slot()).await;
     assert!(c.is_err(), "degraded: 2 local slots");
+}
+
+/// Backends of `n` processes sharing one prefix, learning the pace from
+/// replies, with a 2 s spacing until they do.
+fn learning_processes(url: &str, n: usize) -> Vec<Arc<Shared>> {
+    let prefix = format!("test-{}", Uuid::new_v4());
+    let pace = Pace {
+        base: Duration::from_secs(2),
+        floor: Duration::ZERO,
+        learn: true,
+        share: 1,
+    };
+    (0..n)
+        .map(|i| {
+            let config = SharedLimits::redis(url, prefix.clone())
+                .processes(n as u32)
+                .timeout(Duration::from_millis(500));
+            let gauge = IntGauge::new(format!("g{i}"), "g").unwrap();
+            Arc::new(Shared::new(config, pace, 1, 1, gauge).unwrap())
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_pace_learned_by_one_process_paces_them_all_through_one_budget() {
+    let Some(r) =
+        test_redis("a_pace_learned_by_one_process_paces_them_all_through_one_budget").await
+    else {
+        return;
+    };
+    let p = learning_processes(&r.url, 3);
+    // Process 0 saw a reply: 10 left in the next second, 100 ms apart.
+    p[0].learn(Reading {
+        remaining: 10,
+        until: Duration::from_secs(1),
+    })
+    .await;
+    // Processes 1 and 2 saw none, yet pace by it (not their 2 s default),
+    // and all three together take one schedule: six turns, 0 to 500 ms,
+    // not each process its own 100 ms spacing (which would end at 100 ms).
+    let t0 = Instant::now();
+    for i in 0..6 {
+        p[i % 3].acquire_turn().await;
+    }
+    let took = t0.elapsed();
+    assert!(took >= Duration::from_millis(490), "{took:?}");
+    assert!(took < Duration::from_millis(1500), "{took:?}");
+    assert!(p.iter().all(|s| !s.degraded()));
+}
+
+#[tokio::test]
+async fn a_much_faster_learned_pace_pulls_back_turns_already_waiting() {
+    let Some(r) = test_redis("a_much_faster_learned_pace_pulls_back_turns_already_waiting").await
+    else {
+        return;
+    };
+    let p = learning_processes(&r.url, 1).remove(0);
+    let t0 = Instant::now();
+    p.acquire_turn().await;
+    // The next turn is 2 s away at the default spacing.
+    let waiting = tokio::spawn({
+        let p = Arc::clone(&p);
+        async move {
+            p.acquire_turn().await;
+            t0.elapsed()
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    p.learn(Reading {
+        remaining: 100,
+        until: Duration::from_secs(10),
+    })
+    .await;
+    let took = waiting.await.unwrap();
+    assert!(took < Duration::from_millis(1000), "{took:?}");
+}
+
+#[tokio::test]
+async fn none_remaining_holds_every_process_until_the_reset() {
+    let Some(r) = test_redis("none_remaining_holds_every_process_until_the_reset").await else {
+        return;
+    };
+    let p = learning_processes(&r.url, 2);
+    p[0].learn(Reading {
+        remaining: 0,
+        until: Duration::from_millis(600),
+    })
+    .await;
+    let t0 = Instant::now();
+    p[1].acquire_turn().await;
+    let took = t0.elapsed();
+    assert!(took >= Duration::from_millis(550), "{took:?}");
+    assert!(took < Duration::from_millis(1500), "{took:?}");
 }
