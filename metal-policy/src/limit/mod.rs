@@ -6,50 +6,10 @@
 //! several processes (`crate::shared`). The rate's spacing is fixed, or
 //! learned from the replies' rate-limit headers ([`pace`]).
 
-use std::time::Duration;
-
-use async_trait::async_trait;
-
-use crate::metrics::{GaugeGuard, Metrics};
-
 pub(crate) mod concurrency;
+mod interface;
 pub(crate) mod local;
 pub(crate) mod pace;
 pub(crate) mod rate;
 
-/// A held concurrency slot; dropping it gives the slot back.
-pub(crate) type Slot = Box<dyn Send>;
-
-/// Where a request waits before it is sent.
-#[async_trait]
-pub(crate) trait Limits: Send + Sync {
-    /// Waits for a concurrency slot (FIFO). Cancel-safe: a dropped wait
-    /// leaves the queue.
-    async fn slot(&self) -> Slot;
-    /// Waits for this request's rate-limit turn; returns how long it
-    /// waited. Cancel-safe: a dropped wait does not burn its turn.
-    async fn turn(&self) -> Duration;
-    /// Pauses every request for `pause` (the default pause when `None`,
-    /// bounded by [`rate::MAX_THROTTLE_PAUSE`]).
-    async fn pause(&self, pause: Option<Duration>);
-    /// Learns the pace from what a reply said about the server's budget
-    /// (nothing when learning is off).
-    async fn learn(&self, reading: pace::Reading);
-}
-
-/// A held slot that keeps `equinix_api_in_flight` up while it lives.
-pub(crate) struct Held {
-    _slot: Slot,
-    _in_flight: GaugeGuard,
-}
-
-/// Waits for a slot of `limits`, with `equinix_api_waiting` up meanwhile.
-pub(crate) async fn acquire(limits: &dyn Limits, metrics: &Metrics) -> Held {
-    let waiting = GaugeGuard::hold(&metrics.waiting);
-    let slot = limits.slot().await;
-    drop(waiting);
-    Held {
-        _slot: slot,
-        _in_flight: GaugeGuard::hold(&metrics.in_flight),
-    }
-}
+pub(crate) use interface::{acquire, Limits, Slot};

@@ -1,0 +1,65 @@
+//! [`Client`]: the handle every clone shares, and the raw client it hands
+//! out.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::ClientBuilder;
+use crate::limit::Limits;
+use crate::metrics::Metrics;
+use crate::retry::backoff::BackoffFactory;
+use crate::retry::budget::Budget;
+
+/// The policy client: implements [`crate::Metal`], and runs any generated
+/// operation under the same policy ([`Client::call`]), with the guarantees
+/// described in the crate docs. Cheap to clone; clones share every limit.
+#[derive(Clone)]
+pub struct Client {
+    pub(super) inner: Arc<Inner>,
+}
+
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("per_page", &self.inner.per_page)
+            .field("attempt_timeout", &self.inner.attempt_timeout)
+            .field("deadline", &self.inner.deadline)
+            .finish_non_exhaustive()
+    }
+}
+
+pub(super) struct Inner {
+    /// The generated client, its requests through the policy's layer.
+    pub(super) api: metal_api::Client,
+    pub(super) limits: Arc<dyn Limits>,
+    pub(super) backoff: Arc<dyn BackoffFactory>,
+    pub(super) attempt_timeout: Option<Duration>,
+    pub(super) deadline: Option<Duration>,
+    pub(super) per_page: u32,
+    /// The client-wide retry budget, when on.
+    pub(super) budget: Option<Budget>,
+    pub(super) metrics: Metrics,
+}
+
+impl Client {
+    /// A builder with the documented defaults.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// The generated client, with every request it sends under this
+    /// client's limits: a concurrency slot and a rate-limit turn each, the
+    /// metrics under its operationId, and a pause of the whole client on a
+    /// 429. One attempt per request, no retries; [`Client::call`] adds
+    /// them.
+    ///
+    /// ```no_run
+    /// # async fn demo(client: metal_policy::Client) -> Result<(), Box<dyn std::error::Error>> {
+    /// let project = client.api().find_project_by_id().id(uuid::Uuid::nil()).send().await?;
+    /// # drop(project); Ok(()) }
+    /// ```
+    pub fn api(&self) -> &metal_api::Client {
+        &self.inner.api
+    }
+}
