@@ -138,10 +138,13 @@ impl Client {
     /// base URL and headers).
     pub fn over(base_url: &str, headers: HeaderMap, exchange: Arc<dyn Exchange>) -> Self {
         // The reqwest client is never used by the hooks (the exchange
-        // sends); progenitor still wants one to build requests with.
+        // sends); progenitor still wants one to build requests with. Making
+        // one loads the platform's root certificates (tens of
+        // milliseconds), so one is made per process and shared.
+        static BUILDER: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
         Self::new_with_client(
             base_url,
-            reqwest::Client::new(),
+            BUILDER.get_or_init(reqwest::Client::new).clone(),
             Hooks::new(headers, exchange),
         )
     }

@@ -3,11 +3,10 @@
 //! generated client over it ([`Fake::api_client`]), and the inspection API
 //! tests use.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use axum::http::{HeaderMap, HeaderValue};
 use axum::Router;
-use metal_api::exchange::Hooks;
 use metal_api::types;
 use tokio::time::Instant;
 use uuid::Uuid;
@@ -242,13 +241,6 @@ impl FakeBuilder {
     }
 }
 
-/// The reqwest client the generated code builds in-process requests with
-/// (never one that sends), made once.
-fn request_builder() -> reqwest::Client {
-    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
-    CLIENT.get_or_init(reqwest::Client::new).clone()
-}
-
 /// The operation of the spec with this operationId.
 fn spec_operation(operation: &str) -> &'static metal_api::Operation {
     metal_api::operation::find(operation).unwrap_or_else(|| {
@@ -306,15 +298,7 @@ impl Fake {
     pub fn api_client(&self) -> metal_api::Client {
         let mut headers = HeaderMap::new();
         headers.insert("x-auth-token", self.token.clone());
-        // What `metal_api::Client::over` does, with one shared reqwest
-        // client: it only builds requests (this fake's exchange sends
-        // them), and making one loads the platform's root certificates,
-        // tens of milliseconds per call.
-        metal_api::Client::new_with_client(
-            IN_PROCESS_BASE_URL,
-            request_builder(),
-            Hooks::new(headers, Arc::new(self.clone())),
-        )
+        metal_api::Client::over(IN_PROCESS_BASE_URL, headers, Arc::new(self.clone()))
     }
 
     /// The router the in-process exchange calls.

@@ -76,21 +76,26 @@ pub(crate) fn from_status(
             },
             source: None,
         },
-        300..=399 => {
-            let location = headers
+        300..=399 => redirect(
+            status,
+            headers
                 .get(reqwest::header::LOCATION)
                 .and_then(|v| v.to_str().ok())
-                .unwrap_or("");
-            AttemptError::Rejected {
-                status,
-                messages: vec![format!("redirect to {location:?} not followed")],
-            }
-        }
+                .unwrap_or(""),
+        ),
         400..=499 => AttemptError::Rejected { status, messages },
         _ => AttemptError::Decode {
             status,
             detail: format!("status not in the spec; body starts {body:?}"),
         },
+    }
+}
+
+/// A redirect, permanent: it is never followed (the token would go along).
+fn redirect(status: u16, location: &str) -> AttemptError {
+    AttemptError::Rejected {
+        status,
+        messages: vec![format!("redirect to {location:?} not followed")],
     }
 }
 
@@ -182,10 +187,7 @@ fn exchange_error(e: &reqwest::Error) -> Option<AttemptError> {
             status: *status,
             limit: *limit,
         },
-        ExchangeError::Redirect { status, location } => AttemptError::Rejected {
-            status: *status,
-            messages: vec![format!("redirect to {location:?} not followed")],
-        },
+        ExchangeError::Redirect { status, location } => redirect(*status, location),
         other => AttemptError::Unknown {
             status: None,
             detail: other.to_string(),
