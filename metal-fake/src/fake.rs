@@ -53,6 +53,7 @@ pub struct FakeBuilder {
     random: Option<RandomFaults>,
     token: String,
     handlers: Handlers,
+    rate_limit: Option<u32>,
 }
 
 impl Default for FakeBuilder {
@@ -68,6 +69,7 @@ impl Default for FakeBuilder {
             random: None,
             token: DEFAULT_TOKEN.to_string(),
             handlers: Handlers::default(),
+            rate_limit: None,
         }
     }
 }
@@ -139,6 +141,23 @@ impl FakeBuilder {
     /// server accepts [`ServerConfig`]'s token instead.
     pub fn token(mut self, token: impl Into<String>) -> Self {
         self.token = token.into();
+        self
+    }
+
+    /// A rate limit for the in-process fake, as [`ServerConfig::rate_limit`]
+    /// sets one for the server (default none): `per_second` requests a
+    /// second, `429` beyond it, and `X-RateLimit-*` headers on every reply,
+    /// on tokio's clock (so a paused clock drives it).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// let fake = metal_fake::Fake::builder().rate_limit(Some(5)).build();
+    /// let reply = fake.api_client().find_project_by_id().id(fake.project()).send().await.unwrap();
+    /// assert_eq!(reply.headers()["x-ratelimit-limit"], "5");
+    /// # }
+    /// ```
+    pub fn rate_limit(mut self, per_second: Option<u32>) -> Self {
+        self.rate_limit = per_second;
         self
     }
 
@@ -231,8 +250,10 @@ impl FakeBuilder {
         }
         let world = World::new(&spec, Instant::now());
         let shared = Arc::new(Shared::new(world, faults, self.handlers, self.project));
-        // In-process: the fake's own token, no rate limit, nothing recorded.
-        let (router, _) = router::router(shared.clone(), ServerConfig::new(self.token));
+        // In-process: the fake's own token, the builder's rate limit (none
+        // by default), nothing recorded.
+        let config = ServerConfig::new(self.token).rate_limit(self.rate_limit);
+        let (router, _) = router::router(shared.clone(), config);
         Fake {
             shared,
             router,

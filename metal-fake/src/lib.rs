@@ -28,6 +28,9 @@
 //! - [`render`]: `include`/`exclude`, href stubs, pagination.
 //! - [`faults`]: [`Fault`] (scripted) and [`RandomFaults`] (seeded).
 //! - [`state`]: the call log and counters ([`Snapshot`]).
+//! - [`fidelity_lists`]: what the fake follows for list filters,
+//!   `next-available` reservations and reply headers, with the evidence
+//!   and what is configurable (doc only).
 //!
 //! # In-process
 //!
@@ -102,6 +105,7 @@
 pub mod call;
 pub mod fake;
 pub mod faults;
+pub mod fidelity_lists;
 mod handlers;
 mod in_process;
 pub mod model;

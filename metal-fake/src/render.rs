@@ -93,13 +93,26 @@ impl Expand {
 }
 
 /// One page of a list: the entries and the `meta` the API sends with them.
-pub fn paginate<T>(items: Vec<T>, page: u32, per_page: u32, path: &str) -> (Vec<T>, types::Meta) {
+/// `query` holds the request's other parameters (its filters), kept in
+/// every href of `meta` so that following `next` lists the same selection;
+/// `meta.total` counts the entries that passed the filters.
+pub fn paginate<T>(
+    items: Vec<T>,
+    page: u32,
+    per_page: u32,
+    path: &str,
+    query: &[(&str, String)],
+) -> (Vec<T>, types::Meta) {
     let per_page = per_page.clamp(1, MAX_PER_PAGE);
     let page = page.max(1);
     let total = items.len();
     let last_page = total.div_ceil(per_page as usize).max(1);
+    let filters: String = query
+        .iter()
+        .map(|(k, v)| format!("{}={}&", percent_encode(k), percent_encode(v)))
+        .collect();
     let href = |n: usize| types::Href {
-        href: format!("{path}?page={n}&per_page={per_page}"),
+        href: format!("{path}?{filters}page={n}&per_page={per_page}"),
     };
     let start = (page as usize - 1).saturating_mul(per_page as usize);
     let entries = items
@@ -121,6 +134,27 @@ pub fn paginate<T>(items: Vec<T>, page: u32, per_page: u32, path: &str) -> (Vec<
     (entries, meta)
 }
 
+/// `text` percent-encoded for a query string: every byte but RFC 3986's
+/// unreserved characters.
+fn percent_encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// Whether `needle` occurs in `haystack`, ignoring ASCII case (the API's
+/// partial-match filters: `hostname`, `search`, `query`).
+pub fn contains_ignoring_case(haystack: &str, needle: &str) -> bool {
+    haystack
+        .to_ascii_lowercase()
+        .contains(&needle.to_ascii_lowercase())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,7 +173,7 @@ mod tests {
 
     #[test]
     fn pagination_meta_is_consistent() {
-        let (page, meta) = paginate((0..25).collect(), 2, 10, "/p");
+        let (page, meta) = paginate((0..25).collect(), 2, 10, "/p", &[]);
         assert_eq!(page, (10..20).collect::<Vec<_>>());
         assert_eq!(meta.current_page, Some(2));
         assert_eq!(meta.last_page, Some(3));
@@ -148,13 +182,34 @@ mod tests {
         assert_eq!(meta.previous.unwrap().href, "/p?page=1&per_page=10");
         assert_eq!(meta.self_.unwrap().href, "/p?page=2&per_page=10");
 
-        let (page, meta) = paginate((0..25).collect::<Vec<i32>>(), 3, 10, "/p");
+        let (page, meta) = paginate((0..25).collect::<Vec<i32>>(), 3, 10, "/p", &[]);
         assert_eq!(page.len(), 5);
         assert!(meta.next.is_none());
 
-        let (page, meta) = paginate(Vec::<i32>::new(), 1, 10, "/p");
+        let (page, meta) = paginate(Vec::<i32>::new(), 1, 10, "/p", &[]);
         assert!(page.is_empty());
         assert_eq!(meta.last_page, Some(1));
         assert!(meta.next.is_none() && meta.previous.is_none());
+    }
+
+    #[test]
+    fn hrefs_keep_the_filters_encoded() {
+        let query = [
+            ("tag", "a b&c".to_string()),
+            ("hostname", "web".to_string()),
+        ];
+        let (page, meta) = paginate((0..3).collect::<Vec<i32>>(), 1, 2, "/p", &query);
+        assert_eq!(page, vec![0, 1]);
+        assert_eq!(meta.total, Some(3));
+        assert_eq!(
+            meta.next.unwrap().href,
+            "/p?tag=a%20b%26c&hostname=web&page=2&per_page=2"
+        );
+    }
+
+    #[test]
+    fn partial_matches_ignore_case() {
+        assert!(contains_ignoring_case("Web-01", "web"));
+        assert!(!contains_ignoring_case("db-01", "web"));
     }
 }

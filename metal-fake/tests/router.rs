@@ -119,7 +119,7 @@ async fn an_unmodelled_operation_answers_501_in_process() {
             assert_eq!(resp.status().as_u16(), 501);
             assert_eq!(
                 resp.headers()["content-type"].to_str().unwrap(),
-                "application/json"
+                "application/json; charset=utf-8"
             );
             assert_eq!(
                 resp.text().await.unwrap(),

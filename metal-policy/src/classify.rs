@@ -6,11 +6,17 @@
 //! - never sent (connection refused, DNS, [`ExchangeError::NotSent`]) →
 //!   [`AttemptError::NotSent`];
 //! - 429, or 503 with `Retry-After` → [`AttemptError::Throttled`], with the
-//!   delay read from `Retry-After` (seconds or HTTP date) or
-//!   `X-RateLimit-Reset` (seconds, or a Unix time);
+//!   delay read from `Retry-After` (seconds or HTTP date) or, for a 429,
+//!   `X-RateLimit-Reset` (seconds, or a Unix time; it comes with every
+//!   reply, so it never makes a 503 throttling);
 //! - 501 Not Implemented (the server does not offer the operation; the
 //!   fake answers it for an operation it does not model) →
 //!   [`AttemptError::Rejected`]: permanent;
+//! - 503 without `Retry-After` whose message says that no hardware
+//!   reservation is available ("There are no available hardware
+//!   reservations for selected plan and facility", the answer to a
+//!   `next-available` create) → [`AttemptError::Rejected`]: permanent for
+//!   this call (see below);
 //! - other 5xx (an HTML 502 from a proxy included), 408, timeouts, resets,
 //!   bodies cut short, [`ExchangeError::NoReply`] → [`AttemptError::Unknown`];
 //! - 3xx (redirects are never followed: the token would go along) and other
@@ -23,6 +29,28 @@
 //!   [`AttemptError::InvalidRequest`].
 //!
 //! Error bodies are read up to [`ERROR_BODY_PREFIX`] bytes, never whole.
+//!
+//! # "No hardware reservation available" is not retried
+//!
+//! A `next-available` create that finds no reservation is answered `503`
+//! without `Retry-After` (kubernetes-retired/cluster-api-provider-packet
+//! issue 191). Any other such 503 is an unknown outcome and is retried;
+//! this one is returned at once, and `create_device` turns it into
+//! [`crate::Error::NoReservationAvailable`], because:
+//!
+//! - the server says what happened: it did not act (nothing to recover,
+//!   unlike a 503 from a failing proxy);
+//! - capacity comes back only when a device is deleted and its reservation
+//!   released (minutes: packngo issue 139 reports about 4) or when more is
+//!   bought, not on a backoff's schedule; retrying would hold the call for
+//!   up to the backoff's 15 minutes and spend the client-wide retry budget
+//!   that other calls need, turning a capacity shortage into what looks
+//!   like an outage;
+//! - the controller is the one that can decide what to do: wait and
+//!   requeue, or ask for another plan or metro.
+//!
+//! A 503 that carries `Retry-After` is throttling, whatever its message,
+//! and is retried after that time.
 
 use std::time::{Duration, SystemTime};
 
@@ -42,13 +70,13 @@ const SNIPPET: usize = 200;
 pub(crate) fn throttled(status: u16, headers: &HeaderMap) -> Option<Option<Duration>> {
     // Every reply passes here: read the headers only for the two statuses
     // that can mean "slow down".
-    if status != 429 && status != 503 {
-        return None;
-    }
-    let delay = retry_delay(headers, SystemTime::now());
     match status {
-        429 => Some(delay),
-        _ => delay.map(Some),
+        429 => Some(retry_delay(headers, SystemTime::now())),
+        // Only `Retry-After` makes a 503 throttling: `X-RateLimit-Reset`
+        // comes with every reply of the API (packngo reads it from each),
+        // so it says nothing about this one.
+        503 => retry_after(headers, SystemTime::now()).map(Some),
+        _ => None,
     }
 }
 
@@ -64,6 +92,9 @@ pub(crate) fn from_status(
             status,
             retry_after,
         };
+    }
+    if no_reservation_available(status, &messages) {
+        return AttemptError::Rejected { status, messages };
     }
     match status {
         501 => AttemptError::Rejected { status, messages },
@@ -89,6 +120,19 @@ pub(crate) fn from_status(
             detail: format!("status not in the spec; body starts {body:?}"),
         },
     }
+}
+
+/// The words of the API's answer to a `next-available` create that finds
+/// no hardware reservation.
+const NO_RESERVATION_AVAILABLE: &str = "no available hardware reservations";
+
+/// Whether a reply is the API's "no hardware reservation available" (a 503
+/// whose message says so; see the module docs).
+pub(crate) fn no_reservation_available(status: u16, messages: &[String]) -> bool {
+    status == 503
+        && messages
+            .iter()
+            .any(|m| m.to_ascii_lowercase().contains(NO_RESERVATION_AVAILABLE))
 }
 
 /// A redirect, permanent: it is never followed (the token would go along).
@@ -259,21 +303,17 @@ fn snippet(text: &str) -> String {
 /// HTTP date), else `X-RateLimit-Reset` (delta seconds, or a Unix time when
 /// the number is large). `now` is the wall clock, for dates.
 pub(crate) fn retry_delay(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
-    let text = |name: &str| {
-        headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::trim)
-    };
-    if let Some(v) = text("retry-after") {
-        if let Ok(secs) = v.parse::<u64>() {
-            return Some(Duration::from_secs(secs));
-        }
-        if let Ok(at) = httpdate::parse_http_date(v) {
-            return Some(at.duration_since(now).unwrap_or(Duration::ZERO));
-        }
+    retry_after(headers, now).or_else(|| reset_delay(headers, now))
+}
+
+/// What `Retry-After` says (delta seconds or an HTTP date), if readable.
+fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    let v = headers.get("retry-after")?.to_str().ok()?.trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
     }
-    reset_delay(headers, now)
+    let at = httpdate::parse_http_date(v).ok()?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
 /// The time until `X-RateLimit-Reset`: delta seconds, or a Unix time when
@@ -408,6 +448,57 @@ mod tests {
             matches!(&redirect, AttemptError::Rejected { status: 302, messages } if messages[0].contains("http://elsewhere/")),
             "{redirect:?}"
         );
+    }
+
+    #[test]
+    fn no_reservation_available_is_permanent_only_without_retry_after() {
+        let none = HeaderMap::new();
+        let msg = vec![
+            "There are no available hardware reservations for selected plan and facility".into(),
+        ];
+        assert!(matches!(
+            from_status(503, &none, msg.clone(), ""),
+            AttemptError::Rejected { status: 503, messages } if messages == msg
+        ));
+        // With Retry-After it is throttling, retried after that time.
+        assert!(matches!(
+            from_status(503, &headers(&[("retry-after", "3")]), msg.clone(), ""),
+            AttemptError::Throttled { status: 503, .. }
+        ));
+        // The rate-limit headers every reply carries do not make it
+        // throttling.
+        let rate = headers(&[
+            ("x-ratelimit-limit", "10"),
+            ("x-ratelimit-remaining", "9"),
+            ("x-ratelimit-reset", "1700000013"),
+        ]);
+        assert!(matches!(
+            from_status(503, &rate, msg.clone(), ""),
+            AttemptError::Rejected { status: 503, .. }
+        ));
+        assert!(matches!(
+            from_status(503, &rate, vec![], ""),
+            AttemptError::Unknown {
+                status: Some(503),
+                ..
+            }
+        ));
+        // Another 503 stays an unknown outcome; another status with the
+        // message is what its status says.
+        assert!(matches!(
+            from_status(503, &none, vec!["Service Unavailable".into()], ""),
+            AttemptError::Unknown {
+                status: Some(503),
+                ..
+            }
+        ));
+        assert!(matches!(
+            from_status(500, &none, msg, ""),
+            AttemptError::Unknown {
+                status: Some(500),
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -163,6 +163,16 @@ pub enum Error {
     /// `create_device` needs a hardware reservation to be idempotent.
     #[error("createDevice: the request must name a hardware reservation (a UUID)")]
     NoReservation,
+    /// `create_device` with `hardware_reservation_id: "next-available"`:
+    /// the project has no provisionable hardware reservation matching the
+    /// plan and the metro or facility (the API's `503` "There are no
+    /// available hardware reservations for selected plan and facility").
+    /// Returned at once, not retried; see the crate docs.
+    #[error("createDevice: no hardware reservation available: {}", messages.join("; "))]
+    NoReservationAvailable {
+        /// The server's error messages.
+        messages: Vec<String>,
+    },
     /// Another API user took the hardware reservation first.
     #[error("createDevice: race lost: reservation {reservation} holds device {device:?}, which is not ours")]
     RaceLost {
@@ -242,6 +252,7 @@ impl Error {
             | Self::GaveUp { source, .. }
             | Self::RetryBudgetExhausted { last: source, .. } => source.status(),
             Self::DeadlineExceeded { last, .. } => last.as_ref().and_then(AttemptError::status),
+            Self::NoReservationAvailable { .. } => Some(503),
             _ => None,
         }
     }

@@ -35,7 +35,7 @@
 //! # Module guide
 //!
 //! - [`metal`]: the [`Metal`] trait, [`Fields`] for `include`/`exclude`,
-//!   and [`KeyOwner`].
+//!   [`DeviceFilter`] for filtered device lists, and [`KeyOwner`].
 //! - [`client`]: [`Client`] and [`ClientBuilder`]: the one call path every
 //!   operation shares, the generic [`Client::call`] with [`CallOptions`],
 //!   pagination, and each typed operation's own recovery (the idempotent
@@ -115,7 +115,16 @@
 //!    ([`Error::Rejected`] with the server's messages, [`Error::Decode`],
 //!    [`Error::InvalidRequest`]); the backoff or the deadline ending →
 //!    [`Error::GaveUp`] / [`Error::DeadlineExceeded`] with the last attempt's
-//!    error and the attempt count. *Reference:* it retried everything but
+//!    error and the attempt count. One 503 is permanent: "There are no
+//!    available hardware reservations for selected plan and facility"
+//!    (the answer to a `next-available` create, without `Retry-After`) is
+//!    [`Error::NoReservationAvailable`] at once. The server says it did not
+//!    act; capacity returns when a device is deleted and its reservation
+//!    released (minutes) or more is bought, not on a backoff's schedule;
+//!    retrying would hold the call for up to 15 minutes and drain the
+//!    client-wide retry budget other calls need; and only the controller
+//!    can choose to requeue or to ask for another plan or metro. The same
+//!    503 with `Retry-After` is throttling and is retried. *Reference:* it retried everything but
 //!    401/403/404/422, including 400s, client-side validation errors and a
 //!    reboot whose reply was lost.
 //! 4. **Idempotent `create_device`.** The request must name a hardware
@@ -125,7 +134,20 @@
 //!    `include=device`: our witness → return that device; another device →
 //!    [`Error::RaceLost`]; none → create. A create refused with 409/422
 //!    because someone took the reservation between our read and our create
-//!    is also [`Error::RaceLost`] (we read once more to tell). *Reference:* it appended the tag to
+//!    is also [`Error::RaceLost`] (we read once more to tell).
+//!    With `hardware_reservation_id: "next-available"` the API chooses the
+//!    reservation, so the witness cannot be read through it: after an
+//!    attempt whose outcome is unknown, the next attempt first lists the
+//!    project's devices with `?tag=<witness>` and returns the one it finds.
+//!    The cost is one filtered list per recovery (one request: at most one
+//!    device carries the witness), none on a first attempt. A create
+//!    answered "no hardware reservation available" (`503` without
+//!    `Retry-After`) is [`Error::NoReservationAvailable`] at once, not
+//!    retried (see 3). Limit: a create still
+//!    in flight at the server when the list runs (the attempt timed out
+//!    before the server acted) is not in the list; the retry then creates a
+//!    second device, which the reservation-ID path cannot do (the server
+//!    refuses a taken reservation). *Reference:* it appended the tag to
 //!    the caller's request and read the reservation without including the
 //!    device, so the device's tags were an href stub and the witness check
 //!    could not work.
@@ -201,7 +223,7 @@ pub mod shared;
 
 pub use client::{BuildError, CallOptions, Client, ClientBuilder};
 pub use error::{AttemptError, BoxError, Error};
-pub use metal::{Fields, KeyOwner, Metal};
+pub use metal::{DeviceFilter, Fields, KeyOwner, Metal};
 #[cfg(feature = "backoff")]
 #[cfg_attr(docsrs, doc(cfg(feature = "backoff")))]
 pub use retry::backoff::BackoffCrate;

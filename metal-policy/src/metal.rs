@@ -55,6 +55,57 @@ impl Fields {
     }
 }
 
+/// Which of a project's devices a list returns, filtered by the server
+/// (`findProjectDevices`'s `tag` and `hostname` parameters). Empty: every
+/// device.
+///
+/// `tag` is one tag, matched exactly; `hostname` is a *partial* match (the
+/// API's "Filter by partial hostname": `web` also finds `web-10` and
+/// `old-web`), so compare hostnames yourself when you need one exactly.
+///
+/// ```
+/// let filter = metal_policy::DeviceFilter::tag("role=web").and_hostname("web-1");
+/// assert_eq!(filter.tag.as_deref(), Some("role=web"));
+/// assert_eq!(filter.hostname.as_deref(), Some("web-1"));
+/// assert!(metal_policy::DeviceFilter::default().is_empty());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DeviceFilter {
+    /// Devices carrying this tag.
+    pub tag: Option<String>,
+    /// Devices whose hostname contains this.
+    pub hostname: Option<String>,
+}
+
+impl DeviceFilter {
+    /// Devices carrying `tag`.
+    pub fn tag(tag: impl Into<String>) -> Self {
+        Self {
+            tag: Some(tag.into()),
+            hostname: None,
+        }
+    }
+
+    /// Devices whose hostname contains `hostname`.
+    pub fn hostname(hostname: impl Into<String>) -> Self {
+        Self {
+            tag: None,
+            hostname: Some(hostname.into()),
+        }
+    }
+
+    /// This filter, also requiring the hostname to contain `hostname`.
+    pub fn and_hostname(mut self, hostname: impl Into<String>) -> Self {
+        self.hostname = Some(hostname.into());
+        self
+    }
+
+    /// Whether it lets every device through.
+    pub fn is_empty(&self) -> bool {
+        self.tag.is_none() && self.hostname.is_none()
+    }
+}
+
 /// The Metal operations a controller uses, with the policy's guarantees
 /// (see the crate docs). Implemented by [`crate::Client`] and by
 /// `metal-fake`; use it as `Arc<dyn Metal>` to inject either.
@@ -81,10 +132,33 @@ pub trait Metal: Send + Sync {
     /// Streams a project's devices page by page, for very large projects.
     fn device_pages(&self, project: Uuid) -> BoxStream<'_, Result<Vec<types::Device>, Error>>;
 
+    /// Lists the devices of a project that pass `filter` (applied by the
+    /// server), following every page as [`Metal::list_devices`] does.
+    ///
+    /// ```
+    /// # use metal_policy::{DeviceFilter, Metal};
+    /// async fn web_hosts(metal: &dyn Metal, project: uuid::Uuid) -> Result<usize, metal_policy::Error> {
+    ///     let filter = DeviceFilter::tag("role=web");
+    ///     Ok(metal.list_devices_matching(project, &filter).await?.len())
+    /// }
+    /// ```
+    async fn list_devices_matching(
+        &self,
+        project: Uuid,
+        filter: &DeviceFilter,
+    ) -> Result<Vec<types::Device>, Error>;
+
     /// Creates a device on the hardware reservation the request names,
     /// idempotently: however many attempts it takes, at most one device is
     /// created, and a reservation taken by someone else is
     /// [`Error::RaceLost`].
+    ///
+    /// `hardware_reservation_id: "next-available"` lets the API choose one
+    /// of the project's provisionable reservations matching the plan and
+    /// the metro or facility; when none does, the call ends at once with
+    /// [`Error::NoReservationAvailable`]. After an attempt whose outcome is
+    /// unknown, the device is found by its witness tag in the project's
+    /// device list (one filtered list per recovery, see the crate docs).
     ///
     /// The request is built with the generated builders, which check the
     /// required fields before anything is sent:

@@ -13,10 +13,11 @@ use metal_api::types;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::reads::{DeviceFilter, KeySearch, Listing, ReservationFilter};
 use super::records::KeyOwner;
 use super::world::World;
 use crate::call::{ApiError, Call, Reply};
-use crate::render::{Expand, DEFAULT_PER_PAGE};
+use crate::render::Expand;
 
 /// What one call does to the world at an instant, and its reply.
 pub(crate) type Act = Box<dyn FnOnce(&mut World, Instant) -> Result<Reply, ApiError> + Send>;
@@ -79,19 +80,6 @@ fn expand(call: &Call) -> Expand {
     )
 }
 
-/// `include` only (the operation's `exclude` is not modelled).
-fn include(call: &Call) -> Expand {
-    Expand::parse(call.text("include").as_deref(), None)
-}
-
-/// `page` and `per_page` of the query.
-fn page(call: &Call) -> Result<(u32, u32), ApiError> {
-    Ok((
-        call.number("page", 1)?,
-        call.number("per_page", DEFAULT_PER_PAGE)?,
-    ))
-}
-
 fn find_project_by_id(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
     acts(move |w, now| Reply::json(&w.project(id, now)?))
@@ -105,9 +93,9 @@ fn find_device_by_id(call: &Call) -> Result<Prepared, ApiError> {
 
 fn find_project_devices(call: &Call) -> Result<Prepared, ApiError> {
     let project = call.id("id")?;
-    let (page, per_page) = page(call)?;
-    let expand = include(call);
-    acts(move |w, now| Reply::json(&w.device_page(project, page, per_page, &expand, now)?))
+    let listing = Listing::of(call, DeviceFilter::PARAMS)?;
+    let filter = DeviceFilter::of(call)?;
+    acts(move |w, now| Reply::json(&w.device_page(project, &filter, &listing, now)?))
 }
 
 fn create_device(call: &Call) -> Result<Prepared, ApiError> {
@@ -118,10 +106,11 @@ fn create_device(call: &Call) -> Result<Prepared, ApiError> {
         types::CreateDeviceRequest::FacilityInput(b) => &b.hardware_reservation_id,
     };
     let contested = Uuid::parse_str(reservation).ok();
+    let expand = expand(call);
     Ok(Prepared {
         act: Box::new(move |w, now| {
             let id = w.create_device(project, &body, now)?;
-            Reply::json(&w.device_by_id(id, &Expand::default(), now)?)
+            Reply::json(&w.device_by_id(id, &expand, now)?)
         }),
         contested,
     })
@@ -130,9 +119,10 @@ fn create_device(call: &Call) -> Result<Prepared, ApiError> {
 fn update_device(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
     let body: types::DeviceUpdateInput = call.json()?;
+    let expand = expand(call);
     acts(move |w, now| {
         w.update_device(id, &body, now)?;
-        Reply::json(&w.device_by_id(id, &Expand::default(), now)?)
+        Reply::json(&w.device_by_id(id, &expand, now)?)
     })
 }
 
@@ -156,14 +146,14 @@ fn perform_action(call: &Call) -> Result<Prepared, ApiError> {
 
 fn find_project_hardware_reservations(call: &Call) -> Result<Prepared, ApiError> {
     let project = call.id("id")?;
-    let (page, per_page) = page(call)?;
-    let expand = include(call);
-    acts(move |w, now| Reply::json(&w.reservation_page(project, page, per_page, &expand, now)?))
+    let listing = Listing::of(call, ReservationFilter::PARAMS)?;
+    let filter = ReservationFilter::of(call)?;
+    acts(move |w, now| Reply::json(&w.reservation_page(project, &filter, &listing, now)?))
 }
 
 fn find_hardware_reservation_by_id(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
-    let expand = include(call);
+    let expand = expand(call);
     acts(move |w, now| Reply::json(&w.reservation_by_id(id, &expand, now)?))
 }
 
@@ -173,19 +163,23 @@ fn move_hardware_reservation(call: &Call) -> Result<Prepared, ApiError> {
     let project = input
         .project_id
         .ok_or_else(|| ApiError::unprocessable("project_id is required"))?;
+    let expand = expand(call);
     acts(move |w, now| {
         w.move_reservation(id, project)?;
-        Reply::json(&w.reservation_by_id(id, &Expand::default(), now)?)
+        Reply::json(&w.reservation_by_id(id, &expand, now)?)
     })
 }
 
-fn find_ssh_keys(_call: &Call) -> Result<Prepared, ApiError> {
-    acts(|w, _| Reply::json(&w.ssh_keys_of(KeyOwner::User)?))
+fn find_ssh_keys(call: &Call) -> Result<Prepared, ApiError> {
+    let search = KeySearch::of(call, "search");
+    acts(move |w, _| Reply::json(&w.ssh_keys_of(KeyOwner::User, &search)?))
 }
 
 fn find_project_ssh_keys(call: &Call) -> Result<Prepared, ApiError> {
     let owner = KeyOwner::Project(call.id("id")?);
-    acts(move |w, _| Reply::json(&w.ssh_keys_of(owner)?))
+    // The spec names this list's search `query`, not `search`.
+    let search = KeySearch::of(call, "query");
+    acts(move |w, _| Reply::json(&w.ssh_keys_of(owner, &search)?))
 }
 
 fn create_ssh_key(call: &Call) -> Result<Prepared, ApiError> {

@@ -6,9 +6,17 @@ use metal_api::types;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::records::{state_of, DeviceRec, Phase, ReservationRec};
+use super::records::{state_of, DeviceRec, Phase};
 use super::world::World;
 use crate::call::ApiError;
+
+/// The `hardware_reservation_id` that asks the API to choose a reservation.
+const NEXT_AVAILABLE: &str = "next-available";
+
+/// The real API's message when `next-available` finds no reservation
+/// (kubernetes-retired/cluster-api-provider-packet issue 191), with `503`.
+pub(crate) const NO_RESERVATION_AVAILABLE: &str =
+    "There are no available hardware reservations for selected plan and facility";
 
 /// The fields of a create request, whichever `oneOf` variant it came in.
 struct CreateFields<'a> {
@@ -195,20 +203,31 @@ impl World {
                 "hardware_reservation_id is required: the fake provisions only on hardware reservations",
             ));
         }
-        if text == "next-available" {
-            let mut free: Vec<&ReservationRec> = self
+        if text == NEXT_AVAILABLE {
+            // The oldest of the project's provisionable reservations whose
+            // plan and place match the request; none is the real API's 503
+            // (kubernetes-retired/cluster-api-provider-packet issue 191),
+            // without `Retry-After`.
+            return self
                 .reservations
                 .values()
                 .filter(|r| {
+                    let plan = &self.plans[r.plan];
+                    let facility = &self.facilities[r.facility];
+                    let place_ok = match f.metro {
+                        Some(m) => m == facility.metro || m == facility.metro_id.to_string(),
+                        None => f.facilities.iter().any(|c| {
+                            c == "any" || *c == facility.code || *c == facility.id.to_string()
+                        }),
+                    };
                     r.project == project
                         && self.provisionable(r, now)
-                        && self.plans[r.plan].slug == f.plan
+                        && (plan.slug == f.plan || plan.id.to_string() == f.plan)
+                        && place_ok
                 })
-                .collect();
-            free.sort_by_key(|r| r.seq);
-            return free.first().map(|r| r.id).ok_or_else(|| {
-                ApiError::unprocessable("No provisionable hardware reservation is available")
-            });
+                .min_by_key(|r| r.seq)
+                .map(|r| r.id)
+                .ok_or_else(|| ApiError::new(503, NO_RESERVATION_AVAILABLE));
         }
         Uuid::parse_str(text).map_err(|_| {
             ApiError::unprocessable(format!("Invalid hardware_reservation_id {text:?}"))

@@ -74,6 +74,14 @@ impl Context {
             .is_some_and(|t| t == self.config.token)
     }
 
+    /// The rate-limit headers of a reply that spends no token (`None`
+    /// without a rate limit).
+    pub(super) fn peek(&self) -> Option<RateHeaders> {
+        let limit = self.config.rate_limit?;
+        let mut b = self.bucket.lock().unwrap_or_else(|e| e.into_inner());
+        Some(b.peek(limit, Instant::now()))
+    }
+
     /// Takes one token for a request: `Err` when the bucket is empty.
     pub(super) fn admit(&self) -> Result<Option<RateHeaders>, RateHeaders> {
         let Some(limit) = self.config.rate_limit else {
@@ -83,13 +91,19 @@ impl Context {
         b.take(limit, Instant::now()).map(Some)
     }
 
-    /// Adds the rate-limit headers and records the reply (when asked to).
+    /// Adds the headers every reply carries (`X-Request-Id`, unique per
+    /// reply; the rate-limit headers when the router has a limit) and
+    /// records the reply (when asked to).
     pub(super) fn finish(
         &self,
         operation: &str,
         rate: Option<&RateHeaders>,
         mut resp: Response,
     ) -> Response {
+        let id = uuid::Uuid::new_v4().to_string();
+        if let Ok(id) = HeaderValue::from_str(&id) {
+            resp.headers_mut().insert("x-request-id", id);
+        }
         if let Some(r) = rate {
             let h = resp.headers_mut();
             h.insert("x-ratelimit-limit", HeaderValue::from(r.limit));

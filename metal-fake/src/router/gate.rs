@@ -1,8 +1,10 @@
 //! The gate every API request passes, whatever it is routed to (an
 //! operation, a method the route does not serve, no route): the
 //! `X-Auth-Token` check (401), then the rate limit (429 with
-//! `Retry-After`), then the `X-RateLimit-*` headers and the recording of
-//! the reply.
+//! `Retry-After`), then the headers every reply carries (`X-Request-Id`,
+//! and `X-RateLimit-*` when the router has a limit, on refusals too: a
+//! `401` shows the budget without spending it) and the recording of the
+//! reply.
 //!
 //! The gate reads only the request's head: a request without a valid token
 //! is refused before anything reads its body, and it spends nothing of the
@@ -24,7 +26,8 @@ pub(super) async fn gate(State(cx): State<Context>, request: Request, next: Next
     if !cx.token_ok(request.headers().get("x-auth-token")) {
         cx.shared.record(operation, Some(401));
         let resp = reply::error(401, vec!["Invalid authentication token".to_string()]);
-        return cx.finish(operation, None, resp);
+        // The budget as it stands, spending none of it.
+        return cx.finish(operation, cx.peek().as_ref(), resp);
     }
     let rate = match cx.admit() {
         Ok(rate) => rate,

@@ -27,12 +27,31 @@ impl Bucket {
         }
     }
 
-    /// Refills for the time since the last request, then takes a token.
-    pub(crate) fn take(&mut self, limit: u32, now: Instant) -> Result<RateHeaders, RateHeaders> {
+    /// Refills for the time since the last request and reports the bucket
+    /// without taking a token: the headers of a reply that spends nothing
+    /// (a request without a valid token).
+    pub(crate) fn peek(&mut self, limit: u32, now: Instant) -> RateHeaders {
         let per_second = f64::from(limit);
+        self.refill(per_second, now);
+        let refill = Duration::from_secs_f64((per_second - self.tokens) / per_second);
+        RateHeaders {
+            limit,
+            remaining: self.tokens.floor() as u32,
+            reset: whole_seconds(refill),
+            until: refill,
+        }
+    }
+
+    fn refill(&mut self, per_second: f64, now: Instant) {
         let elapsed = now.saturating_duration_since(self.last).as_secs_f64();
         self.tokens = (self.tokens + elapsed * per_second).min(per_second);
         self.last = now;
+    }
+
+    /// Refills for the time since the last request, then takes a token.
+    pub(crate) fn take(&mut self, limit: u32, now: Instant) -> Result<RateHeaders, RateHeaders> {
+        let per_second = f64::from(limit);
+        self.refill(per_second, now);
         if self.tokens < 1.0 {
             // Whole seconds until one token is back, at least 1 (the
             // granularity of `Retry-After`).
@@ -106,6 +125,17 @@ mod tests {
         assert_eq!(h.reset_at(now), 1_700_000_002);
         let now = UNIX_EPOCH + Duration::from_millis(1_700_000_000_500);
         assert_eq!(h.reset_at(now), 1_700_000_001);
+    }
+
+    #[test]
+    fn a_peek_reports_the_bucket_without_spending() {
+        let start = Instant::now();
+        let mut bucket = Bucket::full(4, start);
+        assert_eq!(bucket.peek(4, start).remaining, 4);
+        assert_eq!(bucket.peek(4, start).remaining, 4);
+        assert_eq!(bucket.take(4, start).ok().map(|h| h.remaining), Some(3));
+        let h = bucket.peek(4, start);
+        assert_eq!((h.remaining, h.until), (3, Duration::from_millis(250)));
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Replies as the API sends them: JSON bodies with `Content-Type`, the
+//! Replies as the API sends them: JSON bodies with `Content-Type:
+//! application/json; charset=utf-8`, the
 //! `Error` body (`{"errors": [...]}`), no body, a proxy's HTML 502, and a
 //! body cut short. A body built here from bytes is kept as an extension so
 //! the gate can record it.
@@ -31,9 +32,12 @@ fn with_body(status: u16, content_type: Option<&'static str>, body: Bytes) -> Re
     resp
 }
 
+/// The `Content-Type` of every JSON reply, as the real API sends it.
+pub(crate) const JSON_CONTENT_TYPE: &str = "application/json; charset=utf-8";
+
 /// A JSON body.
 pub(super) fn json(status: u16, body: Bytes) -> Response {
-    with_body(status, Some("application/json"), body)
+    with_body(status, Some(JSON_CONTENT_TYPE), body)
 }
 
 /// The API's `Error` body.

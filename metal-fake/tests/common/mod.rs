@@ -64,7 +64,12 @@ impl Target {
     /// The in-process fake: the policy client over its in-process
     /// exchange, on the paused clock with the default timings.
     pub fn in_process() -> Self {
-        let fake = fake_builder().build();
+        Self::in_process_from(fake_builder())
+    }
+
+    /// As [`Target::in_process`] with a given fake.
+    pub fn in_process_from(builder: metal_fake::FakeBuilder) -> Self {
+        let fake = builder.build();
         Self {
             name: "in-process",
             metal: Arc::new(fake.client_with(|c| c.per_page(PER_PAGE)).unwrap()),
@@ -85,7 +90,13 @@ impl Target {
 
     /// As [`Target::http`] with a given server configuration.
     pub async fn http_with(config: ServerConfig) -> Self {
-        let fake = fake_builder()
+        Self::http_from(fake_builder(), config).await
+    }
+
+    /// As [`Target::http_with`] with a given fake (its timings replaced by
+    /// millisecond ones).
+    pub async fn http_from(builder: metal_fake::FakeBuilder, config: ServerConfig) -> Self {
+        let fake = builder
             .timings(Timings {
                 queued: Duration::from_millis(10),
                 provisioning: Duration::from_millis(40),

@@ -102,7 +102,7 @@ pub fn check(spec: &Value, docs: &HashMap<(String, u16), Option<String>>, reply:
 fn validate(spec: &Value, reference: &str, reply: &RecordedReply, what: &str) {
     assert_eq!(
         reply.content_type.as_deref(),
-        Some("application/json"),
+        Some("application/json; charset=utf-8"),
         "{what}"
     );
     let body: Value =

@@ -20,6 +20,6 @@ pub use builder::{
 };
 pub use call::CallOptions;
 pub use handle::Client;
-pub use typed::WITNESS_TAG_PREFIX;
+pub use typed::{NEXT_AVAILABLE, WITNESS_TAG_PREFIX};
 
 use handle::Inner;

@@ -88,7 +88,7 @@ impl Client {
 
 /// Whether a list continues after `page`, by its `meta`: `last_page` when
 /// given, else the presence of `next`. An empty page ends the list.
-fn has_next(page: u32, meta: Option<&types::Meta>, got: usize) -> bool {
+pub(crate) fn has_next(page: u32, meta: Option<&types::Meta>, got: usize) -> bool {
     let Some(meta) = meta else { return false };
     if got == 0 || page >= MAX_PAGES {
         return false;

@@ -10,13 +10,18 @@ use metal_api::{types, DeviceState};
 use uuid::Uuid;
 
 use super::call::{send, Attempt, CallOptions, Failure, Named};
+use super::pages::has_next;
 use super::Client;
+use crate::classify::no_reservation_available;
 use crate::error::{AttemptError, Error};
-use crate::metal::{Fields, KeyOwner, Metal};
+use crate::metal::{DeviceFilter, Fields, KeyOwner, Metal};
 use crate::retry::decision::Idempotency;
 
 /// The prefix of the witness tag `create_device` adds to the request.
 pub const WITNESS_TAG_PREFIX: &str = "wrapngo-idempotency-";
+
+/// The `hardware_reservation_id` that lets the API choose the reservation.
+pub const NEXT_AVAILABLE: &str = "next-available";
 
 /// A call the client makes idempotent itself.
 fn idempotent(operation: &'static metal_api::Operation) -> Option<Named> {
@@ -63,6 +68,49 @@ async fn reservation_holder(
         Some(d) if d.tags.iter().any(|t| t == witness) => Holder::Ours(d),
         Some(d) => Holder::Theirs(d.id),
     })
+}
+
+/// Our device, found by its witness tag in the project's device list
+/// (`?tag=`, every page; the tag is checked here too, so a server that
+/// ignored the filter would cost more pages, not a wrong answer).
+async fn device_tagged(
+    at: &Attempt<'_>,
+    project: Uuid,
+    witness: &str,
+    per_page: u32,
+) -> Result<Option<types::Device>, AttemptError> {
+    let mut page = 1;
+    loop {
+        let list = send(
+            at.api
+                .find_project_devices()
+                .id(project)
+                .tag(witness)
+                .page(page)
+                .per_page(per_page)
+                .send(),
+        )
+        .await?;
+        let got = list.devices.len();
+        if let Some(d) = list
+            .devices
+            .into_iter()
+            .find(|d| d.tags.iter().any(|t| t == witness))
+        {
+            return Ok(Some(d));
+        }
+        if !has_next(page, list.meta.as_ref(), got) {
+            return Ok(None);
+        }
+        page += 1;
+    }
+}
+
+/// What a create request asks for: a reservation by ID, or whichever the
+/// API chooses.
+enum Wanted {
+    Reservation(Uuid),
+    NextAvailable,
 }
 
 fn reservation_of(request: &types::CreateDeviceRequest) -> &str {
@@ -119,6 +167,67 @@ async fn lookup_key(
 }
 
 impl Client {
+    /// A project's devices that pass `filter`, page by page.
+    fn filtered_device_pages(
+        &self,
+        project: Uuid,
+        filter: DeviceFilter,
+    ) -> BoxStream<'_, Result<Vec<types::Device>, Error>> {
+        self.pages(
+            move |api, page, per_page| {
+                let mut b = api
+                    .find_project_devices()
+                    .id(project)
+                    .page(page)
+                    .per_page(per_page);
+                if let Some(t) = &filter.tag {
+                    b = b.tag(t.clone());
+                }
+                if let Some(h) = &filter.hostname {
+                    b = b.hostname(h.clone());
+                }
+                b.send()
+            },
+            |l: types::DeviceList| (l.devices, l.meta),
+            |d| d.id,
+        )
+    }
+
+    /// `create_device` on whichever reservation the API chooses. The
+    /// reservation is not known before the reply, so the witness cannot be
+    /// read through it: after an attempt whose outcome is unknown, the
+    /// device is looked up by its witness tag in the project's device list
+    /// before creating again. "None available" ends the call at once.
+    async fn create_next_available(
+        &self,
+        project: Uuid,
+        body: &types::CreateDeviceRequest,
+        witness: &str,
+    ) -> Result<types::Device, Error> {
+        let per_page = self.inner.per_page;
+        self.run(
+            idempotent(&op::CREATE_DEVICE),
+            CallOptions::default(),
+            |at| async move {
+                if at.after_unknown {
+                    if let Some(d) = device_tagged(&at, project, witness, per_page).await? {
+                        return Ok(d);
+                    }
+                }
+                match send(at.api.create_device().id(project).body(body.clone()).send()).await {
+                    Ok(d) => Ok(d),
+                    Err(AttemptError::Rejected { status, messages })
+                        if no_reservation_available(status, &messages) =>
+                    {
+                        Err(Failure::Final(Error::NoReservationAvailable { messages }))
+                    }
+                    Err(e) => Err(e.into()),
+                }
+            },
+        )
+        .await
+    }
+
     /// Sends a delete, retried as idempotent: a 404 on an attempt after one
     /// whose outcome was unknown means that attempt deleted it, so it is
     /// success; a 404 on the first attempt is an error.
@@ -209,17 +318,19 @@ impl Metal for Client {
     }
 
     fn device_pages(&self, project: Uuid) -> BoxStream<'_, Result<Vec<types::Device>, Error>> {
-        self.pages(
-            move |api, page, per_page| {
-                api.find_project_devices()
-                    .id(project)
-                    .page(page)
-                    .per_page(per_page)
-                    .send()
-            },
-            |l: types::DeviceList| (l.devices, l.meta),
-            |d| d.id,
-        )
+        self.filtered_device_pages(project, DeviceFilter::default())
+    }
+
+    async fn list_devices_matching(
+        &self,
+        project: Uuid,
+        filter: &DeviceFilter,
+    ) -> Result<Vec<types::Device>, Error> {
+        let pages: Vec<Vec<types::Device>> = self
+            .filtered_device_pages(project, filter.clone())
+            .try_collect()
+            .await?;
+        Ok(pages.into_iter().flatten().collect())
     }
 
     async fn create_device(
@@ -227,14 +338,20 @@ impl Metal for Client {
         project: Uuid,
         request: &types::CreateDeviceRequest,
     ) -> Result<types::Device, Error> {
-        let reservation: Uuid = reservation_of(request)
-            .trim()
-            .parse()
-            .map_err(|_| Error::NoReservation)?;
+        let wanted = match reservation_of(request).trim() {
+            NEXT_AVAILABLE => Wanted::NextAvailable,
+            text => Wanted::Reservation(text.parse().map_err(|_| Error::NoReservation)?),
+        };
         // One witness per logical call, on every attempt; the caller's
         // request is cloned, never changed.
         let witness = format!("{WITNESS_TAG_PREFIX}{}", Uuid::new_v4());
         let body = with_tag(request, &witness);
+        let reservation = match wanted {
+            Wanted::Reservation(r) => r,
+            Wanted::NextAvailable => {
+                return self.create_next_available(project, &body, &witness).await
+            }
+        };
         self.run(
             idempotent(&op::CREATE_DEVICE),
             CallOptions::default(),

@@ -1,0 +1,24 @@
+//! Fidelity of lists, `next-available` and reply headers: for each
+//! behaviour, the evidence the fake follows and what a test can configure
+//! (issue 10, items 3, 5 and 9). Where the evidence is thin, the row says
+//! so. The rows of device lifecycles are in the fake's other fidelity
+//! table; the two are to be merged into one.
+//!
+//! | behaviour | evidence | configurable |
+//! | --- | --- | --- |
+//! | `hardware_reservation_id: "next-available"` picks the oldest of the project's provisionable reservations whose plan (slug or ID) and metro (code or ID), or facility (code, ID or `any`), match the request | the spec's `hardware_reservation_id` ("next-available" as a value), kubernetes-retired/cluster-api-provider-packet issue 191 (the API matches plan and facility). Which reservation the real API picks among several is not documented; the fake takes the oldest | plans and facilities of the world ([`crate::FakeBuilder::plans`], [`crate::FakeBuilder::facilities`]) |
+//! | no matching reservation: `503` `{"errors":["There are no available hardware reservations for selected plan and facility"]}`, without `Retry-After` | kubernetes-retired/cluster-api-provider-packet issue 191 (the message and the status) | no |
+//! | devices: `hostname` (partial, ASCII case ignored), `tag` (exact, one tag), `metro` and `facility` (code, ASCII case ignored, or ID), `reserved` (`true`: on a hardware reservation; `false`: not), `type` (`reserved`, `ondemand`; `spot` and unknown values match nothing: the fake has no spot instances), `has_termination_time` (no device of the fake has one), `search` (partial, over hostname, description, short ID, the reservation's short ID, tags, plan, facility code and name, operating system) | the spec's parameters of `findProjectDevices` and their upstream descriptions ("Filter by partial hostname", the fields `search` covers); `tag` exact as packngo's and equinix-sdk-go's callers use it to find their own devices. `search` does not cover IP addresses (the fake's devices have none yet) | no |
+//! | devices: `state` (exact) | not in the spec; the issue asks for it and the real API's list filters have accepted it, but we found no public evidence of its exact semantics: honoured as an exact match on the state the device reports | no |
+//! | devices: `categories` and `mac_address` are not honoured (every device passes) | in the spec; the fake has no plan categories or network ports to match | no |
+//! | reservations: `provisionable=only` (free and released), `state` (`active`; the fake has no spares or reservations in need of service, so `spare` and `need_of_service` match nothing), `query` (partial, over facility code, plan, project name, short ID, device hostname); values outside the spec's enumerations are `422` | the spec's parameters of `findProjectHardwareReservations` and their upstream descriptions; the `422` for an unknown enumeration value is the fake's choice (a client generated from the spec cannot send one) | release delay ([`crate::Timings::reservation_release`]) |
+//! | reservations: `facility` (code, ASCII case ignored, or ID) | not in the spec; honoured because the issue lists it, without public evidence of the real API's semantics | no |
+//! | SSH keys: `search` on `findSSHKeys`, `query` on `findProjectSSHKeys` (the spec's names), partial over key, label and fingerprint | the spec's parameters and their upstream description ("Search by key, label, or fingerprint") | no |
+//! | pagination after filtering: `meta.total` counts what passed the filters, `next`/`previous`/`first`/`last`/`self` keep the filters (percent-encoded), so following `next` lists the same selection | the spec's `Meta`; the real API's hrefs keep the query (packngo follows `meta.next`) | `per_page` up to [`crate::render::MAX_PER_PAGE`] |
+//! | `exclude` on lists and reads (`plan`, `facility`, `metro` left out), `include` and `exclude` on the replies of `createDevice`, `updateDevice` and `moveHardwareReservation` | the spec's parameters of those operations | no |
+//! | every reply, refusals included (`401`, `404`, `405`, `408`, `413`, `429`, `501`, injected `5xx`), carries `X-Request-Id` (a fresh UUID) and, when the server has a rate limit, `X-RateLimit-Limit`, `-Remaining` and `-Reset` (a Unix time); a `401` shows the budget without spending it | packngo reads the three `X-RateLimit-*` headers of every response (its `Response.Rate`), with `Reset` as a Unix time; `X-Request-Id` as the real API sends it | the limit: [`crate::ServerConfig::rate_limit`], [`crate::FakeBuilder::rate_limit`] in-process, the binary's `--rate-limit` |
+//! | JSON replies have `Content-Type: application/json; charset=utf-8`; the injected proxy `502` is `text/html` | the real API's replies | no |
+//!
+//! Not covered: `GET /_fake/state` (outside the API, no token) carries
+//! `Content-Type` only; a reply the fake never sends (a dropped
+//! connection, a hang) has no headers.
