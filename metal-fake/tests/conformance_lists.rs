@@ -267,16 +267,14 @@ fn hostnames(devices: &[types::Device]) -> Vec<String> {
 
 /// The hostnames of one page of up to 100 devices, sorted.
 async fn names(b: metal_api::builder::FindProjectDevices<'_>) -> Result<Vec<String>, String> {
-    let list = b.per_page(100).send().await.map_err(|e| e.to_string())?;
-    Ok(hostnames(&list.into_inner().devices))
+    Ok(hostnames(&body(b.per_page(100).send()).await?.devices))
 }
 
 /// One page of up to 100 reservations.
 async fn reservations(
     b: metal_api::builder::FindProjectHardwareReservations<'_>,
 ) -> Result<Vec<types::HardwareReservation>, String> {
-    let list = b.per_page(100).send().await.map_err(|e| e.to_string())?;
-    Ok(list.into_inner().hardware_reservations)
+    Ok(body(b.per_page(100).send()).await?.hardware_reservations)
 }
 
 /// Device filters, through the trait (tag, hostname) and the generated
@@ -424,15 +422,14 @@ async fn device_filters(t: &Target) -> Result<(), String> {
     }
     // Pagination after filtering: total counts the matches, next keeps
     // the filter.
-    let first = api
-        .find_project_devices()
-        .id(p)
-        .tag("batch")
-        .per_page(3)
-        .send()
-        .await
-        .map_err(|e| e.to_string())?
-        .into_inner();
+    let first = body(
+        api.find_project_devices()
+            .id(p)
+            .tag("batch")
+            .per_page(3)
+            .send(),
+    )
+    .await?;
     let meta = first.meta.ok_or("no meta")?;
     let next = meta.next.map(|h| h.href).unwrap_or_default();
     if meta.total != Some(8)
@@ -445,16 +442,15 @@ async fn device_filters(t: &Target) -> Result<(), String> {
             meta.total, meta.last_page
         ));
     }
-    let last = api
-        .find_project_devices()
-        .id(p)
-        .tag("batch")
-        .per_page(3)
-        .page(3)
-        .send()
-        .await
-        .map_err(|e| e.to_string())?
-        .into_inner();
+    let last = body(
+        api.find_project_devices()
+            .id(p)
+            .tag("batch")
+            .per_page(3)
+            .page(3)
+            .send(),
+    )
+    .await?;
     if last.devices.len() != 2 || last.meta.and_then(|m| m.next).is_some() {
         return Err("last filtered page".into());
     }
@@ -586,23 +582,14 @@ async fn ssh_key_search(t: &Target) -> Result<(), String> {
     let project = |q: String| {
         let api = api.clone();
         async move {
-            let list = api
-                .find_project_ssh_keys()
-                .id(t.project)
-                .query(q)
-                .send()
-                .await;
-            list.map(|r| labels(r.into_inner()))
-                .map_err(|e| e.to_string())
+            body(api.find_project_ssh_keys().id(t.project).query(q).send())
+                .await
+                .map(labels)
         }
     };
     let user = |q: &'static str| {
         let api = api.clone();
-        async move {
-            let list = api.find_ssh_keys().search(q).send().await;
-            list.map(|r| labels(r.into_inner()))
-                .map_err(|e| e.to_string())
-        }
+        async move { body(api.find_ssh_keys().search(q).send()).await.map(labels) }
     };
     let fingerprint = beta.fingerprint.clone().ok_or("no fingerprint")?;
     let cases: Vec<(&str, Vec<String>, Vec<&str>)> = vec![
@@ -633,16 +620,15 @@ async fn include_exclude(t: &Target) -> Result<(), String> {
     let p = t.project;
     let r = t.reservation(None);
     let req = create_request(t, r, "inc").await?;
-    let created = api
-        .create_device()
-        .id(p)
-        .include("project")
-        .exclude("facility")
-        .body(req)
-        .send()
-        .await
-        .map_err(|e| e.to_string())?
-        .into_inner();
+    let created = body(
+        api.create_device()
+            .id(p)
+            .include("project")
+            .exclude("facility")
+            .body(req)
+            .send(),
+    )
+    .await?;
     let project_full = |d: &types::Device| d.project.as_ref().and_then(|p| p.id) == Some(t.project);
     if !project_full(&created) || created.facility.is_some() || created.plan.is_none() {
         return Err("create reply ignored include/exclude".into());
@@ -652,54 +638,32 @@ async fn include_exclude(t: &Target) -> Result<(), String> {
         description: Some("changed".into()),
         ..Default::default()
     };
-    let updated = api
-        .update_device()
-        .id(id)
-        .include("project")
-        .body(update.clone())
-        .send()
-        .await
-        .map_err(|e| e.to_string())?
-        .into_inner();
-    let plain = api
-        .update_device()
-        .id(id)
-        .body(update)
-        .send()
-        .await
-        .map_err(|e| e.to_string())?
-        .into_inner();
+    let updated = body(
+        api.update_device()
+            .id(id)
+            .include("project")
+            .body(update.clone())
+            .send(),
+    )
+    .await?;
+    let plain = body(api.update_device().id(id).body(update).send()).await?;
     if !project_full(&updated) || project_full(&plain) {
         return Err("update reply ignored include".into());
     }
-    let listed = api
-        .find_project_devices()
-        .id(p)
-        .exclude("plan")
-        .send()
-        .await
-        .map_err(|e| e.to_string())?
-        .into_inner();
-    let unexcluded = api
-        .find_project_devices()
-        .id(p)
-        .send()
-        .await
-        .map_err(|e| e.to_string())?
-        .into_inner();
+    let listed = body(api.find_project_devices().id(p).exclude("plan").send()).await?;
+    let unexcluded = body(api.find_project_devices().id(p).send()).await?;
     if listed.devices.iter().any(|d| d.plan.is_some())
         || unexcluded.devices.iter().any(|d| d.plan.is_none())
     {
         return Err("list ignored exclude".into());
     }
-    let reservations = api
-        .find_project_hardware_reservations()
-        .id(p)
-        .exclude("facility")
-        .send()
-        .await
-        .map_err(|e| e.to_string())?
-        .into_inner();
+    let reservations = body(
+        api.find_project_hardware_reservations()
+            .id(p)
+            .exclude("facility")
+            .send(),
+    )
+    .await?;
     if reservations
         .hardware_reservations
         .iter()
@@ -708,6 +672,19 @@ async fn include_exclude(t: &Target) -> Result<(), String> {
         return Err("reservation list ignored exclude".into());
     }
     Ok(())
+}
+
+/// The body of a generated call's reply, or its error as text.
+async fn body<T, E>(
+    reply: impl std::future::Future<Output = Result<metal_api::ResponseValue<T>, metal_api::Error<E>>>,
+) -> Result<T, String>
+where
+    metal_api::Error<E>: std::fmt::Display,
+{
+    reply
+        .await
+        .map(|r| r.into_inner())
+        .map_err(|e| e.to_string())
 }
 
 /// The hostnames a device list sent as raw HTTP (or through the in-process

@@ -24,7 +24,7 @@ pub(crate) struct Listing {
 
 impl Listing {
     /// Reads `page`, `per_page`, `include`, `exclude` and, to echo, the
-    /// filters named in `filters`.
+    /// filters named in `filters` (and `include`, `exclude`).
     pub(crate) fn of(call: &Call, filters: &[&'static str]) -> Result<Self, ApiError> {
         Ok(Self {
             page: call.number("page", 1)?,
@@ -35,6 +35,7 @@ impl Listing {
             ),
             echo: filters
                 .iter()
+                .chain(&["include", "exclude"])
                 .filter_map(|name| Some((*name, call.text(name)?)))
                 .collect(),
         })
