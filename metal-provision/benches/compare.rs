@@ -659,7 +659,10 @@ impl Requeues {
     /// included) is reconciled again.
     fn after_failure(&self, failures: u32) -> Duration {
         let item = Self::PER_ITEM_BASE
-            .checked_mul(1u32.checked_shl(failures.saturating_sub(1)).unwrap_or(u32::MAX))
+            .checked_mul(
+                1u32.checked_shl(failures.saturating_sub(1))
+                    .unwrap_or(u32::MAX),
+            )
             .unwrap_or(Self::PER_ITEM_MAX)
             .min(Self::PER_ITEM_MAX);
         let now = Instant::now();
@@ -691,7 +694,11 @@ async fn outage() {
     );
     println!("| callers | client | requests during the outage | calls ended during the outage | their time to end: median / max | recovery to first success | calls succeeded after recovery |");
     println!("|---|---|---|---|---|---|---|");
-    for way in [Callers::Arrivals, Callers::Requeue, Callers::ControllerRuntime] {
+    for way in [
+        Callers::Arrivals,
+        Callers::Requeue,
+        Callers::ControllerRuntime,
+    ] {
         let mut sent = [0u64; 2];
         for variant in 0..3 {
             let during = outage_run(way, variant, callers, outage, after).await;
