@@ -113,6 +113,17 @@ fn policy(server: &ServerHandle, parallelism: usize, api_rate: Duration) -> Clie
         .expect("the policy client builds")
 }
 
+/// reqwest with reqwest-middleware and reqwest-retry's transient-error
+/// retries (its default exponential backoff, 20 retries).
+fn reqwest_retry_client() -> reqwest_middleware::ClientWithMiddleware {
+    use reqwest_retry::policies::ExponentialBackoff as RetryPolicy;
+    use reqwest_retry::RetryTransientMiddleware;
+    let retry = RetryPolicy::builder().build_with_max_retries(20);
+    reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+        .with(RetryTransientMiddleware::new_with_policy(retry))
+        .build()
+}
+
 fn requests_with_status(fake: &Fake, operation: &str, status: &str) -> u64 {
     fake.snapshot()
         .requests
@@ -265,12 +276,7 @@ async fn throttling() {
                 ("metal-policy, not configured (learns from 429s)", b)
             }
             _ => {
-                use reqwest_retry::policies::ExponentialBackoff as RetryPolicy;
-                use reqwest_retry::RetryTransientMiddleware;
-                let retry = RetryPolicy::builder().build_with_max_retries(20);
-                let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
-                    .with(RetryTransientMiddleware::new_with_policy(retry))
-                    .build();
+                let client = reqwest_retry_client();
                 let url = format!("{}/projects/{project}", server.base_url());
                 let b = batch(n, concurrency, || async {
                     let reply = client
@@ -754,12 +760,7 @@ async fn outage_run(
             (name, call)
         }
         _ => {
-            use reqwest_retry::policies::ExponentialBackoff as RetryPolicy;
-            use reqwest_retry::RetryTransientMiddleware;
-            let retry = RetryPolicy::builder().build_with_max_retries(20);
-            let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
-                .with(RetryTransientMiddleware::new_with_policy(retry))
-                .build();
+            let client = reqwest_retry_client();
             let url = format!("{}/projects/{project}", server.base_url());
             let call = Arc::new(move || {
                 let (client, url) = (client.clone(), url.clone());
