@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use common::{assert_lines, client, gauge, metrics_text, Reply, Script};
 use metal_api::types;
-use metal_policy::{AttemptError, Client, Error, RetryBudget};
+use metal_policy::{AttemptError, CallOptions, Client, Error, RetryBudget};
 use tokio::time::Instant;
 use uuid::Uuid;
 
@@ -255,4 +255,49 @@ async fn the_default_budget_is_smithys_retry_quota() {
         "{err:?}"
     );
     assert_eq!(RetryBudget::default(), RetryBudget::new(500));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_call_may_leave_the_budget_out() {
+    // Five failures, then success.
+    let t = Script::new(Duration::ZERO, |op, _, n| {
+        if n < 5 {
+            Reply::bad_gateway()
+        } else {
+            Reply::ok(op, types::Project::default())
+        }
+    });
+    let registry = prometheus::Registry::new();
+    // One retry's worth of tokens.
+    let c = budgeted(&t, Some(RetryBudget::new(10)), &registry);
+    let options = CallOptions::new().retry_budget(false);
+    let project = c
+        .call_with(options, |api| {
+            api.find_project_by_id().id(Uuid::nil()).send()
+        })
+        .await;
+    // Five retries, none paid, none refused; the success gives nothing.
+    project.unwrap();
+    assert_eq!(t.requests().len(), 6);
+    assert_eq!(gauge(&registry, TOKENS), 10.0);
+    let text = metrics_text(&registry);
+    assert!(
+        !text.contains("equinix_api_retry_budget_refused_total{"),
+        "{text}"
+    );
+
+    // The same failures for a call that uses the budget (the default, or
+    // said explicitly): the second retry is refused.
+    let t = Script::new(Duration::ZERO, |_, _, _| Reply::bad_gateway());
+    let c = budgeted(&t, Some(RetryBudget::new(10)), &prometheus::Registry::new());
+    let err = c
+        .call_with(CallOptions::new().retry_budget(true), |api| {
+            api.find_project_by_id().id(Uuid::nil()).send()
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, Error::RetryBudgetExhausted { attempts: 2, .. }),
+        "{err:?}"
+    );
 }

@@ -113,6 +113,17 @@ fn policy(server: &ServerHandle, parallelism: usize, api_rate: Duration) -> Clie
         .expect("the policy client builds")
 }
 
+/// reqwest with reqwest-middleware and reqwest-retry's transient-error
+/// retries (its default exponential backoff, 20 retries).
+fn reqwest_retry_client() -> reqwest_middleware::ClientWithMiddleware {
+    use reqwest_retry::policies::ExponentialBackoff as RetryPolicy;
+    use reqwest_retry::RetryTransientMiddleware;
+    let retry = RetryPolicy::builder().build_with_max_retries(20);
+    reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
+        .with(RetryTransientMiddleware::new_with_policy(retry))
+        .build()
+}
+
 fn requests_with_status(fake: &Fake, operation: &str, status: &str) -> u64 {
     fake.snapshot()
         .requests
@@ -265,12 +276,7 @@ async fn throttling() {
                 ("metal-policy, not configured (learns from 429s)", b)
             }
             _ => {
-                use reqwest_retry::policies::ExponentialBackoff as RetryPolicy;
-                use reqwest_retry::RetryTransientMiddleware;
-                let retry = RetryPolicy::builder().build_with_max_retries(20);
-                let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
-                    .with(RetryTransientMiddleware::new_with_policy(retry))
-                    .build();
+                let client = reqwest_retry_client();
                 let url = format!("{}/projects/{project}", server.base_url());
                 let b = batch(n, concurrency, || async {
                     let reply = client
@@ -607,11 +613,79 @@ async fn scale() {
 /// ended (from the start of the run) and whether it succeeded.
 type Calls = Arc<std::sync::Mutex<Vec<(Duration, Duration, bool)>>>;
 
+/// How the callers of section 6 call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Callers {
+    /// Each caller starts a call every second, whether its last one ended
+    /// or not: the same offered load (50 calls/s) for every client, as
+    /// from events or incoming requests. What differs between the clients
+    /// is then only how many requests each call makes.
+    Arrivals,
+    /// Each caller calls again 1 s after its last call ended, failed or
+    /// not (a controller requeueing after a fixed delay).
+    Requeue,
+    /// Each caller is a controller-runtime work item under its default
+    /// rate limiter: a failed reconcile is requeued after the longer of 5
+    /// ms x 2^failures (at most 1000 s) and a turn of a 10/s bucket of 100
+    /// shared by all items; a successful one after 1 s.
+    ControllerRuntime,
+}
+
+impl Callers {
+    fn describe(self) -> &'static str {
+        match self {
+            Self::Arrivals => "a call every 1 s per caller",
+            Self::Requeue => "again 1 s after the call ended",
+            Self::ControllerRuntime => "controller-runtime's default requeue",
+        }
+    }
+}
+
+/// controller-runtime's `DefaultTypedControllerRateLimiter`: per item,
+/// 5 ms x 2^failures up to 1000 s; overall, a token bucket of 10/s with a
+/// burst of 100 (GCRA); a requeue waits for the longer of the two.
+struct Requeues {
+    /// The overall bucket's theoretical arrival time.
+    tat: std::sync::Mutex<Instant>,
+}
+
+impl Requeues {
+    const PER_ITEM_BASE: Duration = Duration::from_millis(5);
+    const PER_ITEM_MAX: Duration = Duration::from_secs(1000);
+    const SPACING: Duration = Duration::from_millis(100);
+    const BURST: u32 = 100;
+
+    fn new() -> Self {
+        Self {
+            tat: std::sync::Mutex::new(Instant::now()),
+        }
+    }
+
+    /// The delay before an item that failed `failures` times (this one
+    /// included) is reconciled again.
+    fn after_failure(&self, failures: u32) -> Duration {
+        let item = Self::PER_ITEM_BASE
+            .checked_mul(
+                1u32.checked_shl(failures.saturating_sub(1))
+                    .unwrap_or(u32::MAX),
+            )
+            .unwrap_or(Self::PER_ITEM_MAX)
+            .min(Self::PER_ITEM_MAX);
+        let now = Instant::now();
+        let mut tat = self.tat.lock().unwrap_or_else(|p| p.into_inner());
+        let t = (*tat).max(now);
+        let tolerance = Self::SPACING * (Self::BURST - 1);
+        let at = t.checked_sub(tolerance).map_or(now, |a| a.max(now));
+        *tat = t + Self::SPACING;
+        item.max(at - now)
+    }
+}
+
 /// Section 6, outage: the fake answers every request with a 503 without
 /// `Retry-After` for a while, then recovers; 50 callers keep calling
-/// throughout, each waiting 1 s between the end of a call and its next (a
-/// controller requeueing). The policy client has no rate limit, so what
-/// bounds its requests is the backoff and the retry budget.
+/// throughout, in each of the [`Callers`] ways. The policy client has no
+/// rate limit, so what bounds its requests is the backoff and the retry
+/// budget.
 async fn outage() {
     let (outage, after) = if quick() {
         (Duration::from_secs(5), Duration::from_secs(5))
@@ -619,129 +693,189 @@ async fn outage() {
         (Duration::from_secs(30), Duration::from_secs(15))
     };
     let callers = 50;
-    let requeue = Duration::from_secs(1);
     println!(
-        "\n## 6. Outage: 503 without Retry-After to everything for {} s, then recovery; {callers} callers, each calling findProjectById again {} s after its last call ended, for {} s after recovery",
+        "\n## 6. Outage: 503 without Retry-After to everything for {} s, then recovery; {callers} callers calling findProjectById until {} s after recovery",
         outage.as_secs(),
-        requeue.as_secs(),
         after.as_secs()
     );
-    println!("| client | requests during the outage | calls ended during the outage | their time to end: median / max | recovery to first success | calls succeeded after recovery |");
-    println!("|---|---|---|---|---|---|");
-    for variant in 0..3 {
-        let fake = Fake::builder().reservations(1).build();
-        let project = fake.project();
-        let server = server(fake.clone(), None).await;
-        let calls: Calls = Arc::default();
-        let (name, call): (
-            &str,
-            Arc<dyn Fn() -> futures::future::BoxFuture<'static, bool> + Send + Sync>,
-        ) = match variant {
-            0 | 1 => {
-                let mut builder = Client::builder()
-                    .config(config(&server))
-                    .parallelism(callers)
-                    .api_rate(Duration::ZERO);
-                if variant == 1 {
-                    builder = builder.retry_budget(None);
-                }
-                let pol = builder.build().expect("the policy client builds");
-                let call = Arc::new(move || {
-                    let pol = pol.clone();
-                    Box::pin(async move { pol.get_project(project).await.is_ok() })
-                        as futures::future::BoxFuture<'static, bool>
-                });
-                let name = if variant == 0 {
-                    "metal-policy, retry budget (default)"
-                } else {
-                    "metal-policy, no retry budget"
-                };
-                (name, call)
-            }
-            _ => {
-                use reqwest_retry::policies::ExponentialBackoff as RetryPolicy;
-                use reqwest_retry::RetryTransientMiddleware;
-                let retry = RetryPolicy::builder().build_with_max_retries(20);
-                let client = reqwest_middleware::ClientBuilder::new(reqwest::Client::new())
-                    .with(RetryTransientMiddleware::new_with_policy(retry))
-                    .build();
-                let url = format!("{}/projects/{project}", server.base_url());
-                let call = Arc::new(move || {
-                    let (client, url) = (client.clone(), url.clone());
-                    Box::pin(async move {
-                        match client.get(&url).header("x-auth-token", TOKEN).send().await {
-                            Ok(r) => r.status().is_success(),
-                            Err(_) => false,
-                        }
-                    }) as futures::future::BoxFuture<'static, bool>
-                });
-                ("reqwest-middleware + reqwest-retry (20 retries)", call)
-            }
-        };
-        fake.set_random_faults(Some(RandomFaults {
-            rate: 1.0,
-            seed: 1,
-            kinds: vec![FaultKind::FailBefore { status: 503 }],
-        }));
-        let before = total_requests(&fake);
-        let t0 = Instant::now();
-        let recovery = tokio::spawn({
-            let fake = fake.clone();
-            async move {
-                tokio::time::sleep(outage).await;
-                let sent = total_requests(&fake);
-                fake.set_random_faults(None);
-                sent
-            }
-        });
-        let end = outage + after;
-        let loops: Vec<_> = (0..callers)
-            .map(|_| {
-                let (call, calls) = (Arc::clone(&call), Arc::clone(&calls));
-                tokio::spawn(async move {
-                    while t0.elapsed() < end {
-                        let started = t0.elapsed();
-                        let ok = call().await;
-                        let ended = t0.elapsed();
-                        calls
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .push((started, ended, ok));
-                        tokio::time::sleep(requeue).await;
-                    }
-                })
-            })
-            .collect();
-        let during = recovery.await.expect("the recovery task") - before;
-        for l in loops {
-            let _ = l.await;
+    println!("| callers | client | requests during the outage | calls ended during the outage | their time to end: median / max | recovery to first success | calls succeeded after recovery |");
+    println!("|---|---|---|---|---|---|---|");
+    for way in [
+        Callers::Arrivals,
+        Callers::Requeue,
+        Callers::ControllerRuntime,
+    ] {
+        let mut sent = Vec::new();
+        for variant in 0..3 {
+            sent.push(outage_run(way, variant, callers, outage, after).await);
         }
-        let calls = calls.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        let mut ended: Vec<Duration> = calls
-            .iter()
-            .filter(|(_, e, _)| *e < outage)
-            .map(|(s, e, _)| *e - *s)
-            .collect();
-        ended.sort();
-        let first = calls
-            .iter()
-            .filter(|(_, e, ok)| *ok && *e >= outage)
-            .map(|(_, e, _)| *e - outage)
-            .min();
-        let succeeded = calls
-            .iter()
-            .filter(|(_, e, ok)| *ok && *e >= outage && *e <= end)
-            .count();
-        let times = match (ended.get(ended.len() / 2), ended.last()) {
-            (Some(m), Some(x)) => format!("{} / {}", ms(*m), ms(*x)),
-            _ => "none ended".to_string(),
-        };
         println!(
-            "| {name} | {during} | {} | {times} | {} | {succeeded} |",
-            ended.len(),
-            first.map_or("none".to_string(), ms),
+            "| {} | requests without the budget / with it | {:.2} | | | | |",
+            way.describe(),
+            sent[1] as f64 / sent[0].max(1) as f64
         );
     }
+}
+
+/// One row of section 6: `variant` 0 is the policy with its default retry
+/// budget, 1 without a budget, 2 reqwest-retry. Returns the requests sent
+/// during the outage.
+async fn outage_run(
+    way: Callers,
+    variant: usize,
+    callers: usize,
+    outage: Duration,
+    after: Duration,
+) -> u64 {
+    let fake = Fake::builder().reservations(1).build();
+    let project = fake.project();
+    let server = server(fake.clone(), None).await;
+    let calls: Calls = Arc::default();
+    let (name, call): (
+        &str,
+        Arc<dyn Fn() -> futures::future::BoxFuture<'static, bool> + Send + Sync>,
+    ) = match variant {
+        0 | 1 => {
+            let mut builder = Client::builder()
+                .config(config(&server))
+                .parallelism(callers)
+                .api_rate(Duration::ZERO);
+            if variant == 1 {
+                builder = builder.retry_budget(None);
+            }
+            let pol = builder.build().expect("the policy client builds");
+            let call = Arc::new(move || {
+                let pol = pol.clone();
+                Box::pin(async move { pol.get_project(project).await.is_ok() })
+                    as futures::future::BoxFuture<'static, bool>
+            });
+            let name = if variant == 0 {
+                "metal-policy, retry budget (default)"
+            } else {
+                "metal-policy, no retry budget"
+            };
+            (name, call)
+        }
+        _ => {
+            let client = reqwest_retry_client();
+            let url = format!("{}/projects/{project}", server.base_url());
+            let call = Arc::new(move || {
+                let (client, url) = (client.clone(), url.clone());
+                Box::pin(async move {
+                    match client.get(&url).header("x-auth-token", TOKEN).send().await {
+                        Ok(r) => r.status().is_success(),
+                        Err(_) => false,
+                    }
+                }) as futures::future::BoxFuture<'static, bool>
+            });
+            ("reqwest-middleware + reqwest-retry (20 retries)", call)
+        }
+    };
+    fake.set_random_faults(Some(RandomFaults {
+        rate: 1.0,
+        seed: 1,
+        kinds: vec![FaultKind::FailBefore { status: 503 }],
+    }));
+    let before = total_requests(&fake);
+    let t0 = Instant::now();
+    let recovery = tokio::spawn({
+        let fake = fake.clone();
+        async move {
+            tokio::time::sleep(outage).await;
+            let sent = total_requests(&fake);
+            fake.set_random_faults(None);
+            sent
+        }
+    });
+    let end = outage + after;
+    let requeues = Arc::new(Requeues::new());
+    // One call, recorded.
+    let record = {
+        let (call, calls) = (Arc::clone(&call), Arc::clone(&calls));
+        move || {
+            let (call, calls) = (Arc::clone(&call), Arc::clone(&calls));
+            async move {
+                let started = t0.elapsed();
+                let ok = call().await;
+                let ended = t0.elapsed();
+                calls
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push((started, ended, ok));
+                ok
+            }
+        }
+    };
+    let loops: Vec<_> = (0..callers)
+        .map(|_| {
+            let (record, requeues) = (record.clone(), Arc::clone(&requeues));
+            tokio::spawn(async move {
+                let mut failures = 0;
+                // The calls of an arrivals caller still running at the end
+                // are aborted with it.
+                let mut running = tokio::task::JoinSet::new();
+                while t0.elapsed() < end {
+                    match way {
+                        Callers::Arrivals => {
+                            running.spawn(record());
+                            tokio::time::sleep(Duration::from_secs(1)).await;
+                        }
+                        Callers::Requeue => {
+                            record().await;
+                            tokio::time::sleep(Duration::from_secs(1)).await;
+                        }
+                        Callers::ControllerRuntime => {
+                            let delay = if record().await {
+                                failures = 0;
+                                Duration::from_secs(1)
+                            } else {
+                                failures += 1;
+                                requeues.after_failure(failures)
+                            };
+                            tokio::time::sleep(delay).await;
+                        }
+                    }
+                }
+                running.abort_all();
+            })
+        })
+        .collect();
+    let during = recovery.await.expect("the recovery task") - before;
+    for mut l in loops {
+        // A closed-loop caller's call still running at the end is waited
+        // for until a second after the end of the run, then aborted.
+        let left = (end + Duration::from_secs(1)).saturating_sub(t0.elapsed());
+        if tokio::time::timeout(left, &mut l).await.is_err() {
+            l.abort();
+        }
+    }
+    let calls = calls.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let mut ended: Vec<Duration> = calls
+        .iter()
+        .filter(|(_, e, _)| *e < outage)
+        .map(|(s, e, _)| *e - *s)
+        .collect();
+    ended.sort();
+    let first = calls
+        .iter()
+        .filter(|(_, e, ok)| *ok && *e >= outage)
+        .map(|(_, e, _)| *e - outage)
+        .min();
+    let succeeded = calls
+        .iter()
+        .filter(|(_, e, ok)| *ok && *e >= outage && *e <= end)
+        .count();
+    let times = match (ended.get(ended.len() / 2), ended.last()) {
+        (Some(m), Some(x)) => format!("{} / {}", ms(*m), ms(*x)),
+        _ => "none ended".to_string(),
+    };
+    println!(
+        "| {} | {name} | {during} | {} | {times} | {} | {succeeded} |",
+        way.describe(),
+        ended.len(),
+        first.map_or("none".to_string(), ms),
+    );
+    during
 }
 
 /// Section 5, the clean build time of `metal-api` alone, in a scratch target directory.

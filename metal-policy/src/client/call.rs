@@ -28,7 +28,8 @@ use crate::retry::decision::{classify as decide, Decision, Idempotency};
 /// let options = metal_policy::CallOptions::new()
 ///     .deadline(Some(Duration::from_secs(30)))
 ///     .attempt_timeout(Some(Duration::from_secs(5)))
-///     .idempotent(true);
+///     .idempotent(true)
+///     .retry_budget(false);
 /// # drop(options);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -36,6 +37,7 @@ pub struct CallOptions {
     deadline: Option<Option<Duration>>,
     attempt_timeout: Option<Option<Duration>>,
     idempotent: Option<bool>,
+    retry_budget: Option<bool>,
 }
 
 impl CallOptions {
@@ -64,6 +66,17 @@ impl CallOptions {
     /// operation that is safe to repeat, `false` for one that is not.
     pub fn idempotent(mut self, idempotent: bool) -> Self {
         self.idempotent = Some(idempotent);
+        self
+    }
+
+    /// Whether this call's retries are paid from the client's retry budget
+    /// (default `true`, when the client has one). `false` leaves the call
+    /// out of the budget: its retries spend nothing and are never refused
+    /// (the backoff and the deadline still bound them), and its successes
+    /// give nothing back. For a call that must get through an outage, such
+    /// as the one that records a device the server already created.
+    pub fn retry_budget(mut self, on: bool) -> Self {
+        self.retry_budget = Some(on);
         self
     }
 }
@@ -248,6 +261,10 @@ impl Client {
         Fut: Future<Output = Result<T, Failure>>,
     {
         let inner = &self.inner;
+        let budget = match options.retry_budget {
+            Some(false) => None,
+            _ => inner.budget.as_ref(),
+        };
         let mut backoff = inner.backoff.start();
         let mut after_unknown = false;
         // The cost of this call's last retry paid from the budget: given
@@ -281,7 +298,7 @@ impl Client {
             let error = match result {
                 Ok(v) => {
                     inner.metrics.attempt(operation, "ok");
-                    if let Some(b) = &inner.budget {
+                    if let Some(b) = budget {
                         b.succeeded(refund);
                     }
                     return Ok(v);
@@ -320,7 +337,7 @@ impl Client {
                     };
                     // The budget pays for the retry (a throttling reply's
                     // is free), or ends the call now.
-                    if let Some(b) = &inner.budget {
+                    if let Some(b) = budget {
                         if let Some(cost) = b.cost(&error) {
                             if !b.try_spend(cost) {
                                 inner.metrics.retry_budget_refused(operation);

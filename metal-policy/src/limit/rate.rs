@@ -57,6 +57,9 @@ struct Turn {
     epoch: u64,
     /// When the learned spacing it was reserved under lapses.
     lapses: Option<Instant>,
+    /// It is a turn given back before and handed out again: never the
+    /// last of the schedule, whatever `tat_after` says.
+    reused: bool,
 }
 
 /// The client-wide rate limiter.
@@ -160,22 +163,23 @@ impl RateLimiter {
         self.lapse(&mut s, now);
         let start = now.max(s.paused_until);
         s.freed.retain(|at| *at >= start);
-        let turn = |s: &State, at| Turn {
+        let turn = |s: &State, at, reused| Turn {
             at,
             tat_after: s.tat,
             step: s.spacing,
             epoch: s.epoch,
             lapses: s.learned_until,
+            reused,
         };
         if let Some((i, _)) = s.freed.iter().enumerate().min_by_key(|(_, at)| **at) {
             let at = s.freed.swap_remove(i);
-            return turn(&s, at);
+            return turn(&s, at, true);
         }
         let tolerance = s.spacing.saturating_mul(self.burst - 1);
         let tat = s.tat.max(start);
         let at = start.max(tat.checked_sub(tolerance).unwrap_or(start));
         s.tat = tat + s.spacing;
-        turn(&s, at)
+        turn(&s, at, false)
     }
 
     /// Waits for this request's turn; returns how long it waited.
@@ -239,15 +243,16 @@ impl RateLimiter {
 
     /// Gives back the unused `turn`. When it was the last one reserved
     /// (the schedule has not moved since), the schedule moves back one
-    /// step; otherwise later turns keep their instants and its instant is
-    /// kept for the next reservation, so no instant is ever handed to two
-    /// requests. A turn of a schedule since rebuilt is simply dropped.
+    /// step; otherwise (or when it was a given-back turn handed out again)
+    /// later turns keep their instants and its instant is kept for the next
+    /// reservation, so no instant is ever handed to two requests. A turn of
+    /// a schedule since rebuilt is simply dropped.
     fn give_back(&self, turn: &Turn) {
         let mut s = self.lock();
         if s.epoch != turn.epoch {
             return;
         }
-        if s.tat == turn.tat_after {
+        if !turn.reused && s.tat == turn.tat_after {
             let floor = Instant::now().max(s.paused_until);
             s.tat = s.tat.checked_sub(turn.step).unwrap_or(floor).max(floor);
         } else {
@@ -317,6 +322,41 @@ mod tests {
             Duration::from_secs(10),
             "five abandoned waits burnt no turn"
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_turn_handed_out_again_and_dropped_again_is_never_given_to_two_requests() {
+        let rl = std::sync::Arc::new(RateLimiter::new(Duration::from_secs(10), 1));
+        let t0 = Instant::now();
+        rl.acquire().await; // at 0
+        let at = |rl: &std::sync::Arc<RateLimiter>| {
+            let rl = rl.clone();
+            tokio::spawn(async move {
+                rl.acquire().await;
+                t0.elapsed()
+            })
+        };
+        // A waits for the turn at 10 s, B for the one at 20 s.
+        let a = tokio::spawn({
+            let rl = rl.clone();
+            async move { tokio::time::timeout(Duration::from_secs(1), rl.acquire()).await }
+        });
+        tokio::task::yield_now().await;
+        let b = at(&rl);
+        tokio::task::yield_now().await;
+        // A is dropped: its 10 s turn is kept for the next reservation.
+        assert!(a.await.unwrap().is_err());
+        // C takes the 10 s turn, and is dropped too.
+        let c = tokio::time::timeout(Duration::from_secs(1), rl.acquire()).await;
+        assert!(c.is_err());
+        // D and E: one of them gets 10 s again, the other 30 s; neither
+        // may get B's 20 s.
+        let d = at(&rl);
+        tokio::task::yield_now().await;
+        let e = at(&rl);
+        let mut got = vec![b.await.unwrap(), d.await.unwrap(), e.await.unwrap()];
+        got.sort();
+        assert_eq!(got, [10, 20, 30].map(Duration::from_secs));
     }
 
     fn learning(base: Duration, floor: Duration) -> RateLimiter {

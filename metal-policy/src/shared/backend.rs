@@ -3,17 +3,20 @@
 //! fallback, and the slot leases.
 
 use std::fmt;
-use std::sync::{Arc, Mutex};
+use std::pin::pin;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
+use futures::future::{select, Either};
+use futures::StreamExt;
 use prometheus::IntGauge;
 use rand::Rng;
 use redis::aio::MultiplexedConnection;
 use redis::{FromRedisValue, Script, ScriptInvocation};
-use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 use tokio::time::{sleep, timeout, Instant};
-use tracing::{info, warn};
+use tracing::{debug, info, warn};
 use uuid::Uuid;
 
 use super::config::{SharedLimits, WAITER_TTL};
@@ -30,16 +33,23 @@ pub(crate) enum SharedError {
     Redis(#[source] redis::RedisError),
     #[error("redis did not answer within {0:?}")]
     Timeout(Duration),
+    #[error("a script's reply has an unexpected shape: {0}")]
+    Reply(String),
 }
 
-/// GCRA reservation. KEYS: tat, pause, learned. ARGV: base spacing µs,
-/// floor µs, burst - 1, learn (1/0). Returns the µs to wait before the
-/// reserved instant.
+/// GCRA reservation. KEYS: tat, pause, learned, freed, epoch. ARGV: base
+/// spacing µs, floor µs, burst - 1, learn (1/0). Returns the turn
+/// ([`Turn::from_reply`]).
 const RESERVE: &str = include_str!("scripts/reserve.lua");
 
-/// Keeps a learned spacing until the reset. KEYS: learned, tat. ARGV:
-/// spacing µs, µs until the reset, base spacing µs, none left (1/0).
-/// Returns 1 when the schedule was pulled back for a faster pace.
+/// Gives back an unused turn. KEYS: tat, freed, epoch, pause. ARGV: the
+/// turn's instant, tat after it, step, epoch, reused (1/0).
+const GIVE_BACK: &str = include_str!("scripts/give_back.lua");
+
+/// Keeps a learned spacing until the reset. KEYS: learned, tat, epoch,
+/// freed. ARGV: spacing µs, µs until the reset, base spacing µs, none left
+/// (1/0), the channel to publish a pulled-back schedule's epoch on.
+/// Returns the epoch in force.
 const LEARN: &str = include_str!("scripts/learn.lua");
 
 /// The µs left of the shared pause. KEYS: pause.
@@ -66,6 +76,12 @@ struct Keys {
     tat: String,
     pause: String,
     learned: String,
+    /// Turns given back, not yet handed out again (a sorted set).
+    freed: String,
+    /// The schedule's epoch: the Redis time it was last pulled back.
+    epoch: String,
+    /// The pub/sub channel a pulled-back schedule's epoch is published on.
+    rebuilt: String,
     holders: String,
     queue: String,
     queue_expiry: String,
@@ -79,6 +95,9 @@ impl Keys {
             tat: k("tat"),
             pause: k("pause"),
             learned: k("learned"),
+            freed: k("freed"),
+            epoch: k("epoch"),
+            rebuilt: k("rebuilt"),
             holders: k("holders"),
             queue: k("queue"),
             queue_expiry: k("queue_expiry"),
@@ -89,6 +108,7 @@ impl Keys {
 
 struct Scripts {
     reserve: Script,
+    give_back: Script,
     learn: Script,
     pause_left: Script,
     pause: Script,
@@ -118,9 +138,13 @@ pub(crate) struct Shared {
     parallelism: usize,
     /// The rate limit while degraded: the pace shared by `processes`.
     local_rate: RateLimiter,
-    /// Wakes this process's waiting turns when a faster learned pace
-    /// pulled the shared schedule back: they reserve again.
-    rebuilt: Notify,
+    /// The latest epoch of the shared schedule this process has seen (from
+    /// its own reservations and learning, and from the other processes'
+    /// announcements): a waiting turn of an older epoch reserves again.
+    epoch: watch::Sender<u64>,
+    /// The task that listens for other processes' announcements of a
+    /// pulled-back schedule (started by the first turn, with learning on).
+    listener: Mutex<Option<JoinHandle<()>>>,
     /// The concurrency limit while degraded: `parallelism / processes`.
     local_slots: Arc<Semaphore>,
     health: Mutex<Health>,
@@ -202,6 +226,7 @@ impl Shared {
             keys: Keys::new(&config.prefix),
             scripts: Scripts {
                 reserve: Script::new(RESERVE),
+                give_back: Script::new(GIVE_BACK),
                 learn: Script::new(LEARN),
                 pause_left: Script::new(PAUSE_LEFT),
                 pause: Script::new(PAUSE),
@@ -213,7 +238,8 @@ impl Shared {
             burst: burst.max(1),
             parallelism,
             local_rate: RateLimiter::with_pace(pace.shared_by(n), burst),
-            rebuilt: Notify::new(),
+            epoch: watch::Sender::new(0),
+            listener: Mutex::new(None),
             local_slots: Arc::new(Semaphore::new((parallelism / n as usize).max(1))),
             health: Mutex::new(Health {
                 degraded: false,
@@ -310,6 +336,8 @@ impl Shared {
         let mut inv = self.scripts.reserve.key(&self.keys.tat);
         inv.key(&self.keys.pause)
             .key(&self.keys.learned)
+            .key(&self.keys.freed)
+            .key(&self.keys.epoch)
             .arg(micros(self.pace.base))
             .arg(micros(self.pace.floor))
             .arg(self.burst - 1)
@@ -317,30 +345,90 @@ impl Shared {
         inv
     }
 
+    /// Reserves one turn of the shared schedule.
+    async fn reserve_turn(&self) -> Result<Turn, SharedError> {
+        let reply: Vec<i64> = self.run(self.reserve()).await?;
+        let turn = Turn::from_reply(&reply)
+            .ok_or_else(|| SharedError::Reply(format!("reserve: {reply:?}")))?;
+        self.saw_epoch(turn.epoch);
+        Ok(turn)
+    }
+
+    /// Notes an epoch of the shared schedule seen in a reply or an
+    /// announcement; a newer one wakes this process's waiting turns of
+    /// older epochs.
+    fn saw_epoch(&self, epoch: u64) {
+        self.epoch.send_if_modified(|seen| {
+            let newer = epoch > *seen;
+            if newer {
+                *seen = epoch;
+            }
+            newer
+        });
+    }
+
+    /// Starts, once, the task that listens for other processes'
+    /// announcements of a pulled-back schedule (learning only: without it
+    /// the schedule is never pulled back).
+    fn listen(self: &Arc<Self>) {
+        if !self.pace.learn {
+            return;
+        }
+        let mut listener = self.listener.lock().unwrap_or_else(|p| p.into_inner());
+        if listener.is_some() {
+            return;
+        }
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            *listener = Some(rt.spawn(listen(Arc::downgrade(self))));
+        }
+    }
+
     /// Waits for this request's turn of the shared schedule (or, degraded,
-    /// of the local one); returns how long it waited. Cancel-safe.
-    pub(crate) async fn acquire_turn(&self) -> Duration {
+    /// of the local one); returns how long it waited. Cancel-safe: a wait
+    /// dropped before its turn gives the turn back (in the background), as
+    /// the local limiter does; a turn of a schedule another process has
+    /// since pulled back for a faster learned pace is reserved again.
+    pub(crate) async fn acquire_turn(self: &Arc<Self>) -> Duration {
         let began = Instant::now();
+        self.listen();
         loop {
             if !self.try_redis() {
                 self.local_rate.acquire().await;
                 return began.elapsed();
             }
-            let mut rebuilt = std::pin::pin!(self.rebuilt.notified());
-            rebuilt.as_mut().enable();
-            let wait: u64 = match self.run(self.reserve()).await {
-                Ok(w) => w,
+            // Subscribed before the reservation: an epoch announced after
+            // it is seen.
+            let mut epochs = self.epoch.subscribe();
+            let turn = match self.reserve_turn().await {
+                Ok(t) => t,
                 Err(_) => continue, // degraded now: the next loop goes local
             };
-            if wait == 0 {
+            if turn.wait == 0 {
                 return began.elapsed();
             }
-            let slept = std::pin::pin!(sleep(Duration::from_micros(wait)));
-            if let futures::future::Either::Right(_) = futures::future::select(slept, rebuilt).await
-            {
-                // A faster pace pulled the schedule back: reserve again.
+            let mut pending = PendingTurn {
+                shared: Arc::clone(self),
+                turn,
+                armed: true,
+            };
+            let slept = pin!(sleep(Duration::from_micros(turn.wait)));
+            let rebuilt = pin!(async {
+                loop {
+                    if epochs.changed().await.is_err() {
+                        // The sender lives as long as `self`: never.
+                        std::future::pending::<()>().await;
+                    }
+                    if *epochs.borrow_and_update() > turn.epoch {
+                        return;
+                    }
+                }
+            });
+            if let Either::Right(_) = select(slept, rebuilt).await {
+                // A faster pace pulled the schedule back: reserve again
+                // (the old turn is given back, and dropped by Redis).
                 continue;
             }
+            pending.armed = false;
             // Another process may have been throttled while we slept.
             // If Redis went away meanwhile, our turn still came from
             // Redis: take it (0 = no pause left).
@@ -354,6 +442,35 @@ impl Shared {
         }
     }
 
+    /// Gives `turn` back, in the background (from `Drop`); without a
+    /// runtime, or when Redis does not answer, the turn is lost (capacity
+    /// lost, never a turn handed to two requests).
+    fn give_back_later(self: &Arc<Self>, turn: Turn) {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let shared = Arc::clone(self);
+        rt.spawn(async move {
+            let _ = shared.give_back(turn).await;
+        });
+    }
+
+    /// Gives `turn` back: 1 when the schedule moved back a step, 2 when the
+    /// turn was kept for the next reservation, 0 when it was dropped (its
+    /// schedule was pulled back, or its instant has passed).
+    async fn give_back(&self, turn: Turn) -> Result<u8, SharedError> {
+        let mut inv = self.scripts.give_back.key(&self.keys.tat);
+        inv.key(&self.keys.freed)
+            .key(&self.keys.epoch)
+            .key(&self.keys.pause)
+            .arg(turn.at)
+            .arg(turn.tat_after)
+            .arg(turn.step)
+            .arg(turn.epoch)
+            .arg(u8::from(turn.reused));
+        self.run(inv).await
+    }
+
     /// Learns the pace from a reply's reading: the local fallback's, and,
     /// with learning on, the one kept in Redis for every process until the
     /// reset.
@@ -365,12 +482,15 @@ impl Shared {
         if self.try_redis() {
             let mut inv = self.scripts.learn.key(&self.keys.learned);
             inv.key(&self.keys.tat)
+                .key(&self.keys.epoch)
+                .key(&self.keys.freed)
                 .arg(micros(spacing))
                 .arg(micros(reading.until.min(MAX_THROTTLE_PAUSE)))
                 .arg(micros(self.pace.base))
-                .arg(u8::from(reading.remaining == 0));
-            if let Ok(1) = self.run::<u8>(inv).await {
-                self.rebuilt.notify_waiters();
+                .arg(u8::from(reading.remaining == 0))
+                .arg(&self.keys.rebuilt);
+            if let Ok(epoch) = self.run::<u64>(inv).await {
+                self.saw_epoch(epoch);
             }
         }
     }
@@ -452,6 +572,109 @@ impl Shared {
                 let _: Result<u8, _> = shared.run(inv).await;
             });
         }
+    }
+}
+
+/// One reserved turn of the shared schedule (the reservation script's
+/// reply).
+#[derive(Clone, Copy, Debug)]
+struct Turn {
+    /// µs from the reservation to the turn.
+    wait: u64,
+    /// The turn's instant, µs of Redis time.
+    at: u64,
+    /// The schedule's tat right after the reservation.
+    tat_after: u64,
+    /// The spacing the reservation moved the schedule by, µs.
+    step: u64,
+    /// The schedule it belongs to.
+    epoch: u64,
+    /// A turn given back before, handed out again.
+    reused: bool,
+}
+
+impl Turn {
+    /// Reads `{wait, at, tat_after, step, epoch, reused}`.
+    fn from_reply(reply: &[i64]) -> Option<Self> {
+        let n = |i: usize| reply.get(i).map(|v| u64::try_from(*v).unwrap_or(0));
+        Some(Self {
+            wait: n(0)?,
+            at: n(1)?,
+            tat_after: n(2)?,
+            step: n(3)?,
+            epoch: n(4)?,
+            reused: n(5)? == 1,
+        })
+    }
+}
+
+/// A reserved turn not yet reached; dropping it armed gives it back.
+struct PendingTurn {
+    shared: Arc<Shared>,
+    turn: Turn,
+    armed: bool,
+}
+
+impl Drop for PendingTurn {
+    fn drop(&mut self) {
+        if self.armed {
+            self.shared.give_back_later(self.turn);
+        }
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        if let Some(l) = self
+            .listener
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+        {
+            l.abort();
+        }
+    }
+}
+
+/// Listens for the epochs other processes publish when a faster learned
+/// pace pulled the shared schedule back, and wakes this process's waiting
+/// turns of older epochs; reconnects after a failure every retry interval.
+/// Holds the backend weakly; the backend aborts it when dropped.
+async fn listen(shared: Weak<Shared>) {
+    loop {
+        let Some((client, channel, t, retry)) = shared.upgrade().map(|s| {
+            (
+                s.client.clone(),
+                s.keys.rebuilt.clone(),
+                s.config.timeout,
+                s.config.retry_interval,
+            )
+        }) else {
+            return;
+        };
+        let subscribed = timeout(t, async {
+            let mut ps = client.get_async_pubsub().await?;
+            ps.subscribe(&channel).await?;
+            Ok::<_, redis::RedisError>(ps)
+        })
+        .await;
+        match subscribed {
+            Ok(Ok(ps)) => {
+                let mut messages = ps.into_on_message();
+                while let Some(m) = messages.next().await {
+                    let Some(s) = shared.upgrade() else {
+                        return;
+                    };
+                    if let Ok(epoch) = m.get_payload::<u64>() {
+                        s.saw_epoch(epoch);
+                    }
+                }
+                debug!("shared limits: the announcements' subscription ended");
+            }
+            Ok(Err(e)) => debug!(error = %e, "shared limits: cannot subscribe to announcements"),
+            Err(_) => debug!("shared limits: subscribing to announcements timed out"),
+        }
+        sleep(retry).await;
     }
 }
 

@@ -24,7 +24,13 @@
 //!
 //! - **Rate.** GCRA: each request reserves the next instant of one shared
 //!   schedule (`{prefix}:tat`), in the order the reservations reach Redis,
-//!   and sleeps until then.
+//!   and sleeps until then. A wait dropped before its turn (a cancelled or
+//!   timed-out call) gives the turn back, as the local limiter does: the
+//!   schedule moves back a step when it was the last turn reserved, else
+//!   the instant is kept (`{prefix}:freed`) for the next reservation, so
+//!   no instant goes to two requests. The give-back runs in the
+//!   background after the drop; one that does not reach Redis loses the
+//!   turn (capacity lost, never a request above the rate).
 //! - **Concurrency.** A semaphore of leases: holders in a sorted set
 //!   (`{prefix}:holders`) scored by lease expiry, renewed every third of
 //!   the lease while held and removed on release; waiters queue in arrival
@@ -39,12 +45,18 @@
 //!   server's one budget together, each taking turns from it, rather than
 //!   each spending all of it; a process that has seen no reply yet paces by
 //!   what another learned. A learned spacing much faster than the one in
-//!   force pulls the schedule back, and the learning process's waiting
-//!   turns reserve again; other processes' turns already waiting keep
-//!   their (later) instants, so a few requests may go late, or, at most one
-//!   per waiting turn, above the pace, once. `Remaining: 0` moves the
-//!   schedule to the reset. While degraded, each process learns locally
-//!   and spends `1/processes` of the budget.
+//!   force pulls the schedule back and starts a new epoch of it
+//!   (`{prefix}:epoch`, the Redis time of the pull), published on the
+//!   channel `{prefix}:rebuilt`; every learning process listens there (one
+//!   subscription per client, reconnected every retry interval after a
+//!   failure), and its waiting turns of an older epoch reserve again, in
+//!   the learning process at once and in the others as soon as the
+//!   announcement arrives. A turn that misses the announcement (the
+//!   subscription was down) keeps its instant, which the new epoch may
+//!   hand out again: at most one request per such turn above the pace,
+//!   once. `Remaining: 0` moves the schedule to the reset. While
+//!   degraded, each process learns locally and spends `1/processes` of the
+//!   budget.
 //! - **Throttling.** A 429 (or 503 with `Retry-After`) seen by any process
 //!   sets `{prefix}:pause` to the pause's end; every process's next turn
 //!   waits for it.

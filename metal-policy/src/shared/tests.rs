@@ -97,7 +97,7 @@ fn backend(url: &str, spacing: Duration, burst: u32, parallelism: usize) -> Arc<
 }
 
 async fn reserve(s: &Shared) -> Duration {
-    Duration::from_micros(s.run::<u64>(s.reserve()).await.unwrap())
+    Duration::from_micros(s.reserve_turn().await.unwrap().wait)
 }
 
 async fn acquire(s: &Shared, id: &str, wttl: Duration) -> bool {
@@ -372,4 +372,85 @@ async fn none_remaining_holds_every_process_until_the_reset() {
     let took = t0.elapsed();
     assert!(took >= Duration::from_millis(550), "{took:?}");
     assert!(took < Duration::from_millis(1500), "{took:?}");
+}
+
+#[tokio::test]
+async fn a_dropped_wait_gives_its_shared_turn_back() {
+    let Some(r) = test_redis("a_dropped_wait_gives_its_shared_turn_back").await else {
+        return;
+    };
+    let s = backend(&r.url, Duration::from_millis(400), 1, 1);
+    let t0 = Instant::now();
+    s.acquire_turn().await; // the next turn is 400 ms away
+    for _ in 0..4 {
+        // Each wait is dropped after 50 ms, before its turn.
+        let dropped = tokio::time::timeout(Duration::from_millis(50), s.acquire_turn()).await;
+        assert!(dropped.is_err());
+        // The give-back runs in the background.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    s.acquire_turn().await;
+    let took = t0.elapsed();
+    // At 400 ms, not behind four burnt turns (2 s).
+    assert!(took >= Duration::from_millis(390), "{took:?}");
+    assert!(took < Duration::from_millis(1200), "{took:?}");
+}
+
+#[tokio::test]
+async fn a_shared_turn_given_back_twice_is_never_handed_to_two_requests() {
+    let Some(r) =
+        test_redis("a_shared_turn_given_back_twice_is_never_handed_to_two_requests").await
+    else {
+        return;
+    };
+    let s = backend(&r.url, Duration::from_secs(10), 1, 1);
+    let first = s.reserve_turn().await.unwrap(); // now
+    let a = s.reserve_turn().await.unwrap(); // +10 s
+    let b = s.reserve_turn().await.unwrap(); // +20 s
+    assert_eq!((a.at - first.at, b.at - first.at), (10_000_000, 20_000_000));
+    // A is dropped while B waits: A's instant is kept.
+    assert_eq!(s.give_back(a).await.unwrap(), 2);
+    // C is handed A's instant, and is dropped too: kept again, not a step
+    // back of the schedule (which would hand out B's instant).
+    let c = s.reserve_turn().await.unwrap();
+    assert_eq!((c.at, c.reused), (a.at, true));
+    assert_eq!(s.give_back(c).await.unwrap(), 2);
+    let d = s.reserve_turn().await.unwrap();
+    let e = s.reserve_turn().await.unwrap();
+    assert_eq!(d.at, a.at);
+    assert_eq!(e.at - first.at, 30_000_000, "not B's instant");
+    // The last turn reserved, given back, moves the schedule back a step.
+    assert_eq!(s.give_back(e).await.unwrap(), 1);
+    assert_eq!(s.reserve_turn().await.unwrap().at, e.at);
+}
+
+#[tokio::test]
+async fn a_faster_pace_learned_by_another_process_reschedules_waiting_turns() {
+    let Some(r) =
+        test_redis("a_faster_pace_learned_by_another_process_reschedules_waiting_turns").await
+    else {
+        return;
+    };
+    let p = learning_processes(&r.url, 2);
+    let t0 = Instant::now();
+    p[1].acquire_turn().await;
+    // Process 1's next turn is 2 s away at the default spacing.
+    let waiting = tokio::spawn({
+        let p1 = Arc::clone(&p[1]);
+        async move {
+            p1.acquire_turn().await;
+            t0.elapsed()
+        }
+    });
+    // Let process 1 subscribe to the announcements.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Process 0 learns: 100 left in the next 10 s, 100 ms apart.
+    p[0].learn(Reading {
+        remaining: 100,
+        until: Duration::from_secs(10),
+    })
+    .await;
+    let took = waiting.await.unwrap();
+    assert!(took < Duration::from_millis(1000), "{took:?}");
+    assert!(p.iter().all(|s| !s.degraded()));
 }

@@ -1,9 +1,13 @@
 -- Keeps the spacing learned from a reply's rate-limit headers until the
--- reset. KEYS: learned, tat. ARGV: spacing µs, µs until the reset, base
--- spacing µs, none left (1 or 0). A spacing much faster (by more than a
--- quarter) than the one in force pulls the schedule back to it, so the
--- turns of the slower pace are not waited out; none left moves the
--- schedule to the reset. Returns 1 when the schedule was pulled back.
+-- reset. KEYS: learned, tat, epoch, freed. ARGV: spacing µs, µs until the
+-- reset, base spacing µs, none left (1 or 0), the channel to announce a
+-- pulled-back schedule on. A spacing much faster (by more than a quarter)
+-- than the one in force pulls the schedule back to it, so the turns of the
+-- slower pace are not waited out: the epoch becomes the Redis time of the
+-- pull (so it only grows, even across a Redis restart), the freed turns of
+-- the old schedule are forgotten, and the new epoch is published on the
+-- channel, for every process's waiting turns to reserve again. None left
+-- moves the schedule to the reset. Returns the epoch in force.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local spacing, untl = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -11,15 +15,18 @@ local before = tonumber(redis.call('GET', KEYS[1]) or ARGV[3])
 local ttl = math.max(math.floor(untl / 1000), 1)
 redis.call('SET', KEYS[1], string.format('%.0f', spacing), 'PX', ttl)
 local tat = tonumber(redis.call('GET', KEYS[2]) or '0')
-local pulled = 0
+local epoch = tonumber(redis.call('GET', KEYS[3]) or '0')
 local want = tat
 if spacing * 4 < before * 3 and tat > now + spacing then
   want = now + spacing
-  pulled = 1
+  epoch = math.max(now, epoch + 1)
+  redis.call('SET', KEYS[3], string.format('%.0f', epoch), 'PX', 86400000)
+  redis.call('DEL', KEYS[4])
+  redis.call('PUBLISH', ARGV[5], string.format('%.0f', epoch))
 end
 if ARGV[4] == '1' then want = math.max(want, now + untl) end
 if want ~= tat then
   redis.call('SET', KEYS[2], string.format('%.0f', want), 'PX',
     math.floor(math.max(want - now, 0) / 1000) + 1000)
 end
-return pulled
+return epoch
