@@ -26,7 +26,10 @@
 //! - [`server`]: the router on a TCP listener ([`bind`], [`serve`],
 //!   [`ServerHandle`]).
 //! - [`render`]: `include`/`exclude`, href stubs, pagination.
-//! - [`faults`]: [`Fault`] (scripted) and [`RandomFaults`] (seeded).
+//! - [`faults`]: [`Fault`] (scripted) and [`RandomFaults`] (seeded); which
+//!   devices fail to provision ([`FailProvisioning`], [`RandomFailures`]).
+//! - [`fidelity`]: how the fake's device lifecycle follows the real API's,
+//!   the evidence for each behaviour, and what is configurable.
 //! - [`state`]: the call log and counters ([`Snapshot`]).
 //!
 //! # In-process
@@ -102,6 +105,7 @@
 pub mod call;
 pub mod fake;
 pub mod faults;
+pub mod fidelity;
 mod handlers;
 mod in_process;
 pub mod model;
@@ -114,7 +118,7 @@ pub mod state;
 
 pub use call::{ApiError, Call, Reply};
 pub use fake::{Fake, FakeBuilder, DEFAULT_TOKEN, IN_PROCESS_BASE_URL};
-pub use faults::{Fault, FaultKind, RandomFaults};
+pub use faults::{FailProvisioning, Fault, FaultKind, RandomFailures, RandomFaults};
 pub use model::{Timings, WorldCounts};
 pub use router::{
     RecordedReply, ServerConfig, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT,
