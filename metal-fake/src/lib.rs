@@ -100,7 +100,8 @@
 //! API when `METAL_AUTH_TOKEN`, `METAL_PROJECT` and `METAL_RESERVATION` (a
 //! provisionable reservation the suite may provision, reboot, power-cycle
 //! and delete; optional `METAL_API_URL`, `METAL_OS`) are set; otherwise it
-//! prints that the real run is skipped.
+//! prints that the real run is skipped. `tests/lifecycle.rs` runs the
+//! lifecycle scenarios of [`fidelity`] in-process and over HTTP.
 
 pub mod call;
 pub mod fake;

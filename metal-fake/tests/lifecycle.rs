@@ -195,7 +195,11 @@ async fn raw(t: &Target, method: Method, path: &str, body: Option<Value>) -> (u1
 }
 
 /// The API's refusal `status` with exactly `message`, or why not.
-fn refused(result: Result<impl std::fmt::Debug, Error>, status: u16, message: &str) -> Result<(), String> {
+fn refused(
+    result: Result<impl std::fmt::Debug, Error>,
+    status: u16,
+    message: &str,
+) -> Result<(), String> {
     match result {
         Err(Error::Rejected {
             status: s,
@@ -264,7 +268,11 @@ async fn wait_refused(t: &Target, id: Uuid, status: u16) -> Result<Vec<String>, 
 async fn delete_while_provisioning(t: &Target) -> Result<String, String> {
     let (id, _) = create(t, "life-delete").await?;
     let refusal = t.metal.delete_device(id).await;
-    refused(refusal, 422, "Cannot delete a device while it is provisioning")?;
+    refused(
+        refusal,
+        422,
+        "Cannot delete a device while it is provisioning",
+    )?;
     let state = device(t, id).await?.state;
     if !matches!(state.as_deref(), Some("queued" | "provisioning")) {
         return Err(format!("after the refusal: {state:?}"));
@@ -345,7 +353,9 @@ async fn failed_leaves_project(t: &Target) -> Result<String, String> {
 async fn device_fields(t: &Target) -> Result<String, String> {
     let key = |label: &str, body: &str| types::SshKeyCreateInput {
         instances_ids: vec![],
-        key: Some(format!("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA{body} {label}")),
+        key: Some(format!(
+            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA{body} {label}"
+        )),
         label: Some(label.into()),
         tags: vec![],
     };
@@ -386,8 +396,14 @@ async fn device_fields(t: &Target) -> Result<String, String> {
         ("userdata", d["userdata"] == ""),
         ("locked", d["locked"] == false),
         ("user", d["user"] == "root"),
-        ("switch_uuid", d["switch_uuid"].as_str().is_some_and(|s| !s.is_empty())),
-        ("provisioning_percentage", d["provisioning_percentage"] == 0.0),
+        (
+            "switch_uuid",
+            d["switch_uuid"].as_str().is_some_and(|s| !s.is_empty()),
+        ),
+        (
+            "provisioning_percentage",
+            d["provisioning_percentage"] == 0.0,
+        ),
         (
             "network_ports",
             d["network_ports"].as_array().map(Vec::len) == Some(3),
@@ -397,7 +413,10 @@ async fn device_fields(t: &Target) -> Result<String, String> {
     if let Some((field, _)) = checks.iter().find(|(_, ok)| !ok) {
         return Err(format!("created device's {field}: {d}"));
     }
-    let id: Uuid = d["id"].as_str().and_then(|s| s.parse().ok()).ok_or("no id")?;
+    let id: Uuid = d["id"]
+        .as_str()
+        .and_then(|s| s.parse().ok())
+        .ok_or("no id")?;
 
     wait_state(t, id, "active").await?;
     let active = device(t, id).await?;
@@ -406,7 +425,13 @@ async fn device_fields(t: &Target) -> Result<String, String> {
         .iter()
         .map(|a| (a.address_family, a.public))
         .collect();
-    if families != [(Some(4), Some(true)), (Some(6), Some(true)), (Some(4), Some(false))] {
+    if families
+        != [
+            (Some(4), Some(true)),
+            (Some(6), Some(true)),
+            (Some(4), Some(false)),
+        ]
+    {
         return Err(format!("active device's addresses: {families:?}"));
     }
     if active.provisioning_percentage != Some(100.0) || active.updated_at <= active.created_at {
@@ -507,7 +532,9 @@ async fn release_and_stale_list(t: &Target) -> Result<String, String> {
     // delete and lasts longer than deprovisioning.
     let res = t.metal.get_reservation(r).await.map_err(err)?;
     if res.provisionable != Some(false) {
-        return Err(format!("provisionable as soon as the device is gone: {res:?}"));
+        return Err(format!(
+            "provisionable as soon as the device is gone: {res:?}"
+        ));
     }
     wait_provisionable(t, r).await?;
     let released = Instant::now();
@@ -533,7 +560,12 @@ async fn release_and_stale_list(t: &Target) -> Result<String, String> {
     }
     let stale = fake.timings().stale_reservation_list;
     if Instant::now() - deleted < release + stale {
-        return Err(format!("the list agreed after {:?}", Instant::now() - deleted));
+        return Err(format!(
+            "the list agreed after {:?}",
+            Instant::now() - deleted
+        ));
     }
-    Ok(Scenario::ReleaseTakesMinutesAndListsMayBeStale.expected().into())
+    Ok(Scenario::ReleaseTakesMinutesAndListsMayBeStale
+        .expected()
+        .into())
 }

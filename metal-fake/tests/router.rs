@@ -266,7 +266,11 @@ async fn a_method_the_path_does_not_serve_is_405_with_allow() {
     let mut methods: Vec<&str> = allow.split(',').map(str::trim).collect();
     methods.sort_unstable();
     // PATCH as packngo sends it for lock and unlock (`ALSO_PATCH`).
-    assert_eq!(methods, ["DELETE", "GET", "HEAD", "PATCH", "PUT"], "{allow}");
+    assert_eq!(
+        methods,
+        ["DELETE", "GET", "HEAD", "PATCH", "PUT"],
+        "{allow}"
+    );
     assert!(body["errors"][0].is_string(), "{body}");
     // The gate still comes first: no token, 401.
     let (status, _, _) = raw(&fake, "POST", &path, None, None).await;

@@ -15,7 +15,8 @@ use crate::call::ApiError;
 use crate::faults::FailProvisioning;
 
 /// The API's refusal to delete a device that is not yet provisioned.
-pub(super) const DELETE_WHILE_PROVISIONING: &str = "Cannot delete a device while it is provisioning";
+pub(super) const DELETE_WHILE_PROVISIONING: &str =
+    "Cannot delete a device while it is provisioning";
 /// The API's refusal to delete a locked device.
 pub(super) const DELETE_LOCKED: &str = "Cannot delete a locked item";
 /// The refusal to reinstall a locked device (in the style of the delete's).
@@ -426,7 +427,9 @@ impl World {
     pub(super) fn listed_stale(&self, reservation: Uuid, now: Instant) -> bool {
         let window = self.timings.stale_reservation_list;
         self.reservations.get(&reservation).is_some_and(|r| {
-            r.device.is_none() && r.released_at.is_some_and(|at| at <= now && now < at + window)
+            r.device.is_none()
+                && r.released_at
+                    .is_some_and(|at| at <= now && now < at + window)
         })
     }
 
@@ -523,7 +526,10 @@ impl World {
             return Err(ApiError::unprocessable("Project not found"));
         }
         let holder = self.reservations.get(&id).and_then(|r| r.device);
-        if holder.and_then(|d| self.devices.get(&d)).is_some_and(|d| d.locked) {
+        if holder
+            .and_then(|d| self.devices.get(&d))
+            .is_some_and(|d| d.locked)
+        {
             return Err(ApiError::unprocessable(MOVE_LOCKED));
         }
         let rec = self

@@ -9,8 +9,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::records::{
-    last_change, provisioning_percentage, state_of, DeviceRec, KeyOwner, ReservationRec,
-    SshKeyRec,
+    last_change, provisioning_percentage, state_of, DeviceRec, KeyOwner, ReservationRec, SshKeyRec,
 };
 use super::world::World;
 use crate::call::ApiError;
@@ -228,7 +227,13 @@ impl World {
         let made = self.wall(d.created);
         [
             (4u8, true, public4, 31, "255.255.255.254"),
-            (6, true, public6, 127, "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe"),
+            (
+                6,
+                true,
+                public6,
+                127,
+                "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe",
+            ),
             (4, false, private4, 31, "255.255.255.254"),
         ]
         .into_iter()
@@ -339,7 +344,9 @@ pub(super) fn device_json(device: &types::Device) -> Result<Value, ApiError> {
 
 /// A reservation as the API sends it (an included device filled as
 /// [`device_json`] fills it).
-pub(super) fn reservation_json(reservation: &types::HardwareReservation) -> Result<Value, ApiError> {
+pub(super) fn reservation_json(
+    reservation: &types::HardwareReservation,
+) -> Result<Value, ApiError> {
     let mut v = to_value(reservation)?;
     fill_reservation(&mut v);
     Ok(v)

@@ -59,7 +59,7 @@ pub(crate) fn router(shared: Arc<Shared>, config: ServerConfig) -> (Router, Reco
                     body,
                 )
             };
-            methods = methods.on(filter(op, method.clone()), handler.clone());
+            methods = methods.on(filter(op, method.clone()), handler);
             // A client's PATCH where the spec says PUT (see ALSO_PATCH).
             if ALSO_PATCH.iter().any(|also| also.id == op.id) {
                 routes
