@@ -171,6 +171,20 @@ fn against(server: &ServerHandle, fake: &Fake, args: &[&str]) -> Command {
     c
 }
 
+/// Runs the example for `devices` devices against `fake` served over HTTP
+/// (10 ms between requests), then stops the server.
+async fn run_served(fake: &Fake, devices: &str) -> Output {
+    let server = serve(fake).await;
+    let out = run_async(against(
+        &server,
+        fake,
+        &["--devices", devices, "--api-rate", "10ms"],
+    ))
+    .await;
+    server.shutdown().await;
+    out
+}
+
 // ------------------------------------------------------------ exit codes
 
 #[test]
@@ -220,13 +234,7 @@ async fn a_failed_device_is_replaced_and_the_run_exits_zero() {
     let fake = fake(3)
         .fail_provisioning(FailProvisioning::Hostname("provision-1".into()))
         .build();
-    let server = serve(&fake).await;
-    let out = run_async(against(
-        &server,
-        &fake,
-        &["--devices", "2", "--api-rate", "10ms"],
-    ))
-    .await;
+    let out = run_served(&fake, "2").await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     let line = summary(&out);
     assert!(line.starts_with("provisioned 2/2 devices"), "{line}");
@@ -236,7 +244,6 @@ async fn a_failed_device_is_replaced_and_the_run_exits_zero() {
         "{}",
         text(&out.stderr)
     );
-    server.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -246,19 +253,12 @@ async fn failures_that_leave_a_device_short_are_exit_code_1() {
     let fake = fake(2)
         .fail_provisioning(FailProvisioning::NthCreate(1))
         .build();
-    let server = serve(&fake).await;
-    let out = run_async(against(
-        &server,
-        &fake,
-        &["--devices", "2", "--api-rate", "10ms"],
-    ))
-    .await;
+    let out = run_served(&fake, "2").await;
     assert_eq!(
         the_error(&out, 1),
         "error: only 1 of 2 devices became active"
     );
     assert!(summary(&out).ends_with(", 1 failed"));
-    server.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -268,18 +268,11 @@ async fn fewer_devices_active_than_asked_is_exit_code_1() {
     let fake = fake(2)
         .fault(Fault::on("createDevice", FaultKind::Competitor).nth(1))
         .build();
-    let server = serve(&fake).await;
-    let out = run_async(against(
-        &server,
-        &fake,
-        &["--devices", "2", "--api-rate", "10ms"],
-    ))
-    .await;
+    let out = run_served(&fake, "2").await;
     let error = the_error(&out, 1);
     assert_eq!(error, "error: only 1 of 2 devices became active");
     assert!(summary(&out).starts_with("provisioned 1/2 devices"));
     assert!(text(&out.stderr).contains("warning: no provisionable hardware reservation left"));
-    server.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -287,16 +280,9 @@ async fn no_device_active_is_exit_code_1() {
     let fake = fake(2)
         .fault(Fault::on("createDevice", FaultKind::Competitor).times(2))
         .build();
-    let server = serve(&fake).await;
-    let out = run_async(against(
-        &server,
-        &fake,
-        &["--devices", "2", "--api-rate", "10ms"],
-    ))
-    .await;
+    let out = run_served(&fake, "2").await;
     assert_eq!(the_error(&out, 1), "error: no device became active (0/2)");
     assert!(summary(&out).starts_with("provisioned 0/2 devices"));
-    server.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -361,13 +347,7 @@ async fn duplicates_or_lost_devices_in_the_audit_are_exit_code_1() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn more_devices_than_free_reservations_is_refused_before_creating_any() {
     let fake = fake(2).build();
-    let server = serve(&fake).await;
-    let out = run_async(against(
-        &server,
-        &fake,
-        &["--devices", "3", "--api-rate", "10ms"],
-    ))
-    .await;
+    let out = run_served(&fake, "3").await;
     assert_eq!(
         the_error(&out, 1),
         format!(
@@ -377,7 +357,6 @@ async fn more_devices_than_free_reservations_is_refused_before_creating_any() {
         )
     );
     assert!(fake.devices().is_empty());
-    server.shutdown().await;
 }
 
 // ------------------------------------------------------------ flags
