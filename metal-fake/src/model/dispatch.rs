@@ -67,7 +67,7 @@ pub(crate) static MODELLED: &[(&Operation, Prepare)] = &[
 /// sends it there though the spec says `PUT`: packngo's `Devices.Lock` and
 /// `Unlock` (`PATCH /devices/{id}` with `{"locked": ...}`) and
 /// `SSHKeys.Update` (`PATCH /ssh-keys/{id}`). The spec has no `PATCH` on
-/// either path; equinix-sdk-go and metal-cli send `PUT`.
+/// either path, so equinix-sdk-go's generated client sends `PUT`.
 pub(crate) static ALSO_PATCH: &[&Operation] = &[&op::UPDATE_DEVICE, &op::UPDATE_SSH_KEY];
 
 /// A change that contests no reservation.
