@@ -12,7 +12,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::call::{ApiError, Call, Reply};
-use crate::faults::{Fault, FaultPlan, RandomFaults};
+use crate::faults::{FailProvisioning, Fault, FaultPlan, RandomFailures, RandomFaults};
 use crate::handlers::Handlers;
 use crate::model::{Timings, World, WorldSpec};
 use crate::router::{self, ServerConfig};
@@ -51,6 +51,8 @@ pub struct FakeBuilder {
     timings: Timings,
     faults: Vec<Fault>,
     random: Option<RandomFaults>,
+    failures: Vec<FailProvisioning>,
+    random_failures: Option<RandomFailures>,
     token: String,
     handlers: Handlers,
     rate_limit: Option<u32>,
@@ -67,6 +69,8 @@ impl Default for FakeBuilder {
             timings: Timings::default(),
             faults: Vec::new(),
             random: None,
+            failures: Vec::new(),
+            random_failures: None,
             token: DEFAULT_TOKEN.to_string(),
             handlers: Handlers::default(),
             rate_limit: None,
@@ -121,6 +125,52 @@ impl FakeBuilder {
     /// The lifecycle timings.
     pub fn timings(mut self, timings: Timings) -> Self {
         self.timings = timings;
+        self
+    }
+
+    /// How long after a delete the device's reservation is provisionable
+    /// again (default 4 minutes, the real API's order of magnitude); the
+    /// same as setting [`Timings::reservation_release`], so give it after
+    /// [`FakeBuilder::timings`].
+    ///
+    /// ```
+    /// let fake = metal_fake::Fake::builder()
+    ///     .reservation_release(std::time::Duration::from_millis(100))
+    ///     .build();
+    /// # drop(fake);
+    /// ```
+    pub fn reservation_release(mut self, after: std::time::Duration) -> Self {
+        self.timings.reservation_release = after;
+        self
+    }
+
+    /// The stale-read mode: for `window` after a reservation's release, the
+    /// project's reservation list still shows it as not provisionable while
+    /// reading the reservation itself says it is (default: off). The same
+    /// as setting [`Timings::stale_reservation_list`]; give it after
+    /// [`FakeBuilder::timings`].
+    pub fn stale_reservation_list(mut self, window: std::time::Duration) -> Self {
+        self.timings.stale_reservation_list = window;
+        self
+    }
+
+    /// A device whose provisioning will fail (it ends `failed`), named by
+    /// hostname or by its place among the creates.
+    pub fn fail_provisioning(mut self, fail: FailProvisioning) -> Self {
+        self.failures.push(fail);
+        self
+    }
+
+    /// Provisioning failures drawn at random from a seeded generator.
+    ///
+    /// ```
+    /// let fake = metal_fake::Fake::builder()
+    ///     .random_provisioning_failures(metal_fake::RandomFailures { rate: 0.1, seed: 7 })
+    ///     .build();
+    /// # drop(fake);
+    /// ```
+    pub fn random_provisioning_failures(mut self, random: RandomFailures) -> Self {
+        self.random_failures = Some(random);
         self
     }
 
@@ -243,6 +293,8 @@ impl FakeBuilder {
             plans: self.plans,
             facilities: self.facilities,
             timings: self.timings,
+            failures: self.failures,
+            random_failures: self.random_failures,
         };
         let mut faults = FaultPlan::new(self.random);
         for f in self.faults {
@@ -340,6 +392,17 @@ impl Fake {
     /// Adds a scripted fault.
     pub fn inject(&self, fault: Fault) {
         self.shared.lock().faults.push(fault);
+    }
+
+    /// Scripts a provisioning failure from now on (see
+    /// [`FakeBuilder::fail_provisioning`]).
+    pub fn fail_provisioning(&self, fail: FailProvisioning) {
+        self.shared.lock().world.fail_provisioning(fail);
+    }
+
+    /// The lifecycle timings the fake was built with.
+    pub fn timings(&self) -> Timings {
+        self.shared.lock().world.timings()
     }
 
     /// Replaces the random faults (`None` turns them off).

@@ -26,7 +26,10 @@
 //! - [`server`]: the router on a TCP listener ([`bind`], [`serve`],
 //!   [`ServerHandle`]).
 //! - [`render`]: `include`/`exclude`, href stubs, pagination.
-//! - [`faults`]: [`Fault`] (scripted) and [`RandomFaults`] (seeded).
+//! - [`faults`]: [`Fault`] (scripted) and [`RandomFaults`] (seeded); which
+//!   devices fail to provision ([`FailProvisioning`], [`RandomFailures`]).
+//! - [`fidelity`]: how the fake's device lifecycle follows the real API's,
+//!   the evidence for each behaviour, and what is configurable.
 //! - [`state`]: the call log and counters ([`Snapshot`]).
 //! - [`fidelity_lists`]: what the fake follows for list filters,
 //!   `next-available` reservations and reply headers, with the evidence
@@ -100,11 +103,13 @@
 //! API when `METAL_AUTH_TOKEN`, `METAL_PROJECT` and `METAL_RESERVATION` (a
 //! provisionable reservation the suite may provision, reboot, power-cycle
 //! and delete; optional `METAL_API_URL`, `METAL_OS`) are set; otherwise it
-//! prints that the real run is skipped.
+//! prints that the real run is skipped. `tests/lifecycle.rs` runs the
+//! lifecycle scenarios of [`fidelity`] in-process and over HTTP.
 
 pub mod call;
 pub mod fake;
 pub mod faults;
+pub mod fidelity;
 pub mod fidelity_lists;
 mod handlers;
 mod in_process;
@@ -118,7 +123,7 @@ pub mod state;
 
 pub use call::{ApiError, Call, Reply};
 pub use fake::{Fake, FakeBuilder, DEFAULT_TOKEN, IN_PROCESS_BASE_URL};
-pub use faults::{Fault, FaultKind, RandomFaults};
+pub use faults::{FailProvisioning, Fault, FaultKind, RandomFailures, RandomFaults};
 pub use model::{Timings, WorldCounts};
 pub use router::{
     RecordedReply, ServerConfig, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT,

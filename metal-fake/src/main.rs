@@ -8,14 +8,15 @@
 //! http://HOST:PORT/metal/v1`; `GET /_fake/state` returns the counters.
 //! Logs (the server's warnings) go to stderr, filtered by `RUST_LOG`
 //! (default `warn`). A flag out of range (`--reservations` above
-//! 100000, `--fault-rate` outside [0, 1], a negative, non-finite or
-//! longer-than-a-week number of seconds) is refused with exit code 2.
+//! 100000, `--fault-rate` or `--fail-rate` outside [0, 1], a negative,
+//! non-finite or longer-than-a-week number of seconds) is refused with exit
+//! code 2.
 
 use std::io::Write;
 use std::time::Duration;
 
 use clap::Parser;
-use metal_fake::{Fake, RandomFaults, ServerConfig, Timings};
+use metal_fake::{FailProvisioning, Fake, RandomFailures, RandomFaults, ServerConfig, Timings};
 use uuid::Uuid;
 
 /// The most reservations the fake holds: every list call renders all of
@@ -61,10 +62,34 @@ struct Args {
     /// Seconds a power transition takes; at most a week.
     #[arg(long, default_value = "5", value_parser = parse_seconds)]
     power_seconds: Duration,
-    /// Seconds before a freed reservation is provisionable again; at most a
-    /// week.
-    #[arg(long, default_value = "30", value_parser = parse_seconds)]
+    /// Seconds after a delete before the reservation is provisionable again
+    /// (the real API takes minutes); at most a week.
+    #[arg(long, default_value = "240", value_parser = parse_seconds)]
     release_seconds: Duration,
+    /// Seconds a deleted device reads as `deprovisioning` before it is gone;
+    /// at most a week.
+    #[arg(long, default_value = "30", value_parser = parse_seconds)]
+    deprovision_seconds: Duration,
+    /// Probability in [0, 1] that a new device fails to provision (ends
+    /// `failed`), drawn from --seed.
+    #[arg(long, default_value_t = 0.0, value_parser = parse_probability)]
+    fail_rate: f64,
+    /// A hostname whose next device fails to provision (repeatable).
+    #[arg(long, value_name = "HOSTNAME")]
+    fail_hostname: Vec<String>,
+    /// Seconds after a device failed before it leaves the project and
+    /// answers 403 (default: a failed device stays until deleted); at most
+    /// a week.
+    #[arg(long, value_parser = parse_seconds)]
+    failed_moved_seconds: Option<Duration>,
+    /// Seconds a device that left the project answers 403 before 404; at
+    /// most a week.
+    #[arg(long, default_value = "600", value_parser = parse_seconds)]
+    failed_forbidden_seconds: Duration,
+    /// Seconds the reservation list shows a released reservation as not
+    /// provisionable while reading it says it is (0: off); at most a week.
+    #[arg(long, default_value = "0", value_parser = parse_seconds)]
+    stale_reads_seconds: Duration,
 }
 
 fn parse_reservations(text: &str) -> Result<usize, String> {
@@ -126,7 +151,11 @@ async fn main() -> std::process::ExitCode {
         provisioning: provision - provision / 5,
         power: args.power_seconds,
         reinstall: provision,
+        deprovisioning: args.deprovision_seconds,
         reservation_release: args.release_seconds,
+        stale_reservation_list: args.stale_reads_seconds,
+        failed_moved_after: args.failed_moved_seconds,
+        failed_forbidden_for: args.failed_forbidden_seconds,
     };
     let mut builder = Fake::builder()
         .project(args.project.unwrap_or_else(Uuid::new_v4))
@@ -138,6 +167,15 @@ async fn main() -> std::process::ExitCode {
             seed: args.seed,
             kinds: Vec::new(),
         });
+    }
+    if args.fail_rate > 0.0 {
+        builder = builder.random_provisioning_failures(RandomFailures {
+            rate: args.fail_rate,
+            seed: args.seed,
+        });
+    }
+    for hostname in &args.fail_hostname {
+        builder = builder.fail_provisioning(FailProvisioning::Hostname(hostname.clone()));
     }
     let fake = builder.build();
     let config = ServerConfig::new(token).rate_limit(Some(args.rate_limit));

@@ -83,7 +83,11 @@ impl Shared {
     pub(crate) fn lock(&self) -> MutexGuard<'_, Inner> {
         // A panic while the lock is held leaves the model as it was between
         // two whole operations at worst; keep serving rather than poison.
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        // Lifecycle changes due by now (deleted devices leaving), before
+        // anyone looks.
+        inner.world.settle(Instant::now());
+        inner
     }
 
     /// Records a call that never reached the model (auth, rate limit, bad

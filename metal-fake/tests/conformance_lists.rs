@@ -34,7 +34,11 @@ fn world() -> FakeBuilder {
 
 async fn target(http: bool) -> Target {
     if http {
-        Target::http_from(world(), ServerConfig::new(TOKEN).rate_limit(Some(RATE))).await
+        Target::http_from(
+            world().timings(common::http_timings()),
+            ServerConfig::new(TOKEN).rate_limit(Some(RATE)),
+        )
+        .await
     } else {
         Target::in_process_from(world())
     }

@@ -20,7 +20,9 @@ fn timings() -> Timings {
         provisioning: secs(10),
         power: secs(3),
         reinstall: secs(10),
+        deprovisioning: secs(5),
         reservation_release: secs(20),
+        ..Timings::default()
     }
 }
 
@@ -215,13 +217,18 @@ async fn delete_frees_the_reservation_after_the_release_delay() {
     let id = created(&fake, r, "a").await;
     // Taken: a second create is refused as the API does.
     assert_eq!(status(&create(&fake, create_body(r, "b")).await), Some(422));
+    // Deletable once provisioned (2 s queued, 10 s provisioning).
+    advance(secs(12)).await;
     let deleted = fake.api_client().delete_device().id(id).send().await;
     assert_eq!(got(deleted).await, Got::Ok);
     assert_eq!(fake.snapshot().requests["deleteDevice"]["204"], 1);
+    assert_eq!(state(&fake, id).await, "deprovisioning");
+    advance(secs(5)).await;
     assert_eq!(status(&device(&fake, id).await.unwrap_err()), Some(404));
     assert!(fake.provisionable_reservations().is_empty());
     assert_eq!(status(&create(&fake, create_body(r, "b")).await), Some(422));
-    advance(secs(20)).await;
+    // 20 s after the delete.
+    advance(secs(15)).await;
     assert_eq!(fake.provisionable_reservations(), vec![r]);
     let again = created(&fake, r, "b").await;
     assert_ne!(again, id);

@@ -260,15 +260,20 @@ fn a_handler_for_an_operation_outside_the_spec_is_refused() {
 async fn a_method_the_path_does_not_serve_is_405_with_allow() {
     let fake = Fake::builder().token(TOKEN).build();
     let path = format!("/metal/v1/devices/{}", Uuid::new_v4());
-    let (status, allow, body) = raw(&fake, "PATCH", &path, Some(TOKEN), None).await;
+    let (status, allow, body) = raw(&fake, "POST", &path, Some(TOKEN), None).await;
     assert_eq!(status, 405);
     let allow = allow.expect("Allow");
     let mut methods: Vec<&str> = allow.split(',').map(str::trim).collect();
     methods.sort_unstable();
-    assert_eq!(methods, ["DELETE", "GET", "HEAD", "PUT"], "{allow}");
+    // PATCH as packngo sends it for lock and unlock (`ALSO_PATCH`).
+    assert_eq!(
+        methods,
+        ["DELETE", "GET", "HEAD", "PATCH", "PUT"],
+        "{allow}"
+    );
     assert!(body["errors"][0].is_string(), "{body}");
     // The gate still comes first: no token, 401.
-    let (status, _, _) = raw(&fake, "PATCH", &path, None, None).await;
+    let (status, _, _) = raw(&fake, "POST", &path, None, None).await;
     assert_eq!(status, 401);
     assert_eq!(fake.snapshot().requests["unknown"]["405"], 1);
 }

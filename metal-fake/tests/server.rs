@@ -259,7 +259,14 @@ async fn statuses_and_bodies_follow_the_spec() {
         send(M::DELETE, format!("/ssh-keys/{kid}"), None).await.0,
         204
     );
-    assert_eq!(send(M::DELETE, format!("/devices/{id}"), None).await.0, 204);
+    assert_eq!(
+        send(M::DELETE, format!("/devices/{id}"), None).await,
+        (
+            422,
+            r#"{"errors":["Cannot delete a device while it is provisioning"]}"#.to_string()
+        ),
+        "still provisioning"
+    );
     assert_eq!(send(M::GET, format!("/projects/{p}"), None).await.0, 200);
     assert_eq!(send(M::GET, "/nowhere".into(), None).await.0, 404);
 

@@ -5,8 +5,10 @@
 //! taking reservations) and a server-side rate limit, then provisions one
 //! device per free hardware reservation through the real policy client,
 //! waits until each is active, audits the server's state, and prints the
-//! metrics that changed. Its last line is
-//! `provisioned A/B devices in T s: D duplicates, L lost, R retries, X race-lost`.
+//! metrics that changed. Some devices fail to provision (`--fail-rate`, by
+//! default enough that the default run meets at least one): the run
+//! deletes each and tries another reservation. Its last line is
+//! `provisioned A/B devices in T s: D duplicates, L lost, R retries, X race-lost, F failed`.
 //!
 //! `--endpoint URL` (or `METAL_API_URL`) targets another server instead (a
 //! running `metal-fake`, or the real API), with the token from
@@ -31,7 +33,7 @@ use std::time::Duration;
 
 use clap::{CommandFactory, Parser};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
-use metal_fake::{Fake, FaultKind, RandomFaults, ServerConfig, Timings};
+use metal_fake::{Fake, FaultKind, RandomFailures, RandomFaults, ServerConfig, Timings};
 use metal_policy::{Client, Metal};
 use metal_provision::controller::is_free;
 use metal_provision::{audit, cleanup, run, shortfall, Progress, RunConfig, SshKeySpec};
@@ -95,7 +97,13 @@ struct Args {
     /// Probability in [0, 1] that the embedded fake faults a call.
     #[arg(long, default_value_t = 0.2, value_parser = parse_probability)]
     fault_rate: f64,
-    /// Seed of the embedded fake's faults.
+    /// Probability in [0, 1] that the embedded fake fails a device's
+    /// provisioning (the device ends `failed`; the run deletes it and tries
+    /// another reservation). With the default seed, the default rate fails
+    /// the fourth device created.
+    #[arg(long, default_value_t = 0.2, value_parser = parse_probability)]
+    fail_rate: f64,
+    /// Seed of the embedded fake's faults and provisioning failures.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// The embedded fake's rate limit, requests per second (0: none).
@@ -172,7 +180,7 @@ fn validate(args: &Args) -> Result<(), String> {
                 args.devices
             ));
         }
-        embedded_reservations(args.devices)?;
+        embedded_reservations(args.devices, args.fail_rate)?;
     } else {
         if args.project.is_none() {
             return Err("--project UUID (or METAL_PROJECT_ID) is required with --endpoint".into());
@@ -188,11 +196,15 @@ fn validate(args: &Args) -> Result<(), String> {
 }
 
 /// The embedded fake's reservations for `devices`: a quarter more, plus
-/// two, so runs that lose races can move on.
-fn embedded_reservations(devices: usize) -> Result<usize, String> {
+/// two, so runs that lose races can move on, plus twice the failures
+/// `fail_rate` makes likely (a failed device's reservation is not reused).
+fn embedded_reservations(devices: usize, fail_rate: f64) -> Result<usize, String> {
+    // In [0, 2 * devices]: the parser bounds the rate to [0, 1].
+    let for_failures = (devices as f64 * fail_rate * 2.0).ceil() as usize;
     devices
         .checked_add(devices / 4)
         .and_then(|n| n.checked_add(2))
+        .and_then(|n| n.checked_add(for_failures))
         .ok_or_else(|| format!("--devices {devices} is too many to size the embedded fake"))
 }
 
@@ -202,6 +214,7 @@ struct Bars {
     created: ProgressBar,
     active: ProgressBar,
     race_lost: ProgressBar,
+    failed: ProgressBar,
 }
 
 impl Bars {
@@ -222,6 +235,7 @@ impl Bars {
             active: bar("active"),
             // Counted, not drawn.
             race_lost: ProgressBar::hidden(),
+            failed: ProgressBar::hidden(),
             multi,
         }
     }
@@ -232,13 +246,14 @@ impl Bars {
         }
     }
 
-    /// Where the run is: requested, created, active, race-lost.
-    fn counts(&self) -> [u64; 4] {
+    /// Where the run is: requested, created, active, race-lost, failed.
+    fn counts(&self) -> [u64; 5] {
         [
             self.requested.position(),
             self.created.position(),
             self.active.position(),
             self.race_lost.position(),
+            self.failed.position(),
         ]
     }
 
@@ -261,6 +276,9 @@ impl Progress for Bars {
     fn race_lost(&self) {
         self.race_lost.inc(1);
     }
+    fn failed(&self) {
+        self.failed.inc(1);
+    }
 }
 
 /// The embedded fake and what the client needs to reach it.
@@ -279,7 +297,7 @@ async fn start_fake(args: &Args) -> Result<Target, String> {
     kinds.push(FaultKind::Competitor);
     let mut builder = Fake::builder()
         .project(project)
-        .reservations(embedded_reservations(args.devices)?)
+        .reservations(embedded_reservations(args.devices, args.fail_rate)?)
         .timings(Timings {
             queued: args.provision_time / 4,
             provisioning: args.provision_time - args.provision_time / 4,
@@ -290,6 +308,12 @@ async fn start_fake(args: &Args) -> Result<Target, String> {
             rate: args.fault_rate,
             seed: args.seed,
             kinds,
+        });
+    }
+    if args.fail_rate > 0.0 {
+        builder = builder.random_provisioning_failures(RandomFailures {
+            rate: args.fail_rate,
+            seed: args.seed,
         });
     }
     let token = format!("fake-{}", Uuid::new_v4());
@@ -431,12 +455,12 @@ async fn report(
             attempts.1.saturating_sub(last_attempts.1),
         );
         let moved = counts != last_counts;
-        let [requested, created, active, race_lost] = counts;
+        let [requested, created, active, race_lost, failed_devices] = counts;
         let phase = *phase.lock().unwrap_or_else(|p| p.into_inner());
         bars.eprintln(&format!(
             "progress at {:.0} s ({phase}): {requested}/{total} requested, {created} created, \
-             {active} active, {race_lost} race-lost; {made} API attempts in the last {every}, \
-             {failed} failed",
+             {active} active, {race_lost} race-lost, {failed_devices} failed to provision; \
+             {made} API attempts in the last {every}, {failed} failed",
             started.elapsed().as_secs_f64()
         ));
         if made > 0 && failed == made {
@@ -555,18 +579,31 @@ async fn main_run(args: Args) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     bars.finish();
     let elapsed = started.elapsed();
+    for f in &outcome.failed {
+        let on = f
+            .reservation
+            .map_or_else(String::new, |r| format!(" on reservation {r}"));
+        let now = match &f.left_behind {
+            None => "deleted".to_string(),
+            Some(why) => format!("left behind: {why}"),
+        };
+        bars.eprintln(&format!(
+            "warning: device {} ({}) failed to provision{on}; {now}",
+            f.id, f.hostname
+        ));
+    }
     for failure in &outcome.failures {
         bars.eprintln(&format!("warning: {failure}"));
     }
 
     reporter.phase("auditing");
-    let known: HashSet<Uuid> = outcome.device_ids().into_iter().collect();
+    let known: HashSet<Uuid> = outcome.known_ids().into_iter().collect();
     let report = audit(metal.as_ref(), target.project, &run_config.run_tag, &known)
         .await
         .map_err(|e| format!("auditing the server's devices: {e}"))?;
     if args.cleanup {
         reporter.phase("cleaning up");
-        let deleted = cleanup(metal.as_ref(), &outcome.device_ids())
+        let deleted = cleanup(metal.as_ref(), &outcome.device_ids(), &run_config)
             .await
             .map_err(|e| format!("cleaning up: {e}"))?;
         println!("deleted {deleted} devices");
@@ -580,14 +617,16 @@ async fn main_run(args: Args) -> Result<(), String> {
     }
     let retries = counter_total(&families, "equinix_api_retries_total");
     println!(
-        "provisioned {}/{} devices in {:.1} s: {} duplicates, {} lost, {} retries, {} race-lost",
+        "provisioned {}/{} devices in {:.1} s: {} duplicates, {} lost, {} retries, {} race-lost, \
+         {} failed",
         outcome.active,
         outcome.requested,
         elapsed.as_secs_f64(),
         report.duplicates,
         report.lost,
         retries,
-        outcome.race_lost
+        outcome.race_lost,
+        outcome.failed.len()
     );
     match shortfall(outcome.requested, outcome.active, &report) {
         None => Ok(()),

@@ -1,5 +1,12 @@
 //! The provisioning controller: one device per free hardware reservation,
 //! created through [`Metal`], waited on until active.
+//!
+//! A device whose provisioning fails (it reads `failed`, or the API stops
+//! showing it to us with a `403` as it moves failed devices away) is a
+//! failure of its reservation, not of the device asked for: the run
+//! deletes it, waits until it is gone, reports it ([`Outcome::failed`],
+//! [`Progress::failed`]) and tries the same hostname on another free
+//! reservation, at most [`RunConfig::failed_retries`] times.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -32,12 +39,15 @@ pub struct RunConfig {
     /// How many devices are worked on at once (the policy client still
     /// bounds requests in flight).
     pub workers: usize,
+    /// How many more reservations one hostname may try after its device
+    /// failed to provision.
+    pub failed_retries: usize,
 }
 
 impl RunConfig {
     /// A configuration with a fresh run tag and the defaults: Ubuntu 24.04,
     /// hostnames `provision-<n>`, 1 s polls, 30 min to become active, one
-    /// worker per device.
+    /// worker per device, two more reservations after a failed device.
     pub fn new(project: Uuid, devices: usize) -> Self {
         Self {
             project,
@@ -49,6 +59,7 @@ impl RunConfig {
             poll_interval: Duration::from_secs(1),
             active_timeout: Duration::from_secs(30 * 60),
             workers: devices.max(1),
+            failed_retries: 2,
         }
     }
 }
@@ -72,6 +83,9 @@ pub trait Progress: Send + Sync {
     fn active(&self) {}
     /// A reservation was lost to another API user; another one is tried.
     fn race_lost(&self) {}
+    /// A device failed to provision; it is deleted and, retries allowing,
+    /// another reservation is tried.
+    fn failed(&self) {}
 }
 
 /// Progress that goes nowhere.
@@ -124,6 +138,17 @@ pub enum RunError {
         #[source]
         source: Error,
     },
+    /// Every device tried for this hostname failed to provision (each is in
+    /// [`Outcome::failed`]).
+    #[error("{hostname}: {tries} devices failed to provision, the last {last}")]
+    ProvisioningFailed {
+        /// The device asked for.
+        hostname: String,
+        /// Devices tried, each on its own reservation.
+        tries: usize,
+        /// The last one.
+        last: Uuid,
+    },
     /// Waiting for a device failed.
     #[error("waiting for {hostname} ({id}) to become active: {reason}")]
     NotActive {
@@ -147,14 +172,39 @@ pub struct Outcome {
     pub active: usize,
     /// Reservations lost to other API users along the way.
     pub race_lost: usize,
+    /// Devices that failed to provision, not in [`Outcome::created`].
+    pub failed: Vec<FailedDevice>,
     /// What went wrong for devices that did not become active.
     pub failures: Vec<RunError>,
 }
 
+/// A device that failed to provision, and what became of it.
+#[derive(Debug)]
+pub struct FailedDevice {
+    /// Its hostname.
+    pub hostname: String,
+    /// The device.
+    pub id: Uuid,
+    /// The reservation it was on.
+    pub reservation: Option<Uuid>,
+    /// `None` once it is gone (deleted by the run, or taken away by the API
+    /// with a `403`); otherwise why it could not be removed (it may still
+    /// hold its reservation).
+    pub left_behind: Option<String>,
+}
+
 impl Outcome {
-    /// The IDs of the devices this run created.
+    /// The IDs of the devices this run created and keeps (failed ones are
+    /// in [`Outcome::failed`]).
     pub fn device_ids(&self) -> Vec<Uuid> {
         self.created.iter().filter_map(|d| d.id).collect()
+    }
+
+    /// Every device this run created, kept or failed: what an audit should
+    /// know.
+    pub fn known_ids(&self) -> Vec<Uuid> {
+        let failed = self.failed.iter().map(|f| f.id);
+        self.device_ids().into_iter().chain(failed).collect()
     }
 }
 
@@ -218,6 +268,7 @@ pub async fn run(
     };
     for r in results {
         outcome.race_lost += r.race_lost;
+        outcome.failed.extend(r.failed);
         if let Some(device) = r.device {
             outcome.created.push(device);
         }
@@ -232,6 +283,7 @@ pub async fn run(
 struct DeviceResult {
     device: Option<types::Device>,
     race_lost: usize,
+    failed: Vec<FailedDevice>,
     error: Option<RunError>,
 }
 
@@ -284,10 +336,11 @@ async fn provision_one(
     let mut result = DeviceResult {
         device: None,
         race_lost: 0,
+        failed: Vec::new(),
         error: None,
     };
     progress.requested();
-    let device = loop {
+    loop {
         let Some(reservation) = take(pool) else {
             result.error = Some(RunError::NoReservationLeft { hostname });
             return result;
@@ -305,73 +358,171 @@ async fn provision_one(
                 return result;
             }
         };
-        match metal.create_device(config.project, &request).await {
-            Ok(device) => break device,
+        let device = match metal.create_device(config.project, &request).await {
+            Ok(device) => device,
             Err(Error::RaceLost { .. }) => {
                 result.race_lost += 1;
                 progress.race_lost();
+                continue;
             }
             Err(source) => {
                 result.error = Some(RunError::Create { hostname, source });
                 return result;
             }
-        }
-    };
-    progress.created();
-    let id = device.id;
-    result.device = Some(device);
-    let Some(id) = id else {
-        result.error = Some(RunError::NotActive {
-            hostname,
-            id: Uuid::nil(),
-            reason: "the API returned the device without an ID".into(),
-        });
-        return result;
-    };
-    match wait_active(metal, id, config).await {
-        Ok(()) => progress.active(),
-        Err(reason) => {
+        };
+        progress.created();
+        let Some(id) = device.id else {
+            result.device = Some(device);
             result.error = Some(RunError::NotActive {
                 hostname,
-                id,
-                reason,
-            })
+                id: Uuid::nil(),
+                reason: "the API returned the device without an ID".into(),
+            });
+            return result;
+        };
+        match wait_active(metal, id, config).await {
+            Ok(()) => {
+                progress.active();
+                result.device = Some(device);
+                return result;
+            }
+            Err(Waited::Failed { gone }) => {
+                progress.failed();
+                let left_behind = if gone {
+                    None
+                } else {
+                    remove_failed(metal, id, config).await.err()
+                };
+                result.failed.push(FailedDevice {
+                    hostname: hostname.clone(),
+                    id,
+                    reservation: reservation.id,
+                    left_behind,
+                });
+                if result.failed.len() > config.failed_retries {
+                    result.error = Some(RunError::ProvisioningFailed {
+                        hostname,
+                        tries: result.failed.len(),
+                        last: id,
+                    });
+                    return result;
+                }
+            }
+            Err(Waited::Other(reason)) => {
+                result.device = Some(device);
+                result.error = Some(RunError::NotActive {
+                    hostname,
+                    id,
+                    reason,
+                });
+                return result;
+            }
         }
     }
-    result
 }
 
-async fn wait_active(metal: &dyn Metal, id: Uuid, config: &RunConfig) -> Result<(), String> {
+/// Why a device did not become active.
+enum Waited {
+    /// Its provisioning failed; `gone` when the API already took it away
+    /// (`403`, as it answers for devices it moved after a failure; Terraform
+    /// and metal-cli treat that as gone too).
+    Failed { gone: bool },
+    /// A timeout or an API error.
+    Other(String),
+}
+
+async fn wait_active(metal: &dyn Metal, id: Uuid, config: &RunConfig) -> Result<(), Waited> {
     let deadline = tokio::time::Instant::now() + config.active_timeout;
     loop {
-        let device = metal
-            .get_device(id, &metal_policy::Fields::default())
-            .await
-            .map_err(|e| e.to_string())?;
+        let device = match metal.get_device(id, &metal_policy::Fields::default()).await {
+            Ok(device) => device,
+            Err(e) if e.status() == Some(403) => return Err(Waited::Failed { gone: true }),
+            Err(e) => return Err(Waited::Other(e.to_string())),
+        };
         match device.state_kind() {
             Some(DeviceState::Active) => return Ok(()),
-            Some(DeviceState::Failed) => return Err("provisioning failed".into()),
+            Some(DeviceState::Failed) => return Err(Waited::Failed { gone: false }),
             _ => {}
         }
         if tokio::time::Instant::now() >= deadline {
-            return Err(format!(
+            return Err(Waited::Other(format!(
                 "still {} after {:?}",
                 device.state.as_deref().unwrap_or("without a state"),
                 config.active_timeout
-            ));
+            )));
         }
         tokio::time::sleep(config.poll_interval).await;
     }
 }
 
-/// Deletes the given devices; returns how many were deleted.
-pub async fn cleanup(metal: &dyn Metal, ids: &[Uuid]) -> Result<usize, Error> {
+/// Deletes a failed device and waits until it is gone (`404`, or `403`
+/// once the API has taken it away), so that an audit does not find it
+/// beside its replacement; at most [`RunConfig::active_timeout`].
+async fn remove_failed(metal: &dyn Metal, id: Uuid, config: &RunConfig) -> Result<(), String> {
+    let gone = |e: &Error| matches!(e.status(), Some(403 | 404));
+    match metal.delete_device(id).await {
+        Ok(()) => {}
+        Err(e) if gone(&e) => return Ok(()),
+        Err(e) => return Err(format!("deleting it: {e}")),
+    }
+    let deadline = tokio::time::Instant::now() + config.active_timeout;
+    loop {
+        match metal.get_device(id, &metal_policy::Fields::default()).await {
+            Err(e) if gone(&e) => return Ok(()),
+            Err(e) => return Err(format!("waiting for it to go: {e}")),
+            Ok(d) if tokio::time::Instant::now() >= deadline => {
+                return Err(format!(
+                    "still {} after {:?}",
+                    d.state.as_deref().unwrap_or("without a state"),
+                    config.active_timeout
+                ))
+            }
+            Ok(_) => tokio::time::sleep(config.poll_interval).await,
+        }
+    }
+}
+
+/// Deletes the given devices, one after the other; returns how many were
+/// deleted. A device the API will not delete yet (`422` while it is still
+/// queued, provisioning or reinstalling) is tried again every
+/// [`RunConfig::poll_interval`], for at most [`RunConfig::active_timeout`];
+/// a device already gone (`404`) counts as deleted. Any other refusal (a
+/// locked device's `422`, say), or the wait running out, ends the cleanup
+/// with that refusal.
+pub async fn cleanup(metal: &dyn Metal, ids: &[Uuid], config: &RunConfig) -> Result<usize, Error> {
     let mut deleted = 0;
     for id in ids {
-        metal.delete_device(*id).await?;
+        let deadline = tokio::time::Instant::now() + config.active_timeout;
+        loop {
+            match metal.delete_device(*id).await {
+                Ok(()) => break,
+                Err(e) if e.is_not_found() => break,
+                Err(e) if e.status() == Some(422) && tokio::time::Instant::now() < deadline => {
+                    if !still_provisioning(metal, *id).await {
+                        return Err(e);
+                    }
+                    tokio::time::sleep(config.poll_interval).await;
+                }
+                Err(e) => return Err(e),
+            }
+        }
         deleted += 1;
     }
     Ok(deleted)
+}
+
+/// Whether the device is in a state the API refuses deletes in until it
+/// ends: queued, provisioning or reinstalling.
+async fn still_provisioning(metal: &dyn Metal, id: Uuid) -> bool {
+    let busy = [
+        DeviceState::Queued,
+        DeviceState::Provisioning,
+        DeviceState::Reinstalling,
+    ];
+    metal
+        .get_device(id, &metal_policy::Fields::default())
+        .await
+        .is_ok_and(|d| d.state_kind().is_some_and(|s| busy.contains(&s)))
 }
 
 #[cfg(test)]

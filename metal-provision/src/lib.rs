@@ -6,7 +6,9 @@
 //! - [`controller`]: [`run`] lists a project's free hardware reservations,
 //!   ensures an SSH key, creates one device per reservation through the
 //!   [`metal_policy::Metal`] trait (moving on to another reservation when a
-//!   race is lost), and waits until each is active; [`cleanup`] deletes them.
+//!   race is lost, or a device fails to provision), and waits until each is
+//!   active; [`cleanup`] deletes them, waiting while the API refuses to
+//!   delete a device still provisioning.
 //! - [`audit`](mod@audit): compares the server's devices with what the run knows:
 //!   duplicates (a device created twice) and lost devices (on the server,
 //!   unknown to the run); [`shortfall`] says why a run fell short, if it
@@ -21,5 +23,5 @@ pub mod controller;
 
 pub use audit::{audit, shortfall, Audit};
 pub use controller::{
-    cleanup, run, NoProgress, Outcome, Progress, RunConfig, RunError, SshKeySpec,
+    cleanup, run, FailedDevice, NoProgress, Outcome, Progress, RunConfig, RunError, SshKeySpec,
 };

@@ -17,7 +17,7 @@ use std::sync::mpsc;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use metal_fake::{Fake, Fault, FaultKind, ServerConfig, ServerHandle, Timings};
+use metal_fake::{FailProvisioning, Fake, Fault, FaultKind, ServerConfig, ServerHandle, Timings};
 use metal_policy::Metal;
 use metal_provision::RunConfig;
 
@@ -171,6 +171,20 @@ fn against(server: &ServerHandle, fake: &Fake, args: &[&str]) -> Command {
     c
 }
 
+/// Runs the example for `devices` devices against `fake` served over HTTP
+/// (10 ms between requests), then stops the server.
+async fn run_served(fake: &Fake, devices: &str) -> Output {
+    let server = serve(fake).await;
+    let out = run_async(against(
+        &server,
+        fake,
+        &["--devices", devices, "--api-rate", "10ms"],
+    ))
+    .await;
+    server.shutdown().await;
+    out
+}
+
 // ------------------------------------------------------------ exit codes
 
 #[test]
@@ -180,6 +194,8 @@ fn a_clean_run_exits_zero_and_counts_no_minus_zero_retries() {
         "2",
         "--fault-rate",
         "0",
+        "--fail-rate",
+        "0",
         "--provision-time",
         "200ms",
     ]);
@@ -188,9 +204,61 @@ fn a_clean_run_exits_zero_and_counts_no_minus_zero_retries() {
     let line = summary(&out);
     assert!(line.starts_with("provisioned 2/2 devices in "), "{line}");
     assert!(
-        line.ends_with(": 0 duplicates, 0 lost, 0 retries, 0 race-lost"),
+        line.ends_with(": 0 duplicates, 0 lost, 0 retries, 0 race-lost, 0 failed"),
         "{line}"
     );
+}
+
+#[test]
+fn the_default_run_meets_a_failed_device_and_still_provisions_every_device() {
+    let out = run(&["--provision-time", "500ms"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let line = summary(&out);
+    assert!(line.starts_with("provisioned 8/8 devices in "), "{line}");
+    let failed: usize = line
+        .rsplit(", ")
+        .next()
+        .and_then(|last| last.strip_suffix(" failed"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no failed count in {line}"));
+    assert!(failed >= 1, "{line}");
+    let warnings = text(&out.stderr)
+        .lines()
+        .filter(|l| l.starts_with("warning: device ") && l.ends_with("; deleted"))
+        .count();
+    assert_eq!(warnings, failed, "{}", text(&out.stderr));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_device_is_replaced_and_the_run_exits_zero() {
+    let fake = fake(3)
+        .fail_provisioning(FailProvisioning::Hostname("provision-1".into()))
+        .build();
+    let out = run_served(&fake, "2").await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let line = summary(&out);
+    assert!(line.starts_with("provisioned 2/2 devices"), "{line}");
+    assert!(line.ends_with(", 0 race-lost, 1 failed"), "{line}");
+    assert!(
+        text(&out.stderr).contains("(provision-1) failed to provision on reservation"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failures_that_leave_a_device_short_are_exit_code_1() {
+    // Two reservations, and the first device fails: the second hostname
+    // finds none left.
+    let fake = fake(2)
+        .fail_provisioning(FailProvisioning::NthCreate(1))
+        .build();
+    let out = run_served(&fake, "2").await;
+    assert_eq!(
+        the_error(&out, 1),
+        "error: only 1 of 2 devices became active"
+    );
+    assert!(summary(&out).ends_with(", 1 failed"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -200,18 +268,11 @@ async fn fewer_devices_active_than_asked_is_exit_code_1() {
     let fake = fake(2)
         .fault(Fault::on("createDevice", FaultKind::Competitor).nth(1))
         .build();
-    let server = serve(&fake).await;
-    let out = run_async(against(
-        &server,
-        &fake,
-        &["--devices", "2", "--api-rate", "10ms"],
-    ))
-    .await;
+    let out = run_served(&fake, "2").await;
     let error = the_error(&out, 1);
     assert_eq!(error, "error: only 1 of 2 devices became active");
     assert!(summary(&out).starts_with("provisioned 1/2 devices"));
     assert!(text(&out.stderr).contains("warning: no provisionable hardware reservation left"));
-    server.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -219,16 +280,9 @@ async fn no_device_active_is_exit_code_1() {
     let fake = fake(2)
         .fault(Fault::on("createDevice", FaultKind::Competitor).times(2))
         .build();
-    let server = serve(&fake).await;
-    let out = run_async(against(
-        &server,
-        &fake,
-        &["--devices", "2", "--api-rate", "10ms"],
-    ))
-    .await;
+    let out = run_served(&fake, "2").await;
     assert_eq!(the_error(&out, 1), "error: no device became active (0/2)");
     assert!(summary(&out).starts_with("provisioned 0/2 devices"));
-    server.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -293,13 +347,7 @@ async fn duplicates_or_lost_devices_in_the_audit_are_exit_code_1() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn more_devices_than_free_reservations_is_refused_before_creating_any() {
     let fake = fake(2).build();
-    let server = serve(&fake).await;
-    let out = run_async(against(
-        &server,
-        &fake,
-        &["--devices", "3", "--api-rate", "10ms"],
-    ))
-    .await;
+    let out = run_served(&fake, "3").await;
     assert_eq!(
         the_error(&out, 1),
         format!(
@@ -309,7 +357,6 @@ async fn more_devices_than_free_reservations_is_refused_before_creating_any() {
         )
     );
     assert!(fake.devices().is_empty());
-    server.shutdown().await;
 }
 
 // ------------------------------------------------------------ flags
@@ -320,6 +367,7 @@ fn bad_numbers_are_one_error_and_exit_code_2() {
         (&["--fault-rate", "NaN"], "not a probability in [0, 1]"),
         (&["--fault-rate", "1.5"], "not a probability in [0, 1]"),
         (&["--fault-rate=-0.1"], "not a probability in [0, 1]"),
+        (&["--fail-rate", "2"], "not a probability in [0, 1]"),
         (&["--devices", "0"], "at least one device"),
         (&["--devices", "10001"], "at most 10000"),
         (&["--devices", "18446744073709551615"], "at most 10000"),

@@ -3,8 +3,10 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use metal_fake::{Fake, Fault, FaultKind, RandomFaults};
-use metal_policy::Metal;
+use std::time::Duration;
+
+use metal_fake::{FailProvisioning, Fake, Fault, FaultKind, RandomFaults, Timings};
+use metal_policy::{Fields, Metal};
 use metal_provision::{audit, cleanup, run, NoProgress, RunConfig, RunError, SshKeySpec};
 use uuid::Uuid;
 
@@ -105,9 +107,145 @@ async fn cleanup_deletes_what_the_run_created() {
     let outcome = run(Arc::clone(&metal), &config(&fake, 2), Arc::new(NoProgress))
         .await
         .unwrap();
-    let deleted = cleanup(metal.as_ref(), &outcome.device_ids())
+    let cfg = config(&fake, 2);
+    let deleted = cleanup(metal.as_ref(), &outcome.device_ids(), &cfg)
         .await
         .unwrap();
     assert_eq!(deleted, 2);
+    // Deleted devices read as deprovisioning for a while, then are gone.
+    let listed = metal.list_devices(fake.project()).await.unwrap();
+    assert!(listed
+        .iter()
+        .all(|d| d.state.as_deref() == Some("deprovisioning")));
+    tokio::time::sleep(fake.timings().deprovisioning).await;
     assert!(metal.list_devices(fake.project()).await.unwrap().is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn cleanup_waits_until_a_device_can_be_deleted() {
+    let fake = Fake::builder().reservations(1).build();
+    let metal = metal(&fake);
+    let cfg = config(&fake, 1);
+    let reservation = fake.reservations().remove(0);
+    let body = metal_provision::controller::create_request(&cfg, "early", &reservation).unwrap();
+    let id = metal
+        .create_device(fake.project(), &body)
+        .await
+        .unwrap()
+        .id
+        .unwrap();
+    let started = tokio::time::Instant::now();
+    // Queued: the API refuses the delete (422) until provisioning ends.
+    let deleted = cleanup(metal.as_ref(), &[id], &cfg).await.unwrap();
+    assert_eq!(deleted, 1);
+    let t = fake.timings();
+    assert!(started.elapsed() >= t.queued + t.provisioning);
+    let d = metal.get_device(id, &Fields::default()).await.unwrap();
+    assert_eq!(d.state.as_deref(), Some("deprovisioning"));
+    let refused = fake.snapshot().requests["deleteDevice"]["422"];
+    assert!(refused >= 2, "{refused} refusals");
+}
+
+#[tokio::test(start_paused = true)]
+async fn cleanup_does_not_wait_on_a_locked_device() {
+    let fake = Fake::builder().reservations(1).build();
+    let metal = metal(&fake);
+    let cfg = config(&fake, 1);
+    let outcome = run(Arc::clone(&metal), &cfg, Arc::new(NoProgress))
+        .await
+        .unwrap();
+    let id = outcome.device_ids()[0];
+    let lock = metal_api::types::DeviceUpdateInput {
+        locked: Some(true),
+        ..Default::default()
+    };
+    metal.update_device(id, &lock).await.unwrap();
+    let started = tokio::time::Instant::now();
+    let err = cleanup(metal.as_ref(), &[id], &cfg).await.unwrap_err();
+    assert_eq!(err.status(), Some(422), "{err}");
+    assert!(started.elapsed() < cfg.poll_interval, "it waited");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_failed_device_is_deleted_and_its_hostname_tried_elsewhere() {
+    let fake = Fake::builder()
+        .reservations(3)
+        .fail_provisioning(FailProvisioning::Hostname("provision-0".into()))
+        .build();
+    let metal = metal(&fake);
+    let cfg = config(&fake, 2);
+    let outcome = run(Arc::clone(&metal), &cfg, Arc::new(NoProgress))
+        .await
+        .unwrap();
+    assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+    assert_eq!(outcome.active, 2);
+    assert_eq!(outcome.failed.len(), 1);
+    let failed = &outcome.failed[0];
+    assert_eq!(failed.hostname, "provision-0");
+    assert_eq!(failed.left_behind, None);
+    assert!(!outcome.device_ids().contains(&failed.id));
+    // Gone from the server: the audit finds the two devices, one per
+    // hostname, and nothing else.
+    let err = metal
+        .get_device(failed.id, &Fields::default())
+        .await
+        .unwrap_err();
+    assert!(err.is_not_found(), "{err}");
+    let known: HashSet<Uuid> = outcome.known_ids().into_iter().collect();
+    let report = audit(metal.as_ref(), fake.project(), &cfg.run_tag, &known)
+        .await
+        .unwrap();
+    assert_eq!(
+        (report.on_server, report.duplicates, report.lost),
+        (2, 0, 0)
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_device_the_api_takes_away_after_failing_counts_as_gone() {
+    // The failed device leaves the project the moment it fails: the
+    // controller's next read is a 403.
+    let fake = Fake::builder()
+        .reservations(2)
+        .timings(Timings {
+            failed_moved_after: Some(Duration::ZERO),
+            ..Timings::default()
+        })
+        .fail_provisioning(FailProvisioning::NthCreate(1))
+        .build();
+    let metal = metal(&fake);
+    let outcome = run(Arc::clone(&metal), &config(&fake, 1), Arc::new(NoProgress))
+        .await
+        .unwrap();
+    assert_eq!((outcome.active, outcome.failed.len()), (1, 1));
+    assert_eq!(outcome.failed[0].left_behind, None);
+    let err = metal
+        .get_device(outcome.failed[0].id, &Fields::default())
+        .await
+        .unwrap_err();
+    assert_eq!(err.status(), Some(403), "{err}");
+    // The controller never tried to delete it.
+    assert_eq!(fake.call_count("deleteDevice"), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn failures_past_the_retries_are_one_error_naming_the_hostname() {
+    let fake = Fake::builder()
+        .reservations(4)
+        .fail_provisioning(FailProvisioning::Hostname("provision-0".into()))
+        .fail_provisioning(FailProvisioning::Hostname("provision-0".into()))
+        .build();
+    let mut cfg = config(&fake, 1);
+    cfg.failed_retries = 1;
+    let outcome = run(metal(&fake), &cfg, Arc::new(NoProgress)).await.unwrap();
+    assert_eq!(outcome.active, 0);
+    assert_eq!(outcome.failed.len(), 2);
+    match &outcome.failures[..] {
+        [RunError::ProvisioningFailed {
+            hostname, tries, ..
+        }] => assert_eq!((hostname.as_str(), *tries), ("provision-0", 2)),
+        other => panic!("{other:?}"),
+    }
+    // Both failed devices were deleted; two reservations are left untouched.
+    assert_eq!(fake.provisionable_reservations().len(), 2);
 }

@@ -15,6 +15,8 @@ use uuid::Uuid;
 
 use super::reads::{DeviceFilter, KeySearch, Listing, ReservationFilter};
 use super::records::KeyOwner;
+use super::rules::Sent;
+use super::view::{device_json, fill_device, fill_reservation, reservation_json, to_value};
 use super::world::World;
 use crate::call::{ApiError, Call, Reply};
 use crate::render::Expand;
@@ -62,6 +64,13 @@ pub(crate) static MODELLED: &[(&Operation, Prepare)] = &[
     (&op::DELETE_SSH_KEY, delete_ssh_key),
 ];
 
+/// The operations also served for `PATCH` on their path, because a client
+/// sends it there though the spec says `PUT`: packngo's `Devices.Lock` and
+/// `Unlock` (`PATCH /devices/{id}` with `{"locked": ...}`) and
+/// `SSHKeys.Update` (`PATCH /ssh-keys/{id}`). The spec has no `PATCH` on
+/// either path, so equinix-sdk-go's generated client sends `PUT`.
+pub(crate) static ALSO_PATCH: &[&Operation] = &[&op::UPDATE_DEVICE, &op::UPDATE_SSH_KEY];
+
 /// A change that contests no reservation.
 fn acts(
     act: impl FnOnce(&mut World, Instant) -> Result<Reply, ApiError> + Send + 'static,
@@ -85,17 +94,31 @@ fn find_project_by_id(call: &Call) -> Result<Prepared, ApiError> {
     acts(move |w, now| Reply::json(&w.project(id, now)?))
 }
 
+/// One device as the API sends it.
+fn device_reply(w: &World, id: Uuid, expand: &Expand, now: Instant) -> Result<Reply, ApiError> {
+    Reply::json(&device_json(&w.device_by_id(id, expand, now)?)?)
+}
+
 fn find_device_by_id(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
     let expand = expand(call);
-    acts(move |w, now| Reply::json(&w.device_by_id(id, &expand, now)?))
+    acts(move |w, now| {
+        w.check_device_access(id)?;
+        device_reply(w, id, &expand, now)
+    })
 }
 
 fn find_project_devices(call: &Call) -> Result<Prepared, ApiError> {
     let project = call.id("id")?;
     let listing = Listing::of(call, DeviceFilter::PARAMS)?;
     let filter = DeviceFilter::of(call)?;
-    acts(move |w, now| Reply::json(&w.device_page(project, &filter, &listing, now)?))
+    acts(move |w, now| {
+        let mut list = to_value(&w.device_page(project, &filter, &listing, now)?)?;
+        if let Some(devices) = list.get_mut("devices").and_then(|d| d.as_array_mut()) {
+            devices.iter_mut().for_each(fill_device);
+        }
+        Reply::json(&list)
+    })
 }
 
 fn create_device(call: &Call) -> Result<Prepared, ApiError> {
@@ -110,7 +133,7 @@ fn create_device(call: &Call) -> Result<Prepared, ApiError> {
     Ok(Prepared {
         act: Box::new(move |w, now| {
             let id = w.create_device(project, &body, now)?;
-            Reply::json(&w.device_by_id(id, &expand, now)?)
+            device_reply(w, id, &expand, now)
         }),
         contested,
     })
@@ -119,10 +142,12 @@ fn create_device(call: &Call) -> Result<Prepared, ApiError> {
 fn update_device(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
     let body: types::DeviceUpdateInput = call.json()?;
+    let sent = Sent::of(&call.json::<serde_json::Value>()?);
     let expand = expand(call);
     acts(move |w, now| {
-        w.update_device(id, &body, now)?;
-        Reply::json(&w.device_by_id(id, &expand, now)?)
+        w.check_device_access(id)?;
+        w.update_device(id, &body, sent, now)?;
+        device_reply(w, id, &expand, now)
     })
 }
 
@@ -130,6 +155,7 @@ fn delete_device(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
     // `force_delete` changes nothing the fake models.
     acts(move |w, now| {
+        w.check_device_access(id)?;
         w.delete_device(id, now)?;
         Ok(Reply::Empty)
     })
@@ -139,6 +165,7 @@ fn perform_action(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
     let input: types::DeviceActionInput = call.json()?;
     acts(move |w, now| {
+        w.check_device_access(id)?;
         w.act(id, input.type_, now)?;
         Ok(Reply::Empty)
     })
@@ -148,13 +175,28 @@ fn find_project_hardware_reservations(call: &Call) -> Result<Prepared, ApiError>
     let project = call.id("id")?;
     let listing = Listing::of(call, ReservationFilter::PARAMS)?;
     let filter = ReservationFilter::of(call)?;
-    acts(move |w, now| Reply::json(&w.reservation_page(project, &filter, &listing, now)?))
+    acts(move |w, now| {
+        let mut listed = w.reservation_page(project, &filter, &listing, now)?;
+        for r in &mut listed.hardware_reservations {
+            if r.id.is_some_and(|id| w.listed_stale(id, now)) {
+                r.provisionable = Some(false);
+            }
+        }
+        let mut list = to_value(&listed)?;
+        if let Some(all) = list
+            .get_mut("hardware_reservations")
+            .and_then(|r| r.as_array_mut())
+        {
+            all.iter_mut().for_each(fill_reservation);
+        }
+        Reply::json(&list)
+    })
 }
 
 fn find_hardware_reservation_by_id(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
     let expand = expand(call);
-    acts(move |w, now| Reply::json(&w.reservation_by_id(id, &expand, now)?))
+    acts(move |w, now| Reply::json(&reservation_json(&w.reservation_by_id(id, &expand, now)?)?))
 }
 
 fn move_hardware_reservation(call: &Call) -> Result<Prepared, ApiError> {
@@ -166,7 +208,7 @@ fn move_hardware_reservation(call: &Call) -> Result<Prepared, ApiError> {
     let expand = expand(call);
     acts(move |w, now| {
         w.move_reservation(id, project)?;
-        Reply::json(&w.reservation_by_id(id, &expand, now)?)
+        Reply::json(&reservation_json(&w.reservation_by_id(id, &expand, now)?)?)
     })
 }
 

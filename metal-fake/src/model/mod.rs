@@ -22,7 +22,7 @@ mod timings;
 mod view;
 mod world;
 
-pub(crate) use dispatch::{Prepare, Prepared, MODELLED};
+pub(crate) use dispatch::{Prepare, Prepared, ALSO_PATCH, MODELLED};
 pub use inspect::WorldCounts;
 pub use timings::Timings;
 pub(crate) use world::{World, WorldSpec};

@@ -300,7 +300,7 @@ impl World {
                 .iter()
                 .any(|field| contains_ignoring_case(field, text))
         };
-        (!f.provisionable_only || self.provisionable(r, now))
+        (!f.provisionable_only || (self.provisionable(r, now) && !self.listed_stale(r.id, now)))
             // Every reservation of the fake is `active`: none is a spare or
             // in need of service.
             && f.state.as_deref().is_none_or(|s| s == "active")

@@ -49,6 +49,12 @@ pub(super) struct ReservationRec {
     pub(super) created: Instant,
 }
 
+/// The project a device whose provisioning failed moves to when
+/// [`Timings::failed_moved_after`] is set: not one of the world's, so the
+/// token cannot see it (`403`), and it is not in any listed project.
+pub(super) const FAILED_PROVISIONING_PROJECT: Uuid =
+    Uuid::from_u128(0xfa11_ed00_0000_4000_8000_0000_0000_0000);
+
 /// The power/provisioning phase of a device and when it began.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Phase {
@@ -56,6 +62,8 @@ pub(super) enum Phase {
     PoweringOn,
     PoweringOff,
     Reinstalling,
+    /// Deleted; gone after [`Timings::deprovisioning`].
+    Deprovisioning,
 }
 
 #[derive(Clone, Debug)]
@@ -82,6 +90,10 @@ pub(super) struct DeviceRec {
     pub(super) updated: Instant,
     pub(super) reboots: u32,
     pub(super) competitor: bool,
+    /// Its provisioning ends in `failed` instead of `active`.
+    pub(super) fails: bool,
+    /// The SSH keys attached at create (the project's and the user's).
+    pub(super) ssh_keys: Vec<Uuid>,
 }
 
 #[derive(Clone, Debug)]
@@ -103,10 +115,57 @@ pub(super) fn state_of(d: &DeviceRec, t: &Timings, now: Instant) -> &'static str
     match d.phase {
         Phase::Provisioning if !settled(t.queued) => "queued",
         Phase::Provisioning if !settled(t.queued + t.provisioning) => "provisioning",
+        Phase::Provisioning if d.fails => "failed",
+        Phase::Deprovisioning => "deprovisioning",
         Phase::PoweringOn if !settled(t.power) => "powering_on",
         Phase::PoweringOff if !settled(t.power) => "powering_off",
         Phase::PoweringOff => "inactive",
         Phase::Reinstalling if !settled(t.reinstall) => "reinstalling",
         Phase::Provisioning | Phase::PoweringOn | Phase::Reinstalling => "active",
     }
+}
+
+/// When a device that fails provisioning reports `failed` (`None` for a
+/// device that does not fail, or was deleted).
+pub(super) fn failed_at(d: &DeviceRec, t: &Timings) -> Option<Instant> {
+    (d.fails && d.phase == Phase::Provisioning).then(|| d.since + t.queued + t.provisioning)
+}
+
+/// When the device's state last changed on its own, or a request changed
+/// it: what `updated_at` shows.
+pub(super) fn last_change(d: &DeviceRec, t: &Timings, now: Instant) -> Instant {
+    let steps: &[std::time::Duration] = match d.phase {
+        Phase::Provisioning => &[t.queued, t.queued + t.provisioning],
+        Phase::PoweringOn | Phase::PoweringOff => &[t.power],
+        Phase::Reinstalling => &[t.reinstall],
+        Phase::Deprovisioning => &[],
+    };
+    steps
+        .iter()
+        .map(|s| d.since + *s)
+        .filter(|at| *at <= now)
+        .fold(d.updated, Instant::max)
+}
+
+/// How far provisioning (or reinstalling) has come, in percent: 0 while
+/// queued, rising while provisioning, 100 once done; `None` for a device
+/// that failed or is being deleted.
+pub(super) fn provisioning_percentage(d: &DeviceRec, t: &Timings, now: Instant) -> Option<f32> {
+    let elapsed = now.saturating_duration_since(d.since);
+    let (before, length) = match d.phase {
+        Phase::Deprovisioning => return None,
+        Phase::Provisioning if d.fails && elapsed >= t.queued + t.provisioning => return None,
+        Phase::Provisioning => (t.queued, t.provisioning),
+        Phase::Reinstalling => (std::time::Duration::ZERO, t.reinstall),
+        Phase::PoweringOn | Phase::PoweringOff => return Some(100.0),
+    };
+    if elapsed < before {
+        return Some(0.0);
+    }
+    if length.is_zero() || elapsed >= before + length {
+        return Some(100.0);
+    }
+    let done = (elapsed - before).as_secs_f64() / length.as_secs_f64();
+    // In [0, 100], to a tenth: no precision lost that the API shows.
+    Some(((done * 1000.0).round() / 10.0) as f32)
 }

@@ -1,14 +1,52 @@
 //! The API's rules for devices and hardware reservations: what each change
-//! checks and does (create, update, actions, delete, move), and the
-//! competitor that takes a reservation.
+//! checks and does (create, update, actions, delete, move), the changes
+//! that happen on their own as time passes (`settle`), and the competitor
+//! that takes a reservation.
 
 use metal_api::types;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::records::{state_of, DeviceRec, Phase};
+use super::records::{
+    failed_at, state_of, DeviceRec, KeyOwner, Phase, ReservationRec, FAILED_PROVISIONING_PROJECT,
+};
 use super::world::World;
 use crate::call::ApiError;
+use crate::faults::FailProvisioning;
+
+/// The API's refusal to delete a device that is not yet provisioned.
+pub(super) const DELETE_WHILE_PROVISIONING: &str =
+    "Cannot delete a device while it is provisioning";
+/// The API's refusal to delete a locked device.
+pub(super) const DELETE_LOCKED: &str = "Cannot delete a locked item";
+/// The refusal to reinstall a locked device (in the style of the delete's).
+pub(super) const REINSTALL_LOCKED: &str = "Cannot reinstall a locked item";
+/// The refusal to move a reservation whose device is locked.
+pub(super) const MOVE_LOCKED: &str = "Cannot move a locked item";
+/// The API's refusal to provision on a reservation whose device failed.
+pub(super) const NOT_PROVISIONABLE: &str = "Server is not provisionable";
+/// What the API answered for a device moved away after its provisioning
+/// failed (packngo PR 112's log).
+pub(super) const NOT_AUTHORIZED: &str = "You are not authorized to view this device";
+
+/// Which fields a `PUT /devices/{id}` body carries: the generated input
+/// type reads an absent array or object as empty, so `{"tags": []}`
+/// (clear the tags) and `{}` (leave them) look alike without this.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Sent {
+    pub(super) tags: bool,
+    pub(super) customdata: bool,
+}
+
+impl Sent {
+    /// The fields present in a JSON body.
+    pub(super) fn of(body: &serde_json::Value) -> Self {
+        Self {
+            tags: body.get("tags").is_some_and(|v| !v.is_null()),
+            customdata: body.get("customdata").is_some_and(|v| !v.is_null()),
+        }
+    }
+}
 
 /// The `hardware_reservation_id` that asks the API to choose a reservation.
 const NEXT_AVAILABLE: &str = "next-available";
@@ -114,10 +152,16 @@ impl World {
                 "Hardware reservation does not belong to this project",
             ));
         }
-        if rec.device.is_some() {
-            return Err(ApiError::unprocessable(
-                "Hardware reservation already has a device provisioned on it",
-            ));
+        if let Some(holder) = rec.device {
+            let failed = self
+                .devices
+                .get(&holder)
+                .is_some_and(|d| state_of(d, &self.timings, now) == "failed");
+            return Err(ApiError::unprocessable(if failed {
+                NOT_PROVISIONABLE
+            } else {
+                "Hardware reservation already has a device provisioned on it"
+            }));
         }
         if !self.provisionable(rec, now) {
             return Err(ApiError::unprocessable(
@@ -156,6 +200,8 @@ impl World {
             .hostname
             .cloned()
             .unwrap_or_else(|| format!("fake-{}", &id.simple().to_string()[..8]));
+        let fails = self.failures.next(&hostname);
+        let ssh_keys = self.attached_keys(project);
         self.devices.insert(
             id,
             DeviceRec {
@@ -181,8 +227,14 @@ impl World {
                 updated: now,
                 reboots: 0,
                 competitor: false,
+                fails,
+                ssh_keys,
             },
         );
+        if let (true, Some(after)) = (fails, self.timings.failed_moved_after) {
+            let t = self.timings;
+            self.schedule(now + t.queued + t.provisioning + after);
+        }
         if let Some(r) = self.reservations.get_mut(&reservation) {
             r.device = Some(id);
             r.released_at = None;
@@ -247,8 +299,13 @@ impl World {
         let busy = |s: &str| {
             ApiError::unprocessable(format!("Device is {s}; try again when it is settled"))
         };
+        if action == A::Reinstall && rec.locked {
+            return Err(ApiError::unprocessable(REINSTALL_LOCKED));
+        }
         match (action, state) {
-            (_, "queued" | "provisioning" | "reinstalling") => return Err(busy(state)),
+            (_, "queued" | "provisioning" | "reinstalling" | "deprovisioning" | "failed") => {
+                return Err(busy(state))
+            }
             (A::PowerOn, "active" | "powering_on") => {
                 return Err(ApiError::unprocessable("Device must be powered off"))
             }
@@ -274,20 +331,153 @@ impl World {
         Ok(())
     }
 
+    /// `deleteDevice`: refused while locked or not yet provisioned (the
+    /// API's 422s); otherwise the device reads as `deprovisioning` until
+    /// [`super::Timings::deprovisioning`] has passed, then is gone, and its
+    /// reservation is provisionable again [`super::Timings::reservation_release`]
+    /// after the delete. Deleting a device already deprovisioning changes
+    /// nothing and succeeds.
     pub(super) fn delete_device(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
-        let rec = self.devices.get(&id).ok_or_else(ApiError::not_found)?;
+        let timings = self.timings;
+        let rec = self.devices.get_mut(&id).ok_or_else(ApiError::not_found)?;
         if rec.locked {
-            return Err(ApiError::unprocessable(
-                "Device is locked; unlock it before deleting",
-            ));
+            return Err(ApiError::unprocessable(DELETE_LOCKED));
         }
+        match state_of(rec, &timings, now) {
+            "queued" | "provisioning" | "reinstalling" => {
+                return Err(ApiError::unprocessable(DELETE_WHILE_PROVISIONING))
+            }
+            "deprovisioning" => return Ok(()),
+            _ => {}
+        }
+        rec.phase = Phase::Deprovisioning;
+        rec.since = now;
+        rec.updated = now;
         let reservation = rec.reservation;
-        self.devices.remove(&id);
         if let Some(r) = reservation.and_then(|r| self.reservations.get_mut(&r)) {
-            r.device = None;
-            r.released_at = Some(now + self.timings.reservation_release);
+            r.released_at = Some(now + timings.reservation_release);
         }
+        self.schedule(now + timings.deprovisioning);
         Ok(())
+    }
+
+    /// A device the caller may not see any more: one whose provisioning
+    /// failed and that left the project (`403`, see
+    /// [`super::Timings::failed_moved_after`]).
+    pub(super) fn check_device_access(&self, id: Uuid) -> Result<(), ApiError> {
+        match self.devices.get(&id) {
+            Some(d) if d.project == FAILED_PROVISIONING_PROJECT => {
+                Err(ApiError::new(403, NOT_AUTHORIZED))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Makes the lifecycle changes due by `now` that are not computed from
+    /// the clock when read: a deleted device disappears (its reservation
+    /// keeps its release time), a failed device leaves the project (its
+    /// reservation is released) and, later, disappears. Cheap when nothing
+    /// is due.
+    pub(crate) fn settle(&mut self, now: Instant) {
+        if self.next_settle.is_none_or(|at| now < at) {
+            return;
+        }
+        let t = self.timings;
+        let mut gone = Vec::new();
+        let mut moved = Vec::new();
+        let mut next: Option<Instant> = None;
+        let mut later = |at: Instant| next = Some(next.map_or(at, |n| n.min(at)));
+        for d in self.devices.values() {
+            if d.phase == Phase::Deprovisioning {
+                let at = d.since + t.deprovisioning;
+                if at <= now {
+                    gone.push(d.id);
+                } else {
+                    later(at);
+                }
+                continue;
+            }
+            let (Some(failed), Some(after)) = (failed_at(d, &t), t.failed_moved_after) else {
+                continue;
+            };
+            let (moves, removed) = (failed + after, failed + after + t.failed_forbidden_for);
+            if removed <= now {
+                gone.push(d.id);
+            } else if d.project == FAILED_PROVISIONING_PROJECT {
+                later(removed);
+            } else if moves <= now {
+                moved.push((d.id, moves));
+                later(removed);
+            } else {
+                later(moves);
+            }
+        }
+        for (id, at) in moved {
+            let reservation = self.devices.get_mut(&id).and_then(|d| {
+                d.project = FAILED_PROVISIONING_PROJECT;
+                d.reservation.take()
+            });
+            self.free(reservation, id, Some(at + t.reservation_release));
+        }
+        for id in gone {
+            if let Some(d) = self.devices.remove(&id) {
+                self.free(d.reservation, id, None);
+            }
+        }
+        self.next_settle = next;
+    }
+
+    /// `reservation` no longer holds `device`; `release` (when given)
+    /// replaces its release time.
+    fn free(&mut self, reservation: Option<Uuid>, device: Uuid, release: Option<Instant>) {
+        if let Some(r) = reservation.and_then(|r| self.reservations.get_mut(&r)) {
+            if r.device == Some(device) {
+                r.device = None;
+                if release.is_some() {
+                    r.released_at = release;
+                }
+            }
+        }
+    }
+
+    /// Whether the project's reservation list still shows `reservation` as
+    /// it was before its release (see
+    /// [`super::Timings::stale_reservation_list`]).
+    pub(super) fn listed_stale(&self, reservation: Uuid, now: Instant) -> bool {
+        let window = self.timings.stale_reservation_list;
+        self.reservations.get(&reservation).is_some_and(|r| {
+            r.device.is_none()
+                && r.released_at
+                    .is_some_and(|at| at <= now && now < at + window)
+        })
+    }
+
+    /// `settle` has work to do at `at`.
+    fn schedule(&mut self, at: Instant) {
+        self.next_settle = Some(self.next_settle.map_or(at, |n| n.min(at)));
+    }
+
+    /// The SSH keys the API attaches to a new device of `project`: the
+    /// project's and the user's, oldest first.
+    fn attached_keys(&self, project: Uuid) -> Vec<Uuid> {
+        let mut keys: Vec<(u64, Uuid)> = self
+            .ssh_keys
+            .values()
+            .filter(|k| k.owner == KeyOwner::User || k.owner == KeyOwner::Project(project))
+            .map(|k| (k.seq, k.id))
+            .collect();
+        keys.sort_unstable();
+        keys.into_iter().map(|(_, id)| id).collect()
+    }
+
+    /// The lifecycle timings.
+    pub(crate) fn timings(&self) -> super::Timings {
+        self.timings
+    }
+
+    /// Scripts a provisioning failure (see [`crate::Fake::fail_provisioning`]).
+    pub(crate) fn fail_provisioning(&mut self, fail: FailProvisioning) {
+        self.failures.push(fail);
     }
 
     /// A competitor takes `reservation`, when it is free: a device without
@@ -325,6 +515,8 @@ impl World {
                 updated: now,
                 reboots: 0,
                 competitor: true,
+                fails: false,
+                ssh_keys: Vec::new(),
             },
         );
         if let Some(r) = self.reservations.get_mut(&reservation) {
@@ -338,18 +530,26 @@ impl World {
         &mut self,
         id: Uuid,
         body: &types::DeviceUpdateInput,
+        sent: Sent,
         now: Instant,
     ) -> Result<(), ApiError> {
         let rec = self.devices.get_mut(&id).ok_or_else(ApiError::not_found)?;
-        apply_update(rec, body, now);
+        apply_update(rec, body, sent, now);
         Ok(())
     }
 
     /// `moveHardwareReservation`: moves it to `project` (refused while it
-    /// holds a device, unless it stays where it is).
+    /// holds a locked device, or any device unless it stays where it is).
     pub(super) fn move_reservation(&mut self, id: Uuid, project: Uuid) -> Result<(), ApiError> {
         if !self.projects.contains_key(&project) {
             return Err(ApiError::unprocessable("Project not found"));
+        }
+        let holder = self.reservations.get(&id).and_then(|r| r.device);
+        if holder
+            .and_then(|d| self.devices.get(&d))
+            .is_some_and(|d| d.locked)
+        {
+            return Err(ApiError::unprocessable(MOVE_LOCKED));
         }
         let rec = self
             .reservations
@@ -365,14 +565,14 @@ impl World {
     }
 }
 
-fn apply_update(rec: &mut DeviceRec, body: &types::DeviceUpdateInput, now: Instant) {
+fn apply_update(rec: &mut DeviceRec, body: &types::DeviceUpdateInput, sent: Sent, now: Instant) {
     if let Some(h) = &body.hostname {
         rec.hostname.clone_from(h);
     }
     if let Some(d) = &body.description {
         rec.description = Some(d.clone());
     }
-    if !body.tags.is_empty() {
+    if sent.tags {
         rec.tags.clone_from(&body.tags);
     }
     if let Some(l) = body.locked {
@@ -387,7 +587,7 @@ fn apply_update(rec: &mut DeviceRec, body: &types::DeviceUpdateInput, now: Insta
     if let Some(u) = &body.userdata {
         rec.userdata = Some(u.clone());
     }
-    if !body.customdata.is_empty() {
+    if sent.customdata {
         rec.customdata.clone_from(&body.customdata);
     }
     if let Some(b) = &body.billing_cycle {

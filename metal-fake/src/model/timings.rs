@@ -3,19 +3,51 @@
 use std::time::Duration;
 
 /// How long the device lifecycle takes on the fake's clock.
+///
+/// The defaults follow the real API's order of magnitude where there is
+/// evidence (see [`crate::fidelity`]); tests shorten them, usually with
+/// struct update syntax:
+///
+/// ```
+/// use std::time::Duration;
+/// let t = metal_fake::Timings {
+///     reservation_release: Duration::from_millis(50),
+///     ..metal_fake::Timings::uniform(Duration::from_millis(10))
+/// };
+/// assert_eq!(t.deprovisioning, Duration::from_millis(10));
+/// assert_eq!(metal_fake::Timings::default().reservation_release, Duration::from_secs(240));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Timings {
     /// `queued` lasts this long after a create.
     pub queued: Duration,
-    /// Then `provisioning` lasts this long before `active`.
+    /// Then `provisioning` lasts this long before `active` (or `failed`).
     pub provisioning: Duration,
     /// `powering_off` / `powering_on` last this long.
     pub power: Duration,
     /// `reinstalling` lasts this long.
     pub reinstall: Duration,
+    /// After a delete, the device reads as `deprovisioning` this long, then
+    /// it is gone (`404`).
+    pub deprovisioning: Duration,
     /// After a device is deleted, its reservation becomes provisionable again
-    /// after this long.
+    /// this long after the delete (default 4 minutes, as packngo issue 139
+    /// reports; never before the device is gone).
     pub reservation_release: Duration,
+    /// For this long after a reservation's release, the project's
+    /// reservation list still shows it as not provisionable while reading
+    /// the reservation itself says it is (zero, the default: no stale
+    /// reads).
+    pub stale_reservation_list: Duration,
+    /// When set, a device whose provisioning failed leaves the project this
+    /// long after it failed: from then on it answers `403` ("You are not
+    /// authorized to view this device"), is no longer listed, and its
+    /// reservation is released. `None` (the default): a failed device stays
+    /// in the project, blocking its reservation, until it is deleted.
+    pub failed_moved_after: Option<Duration>,
+    /// How long a device that left the project answers `403` before it
+    /// answers `404`.
+    pub failed_forbidden_for: Duration,
 }
 
 impl Default for Timings {
@@ -25,20 +57,29 @@ impl Default for Timings {
             provisioning: Duration::from_secs(60),
             power: Duration::from_secs(5),
             reinstall: Duration::from_secs(60),
-            reservation_release: Duration::from_secs(30),
+            deprovisioning: Duration::from_secs(30),
+            reservation_release: Duration::from_secs(240),
+            stale_reservation_list: Duration::ZERO,
+            failed_moved_after: None,
+            failed_forbidden_for: Duration::from_secs(600),
         }
     }
 }
 
 impl Timings {
-    /// Every phase lasts `d` (handy for tests: `Timings::uniform(ms(10))`).
+    /// Every phase lasts `d` (handy for tests: `Timings::uniform(ms(10))`);
+    /// no stale reads, and failed devices stay in the project.
     pub fn uniform(d: Duration) -> Self {
         Self {
             queued: d,
             provisioning: d,
             power: d,
             reinstall: d,
+            deprovisioning: d,
             reservation_release: d,
+            stale_reservation_list: Duration::ZERO,
+            failed_moved_after: None,
+            failed_forbidden_for: d,
         }
     }
 }

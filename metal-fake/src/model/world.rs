@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use super::records::{DeviceRec, FacilityRec, PlanRec, ProjectRec, ReservationRec, SshKeyRec};
 use super::timings::Timings;
+use crate::faults::{FailProvisioning, FailurePlan, RandomFailures};
 
 /// What the world is built from (see [`crate::FakeBuilder`]).
 #[derive(Clone, Debug)]
@@ -17,6 +18,10 @@ pub(crate) struct WorldSpec {
     pub plans: Vec<String>,
     pub facilities: Vec<(String, String)>,
     pub timings: Timings,
+    /// Devices scripted to fail provisioning.
+    pub failures: Vec<FailProvisioning>,
+    /// Provisioning failures drawn at random.
+    pub random_failures: Option<RandomFailures>,
 }
 
 /// The state of the fake Metal API. The rules that change it are in
@@ -39,6 +44,12 @@ pub(crate) struct World {
     pub(super) devices_created: u64,
     /// Devices a competitor placed.
     pub(super) competitor_devices: u64,
+    /// Which devices fail to provision.
+    pub(super) failures: FailurePlan,
+    /// The earliest instant a lifecycle change is due that `settle` makes
+    /// (a deleted device disappearing, a failed device leaving the
+    /// project); `None` when none is pending.
+    pub(super) next_settle: Option<Instant>,
 }
 
 impl World {
@@ -83,6 +94,8 @@ impl World {
             seq: 0,
             devices_created: 0,
             competitor_devices: 0,
+            failures: FailurePlan::new(spec.failures.clone(), spec.random_failures),
+            next_settle: None,
         };
         for (n, (project, count)) in spec.projects.iter().enumerate() {
             world.projects.insert(

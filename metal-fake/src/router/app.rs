@@ -21,6 +21,7 @@ use super::context::{Context, Routes};
 use super::gate::gate;
 use super::kill::ConnKill;
 use super::{operation as serve_operation, reply};
+use crate::model::ALSO_PATCH;
 use crate::render::API_PREFIX;
 use crate::shared::Shared;
 
@@ -58,7 +59,15 @@ pub(crate) fn router(shared: Arc<Shared>, config: ServerConfig) -> (Router, Reco
                     body,
                 )
             };
-            methods = methods.on(filter(op, method), handler);
+            methods = methods.on(filter(op, method.clone()), handler);
+            // A client's PATCH where the spec says PUT (see ALSO_PATCH).
+            if ALSO_PATCH.iter().any(|also| also.id == op.id) {
+                routes
+                    .entry(format!("{API_PREFIX}{path}"))
+                    .or_default()
+                    .insert(Method::PATCH, op);
+                methods = methods.on(MethodFilter::PATCH, handler);
+            }
         }
         api = api.route(path, methods);
     }

@@ -56,8 +56,21 @@ fn fast_backoff() -> Arc<ExponentialBackoff> {
     })
 }
 
-fn fake_builder() -> metal_fake::FakeBuilder {
+/// The fake every target starts from: [`RESERVATIONS`] reservations.
+pub fn fake_builder() -> metal_fake::FakeBuilder {
     Fake::builder().reservations(RESERVATIONS)
+}
+
+/// The millisecond timings of the HTTP targets.
+pub fn http_timings() -> Timings {
+    Timings {
+        queued: Duration::from_millis(10),
+        provisioning: Duration::from_millis(40),
+        power: Duration::from_millis(20),
+        reinstall: Duration::from_millis(40),
+        reservation_release: Duration::from_millis(60),
+        ..Timings::uniform(Duration::from_millis(20))
+    }
 }
 
 impl Target {
@@ -90,21 +103,13 @@ impl Target {
 
     /// As [`Target::http`] with a given server configuration.
     pub async fn http_with(config: ServerConfig) -> Self {
-        Self::http_from(fake_builder(), config).await
+        Self::http_from(fake_builder().timings(http_timings()), config).await
     }
 
-    /// As [`Target::http_with`] with a given fake (its timings replaced by
-    /// millisecond ones).
+    /// As [`Target::http`] with a given fake and server configuration
+    /// (replies are recorded, for [`Target::check_replies`]).
     pub async fn http_from(builder: metal_fake::FakeBuilder, config: ServerConfig) -> Self {
-        let fake = builder
-            .timings(Timings {
-                queued: Duration::from_millis(10),
-                provisioning: Duration::from_millis(40),
-                power: Duration::from_millis(20),
-                reinstall: Duration::from_millis(40),
-                reservation_release: Duration::from_millis(60),
-            })
-            .build();
+        let fake = builder.build();
         let server = metal_fake::bind(fake.clone(), "127.0.0.1:0", config.record_replies(true))
             .await
             .unwrap();
@@ -198,6 +203,26 @@ pub async fn wait_state(t: &Target, id: Uuid, want: &str) -> Result<(), String> 
         }
         if Instant::now() > deadline {
             return Err(format!("device stuck in {:?}, wanted {want}", d.state));
+        }
+        sleep(t.poll).await;
+    }
+}
+
+/// Waits until a deleted device is gone (`404`): it reads as
+/// `deprovisioning` for a while first, as the real API's do.
+pub async fn wait_gone(t: &Target, id: Uuid) -> Result<(), String> {
+    let deadline = Instant::now() + t.patience;
+    loop {
+        match t.metal.get_device(id, &Fields::default()).await {
+            Err(e) if e.is_not_found() => return Ok(()),
+            Err(e) => return Err(e.to_string()),
+            Ok(d) if d.state.as_deref() != Some("deprovisioning") => {
+                return Err(format!("deleted device reads {:?}", d.state))
+            }
+            Ok(_) => {}
+        }
+        if Instant::now() > deadline {
+            return Err("deleted device never went away".into());
         }
         sleep(t.poll).await;
     }
@@ -344,10 +369,7 @@ impl Scenario {
                     return Err("device.project not included".into());
                 }
                 t.metal.delete_device(id).await.map_err(err)?;
-                match t.metal.get_device(id, &Fields::default()).await {
-                    Err(e) if e.is_not_found() => {}
-                    other => return Err(format!("after delete: {other:?}")),
-                }
+                wait_gone(t, id).await?;
                 Ok("active; reservation holds it; gone after delete".into())
             }
             Self::ListWithPagination => {
@@ -631,10 +653,8 @@ impl FaultOp {
             Self::DeleteDevice => {
                 let id = device.ok_or("no device")?;
                 t.metal.delete_device(id).await.map_err(err)?;
-                match t.metal.get_device(id, &Fields::default()).await {
-                    Err(e) if e.is_not_found() => Ok("ok; gone".into()),
-                    other => Err(format!("after delete: {other:?}")),
-                }
+                wait_gone(t, id).await?;
+                Ok("ok; gone".into())
             }
             Self::Reboot => {
                 let id = device.ok_or("no device")?;
