@@ -8,7 +8,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::records::{
-    failed_at, state_of, DeviceRec, KeyOwner, Phase, ReservationRec, FAILED_PROVISIONING_PROJECT,
+    failed_at, state_of, DeviceRec, KeyOwner, Phase, FAILED_PROVISIONING_PROJECT,
 };
 use super::world::World;
 use crate::call::ApiError;
