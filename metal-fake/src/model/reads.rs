@@ -91,16 +91,20 @@ impl World {
         })
     }
 
-    /// The SSH keys of `owner`, oldest first.
+    /// The SSH keys of `owner`, oldest first. The user's list
+    /// (`GET /ssh-keys`) also has the keys of every project the caller
+    /// sees, as the real API answers (Monogon's live test expects it).
     pub(super) fn ssh_keys_of(&self, owner: KeyOwner) -> Result<types::SshKeyList, ApiError> {
         if let KeyOwner::Project(p) = owner {
             self.projects.get(&p).ok_or_else(ApiError::not_found)?;
         }
-        let mut recs: Vec<&SshKeyRec> = self
-            .ssh_keys
-            .values()
-            .filter(|k| k.owner == owner)
-            .collect();
+        let listed = |k: &SshKeyRec| match (owner, k.owner) {
+            (KeyOwner::User, KeyOwner::Project(p)) => {
+                self.projects.contains_key(&p) && self.caller.sees(p)
+            }
+            _ => k.owner == owner,
+        };
+        let mut recs: Vec<&SshKeyRec> = self.ssh_keys.values().filter(|k| listed(k)).collect();
         recs.sort_by_key(|k| k.seq);
         Ok(types::SshKeyList {
             ssh_keys: recs.into_iter().map(|k| self.ssh_key(k)).collect(),

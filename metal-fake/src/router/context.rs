@@ -67,13 +67,6 @@ impl Context {
         &self.config
     }
 
-    /// Whether `token` is the one this router accepts.
-    pub(super) fn token_ok(&self, token: Option<&HeaderValue>) -> bool {
-        token
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|t| t == self.config.token)
-    }
-
     /// Takes one token for a request: `Err` when the bucket is empty.
     pub(super) fn admit(&self) -> Result<Option<RateHeaders>, RateHeaders> {
         let Some(limit) = self.config.rate_limit else {
