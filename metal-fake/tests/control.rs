@@ -260,13 +260,14 @@ async fn control_clock_advances_provisioning_and_refuses_bad_amounts() {
     assert_eq!(st, 201);
     let path = format!("/devices/{}", device["id"].as_str().unwrap());
     assert_eq!(api(&s, Method::GET, &path, None).await.1["state"], "queued");
-    let (st, clock) = control(&s, Method::POST, "/_fake/clock", Some(r#"{"advance_seconds": 61}"#)).await;
+    let (st, clock) = control(&s, Method::POST, "/_fake/clock", Some(r#"{"advance_seconds": 66}"#)).await;
     assert_eq!(st, 200, "{clock}");
-    assert_eq!(clock["advanced_seconds"], 61.0);
+    // Queued 5 s, then provisioning 60 s (the default timings).
+    assert_eq!(clock["advanced_seconds"], 66.0);
     assert_eq!(clock["time_scale"], 1.0);
     assert_eq!(api(&s, Method::GET, &path, None).await.1["state"], "active");
     let (st, read) = control(&s, Method::GET, "/_fake/clock", None).await;
-    assert_eq!((st, read["advanced_seconds"].clone()), (200, json!(61.0)));
+    assert_eq!((st, read["advanced_seconds"].clone()), (200, json!(66.0)));
     for (body, status) in [
         (r#"{"advance_seconds": -1}"#, 422),
         (r#"{"advance_seconds": 604801}"#, 422),
@@ -277,7 +278,7 @@ async fn control_clock_advances_provisioning_and_refuses_bad_amounts() {
         let (st, reply) = control(&s, Method::POST, "/_fake/clock", Some(body)).await;
         assert_eq!(st, status, "{body}: {reply}");
     }
-    assert_eq!(control(&s, Method::GET, "/_fake/clock", None).await.1["advanced_seconds"], 61.0);
+    assert_eq!(control(&s, Method::GET, "/_fake/clock", None).await.1["advanced_seconds"], 66.0);
     s.shutdown().await;
 }
 
@@ -349,10 +350,13 @@ async fn the_clock_runs_faster_with_a_time_scale() {
         .into_inner();
     assert_eq!(device.state.map(|s| s.to_string()).as_deref(), Some("queued"));
     let start = fake.now();
-    // One real second is a minute on the fake's clock: provisioning (60 s
-    // by default) is over.
+    // One real second is a minute on the fake's clock: after two,
+    // provisioning (65 s by default) is over.
     tokio::time::advance(Duration::from_secs(1)).await;
     assert_eq!(fake.now() - start, Duration::from_secs(60));
+    let state = fake.devices()[0].state.clone();
+    assert_eq!(state.as_deref(), Some("provisioning"));
+    tokio::time::advance(Duration::from_secs(1)).await;
     let state = fake.devices()[0].state.clone();
     assert_eq!(state.as_deref(), Some("active"));
 }

@@ -65,15 +65,18 @@ async fn the_example_world_loads_and_runs_on_the_clock() {
     };
     assert_eq!(state(&fake, "web-1").as_deref(), Some("provisioning"));
     assert_eq!(state(&fake, "globex-db").as_deref(), Some("active"));
-    // Seeded 30 s into provisioning: active 30 s later (60 s in all).
-    tokio::time::advance(Duration::from_secs(29)).await;
+    // Seeded 30 s into provisioning: active 35 s later (queued 5 s and
+    // provisioning 60 s by default).
+    tokio::time::advance(Duration::from_secs(34)).await;
     assert_eq!(state(&fake, "web-1").as_deref(), Some("provisioning"));
     tokio::time::advance(Duration::from_secs(1)).await;
     assert_eq!(state(&fake, "web-1").as_deref(), Some("active"));
     // The released reservation comes free after its 240 s.
     let free = |fake: &Fake| fake.provisionable_reservations().len();
     assert_eq!(free(&fake), 1);
-    fake.advance(Duration::from_secs(210)).unwrap();
+    fake.advance(Duration::from_secs(204)).unwrap();
+    assert_eq!(free(&fake), 1);
+    fake.advance(Duration::from_secs(1)).unwrap();
     assert_eq!(free(&fake), 2);
 }
 
