@@ -48,7 +48,7 @@ pub(crate) struct Clock {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ClockError {
-    /// The total would pass [`MAX_ADVANCE`].
+    /// The total advance would pass ten years.
     #[error("the clock is advanced by at most {} s in all", MAX_ADVANCE.as_secs())]
     TooFar,
 }

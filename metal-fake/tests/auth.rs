@@ -137,7 +137,10 @@ async fn another_organisation_s_resources_are_forbidden_and_unknown_ids_not_foun
     let forbidden = [
         (Method::GET, format!("/projects/{PROJECT_B}")),
         (Method::GET, format!("/projects/{PROJECT_B}/devices")),
-        (Method::GET, format!("/projects/{PROJECT_B}/hardware-reservations")),
+        (
+            Method::GET,
+            format!("/projects/{PROJECT_B}/hardware-reservations"),
+        ),
         (Method::GET, format!("/devices/{DEV_B}")),
         (Method::DELETE, format!("/devices/{DEV_B}")),
         (Method::GET, format!("/hardware-reservations/{RES_B}")),
@@ -152,23 +155,51 @@ async fn another_organisation_s_resources_are_forbidden_and_unknown_ids_not_foun
         );
         // The owner's token and the server's own get through.
         if *method == Method::GET {
-            assert_eq!(call(&s, Some("token-b"), Method::GET, path).await.0, 200, "{path}");
-            assert_eq!(call(&s, Some(TOKEN), Method::GET, path).await.0, 200, "{path}");
+            assert_eq!(
+                call(&s, Some("token-b"), Method::GET, path).await.0,
+                200,
+                "{path}"
+            );
+            assert_eq!(
+                call(&s, Some(TOKEN), Method::GET, path).await.0,
+                200,
+                "{path}"
+            );
         }
     }
-    assert_eq!(fake.devices().len(), 1, "the forbidden delete changed nothing");
+    assert_eq!(
+        fake.devices().len(),
+        1,
+        "the forbidden delete changed nothing"
+    );
     // What does not exist is 404 for every token.
     for path in [
         format!("/projects/{}", Uuid::new_v4()),
         format!("/devices/{}", Uuid::new_v4()),
         format!("/hardware-reservations/{}", Uuid::new_v4()),
     ] {
-        assert_eq!(call(&s, Some("token-a"), Method::GET, &path).await.0, 404, "{path}");
+        assert_eq!(
+            call(&s, Some("token-a"), Method::GET, &path).await.0,
+            404,
+            "{path}"
+        );
     }
     // A token of one project sees that project, not its organisation's others.
-    let a2 = call(&s, Some("token-a2"), Method::GET, &format!("/projects/{PROJECT_A2}")).await;
+    let a2 = call(
+        &s,
+        Some("token-a2"),
+        Method::GET,
+        &format!("/projects/{PROJECT_A2}"),
+    )
+    .await;
     assert_eq!(a2.0, 200);
-    let a = call(&s, Some("token-a2"), Method::GET, &format!("/projects/{PROJECT_A}")).await;
+    let a = call(
+        &s,
+        Some("token-a2"),
+        Method::GET,
+        &format!("/projects/{PROJECT_A}"),
+    )
+    .await;
     assert_eq!(a.0, 403);
     assert_eq!(fake.snapshot().requests["findProjectById"]["403"], 2);
     schema::check_all(&s.recorded_replies());
@@ -213,7 +244,13 @@ async fn ssh_keys_lists_the_user_s_keys_and_those_of_the_token_s_projects() {
     let (_, all) = call(&s, Some(TOKEN), Method::GET, "/ssh-keys").await;
     assert_eq!(ids(&all), [KEY_A, KEY_B, KEY_USER]);
     // A project's own list is still its keys only.
-    let (_, project) = call(&s, Some(TOKEN), Method::GET, &format!("/projects/{PROJECT_A}/ssh-keys")).await;
+    let (_, project) = call(
+        &s,
+        Some(TOKEN),
+        Method::GET,
+        &format!("/projects/{PROJECT_A}/ssh-keys"),
+    )
+    .await;
     assert_eq!(ids(&project), [KEY_A]);
     schema::check_all(&s.recorded_replies());
     s.shutdown().await;

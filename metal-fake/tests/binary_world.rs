@@ -58,20 +58,30 @@ fn start(args: &[&str]) -> Running {
 /// Sends SIGINT and waits (at most 20 s) for the exit code.
 fn interrupt(mut r: Running) -> Option<i32> {
     let pid = r.child.id().to_string();
-    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    assert!(Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap()
+        .success());
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         if let Some(status) = r.child.try_wait().unwrap() {
             return status.code();
         }
-        assert!(Instant::now() < deadline, "metal-fake did not stop on SIGINT");
+        assert!(
+            Instant::now() < deadline,
+            "metal-fake did not stop on SIGINT"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
 
 fn exits_with(args: &[&str]) -> (Option<i32>, String) {
     let out = command(args).output().unwrap();
-    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn get(url: &str, headers: &[(&str, &str)]) -> (u16, Value) {
@@ -113,8 +123,7 @@ fn world_schema_prints_the_shipped_schema() {
     let out = Command::new(BIN).arg("--world-schema").output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let shipped =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/world.schema.json"))
-            .unwrap();
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/world.schema.json")).unwrap();
     assert_eq!(String::from_utf8(out.stdout).unwrap(), shipped);
 }
 
@@ -147,10 +156,19 @@ fn bad_world_files_and_scales_are_refused_with_exit_code_2() {
     .unwrap();
     let cases: [(&[&str], &str); 5] = [
         (&["--world", bad.to_str().unwrap()], "does not decode"),
-        (&["--world", dangling.to_str().unwrap()], "names organization"),
-        (&["--world", "/nonexistent/world.json"], "/nonexistent/world.json"),
+        (
+            &["--world", dangling.to_str().unwrap()],
+            "names organization",
+        ),
+        (
+            &["--world", "/nonexistent/world.json"],
+            "/nonexistent/world.json",
+        ),
         (&["--time-scale", "0.5"], "time scale"),
-        (&["--world", EXAMPLE, "--reservations", "3"], "cannot be used with"),
+        (
+            &["--world", EXAMPLE, "--reservations", "3"],
+            "cannot be used with",
+        ),
     ];
     for (args, says) in cases {
         let (code, stderr) = exits_with(args);
@@ -169,7 +187,8 @@ fn state_file_keeps_the_world_across_a_restart() {
     let state_arg = state.to_str().unwrap();
 
     let r = start(&["--state-file", state_arg, "--reservations", "2"]);
-    let key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBb9vT0wFYDTZ2E3y6Q2n1Yx8c4ZQ0yF0bG5m2b8l9eB kept";
+    let key =
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBb9vT0wFYDTZ2E3y6Q2n1Yx8c4ZQ0yF0bG5m2b8l9eB kept";
     let (status, created) = post(
         &format!("{}/metal/v1/ssh-keys", r.root),
         json!({"label": "kept", "key": key}),
@@ -186,7 +205,11 @@ fn state_file_keeps_the_world_across_a_restart() {
     assert_eq!(after["reservations"], before["reservations"]);
     assert_eq!(after["projects"], before["projects"]);
     let (status, key) = get(
-        &format!("{}/metal/v1/ssh-keys/{}", r.root, created["id"].as_str().unwrap()),
+        &format!(
+            "{}/metal/v1/ssh-keys/{}",
+            r.root,
+            created["id"].as_str().unwrap()
+        ),
         &[("x-auth-token", TOKEN)],
     );
     assert_eq!((status, key["label"].clone()), (200, json!("kept")));

@@ -25,7 +25,9 @@ fn root(s: &ServerHandle) -> String {
 async fn control(s: &ServerHandle, method: Method, path: &str, body: Option<&str>) -> (u16, Value) {
     let mut req = reqwest::Client::new().request(method, format!("{}{path}", root(s)));
     if let Some(b) = body {
-        req = req.header("content-type", "application/json").body(b.to_string());
+        req = req
+            .header("content-type", "application/json")
+            .body(b.to_string());
     }
     let resp = req.send().await.unwrap();
     let status = resp.status().as_u16();
@@ -118,12 +120,24 @@ async fn control_world_round_trips_and_refuses_bad_documents() {
     assert_eq!(st, 400, "{body}");
     let (st, body) = control(&s, Method::POST, "/_fake/world", Some(r#"{"projets": []}"#)).await;
     assert_eq!(st, 400, "{body}");
-    assert!(first_error(&body).contains("unknown field `projets`"), "{body}");
+    assert!(
+        first_error(&body).contains("unknown field `projets`"),
+        "{body}"
+    );
     let mut dangling = saved.clone();
     dangling["reservations"][0]["project"] = json!(Uuid::new_v4());
-    let (st, body) = control(&s, Method::POST, "/_fake/world", Some(&dangling.to_string())).await;
+    let (st, body) = control(
+        &s,
+        Method::POST,
+        "/_fake/world",
+        Some(&dangling.to_string()),
+    )
+    .await;
     assert_eq!(st, 422, "{body}");
-    assert!(first_error(&body).contains("which the world does not have"), "{body}");
+    assert!(
+        first_error(&body).contains("which the world does not have"),
+        "{body}"
+    );
     let mut twice = saved.clone();
     twice["reservations"][1]["id"] = saved["reservations"][0]["id"].clone();
     let (st, body) = control(&s, Method::POST, "/_fake/world", Some(&twice.to_string())).await;
@@ -183,16 +197,52 @@ async fn control_faults_inject_a_lost_reply_and_clear() {
 
     // Bad input: every fault is checked, none is added.
     let bad = [
-        (r#"{"faults": [{"operation": "createDevise", "kind": "hang"}]}"#, 422, "not an operationId"),
-        (r#"{"faults": [{"kind": "fail_before"}]}"#, 422, "need a status"),
-        (r#"{"faults": [{"kind": "fail_after", "status": 200}]}"#, 422, "not an error status"),
-        (r#"{"faults": [{"kind": "hang", "status": 500}]}"#, 422, "status applies to"),
-        (r#"{"faults": [{"kind": "latency", "seconds": -1}]}"#, 422, "seconds"),
-        (r#"{"faults": [{"kind": "hang", "nth": 0}]}"#, 422, "nth counts from 1"),
-        (r#"{"faults": [{"kind": "hang", "times": 0}]}"#, 422, "times must be"),
+        (
+            r#"{"faults": [{"operation": "createDevise", "kind": "hang"}]}"#,
+            422,
+            "not an operationId",
+        ),
+        (
+            r#"{"faults": [{"kind": "fail_before"}]}"#,
+            422,
+            "need a status",
+        ),
+        (
+            r#"{"faults": [{"kind": "fail_after", "status": 200}]}"#,
+            422,
+            "not an error status",
+        ),
+        (
+            r#"{"faults": [{"kind": "hang", "status": 500}]}"#,
+            422,
+            "status applies to",
+        ),
+        (
+            r#"{"faults": [{"kind": "latency", "seconds": -1}]}"#,
+            422,
+            "seconds",
+        ),
+        (
+            r#"{"faults": [{"kind": "hang", "nth": 0}]}"#,
+            422,
+            "nth counts from 1",
+        ),
+        (
+            r#"{"faults": [{"kind": "hang", "times": 0}]}"#,
+            422,
+            "times must be",
+        ),
         (r#"{"random": {"rate": 1.5}}"#, 422, "not a probability"),
-        (r#"{"faults": [{"kind": "explode"}]}"#, 400, "unknown variant"),
-        (r#"{"faults": [{"kind": "hang", "opration": "x"}]}"#, 400, "unknown field"),
+        (
+            r#"{"faults": [{"kind": "explode"}]}"#,
+            400,
+            "unknown variant",
+        ),
+        (
+            r#"{"faults": [{"kind": "hang", "opration": "x"}]}"#,
+            400,
+            "unknown field",
+        ),
         ("[", 400, "Invalid JSON"),
     ];
     for (body, status, says) in bad {
@@ -200,9 +250,19 @@ async fn control_faults_inject_a_lost_reply_and_clear() {
         assert_eq!(st, status, "{body}: {reply}");
         assert!(first_error(&reply).contains(says), "{body}: {reply}");
     }
-    let partly = r#"{"faults": [{"operation": "findProjectById", "kind": "hang"}, {"kind": "nope"}]}"#;
-    assert_eq!(control(&s, Method::POST, "/_fake/faults", Some(partly)).await.0, 400);
-    assert_eq!(api(&s, Method::GET, &path, None).await.0, 200, "nothing was added");
+    let partly =
+        r#"{"faults": [{"operation": "findProjectById", "kind": "hang"}, {"kind": "nope"}]}"#;
+    assert_eq!(
+        control(&s, Method::POST, "/_fake/faults", Some(partly))
+            .await
+            .0,
+        400
+    );
+    assert_eq!(
+        api(&s, Method::GET, &path, None).await.0,
+        200,
+        "nothing was added"
+    );
     s.shutdown().await;
 }
 
@@ -214,11 +274,23 @@ async fn control_calls_are_filtered_by_operation_and_limited() {
     for _ in 0..3 {
         api(&s, Method::GET, &format!("/projects/{project}"), None).await;
     }
-    api(&s, Method::GET, &format!("/devices/{}", Uuid::new_v4()), None).await;
+    api(
+        &s,
+        Method::GET,
+        &format!("/devices/{}", Uuid::new_v4()),
+        None,
+    )
+    .await;
     let (st, body) = control(&s, Method::GET, "/_fake/calls", None).await;
     assert_eq!(st, 200);
     assert_eq!(body["total"], 4);
-    let (_, body) = control(&s, Method::GET, "/_fake/calls?operation=findDeviceById", None).await;
+    let (_, body) = control(
+        &s,
+        Method::GET,
+        "/_fake/calls?operation=findDeviceById",
+        None,
+    )
+    .await;
     assert_eq!(body["total"], 1);
     let call = &body["calls"][0];
     assert_eq!(call["operation"], "findDeviceById");
@@ -227,9 +299,20 @@ async fn control_calls_are_filtered_by_operation_and_limited() {
     assert_eq!(call["seq"], 4);
     let at = call["at"].as_str().unwrap();
     assert!(chrono::DateTime::parse_from_rfc3339(at).is_ok(), "{at}");
-    let (_, body) = control(&s, Method::GET, "/_fake/calls?operation=findProjectById&limit=2", None).await;
+    let (_, body) = control(
+        &s,
+        Method::GET,
+        "/_fake/calls?operation=findProjectById&limit=2",
+        None,
+    )
+    .await;
     assert_eq!(body["total"], 3);
-    let seqs: Vec<&Value> = body["calls"].as_array().unwrap().iter().map(|c| &c["seq"]).collect();
+    let seqs: Vec<&Value> = body["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["seq"])
+        .collect();
     assert_eq!(seqs, [&json!(2), &json!(3)], "the last two, oldest first");
     for bad in [
         "/_fake/calls?operation=findDevise",
@@ -260,7 +343,13 @@ async fn control_clock_advances_provisioning_and_refuses_bad_amounts() {
     assert_eq!(st, 201);
     let path = format!("/devices/{}", device["id"].as_str().unwrap());
     assert_eq!(api(&s, Method::GET, &path, None).await.1["state"], "queued");
-    let (st, clock) = control(&s, Method::POST, "/_fake/clock", Some(r#"{"advance_seconds": 66}"#)).await;
+    let (st, clock) = control(
+        &s,
+        Method::POST,
+        "/_fake/clock",
+        Some(r#"{"advance_seconds": 66}"#),
+    )
+    .await;
     assert_eq!(st, 200, "{clock}");
     // Queued 5 s, then provisioning 60 s (the default timings).
     assert_eq!(clock["advanced_seconds"], 66.0);
@@ -278,7 +367,10 @@ async fn control_clock_advances_provisioning_and_refuses_bad_amounts() {
         let (st, reply) = control(&s, Method::POST, "/_fake/clock", Some(body)).await;
         assert_eq!(st, status, "{body}: {reply}");
     }
-    assert_eq!(control(&s, Method::GET, "/_fake/clock", None).await.1["advanced_seconds"], 66.0);
+    assert_eq!(
+        control(&s, Method::GET, "/_fake/clock", None).await.1["advanced_seconds"],
+        66.0
+    );
     s.shutdown().await;
 }
 
@@ -289,7 +381,11 @@ async fn control_token_guards_the_control_api_only() {
     let s = serve(&fake, config).await;
     let http = reqwest::Client::new();
     for path in ["/_fake/world", "/_fake/state", "/_fake/calls"] {
-        let none = http.get(format!("{}{path}", root(&s))).send().await.unwrap();
+        let none = http
+            .get(format!("{}{path}", root(&s)))
+            .send()
+            .await
+            .unwrap();
         assert_eq!(none.status(), StatusCode::UNAUTHORIZED, "{path}");
         let body: Value = none.json().await.unwrap();
         assert_eq!(body["error"], "Invalid control token");
@@ -348,7 +444,10 @@ async fn the_clock_runs_faster_with_a_time_scale() {
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(device.state.map(|s| s.to_string()).as_deref(), Some("queued"));
+    assert_eq!(
+        device.state.map(|s| s.to_string()).as_deref(),
+        Some("queued")
+    );
     let start = fake.now();
     // One real second is a minute on the fake's clock: after two,
     // provisioning (65 s by default) is over.
@@ -368,8 +467,13 @@ async fn the_clock_is_tokio_s_own_at_scale_one() {
     tokio::time::advance(Duration::from_secs(5)).await;
     assert_eq!(fake.now(), tokio::time::Instant::now());
     fake.advance(Duration::from_secs(10)).unwrap();
-    assert_eq!(fake.now(), tokio::time::Instant::now() + Duration::from_secs(10));
-    assert!(fake.advance(Duration::from_secs(11 * 365 * 24 * 3600)).is_err());
+    assert_eq!(
+        fake.now(),
+        tokio::time::Instant::now() + Duration::from_secs(10)
+    );
+    assert!(fake
+        .advance(Duration::from_secs(11 * 365 * 24 * 3600))
+        .is_err());
     assert!(matches!(
         Fake::builder().time_scale(f64::NAN).try_build(),
         Err(metal_fake::BuildError::TimeScale(_))

@@ -58,7 +58,14 @@ fn the_python_example_drives_the_fake_through_the_control_api() {
         Err(why) => panic!("under CI the Python example must run: {why}"),
     };
     let mut fake = Command::new(BIN)
-        .args(["--listen", "127.0.0.1:0", "--token", TOKEN, "--rate-limit", "0"])
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--token",
+            TOKEN,
+            "--rate-limit",
+            "0",
+        ])
         .env_remove("RUST_LOG")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -39,10 +39,7 @@ fn the_example_world_validates_against_the_schema() {
     typo["projets"] = Value::Array(vec![]);
     assert!(!validator.is_valid(&typo));
     let mut no_id = example;
-    no_id["projects"][0]
-        .as_object_mut()
-        .unwrap()
-        .remove("id");
+    no_id["projects"][0].as_object_mut().unwrap().remove("id");
     assert!(!validator.is_valid(&no_id));
     assert!(WorldDoc::from_json(no_id.to_string().as_bytes()).is_err());
 }

@@ -80,10 +80,7 @@ fn json<T: Serialize>(status: u16, value: &T) -> Response {
 
 /// A refusal, `{"errors": [message]}`.
 fn refuse(status: u16, message: impl Into<String>) -> Response {
-    json(
-        status,
-        &serde_json::json!({ "errors": [message.into()] }),
-    )
+    json(status, &serde_json::json!({ "errors": [message.into()] }))
 }
 
 /// Refuses requests without the control token, when there is one.
@@ -123,12 +120,12 @@ async fn decode<T: serde::de::DeserializeOwned>(body: Body) -> Result<T, Respons
     serde_json::from_slice(&bytes).map_err(|e| refuse(400, format!("Invalid JSON body: {e}")))
 }
 
-/// Only these query parameters.
-fn only(query: &HashMap<String, String>, known: &[&str]) -> Result<(), Response> {
-    match query.keys().find(|k| !known.contains(&k.as_str())) {
-        Some(k) => Err(refuse(400, format!("unknown query parameter {k:?}"))),
-        None => Ok(()),
-    }
+/// The first query parameter that is not one of `known`.
+fn unknown_parameter<'a>(query: &'a HashMap<String, String>, known: &[&str]) -> Option<&'a str> {
+    query
+        .keys()
+        .map(String::as_str)
+        .find(|k| !known.contains(k))
 }
 
 fn summary(shared: &Shared) -> Response {
@@ -226,8 +223,8 @@ async fn calls(
     let Ok(Query(query)) = query else {
         return refuse(400, "the query does not decode");
     };
-    if let Err(resp) = only(&query, &["operation", "limit"]) {
-        return resp;
+    if let Some(k) = unknown_parameter(&query, &["operation", "limit"]) {
+        return refuse(400, format!("unknown query parameter {k:?}"));
     }
     let operation = query.get("operation").map(String::as_str);
     if let Some(op) = operation {

@@ -107,10 +107,7 @@ fn kind_of(kind: KindName, p: Params) -> Result<FaultKind, String> {
         KindName::FailBefore => FaultKind::FailBefore { status: status()? },
         KindName::FailAfter => FaultKind::FailAfter { status: status()? },
         KindName::Throttle => FaultKind::Throttle {
-            retry_after: secs(
-                "retry_after_seconds",
-                p.retry_after_seconds.unwrap_or(1.0),
-            )?,
+            retry_after: secs("retry_after_seconds", p.retry_after_seconds.unwrap_or(1.0))?,
         },
         KindName::Latency => match p.seconds {
             Some(s) => FaultKind::Latency(secs("seconds", s)?),

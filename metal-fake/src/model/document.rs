@@ -160,8 +160,8 @@ impl World {
     fn tokens_from(&mut self, doc: &WorldDoc) -> Result<(), WorldError> {
         let mut seen = HashSet::new();
         for (index, t) in doc.tokens.iter().enumerate() {
-            let valid = !t.token.trim().is_empty()
-                && axum::http::HeaderValue::from_str(&t.token).is_ok();
+            let valid =
+                !t.token.trim().is_empty() && axum::http::HeaderValue::from_str(&t.token).is_ok();
             if !valid {
                 return Err(WorldError::Token { index });
             }
@@ -172,7 +172,11 @@ impl World {
                 });
             }
             let from = || format!("token {index} (0-based)");
-            if let Some(o) = t.organizations.iter().find(|o| !self.organizations.contains_key(*o)) {
+            if let Some(o) = t
+                .organizations
+                .iter()
+                .find(|o| !self.organizations.contains_key(*o))
+            {
                 return Err(unknown(from(), "organization", o));
             }
             if let Some(p) = t.projects.iter().find(|p| !self.projects.contains_key(*p)) {
@@ -415,8 +419,7 @@ impl World {
 
     /// The world as a document, at `now`.
     pub(crate) fn to_doc(&self, now: Instant) -> WorldDoc {
-        let mut organizations: Vec<(&Uuid, &OrganizationRec)> =
-            self.organizations.iter().collect();
+        let mut organizations: Vec<(&Uuid, &OrganizationRec)> = self.organizations.iter().collect();
         organizations.sort_by_key(|(_, o)| o.seq);
         let mut projects: Vec<ProjectDoc> = self
             .projects
@@ -495,7 +498,10 @@ impl World {
                         .map(|t| (t - now).as_secs_f64()),
                 })
                 .collect(),
-            devices: devices.into_iter().map(|d| self.device_doc(d, now)).collect(),
+            devices: devices
+                .into_iter()
+                .map(|d| self.device_doc(d, now))
+                .collect(),
             ssh_keys: keys
                 .into_iter()
                 .map(|k| SshKeyDoc {
