@@ -234,6 +234,11 @@ async fn control_faults_inject_a_lost_reply_and_clear() {
         ),
         (r#"{"random": {"rate": 1.5}}"#, 422, "not a probability"),
         (
+            r#"{"random": {"rate": 0.5, "kinds": [{"kind": "hang", "nth": 1}]}}"#,
+            422,
+            "random kinds take no",
+        ),
+        (
             r#"{"faults": [{"kind": "explode"}]}"#,
             400,
             "unknown variant",

@@ -53,16 +53,6 @@ pub(super) struct FaultSpec {
     seconds: Option<f64>,
 }
 
-/// A kind with its parameters (the random faults' kinds).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct KindSpec {
-    kind: KindName,
-    status: Option<u16>,
-    retry_after_seconds: Option<f64>,
-    seconds: Option<f64>,
-}
-
 /// Random faults: [`RandomFaults`].
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -70,18 +60,15 @@ pub(super) struct RandomSpec {
     rate: f64,
     #[serde(default)]
     seed: u64,
+    /// The kinds, as in a scripted fault without `operation`, `nth` or
+    /// `times`.
     #[serde(default)]
-    kinds: Vec<KindSpec>,
+    kinds: Vec<FaultSpec>,
 }
 
-/// Parameters that apply to some kinds only.
-struct Params {
-    status: Option<u16>,
-    retry_after_seconds: Option<f64>,
-    seconds: Option<f64>,
-}
-
-fn kind_of(kind: KindName, p: Params) -> Result<FaultKind, String> {
+/// The kind and its parameters (status, retry_after_seconds, seconds).
+fn kind_of(p: &FaultSpec) -> Result<FaultKind, String> {
+    let kind = p.kind;
     let wants_status = matches!(kind, KindName::FailBefore | KindName::FailAfter);
     if p.status.is_some() && !wants_status {
         return Err("status applies to fail_before and fail_after only".to_string());
@@ -124,14 +111,7 @@ fn kind_of(kind: KindName, p: Params) -> Result<FaultKind, String> {
 impl FaultSpec {
     /// The in-process fault, or why it is refused.
     pub(super) fn to_fault(&self) -> Result<Fault, String> {
-        let kind = kind_of(
-            self.kind,
-            Params {
-                status: self.status,
-                retry_after_seconds: self.retry_after_seconds,
-                seconds: self.seconds,
-            },
-        )?;
+        let kind = kind_of(self)?;
         let mut fault = match &self.operation {
             Some(op) if metal_api::operation::find(op).is_some() => Fault::on(op.clone(), kind),
             Some(op) => return Err(format!("{op:?} is not an operationId of the spec")),
@@ -162,14 +142,10 @@ impl RandomSpec {
             .kinds
             .iter()
             .map(|k| {
-                kind_of(
-                    k.kind,
-                    Params {
-                        status: k.status,
-                        retry_after_seconds: k.retry_after_seconds,
-                        seconds: k.seconds,
-                    },
-                )
+                if k.operation.is_some() || k.nth.is_some() || k.times.is_some() {
+                    return Err("random kinds take no operation, nth or times".to_string());
+                }
+                kind_of(k)
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(RandomFaults {

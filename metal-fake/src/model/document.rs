@@ -36,6 +36,13 @@ fn unique<K: std::hash::Hash + Eq>(
     }
 }
 
+fn duplicate(kind: &'static str, id: Uuid) -> WorldError {
+    WorldError::Duplicate {
+        kind,
+        id: id.to_string(),
+    }
+}
+
 fn unknown(from: impl ToString, kind: &'static str, id: impl ToString) -> WorldError {
     WorldError::Unknown {
         from: from.to_string(),
@@ -242,20 +249,30 @@ impl World {
             .ok_or_else(|| unknown(from(), "facility", code))
     }
 
+    /// The plan and facility of a record of `project`, each checked.
+    fn placement(
+        &self,
+        from: impl Fn() -> String + Copy,
+        project: Uuid,
+        plan: &str,
+        facility: &str,
+    ) -> Result<(usize, usize), WorldError> {
+        if !self.projects.contains_key(&project) {
+            return Err(unknown(from(), "project", project));
+        }
+        Ok((
+            self.plan_index(plan, from)?,
+            self.facility_index(facility, from)?,
+        ))
+    }
+
     fn reservations_from(&mut self, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
         for r in &doc.reservations {
             let from = || format!("reservation {}", r.id);
             if self.reservations.contains_key(&r.id) {
-                return Err(WorldError::Duplicate {
-                    kind: "reservation",
-                    id: r.id.to_string(),
-                });
+                return Err(duplicate("reservation", r.id));
             }
-            if !self.projects.contains_key(&r.project) {
-                return Err(unknown(from(), "project", r.project));
-            }
-            let plan = self.plan_index(&r.plan, from)?;
-            let facility = self.facility_index(&r.facility, from)?;
+            let (plan, facility) = self.placement(from, r.project, &r.plan, &r.facility)?;
             let released_at = match r.released_in_seconds {
                 Some(s) => Some(now + seconds("released_in_seconds", r.id, s)?),
                 None => None,
@@ -282,16 +299,9 @@ impl World {
         for d in &doc.devices {
             let from = || format!("device {}", d.id);
             if self.devices.contains_key(&d.id) {
-                return Err(WorldError::Duplicate {
-                    kind: "device",
-                    id: d.id.to_string(),
-                });
+                return Err(duplicate("device", d.id));
             }
-            if !self.projects.contains_key(&d.project) {
-                return Err(unknown(from(), "project", d.project));
-            }
-            let plan = self.plan_index(&d.plan, from)?;
-            let facility = self.facility_index(&d.facility, from)?;
+            let (plan, facility) = self.placement(from, d.project, &d.plan, &d.facility)?;
             if let Some(r) = d.reservation {
                 let rec = self
                     .reservations
@@ -379,10 +389,7 @@ impl World {
         let mut seen = HashSet::new();
         for k in &doc.ssh_keys {
             if self.ssh_keys.contains_key(&k.id) {
-                return Err(WorldError::Duplicate {
-                    kind: "ssh key",
-                    id: k.id.to_string(),
-                });
+                return Err(duplicate("ssh key", k.id));
             }
             let owner = match k.project {
                 Some(p) if self.projects.contains_key(&p) => KeyOwner::Project(p),
