@@ -4,6 +4,7 @@
 //! tests use.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::http::{HeaderMap, HeaderValue};
 use axum::Router;
@@ -12,11 +13,12 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::call::{ApiError, Call, Reply};
-use crate::faults::{FailProvisioning, Fault, FaultPlan, RandomFailures, RandomFaults};
+use crate::document::{WorldDoc, WorldError};
+use crate::faults::{FailProvisioning, Fault, RandomFailures, RandomFaults};
 use crate::handlers::Handlers;
 use crate::model::{Timings, World, WorldSpec};
 use crate::router::{self, ServerConfig};
-use crate::shared::Shared;
+use crate::shared::{Clock, ClockError, Seed, Shared, MAX_TIME_SCALE};
 use crate::state::{CallRecord, Snapshot};
 
 /// The token [`Fake::api_client`] sends and the in-process router accepts,
@@ -56,6 +58,23 @@ pub struct FakeBuilder {
     token: String,
     handlers: Handlers,
     rate_limit: Option<u32>,
+    world: Option<WorldDoc>,
+    time_scale: f64,
+}
+
+/// Why [`FakeBuilder::try_build`] refused.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The world document of [`FakeBuilder::world`] is refused.
+    #[error("the world: {0}")]
+    World(#[from] WorldError),
+    /// [`FakeBuilder::time_scale`] is not finite or outside 1 to 10000.
+    #[error("time scale {0} is not a number from 1 to {MAX_TIME_SCALE}")]
+    TimeScale(f64),
+    /// The token cannot be an HTTP header value.
+    #[error("the token is not a valid header value")]
+    Token(#[source] axum::http::header::InvalidHeaderValue),
 }
 
 impl Default for FakeBuilder {
@@ -74,6 +93,8 @@ impl Default for FakeBuilder {
             token: DEFAULT_TOKEN.to_string(),
             handlers: Handlers::default(),
             rate_limit: None,
+            world: None,
+            time_scale: 1.0,
         }
     }
 }
@@ -277,40 +298,86 @@ impl FakeBuilder {
         self
     }
 
+    /// Seeds the fake from a world document (see [`crate::document`]) in
+    /// place of [`FakeBuilder::project`], [`FakeBuilder::reservations`],
+    /// [`FakeBuilder::other_project`], [`FakeBuilder::plans`] and
+    /// [`FakeBuilder::facilities`]. The main project is the document's
+    /// first. A reset ([`Fake::reset`]) returns to it.
+    pub fn world(mut self, doc: WorldDoc) -> Self {
+        self.world = Some(doc);
+        self
+    }
+
+    /// Runs the fake's clock `scale` times faster than real time (from 1,
+    /// the default, to 10000): devices provision and reservations come free
+    /// sooner, timestamps move faster. The rate limit and injected latency
+    /// stay on real time.
+    pub fn time_scale(mut self, scale: f64) -> Self {
+        self.time_scale = scale;
+        self
+    }
+
     /// Builds the fake. Its clock starts now ([`tokio::time::Instant`]).
     ///
     /// # Panics
     ///
-    /// If the token cannot be an HTTP header value.
+    /// Where [`FakeBuilder::try_build`] fails: the token cannot be an HTTP
+    /// header value, the world document is refused, the time scale is out
+    /// of range.
     pub fn build(self) -> Fake {
-        let mut token = HeaderValue::from_str(&self.token)
-            .unwrap_or_else(|e| panic!("metal-fake: the token is not a header value: {e}"));
+        self.try_build()
+            .unwrap_or_else(|e| panic!("metal-fake: cannot build the fake: {e}"))
+    }
+
+    /// Builds the fake, or says why it cannot.
+    ///
+    /// ```
+    /// let err = metal_fake::Fake::builder().time_scale(0.5).try_build().unwrap_err();
+    /// assert!(matches!(err, metal_fake::BuildError::TimeScale(_)));
+    /// ```
+    pub fn try_build(self) -> Result<Fake, BuildError> {
+        let mut token = HeaderValue::from_str(&self.token).map_err(BuildError::Token)?;
         token.set_sensitive(true);
-        let mut projects = vec![(self.project, self.reservations)];
-        projects.extend(self.others);
-        let spec = WorldSpec {
-            projects,
-            plans: self.plans,
-            facilities: self.facilities,
-            timings: self.timings,
+        if !(1.0..=MAX_TIME_SCALE).contains(&self.time_scale) {
+            return Err(BuildError::TimeScale(self.time_scale));
+        }
+        let clock = Clock::new(self.time_scale);
+        let now = clock.now();
+        let world = match &self.world {
+            Some(doc) => World::from_doc(doc, self.timings, now)?,
+            None => {
+                let mut projects = vec![(self.project, self.reservations)];
+                projects.extend(self.others);
+                let spec = WorldSpec {
+                    projects,
+                    plans: self.plans,
+                    facilities: self.facilities,
+                    timings: self.timings,
+                    failures: Vec::new(),
+                    random_failures: None,
+                };
+                World::new(&spec, now)
+            }
+        };
+        let seed = Seed {
+            world: world.to_doc(now),
+            faults: self.faults,
+            random: self.random,
             failures: self.failures,
             random_failures: self.random_failures,
         };
-        let mut faults = FaultPlan::new(self.random);
-        for f in self.faults {
-            faults.push(f);
-        }
-        let world = World::new(&spec, Instant::now());
-        let shared = Arc::new(Shared::new(world, faults, self.handlers, self.project));
+        let mut world = world;
+        world.set_failures(seed.failure_plan());
+        let shared = Arc::new(Shared::new(world, seed, self.handlers, clock));
         // In-process: the fake's own token, the builder's rate limit (none
         // by default), nothing recorded.
         let config = ServerConfig::new(self.token).rate_limit(self.rate_limit);
         let (router, _) = router::router(shared.clone(), config);
-        Fake {
+        Ok(Fake {
             shared,
             router,
             token,
-        }
+        })
     }
 }
 
@@ -389,6 +456,60 @@ impl Fake {
         self.shared.project()
     }
 
+    /// The world now, as a document ([`crate::document`]): what
+    /// `GET /_fake/world` answers, and what [`Fake::load_world`] and
+    /// [`FakeBuilder::world`] take back.
+    pub fn world(&self) -> WorldDoc {
+        self.shared.world_doc()
+    }
+
+    /// Replaces the world with `doc`'s. Faults and the call log stay; a
+    /// refused document changes nothing.
+    ///
+    /// ```
+    /// let fake = metal_fake::Fake::builder().reservations(1).build();
+    /// let saved = fake.world();
+    /// let mut empty = saved.clone();
+    /// empty.reservations.clear();
+    /// fake.load_world(&empty).unwrap();
+    /// assert!(fake.reservations().is_empty());
+    /// fake.load_world(&saved).unwrap();
+    /// assert_eq!(fake.reservations().len(), 1);
+    /// ```
+    pub fn load_world(&self, doc: &WorldDoc) -> Result<(), WorldError> {
+        self.shared.load(doc)
+    }
+
+    /// Back to the world and faults the fake was built with, with an empty
+    /// call log (`POST /_fake/reset`). The clock is not turned back.
+    pub fn reset(&self) -> Result<(), WorldError> {
+        self.shared.reset()
+    }
+
+    /// Moves the fake's clock on by `by` (`POST /_fake/clock`): devices
+    /// provision, power transitions end and reservations come free as if
+    /// that time had passed. Returns the total advance; refused past ten
+    /// years in all.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
+    /// use std::time::Duration;
+    /// let fake = metal_fake::Fake::builder().build();
+    /// let before = fake.now();
+    /// fake.advance(Duration::from_secs(600)).unwrap();
+    /// assert!(fake.now() >= before + Duration::from_secs(600));
+    /// # }
+    /// ```
+    pub fn advance(&self, by: Duration) -> Result<Duration, ClockError> {
+        self.shared.clock().advance(by)
+    }
+
+    /// Now, on the fake's clock: tokio's clock, scaled
+    /// ([`FakeBuilder::time_scale`]) and advanced ([`Fake::advance`]).
+    pub fn now(&self) -> Instant {
+        self.shared.now()
+    }
+
     /// Adds a scripted fault.
     pub fn inject(&self, fault: Fault) {
         self.shared.lock().faults.push(fault);
@@ -416,7 +537,7 @@ impl Fake {
         self.shared
             .lock()
             .world
-            .take_reservation(reservation, Instant::now())
+            .take_reservation(reservation, self.shared.now())
     }
 
     /// Counters and the world's contents now.
@@ -440,12 +561,14 @@ impl Fake {
 
     /// Every device, with project and reservation included, oldest first.
     pub fn devices(&self) -> Vec<types::Device> {
-        self.shared.lock().world.all_devices(Instant::now())
+        let now = self.shared.now();
+        self.shared.lock().world.all_devices(now)
     }
 
     /// Every hardware reservation, with device and project included.
     pub fn reservations(&self) -> Vec<types::HardwareReservation> {
-        self.shared.lock().world.all_reservations(Instant::now())
+        let now = self.shared.now();
+        self.shared.lock().world.all_reservations(now)
     }
 
     /// Provisionable reservations of the main project, oldest first.

@@ -223,6 +223,13 @@ impl FaultPlan {
         });
     }
 
+    /// Drops every scripted fault and the random ones; the call counts
+    /// that `nth` matches against go on.
+    pub(crate) fn clear(&mut self) {
+        self.scripted.clear();
+        self.random = None;
+    }
+
     pub(crate) fn push(&mut self, fault: Fault) {
         if fault.times > 0 {
             self.scripted.push(fault);

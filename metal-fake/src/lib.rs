@@ -34,6 +34,9 @@
 //! - [`fidelity_lists`]: what the fake follows for list filters,
 //!   `next-available` reservations and reply headers, with the evidence
 //!   and what is configurable (doc only).
+//! - [`document`]: the world as a JSON document ([`document::WorldDoc`]),
+//!   its schema, and why a document is refused.
+//! - `control`: the control API (`/_fake/...`), for tests in any language.
 //!
 //! # In-process
 //!
@@ -69,12 +72,76 @@
 //! that sends no request head for [`DEFAULT_HEADER_TIMEOUT`] (10 s) is
 //! closed; at most [`DEFAULT_MAX_CONNECTIONS`] (1024) are served at once,
 //! the others waiting unaccepted. Every refusal has the API's error body,
-//! `{"errors": [...]}`. A connection task that panics is logged and counted
-//! ([`ServerHandle::connection_panics`]); [`ServerHandle::try_shutdown`]
-//! returns the server task's own failure.
+//! `{"errors": [...]}`, but a bad token's `401`, which has the real API's
+//! `{"error": "..."}` (see Auth and ownership). A connection task that
+//! panics is logged and counted ([`ServerHandle::connection_panics`]);
+//! [`ServerHandle::try_shutdown`] returns the server task's own failure.
 //!
 //! The binary (`cargo run -p metal-fake -- --help`) serves one fake and
 //! prints `metal-fake listening on http://HOST:PORT/metal/v1` first.
+//!
+//! # The control API
+//!
+//! Beside `/metal/v1` the router serves a control API, so that a test in
+//! any language (a Python or Go tool, a binary run in CI, an operator's
+//! script) can arrange a scenario and read what happened, as moto's server
+//! mode and LocalStack allow. It needs no API token;
+//! [`ServerConfig::control_token`] (the binary's `--control-token`) guards
+//! it with its own, sent as `X-Fake-Control-Token`. Every call gets a JSON
+//! reply; bad input gets `400` (the body or query does not decode) or `422`
+//! (it decodes but is refused), with `{"errors": [...]}`; an unknown
+//! `/_fake/` path `404`, a wrong method `405`.
+//!
+//! | endpoint | body | does | in Rust |
+//! |---|---|---|---|
+//! | `POST /_fake/reset` | none | back to the seeded world and faults, empty call log; replies a summary | [`Fake::reset`] |
+//! | `GET /_fake/world` | | the world now, a [`document::WorldDoc`] | [`Fake::world`] |
+//! | `POST /_fake/world` | a [`document::WorldDoc`] | replaces the world (faults and calls stay); replies a summary | [`Fake::load_world`] |
+//! | `POST /_fake/faults` | `{"faults": [...], "random": {...}}` | adds faults | [`Fake::inject`], [`Fake::set_random_faults`] |
+//! | `DELETE /_fake/faults` | none | clears every fault | |
+//! | `GET /_fake/calls?operation=&limit=` | | the last `limit` (default 1000) recorded calls: `seq`, `operation`, `status` (`null`: no reply), `fault`, `at` (RFC 3339); and `total` | [`Fake::calls`] |
+//! | `GET`/`POST /_fake/clock` | `{"advance_seconds": N}` (0 to a week) | reads or advances the fake's clock | [`Fake::advance`] |
+//! | `GET /_fake/state` | | counters ([`Snapshot`]) | [`Fake::snapshot`] |
+//!
+//! A scripted fault is `{"operation": "createDevice", "nth": 2, "times": 1,
+//! "kind": "drop_after"}`: `operation` (absent: any), `nth` and `times` as
+//! in [`Fault`]; `kind` is a [`FaultKind::label`] (`not_sent`,
+//! `fail_before`, `fail_after`, `throttle`, `latency`, `drop_after`, `hang`,
+//! `bad_gateway`, `truncated`, `competitor`), with `status` for
+//! `fail_before`/`fail_after`, `retry_after_seconds` for `throttle`,
+//! `seconds` for `latency`. Random faults are `{"rate": 0.1, "seed": 7,
+//! "kinds": [{"kind": "drop_after"}]}` ([`RandomFaults`]). Targeting one
+//! device is not offered: [`Fault`] targets operations and call numbers.
+//!
+//! The fake's clock is tokio's, run [`FakeBuilder::time_scale`] times faster
+//! (`--time-scale`), plus every advance; at scale 1 without an advance it
+//! is tokio's clock itself, so paused-clock tests stay deterministic. The
+//! rate limit and injected latency stay on real time.
+//!
+//! The binary seeds its world from `--world FILE` (the schema is
+//! `metal-fake/world.schema.json`, printed by `--world-schema`; an example
+//! is `metal-fake/examples/world.json`), or from `--project` and
+//! `--reservations`. With `--state-file FILE` it loads the world from the
+//! file when it exists, and saves it there on SIGINT or SIGTERM.
+//! `metal-fake/examples/control_api.py` drives all this with the Equinix
+//! Python SDK.
+//!
+//! # Auth and ownership
+//!
+//! | behaviour | evidence | configurable |
+//! |---|---|---|
+//! | a bad or missing token: `401` `{"error":"Invalid authentication token"}` (one string, not `errors`) | ansible/ansible issue 38162 | the server's token ([`ServerConfig::new`]), the world's tokens |
+//! | a token reading another organisation's project, device, reservation or SSH key: `403` `{"errors":["Access denied for the current authentication token"]}`; an ID that does not exist: `404` | terraform-provider-equinix issue 743 | organisations, projects and tokens in the world document |
+//! | `GET /ssh-keys`: the user's keys and those of every project the token sees | Monogon's live test | |
+//! | fingerprints: MD5 of the key's base64-decoded body, colon hex, as `ssh-keygen -l -E md5`; a body that is not base64 is `422` | OpenSSH | |
+//!
+//! The server's configured token sees every project (the simple case); the
+//! world's tokens see the projects of their organisations and those named.
+//! The ownership check reads only the path's `{id}`: a request body naming
+//! another organisation's resource (a reservation in a create, a target
+//! project in a move) is not checked. The fake checks that a key's body is
+//! base64, not that the decoded blob is a well-formed key as `ssh-keygen`
+//! does.
 //!
 //! # Operations the model does not serve
 //!
@@ -107,6 +174,8 @@
 //! lifecycle scenarios of [`fidelity`] in-process and over HTTP.
 
 pub mod call;
+mod control;
+pub mod document;
 pub mod fake;
 pub mod faults;
 pub mod fidelity;
@@ -122,7 +191,7 @@ mod shared;
 pub mod state;
 
 pub use call::{ApiError, Call, Reply};
-pub use fake::{Fake, FakeBuilder, DEFAULT_TOKEN, IN_PROCESS_BASE_URL};
+pub use fake::{BuildError, Fake, FakeBuilder, DEFAULT_TOKEN, IN_PROCESS_BASE_URL};
 pub use faults::{FailProvisioning, Fault, FaultKind, RandomFailures, RandomFaults};
 pub use model::{Timings, WorldCounts};
 pub use router::{
@@ -130,4 +199,5 @@ pub use router::{
     DEFAULT_MAX_CONNECTIONS,
 };
 pub use server::{bind, serve, ServerHandle};
+pub use shared::ClockError;
 pub use state::{CallRecord, Snapshot};

@@ -5,17 +5,27 @@
 //! ```
 //!
 //! The first stdout line is exactly `metal-fake listening on
-//! http://HOST:PORT/metal/v1`; `GET /_fake/state` returns the counters.
+//! http://HOST:PORT/metal/v1`; `GET /_fake/state` returns the counters,
+//! and the control API (`/_fake/reset`, `/_fake/world`, `/_fake/faults`,
+//! `/_fake/calls`, `/_fake/clock`) arranges scenarios.
 //! Logs (the server's warnings) go to stderr, filtered by `RUST_LOG`
 //! (default `warn`). A flag out of range (`--reservations` above
-//! 100000, `--fault-rate` or `--fail-rate` outside [0, 1], a negative,
-//! non-finite or longer-than-a-week number of seconds) is refused with exit
-//! code 2.
+//! 100000, `--fault-rate` or `--fail-rate` outside [0, 1], `--time-scale` outside 1 to
+//! 10000, a negative, non-finite or longer-than-a-week number of seconds)
+//! is refused with exit code 2, and so is a `--world` or `--state-file`
+//! that does not load. `--world-schema` prints the world document's JSON
+//! Schema and exits.
+//!
+//! With `--state-file FILE`, the world is loaded from `FILE` at start when
+//! it exists (in place of `--world` and the shortcuts), and saved to it on
+//! SIGINT or SIGTERM; a failed save exits with code 1.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::Parser;
+use metal_fake::document::WorldDoc;
 use metal_fake::{FailProvisioning, Fake, RandomFailures, RandomFaults, ServerConfig, Timings};
 use uuid::Uuid;
 
@@ -35,12 +45,32 @@ struct Args {
     #[arg(long, default_value = "127.0.0.1:0")]
     listen: String,
     /// The project that exists, holding the reservations (random if absent).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "world")]
     project: Option<Uuid>,
     /// How many provisionable hardware reservations the project holds (at
     /// most 100000).
-    #[arg(long, default_value_t = 10, value_parser = parse_reservations)]
+    #[arg(long, default_value_t = 10, value_parser = parse_reservations, conflicts_with = "world")]
     reservations: usize,
+    /// Seeds the world from this JSON document (organisations, projects,
+    /// tokens, metros, facilities, plans, reservations, devices, SSH keys;
+    /// see `--world-schema`), in place of --project and --reservations.
+    #[arg(long)]
+    world: Option<PathBuf>,
+    /// Prints the JSON Schema of the world document and exits.
+    #[arg(long)]
+    world_schema: bool,
+    /// Guards the control API (/_fake/...) with this token, sent as
+    /// `X-Fake-Control-Token` (default: no guard).
+    #[arg(long)]
+    control_token: Option<String>,
+    /// Runs the fake's clock this many times faster than real time (1 to
+    /// 10000): devices provision and reservations come free sooner.
+    #[arg(long, default_value_t = 1.0, value_parser = parse_time_scale)]
+    time_scale: f64,
+    /// Loads the world from this file at start when it exists, and saves it
+    /// there on SIGINT or SIGTERM.
+    #[arg(long)]
+    state_file: Option<PathBuf>,
     /// The X-Auth-Token the server accepts (default: $METAL_AUTH_TOKEN).
     #[arg(long)]
     token: Option<String>,
@@ -114,6 +144,49 @@ fn parse_probability(text: &str) -> Result<f64, String> {
     Ok(p)
 }
 
+fn parse_time_scale(text: &str) -> Result<f64, String> {
+    let s: f64 = text
+        .parse()
+        .map_err(|e| format!("{text:?} is not a number: {e}"))?;
+    if !(1.0..=10_000.0).contains(&s) {
+        return Err(format!("{text} is not a time scale from 1 to 10000"));
+    }
+    Ok(s)
+}
+
+/// Reads a world document; the error names the file.
+fn read_world(path: &Path) -> Result<WorldDoc, String> {
+    let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    WorldDoc::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Writes the world to `path`, whole or not at all (a temporary file
+/// beside it, then renamed).
+fn save_world(fake: &Fake, path: &Path) -> Result<(), String> {
+    let text = serde_json::to_vec_pretty(&fake.world()).map_err(|e| e.to_string())?;
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    std::fs::write(&tmp, text).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Waits for SIGINT, or SIGTERM on Unix.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
 fn parse_seconds(text: &str) -> Result<Duration, String> {
     let s: f64 = text
         .parse()
@@ -129,6 +202,10 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let args = Args::parse();
+    if args.world_schema {
+        print!("{}", metal_fake::document::schema());
+        return std::process::ExitCode::SUCCESS;
+    }
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     tracing_subscriber::fmt()
@@ -160,7 +237,23 @@ async fn main() -> std::process::ExitCode {
     let mut builder = Fake::builder()
         .project(args.project.unwrap_or_else(Uuid::new_v4))
         .reservations(args.reservations)
-        .timings(timings);
+        .timings(timings)
+        .time_scale(args.time_scale);
+    let saved = args.state_file.as_deref().filter(|p| p.exists());
+    let seed = match (saved, &args.world) {
+        (Some(path), _) => Some(path),
+        (None, Some(path)) => Some(path.as_path()),
+        (None, None) => None,
+    };
+    if let Some(path) = seed {
+        match read_world(path) {
+            Ok(doc) => builder = builder.world(doc),
+            Err(e) => {
+                eprintln!("metal-fake: cannot load the world from {e}");
+                return std::process::ExitCode::from(2);
+            }
+        }
+    }
     if args.fault_rate > 0.0 {
         builder = builder.random_faults(RandomFaults {
             rate: args.fault_rate,
@@ -177,8 +270,17 @@ async fn main() -> std::process::ExitCode {
     for hostname in &args.fail_hostname {
         builder = builder.fail_provisioning(FailProvisioning::Hostname(hostname.clone()));
     }
-    let fake = builder.build();
-    let config = ServerConfig::new(token).rate_limit(Some(args.rate_limit));
+    let fake = match builder.try_build() {
+        Ok(fake) => fake,
+        Err(e) => {
+            let from = seed.map(|p| p.display().to_string()).unwrap_or_default();
+            eprintln!("metal-fake: cannot build the world {from}: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    let config = ServerConfig::new(token)
+        .rate_limit(Some(args.rate_limit))
+        .control_token(args.control_token.clone());
     let server = match metal_fake::bind(fake.clone(), args.listen.as_str(), config).await {
         Ok(server) => server,
         Err(e) => {
@@ -198,8 +300,15 @@ async fn main() -> std::process::ExitCode {
         fault_rate = args.fault_rate,
         "metal-fake serving"
     );
-    let _ = tokio::signal::ctrl_c().await;
-    if let Err(e) = server.try_shutdown().await {
+    stop_signal().await;
+    let served = server.try_shutdown().await;
+    if let Some(path) = &args.state_file {
+        if let Err(e) = save_world(&fake, path) {
+            eprintln!("metal-fake: cannot save the world to {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    }
+    if let Err(e) = served {
         eprintln!("metal-fake: the server failed: {e}");
         return std::process::ExitCode::FAILURE;
     }

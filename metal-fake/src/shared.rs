@@ -1,27 +1,153 @@
 //! The state every clone of a [`crate::Fake`] shares (the world, the
-//! faults, the call log, the handlers), and [`Shared::exchange`]: the one
-//! place a call picks its fault, acts on the model or not, and is recorded,
-//! whether it came in over HTTP or in-process.
+//! faults, the call log, the handlers, the clock, the seed a reset returns
+//! to), and [`Shared::exchange`]: the one place a call picks its fault,
+//! acts on the model or not, and is recorded, whether it came in over HTTP
+//! or in-process.
 
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
 use metal_api::operation::Operation;
 use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::call::{ApiError, Call, Reply};
-use crate::faults::{FaultKind, FaultPlan};
+use crate::document::{WorldDoc, WorldError};
+use crate::faults::{
+    FailProvisioning, FailurePlan, Fault, FaultKind, FaultPlan, RandomFailures, RandomFaults,
+};
 use crate::handlers::{Action, Handlers};
-use crate::model::World;
+use crate::model::{Access, World};
 use crate::state::{Snapshot, Stats};
+
+tokio::task_local! {
+    /// What the request being served may see: set by the router's gate
+    /// around the request, read by [`Shared::exchange`].
+    pub(crate) static CALLER: Access;
+}
+
+/// The fastest [`Clock`] runs: 10000 times real time.
+pub(crate) const MAX_TIME_SCALE: f64 = 10_000.0;
+
+/// The most the clock can be advanced in all (ten years): the fake's
+/// instants stay far from overflowing.
+pub(crate) const MAX_ADVANCE: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
+
+/// The fake's one clock: tokio's clock, run `scale` times faster from the
+/// start, plus every advance. At scale 1 and no advance it is tokio's
+/// clock itself, so paused-clock tests stay deterministic.
+#[derive(Debug)]
+pub(crate) struct Clock {
+    start: Instant,
+    start_wall: DateTime<Utc>,
+    scale: f64,
+    advanced: Mutex<Duration>,
+}
+
+/// Why the fake's clock refused an advance ([`crate::Fake::advance`],
+/// `POST /_fake/clock`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClockError {
+    /// The total advance would pass ten years.
+    #[error("the clock is advanced by at most {} s in all", MAX_ADVANCE.as_secs())]
+    TooFar,
+}
+
+impl Clock {
+    /// A clock starting now at `scale` times real time (`scale` checked by
+    /// the builder: finite, from 1 to [`MAX_TIME_SCALE`]).
+    pub(crate) fn new(scale: f64) -> Self {
+        Self {
+            start: Instant::now(),
+            start_wall: Utc::now(),
+            scale,
+            advanced: Mutex::new(Duration::ZERO),
+        }
+    }
+
+    /// Now, on the fake's clock.
+    pub(crate) fn now(&self) -> Instant {
+        let real = Instant::now();
+        let advanced = self.advanced();
+        if self.scale == 1.0 && advanced.is_zero() {
+            return real;
+        }
+        let elapsed = real.saturating_duration_since(self.start);
+        let scaled = Duration::try_from_secs_f64(elapsed.as_secs_f64() * self.scale)
+            .unwrap_or(Duration::MAX);
+        // Bounded by the scale, the process's life and MAX_ADVANCE, the sum
+        // stays far below an overflow; saturate rather than panic anyway.
+        self.start
+            .checked_add(scaled.saturating_add(advanced))
+            .unwrap_or(real)
+    }
+
+    /// The wall-clock time of `at` on the fake's clock.
+    pub(crate) fn wall(&self, at: Instant) -> DateTime<Utc> {
+        let since = at.saturating_duration_since(self.start);
+        self.start_wall + chrono::Duration::from_std(since).unwrap_or_default()
+    }
+
+    /// Moves the clock on by `by`; returns the total advance.
+    pub(crate) fn advance(&self, by: Duration) -> Result<Duration, ClockError> {
+        let mut advanced = self.advanced.lock().unwrap_or_else(|e| e.into_inner());
+        let total = advanced.saturating_add(by);
+        if total > MAX_ADVANCE {
+            return Err(ClockError::TooFar);
+        }
+        *advanced = total;
+        Ok(total)
+    }
+
+    /// The total advance so far.
+    pub(crate) fn advanced(&self) -> Duration {
+        *self.advanced.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// How much faster than real time the clock runs.
+    pub(crate) fn scale(&self) -> f64 {
+        self.scale
+    }
+}
+
+/// What a reset returns to: the world the fake was built with, and its
+/// faults.
+#[derive(Debug)]
+pub(crate) struct Seed {
+    pub(crate) world: WorldDoc,
+    pub(crate) faults: Vec<Fault>,
+    pub(crate) random: Option<RandomFaults>,
+    /// Scripted provisioning failures.
+    pub(crate) failures: Vec<FailProvisioning>,
+    /// Random provisioning failures.
+    pub(crate) random_failures: Option<RandomFailures>,
+}
+
+impl Seed {
+    /// The fault plan the fake starts with.
+    pub(crate) fn fault_plan(&self) -> FaultPlan {
+        let mut plan = FaultPlan::new(self.random.clone());
+        for f in &self.faults {
+            plan.push(f.clone());
+        }
+        plan
+    }
+
+    /// Which devices of the seeded world fail to provision.
+    pub(crate) fn failure_plan(&self) -> FailurePlan {
+        FailurePlan::new(self.failures.clone(), self.random_failures)
+    }
+}
 
 /// The state all clones share.
 #[derive(Debug)]
 pub(crate) struct Shared {
     inner: Mutex<Inner>,
     handlers: Handlers,
-    project: Uuid,
+    clock: Clock,
+    seed: Seed,
 }
 
 #[derive(Debug)]
@@ -63,21 +189,58 @@ pub(crate) fn status_of(operation: &Operation, result: &Result<Reply, ApiError>)
 }
 
 impl Shared {
-    pub(crate) fn new(world: World, faults: FaultPlan, handlers: Handlers, project: Uuid) -> Self {
+    pub(crate) fn new(world: World, seed: Seed, handlers: Handlers, clock: Clock) -> Self {
         Self {
             inner: Mutex::new(Inner {
                 world,
-                faults,
+                faults: seed.fault_plan(),
                 stats: Stats::default(),
             }),
             handlers,
-            project,
+            clock,
+            seed,
         }
     }
 
-    /// The main project's ID.
+    /// The main project's ID (nil when the world has no project).
     pub(crate) fn project(&self) -> Uuid {
-        self.project
+        self.lock().world.main_project().unwrap_or_default()
+    }
+
+    /// The fake's clock.
+    pub(crate) fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// Now, on the fake's clock.
+    pub(crate) fn now(&self) -> Instant {
+        self.clock.now()
+    }
+
+    /// Back to the seeded world and faults, with an empty call log.
+    pub(crate) fn reset(&self) -> Result<(), WorldError> {
+        let mut inner = self.lock();
+        let mut world = World::from_doc(&self.seed.world, inner.world.timings(), self.now())?;
+        world.set_failures(self.seed.failure_plan());
+        inner.world = world;
+        inner.faults = self.seed.fault_plan();
+        inner.stats.clear_calls();
+        Ok(())
+    }
+
+    /// Replaces the world with `doc`'s (faults and the call log stay).
+    pub(crate) fn load(&self, doc: &WorldDoc) -> Result<(), WorldError> {
+        let mut inner = self.lock();
+        let mut world = World::from_doc(doc, inner.world.timings(), self.now())?;
+        world.set_failures(inner.world.take_failures());
+        inner.world = world;
+        Ok(())
+    }
+
+    /// The world now, as a document.
+    pub(crate) fn world_doc(&self) -> WorldDoc {
+        let now = self.now();
+        self.lock().world.to_doc(now)
     }
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -95,7 +258,7 @@ impl Shared {
     pub(crate) fn record(&self, operation: &str, status: Option<u16>) {
         self.lock()
             .stats
-            .record(operation, status, None, Instant::now());
+            .record(operation, status, None, self.now());
     }
 
     /// Counts a connection task of a server that panicked.
@@ -106,7 +269,7 @@ impl Shared {
     /// Counters and the world's contents now.
     pub(crate) fn snapshot(&self) -> Snapshot {
         let inner = self.lock();
-        inner.stats.snapshot(inner.world.counts(Instant::now()))
+        inner.stats.snapshot(inner.world.counts(self.now()))
     }
 
     /// Reads `call` with its operation's handler (see [`Handlers::prepare`]).
@@ -118,7 +281,7 @@ impl Shared {
     /// latency, acts (or not), and records the call.
     pub(crate) async fn exchange(&self, operation: &'static Operation, action: Action) -> Outcome {
         let op = operation.id;
-        let arrived = Instant::now();
+        let arrived = self.now();
         let fault = self.lock().faults.next(op);
         if let Some(FaultKind::Latency(d)) = &fault {
             tokio::time::sleep(*d).await;
@@ -144,12 +307,15 @@ impl Shared {
         }
         let (result, mut inner) = match action {
             Action::Model(prepared) => {
+                let caller = CALLER.try_with(Access::clone).unwrap_or_default();
                 let mut inner = self.lock();
-                let now = Instant::now();
+                let now = self.now();
                 if let (Some(FaultKind::Competitor), Some(r)) = (&fault, prepared.contested) {
                     inner.world.take_reservation(r, now);
                 }
+                inner.world.caller = caller;
                 let result = (prepared.act)(&mut inner.world, now);
+                inner.world.caller = Access::All;
                 (result, inner)
             }
             // A test's handler runs unlocked: it may inspect the fake.

@@ -86,6 +86,15 @@ impl Stats {
         });
     }
 
+    /// Forgets every call (the log, the counters, the faults injected);
+    /// connection panics stay counted.
+    pub(crate) fn clear_calls(&mut self) {
+        *self = Self {
+            connection_panics: self.connection_panics,
+            ..Self::default()
+        };
+    }
+
     pub(crate) fn connection_panicked(&mut self) {
         self.connection_panics += 1;
     }

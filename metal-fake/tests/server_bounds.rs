@@ -50,12 +50,14 @@ impl Reply {
             .unwrap_or_else(|e| panic!("not JSON ({e}): {:?}", String::from_utf8_lossy(&self.body)))
     }
 
-    /// Whether the body is the API's error body, `{"errors": [strings]}`.
+    /// Whether the body is the API's error body, `{"errors": [strings]}`,
+    /// or its single-string form `{"error": string}` (a bad token's).
     fn is_api_error(&self) -> bool {
         let v = self.json();
-        v["errors"]
+        let list = v["errors"]
             .as_array()
-            .is_some_and(|e| !e.is_empty() && e.iter().all(Value::is_string))
+            .is_some_and(|e| !e.is_empty() && e.iter().all(Value::is_string));
+        list || v["error"].is_string()
     }
 }
 

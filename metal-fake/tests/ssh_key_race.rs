@@ -20,7 +20,7 @@ use metal_policy::{KeyOwner, Metal};
 
 const TOKEN: &str = "race-token";
 const LABEL: &str = "provision-example";
-const KEY: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIRaceRaceRaceRace race@example";
+const KEY: &str = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAARaceRaceRaceRace race@example";
 
 fn input() -> types::SshKeyCreateInput {
     types::SshKeyCreateInput {

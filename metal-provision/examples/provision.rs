@@ -561,7 +561,10 @@ async fn main_run(args: Args) -> Result<(), String> {
     let mut run_config = RunConfig::new(target.project, args.devices);
     run_config.ssh_key = Some(SshKeySpec {
         label: "provision-example".into(),
-        key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFakeKeyForTheProvisioningExample provision"
+        // A well-formed Ed25519 key (its 32 bytes spell
+        // "FakeKeyForTheProvisioningExample"): the API and the fake refuse a
+        // key whose body is not base64.
+        key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEZha2VLZXlGb3JUaGVQcm92aXNpb25pbmdFeGFtcGxl provision"
             .into(),
     });
     run_config.poll_interval = Duration::from_millis(250);

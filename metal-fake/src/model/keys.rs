@@ -95,7 +95,10 @@ impl World {
     }
 }
 
-fn check_public_key(key: &str) -> Result<(), ApiError> {
+/// Checks a public key as the API does: not blank, a known type, and a
+/// body that is base64 (what `ssh-keygen` decodes before it hashes; the
+/// fake does not parse the decoded blob further). `422` otherwise.
+pub(super) fn check_public_key(key: &str) -> Result<(), ApiError> {
     let mut parts = key.split_whitespace();
     let kind = parts.next().unwrap_or_default();
     let body = parts.next().unwrap_or_default();
@@ -103,8 +106,60 @@ fn check_public_key(key: &str) -> Result<(), ApiError> {
     if key.trim().is_empty() {
         return Err(ApiError::unprocessable("Key can't be blank"));
     }
-    if !known || body.is_empty() {
+    if !known || key_blob(body).is_none_or(|b| b.is_empty()) {
         return Err(ApiError::unprocessable("Key is not a valid public key"));
     }
     Ok(())
+}
+
+/// The key's blob: its second field, base64-decoded (padding optional).
+fn key_blob(body: &str) -> Option<Vec<u8>> {
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    use base64::Engine as _;
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    LENIENT.decode(body).ok()
+}
+
+/// The key's fingerprint as `ssh-keygen -l -E md5` prints it (without the
+/// `MD5:` prefix): the MD5 of the base64-decoded second field, in
+/// colon-separated lowercase hex. Empty for a key that does not decode
+/// (never stored: [`check_public_key`] refuses it).
+pub(super) fn fingerprint(key: &str) -> String {
+    use md5::{Digest, Md5};
+    let Some(blob) = key.split_whitespace().nth(1).and_then(key_blob) else {
+        return String::new();
+    };
+    Md5::digest(&blob)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ssh-keygen -l -E md5 -f` of this key prints
+    /// `256 MD5:a7:c2:ca:af:43:04:a8:38:c7:ad:32:e1:8c:a6:13:ca`.
+    const KEY: &str =
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBb9vT0wFYDTZ2E3y6Q2n1Yx8c4ZQ0yF0bG5m2b8l9eB me@laptop";
+    const KEY_MD5: &str = "a7:c2:ca:af:43:04:a8:38:c7:ad:32:e1:8c:a6:13:ca";
+
+    #[test]
+    fn the_fingerprint_is_the_md5_of_the_decoded_key() {
+        assert_eq!(fingerprint(KEY), KEY_MD5);
+    }
+
+    #[test]
+    fn a_body_that_is_not_base64_is_refused() {
+        assert_eq!(check_public_key(KEY), Ok(()));
+        for bad in ["ssh-ed25519 not*base64", "ssh-ed25519", "rsa AAAA", "  "] {
+            let e = check_public_key(bad).unwrap_err();
+            assert_eq!(e.status, 422, "{bad:?}");
+        }
+    }
 }

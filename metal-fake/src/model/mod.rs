@@ -8,11 +8,15 @@
 //! - `rules` and `keys`: what each change checks and does (devices and
 //!   reservations; SSH keys).
 //! - `view` and `reads`: records rendered as the API's generated types.
+//! - `access`: which token sees which project (`403` otherwise).
+//! - `document`: the world to and from a [`crate::document::WorldDoc`].
 //! - `inspect`: what tests and `/_fake/state` look at ([`WorldCounts`]).
 //! - `dispatch`: the operations the model serves, keyed by the spec's
 //!   operation; the one place a call acts on the model.
 
+mod access;
 mod dispatch;
+mod document;
 mod inspect;
 mod keys;
 mod reads;
@@ -22,6 +26,7 @@ mod timings;
 mod view;
 mod world;
 
+pub(crate) use access::{id_in_path, Access};
 pub(crate) use dispatch::{Prepare, Prepared, ALSO_PATCH, MODELLED};
 pub use inspect::WorldCounts;
 pub use timings::Timings;

@@ -333,7 +333,9 @@ impl World {
         Ok((recs.into_iter().map(render).collect(), meta))
     }
 
-    /// The SSH keys of `owner` that `search` matches, oldest first.
+    /// The SSH keys of `owner` that `search` matches, oldest first. The
+    /// user's list (`GET /ssh-keys`) also has the keys of every project the
+    /// caller sees, as the real API answers (Monogon's live test expects it).
     pub(super) fn ssh_keys_of(
         &self,
         owner: KeyOwner,
@@ -342,11 +344,13 @@ impl World {
         if let KeyOwner::Project(p) = owner {
             self.projects.get(&p).ok_or_else(ApiError::not_found)?;
         }
-        let mut recs: Vec<&SshKeyRec> = self
-            .ssh_keys
-            .values()
-            .filter(|k| k.owner == owner)
-            .collect();
+        let listed = |k: &SshKeyRec| match (owner, k.owner) {
+            (KeyOwner::User, KeyOwner::Project(p)) => {
+                self.projects.contains_key(&p) && self.caller.sees(p)
+            }
+            _ => k.owner == owner,
+        };
+        let mut recs: Vec<&SshKeyRec> = self.ssh_keys.values().filter(|k| listed(k)).collect();
         recs.sort_by_key(|k| k.seq);
         Ok(types::SshKeyList {
             ssh_keys: recs

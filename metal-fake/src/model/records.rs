@@ -33,7 +33,37 @@ pub(super) struct FacilityRec {
 #[derive(Clone, Debug)]
 pub(super) struct ProjectRec {
     pub(super) name: String,
+    /// The organisation that owns the project.
+    pub(super) organization: Uuid,
     pub(super) created: Instant,
+}
+
+/// An organisation: it owns projects, and a token of the organisation
+/// sees them.
+#[derive(Clone, Debug)]
+pub(super) struct OrganizationRec {
+    pub(super) seq: u64,
+    pub(super) name: String,
+}
+
+/// An API token of the world and what it may see: every project of its
+/// organisations, and the projects named. Its `Debug` never shows the
+/// token.
+#[derive(Clone)]
+pub(super) struct TokenRec {
+    pub(super) token: String,
+    pub(super) organizations: Vec<Uuid>,
+    pub(super) projects: Vec<Uuid>,
+}
+
+impl std::fmt::Debug for TokenRec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenRec")
+            .field("token", &"<redacted>")
+            .field("organizations", &self.organizations)
+            .field("projects", &self.projects)
+            .finish()
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -470,14 +470,20 @@ impl World {
         keys.into_iter().map(|(_, id)| id).collect()
     }
 
-    /// The lifecycle timings.
-    pub(crate) fn timings(&self) -> super::Timings {
-        self.timings
-    }
-
     /// Scripts a provisioning failure (see [`crate::Fake::fail_provisioning`]).
     pub(crate) fn fail_provisioning(&mut self, fail: FailProvisioning) {
         self.failures.push(fail);
+    }
+
+    /// Replaces which devices fail to provision.
+    pub(crate) fn set_failures(&mut self, plan: crate::faults::FailurePlan) {
+        self.failures = plan;
+    }
+
+    /// Which devices fail to provision, taken out (for a world replaced by
+    /// a document: faults stay).
+    pub(crate) fn take_failures(&mut self) -> crate::faults::FailurePlan {
+        std::mem::take(&mut self.failures)
     }
 
     /// A competitor takes `reservation`, when it is free: a device without

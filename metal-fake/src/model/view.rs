@@ -8,6 +8,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::keys::fingerprint;
 use super::records::{
     last_change, provisioning_percentage, state_of, DeviceRec, KeyOwner, ReservationRec, SshKeyRec,
 };
@@ -378,21 +379,4 @@ pub(super) fn fill_reservation(v: &mut Value) {
     if let Some(device) = v.get_mut("device") {
         fill_device(device);
     }
-}
-
-/// An MD5-style colon-separated fingerprint (FNV-based; stable, not MD5).
-fn fingerprint(key: &str) -> String {
-    let mut out = Vec::with_capacity(16);
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for round in 0..2u8 {
-        for b in key.bytes().chain([round]) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-        out.extend_from_slice(&h.to_be_bytes());
-    }
-    out.iter()
-        .map(|b| format!("{b:02x}"))
-        .collect::<Vec<_>>()
-        .join(":")
 }

@@ -7,7 +7,11 @@ use chrono::{DateTime, Utc};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::records::{DeviceRec, FacilityRec, PlanRec, ProjectRec, ReservationRec, SshKeyRec};
+use super::access::Access;
+use super::records::{
+    DeviceRec, FacilityRec, OrganizationRec, PlanRec, ProjectRec, ReservationRec, SshKeyRec,
+    TokenRec,
+};
 use super::timings::Timings;
 use crate::faults::{FailProvisioning, FailurePlan, RandomFailures};
 
@@ -33,6 +37,15 @@ pub(crate) struct World {
     pub(super) epoch: Instant,
     pub(super) epoch_wall: DateTime<Utc>,
     pub(super) user: Uuid,
+    /// Organisations by ID; every project belongs to one.
+    pub(super) organizations: BTreeMap<Uuid, OrganizationRec>,
+    /// The world's own API tokens (besides the server's configured one,
+    /// which sees everything).
+    pub(super) tokens: Vec<TokenRec>,
+    /// The project [`crate::Fake::project`] names: the first one seeded.
+    pub(super) main_project: Option<Uuid>,
+    /// What the call being served may see (set around each exchange).
+    pub(crate) caller: Access,
     pub(super) plans: Vec<PlanRec>,
     pub(super) facilities: Vec<FacilityRec>,
     pub(super) projects: BTreeMap<Uuid, ProjectRec>,
@@ -80,11 +93,16 @@ impl World {
         })
         .collect();
         let epoch_wall = DateTime::from_timestamp(Utc::now().timestamp(), 0).unwrap_or_default();
+        let organization = Uuid::new_v4();
         let mut world = Self {
             timings: spec.timings,
             epoch: now,
             epoch_wall,
             user: Uuid::new_v4(),
+            organizations: BTreeMap::new(),
+            tokens: Vec::new(),
+            main_project: spec.projects.first().map(|(id, _)| *id),
+            caller: Access::All,
             plans,
             facilities,
             projects: BTreeMap::new(),
@@ -97,11 +115,22 @@ impl World {
             failures: FailurePlan::new(spec.failures.clone(), spec.random_failures),
             next_settle: None,
         };
+        if !spec.projects.is_empty() {
+            let seq = world.next_seq();
+            world.organizations.insert(
+                organization,
+                OrganizationRec {
+                    seq,
+                    name: "fake organization".to_string(),
+                },
+            );
+        }
         for (n, (project, count)) in spec.projects.iter().enumerate() {
             world.projects.insert(
                 *project,
                 ProjectRec {
                     name: format!("fake project {}", n + 1),
+                    organization,
                     created: now,
                 },
             );
@@ -124,6 +153,16 @@ impl World {
             }
         }
         world
+    }
+
+    /// The lifecycle timings.
+    pub(crate) fn timings(&self) -> Timings {
+        self.timings
+    }
+
+    /// The main project: the first one seeded.
+    pub(crate) fn main_project(&self) -> Option<Uuid> {
+        self.main_project
     }
 
     /// The next sequence number (creation order across all records).

@@ -1,8 +1,8 @@
 //! The router: every operation of `openapi/metal.json` (from
 //! [`metal_api::operation::ALL`]) routed with axum's own routing under
 //! `/metal/v1`, behind the gate; `405` with `Allow` for a method a path
-//! does not serve; `404` for a path the spec does not have; and
-//! `GET /_fake/state` outside the API (no token).
+//! does not serve; `404` for a path the spec does not have; and the
+//! control API (`/_fake/...`, [`crate::control`]) outside the gate.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -12,7 +12,7 @@ use axum::extract::rejection::PathRejection;
 use axum::extract::{Extension, Path, State};
 use axum::http::{Method, Uri};
 use axum::response::Response;
-use axum::routing::{get, MethodFilter, MethodRouter};
+use axum::routing::{MethodFilter, MethodRouter};
 use axum::{middleware, Router};
 use metal_api::operation::{self, Operation};
 
@@ -73,13 +73,15 @@ pub(crate) fn router(shared: Arc<Shared>, config: ServerConfig) -> (Router, Reco
     }
     let api = api.method_not_allowed_fallback(not_allowed);
     let recorded = Recorded::default();
+    let control = crate::control::router(shared.clone(), config.control_token.clone());
     let cx = Context::new(shared, config, recorded.clone(), routes);
     let router = Router::new()
         .nest(API_PREFIX, api)
         .fallback(not_found)
         .layer(middleware::from_fn_with_state(cx.clone(), gate))
-        .route("/_fake/state", get(fake_state))
-        .with_state(cx);
+        .with_state(cx)
+        // The control API (`/_fake/...`), outside the gate.
+        .merge(control);
     (router, recorded)
 }
 
@@ -103,12 +105,4 @@ async fn not_allowed(State(cx): State<Context>) -> Response {
 async fn not_found(State(cx): State<Context>) -> Response {
     cx.shared.record("unknown", Some(404));
     reply::error(404, vec!["Not found".to_string()])
-}
-
-/// `GET /_fake/state`: the counters and the world's contents.
-async fn fake_state(State(cx): State<Context>) -> Response {
-    match serde_json::to_vec(&cx.shared.snapshot()) {
-        Ok(body) => reply::json(200, body.into()),
-        Err(e) => reply::error(500, vec![e.to_string()]),
-    }
 }

@@ -30,11 +30,14 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// rate limit), and the server's bounds.
 ///
 /// Every request passes, in this order: the token (`401` without a valid
-/// one, before the body is read), then the rate limit (`429`; requests
-/// without a valid token spend nothing), then the body, read only now:
-/// larger than [`ServerConfig::body_limit`] is `413`, slower than
-/// [`ServerConfig::body_timeout`] is `408` (and the connection closes).
-/// Each refusal has the API's error body, `{"errors": [...]}`.
+/// one, before the body is read: this token, which sees every project, or
+/// one of the world's tokens), then the rate limit (`429`; requests without
+/// a valid token spend nothing), then ownership (`403` for a project,
+/// device, reservation or SSH key the token does not see), then the body,
+/// read only now: larger than [`ServerConfig::body_limit`] is `413`, slower
+/// than [`ServerConfig::body_timeout`] is `408` (and the connection
+/// closes). Each refusal has the API's error body, `{"errors": [...]}`,
+/// but the `401`, which has the real API's `{"error": "..."}`.
 ///
 /// Over HTTP, a connection that does not send a request's head within
 /// [`ServerConfig::header_timeout`] is closed, and at most
@@ -48,6 +51,7 @@ pub struct ServerConfig {
     pub(crate) body_timeout: Duration,
     pub(crate) header_timeout: Duration,
     pub(crate) max_connections: usize,
+    pub(crate) control_token: Option<String>,
 }
 
 impl fmt::Debug for ServerConfig {
@@ -60,6 +64,10 @@ impl fmt::Debug for ServerConfig {
             .field("body_timeout", &self.body_timeout)
             .field("header_timeout", &self.header_timeout)
             .field("max_connections", &self.max_connections)
+            .field(
+                "control_token",
+                &self.control_token.as_ref().map(|_| "<redacted>"),
+            )
             .finish()
     }
 }
@@ -77,7 +85,16 @@ impl ServerConfig {
             body_timeout: DEFAULT_BODY_TIMEOUT,
             header_timeout: DEFAULT_HEADER_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
+            control_token: None,
         }
+    }
+
+    /// Guards the control API (`/_fake/...`) with its own token: requests
+    /// without `X-Fake-Control-Token: <token>` get `401`. Without it (the
+    /// default) the control API needs no token.
+    pub fn control_token(mut self, token: Option<String>) -> Self {
+        self.control_token = token;
+        self
     }
 
     /// At most `per_second` API requests per second, with bursts of up to one

@@ -67,13 +67,6 @@ impl Context {
         &self.config
     }
 
-    /// Whether `token` is the one this router accepts.
-    pub(super) fn token_ok(&self, token: Option<&HeaderValue>) -> bool {
-        token
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|t| t == self.config.token)
-    }
-
     /// The rate-limit headers of a reply that spends no token (`None`
     /// without a rate limit).
     pub(super) fn peek(&self) -> Option<RateHeaders> {

@@ -677,7 +677,7 @@ impl FaultOp {
             Self::CreateSshKey => {
                 let input = types::SshKeyCreateInput {
                     instances_ids: vec![],
-                    key: Some("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAfault conf".into()),
+                    key: Some("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAfaultkey conf".into()),
                     label: Some("conformance-fault".into()),
                     tags: vec![],
                 };

@@ -1,0 +1,106 @@
+//! Runs `examples/control_api.py` (issue 13, item 4) against the binary:
+//! the Equinix Python SDK (`equinix==0.19.0`, metalv1) and the control API.
+//! The test makes a venv under the target directory and installs the SDK
+//! there. Without `python3` it skips, saying so; under `CI=true` it must
+//! run, so a missing Python fails it.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_metal-fake");
+const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/control_api.py");
+const SDK: &str = "equinix==0.19.0";
+const TOKEN: &str = "python-example-token";
+
+fn under_ci() -> bool {
+    std::env::var("CI").as_deref() == Ok("true")
+}
+
+/// A venv with the SDK, made once under the target directory.
+fn venv() -> Result<PathBuf, String> {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("control-api-venv");
+    let python = dir.join("bin").join("python3");
+    let ready = dir.join(".equinix-0.19.0");
+    if ready.exists() {
+        return Ok(python);
+    }
+    let made = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&dir)
+        .status()
+        .map_err(|e| format!("python3 is not available: {e}"))?;
+    if !made.success() {
+        return Err(format!("python3 -m venv failed: {made}"));
+    }
+    let pip = Command::new(&python)
+        .args(["-m", "pip", "install", "--quiet", SDK])
+        .output()
+        .map_err(|e| format!("pip: {e}"))?;
+    if !pip.status.success() {
+        return Err(format!(
+            "pip install {SDK} failed: {}",
+            String::from_utf8_lossy(&pip.stderr)
+        ));
+    }
+    std::fs::write(&ready, SDK).map_err(|e| e.to_string())?;
+    Ok(python)
+}
+
+#[test]
+fn the_python_example_drives_the_fake_through_the_control_api() {
+    let python = match venv() {
+        Ok(p) => p,
+        Err(why) if !under_ci() => {
+            eprintln!("skipped: the Python example needs python3 and {SDK}: {why}");
+            return;
+        }
+        Err(why) => panic!("under CI the Python example must run: {why}"),
+    };
+    let mut fake = Command::new(BIN)
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--token",
+            TOKEN,
+            "--rate-limit",
+            "0",
+        ])
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(fake.stdout.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let root = line
+        .trim()
+        .strip_prefix("metal-fake listening on ")
+        .and_then(|u| u.strip_suffix("/metal/v1"))
+        .map(str::to_string);
+    let out = root.as_ref().map(|root| {
+        Command::new(&python)
+            .arg(SCRIPT)
+            .args([root.as_str(), TOKEN])
+            .output()
+            .unwrap()
+    });
+    let _ = fake.kill();
+    let _ = fake.wait();
+    let out = out.unwrap_or_else(|| panic!("unexpected first line {line:?}"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "control_api.py failed ({}):\n{stdout}\n{stderr}",
+        out.status
+    );
+    assert!(
+        stdout.contains("control_api.py: all checks passed"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("ok: the device exists although its reply was lost"));
+}
