@@ -119,8 +119,8 @@ async fn main() -> ExitCode {
     };
     println!(
         "soak: {} s, {} controllers, {} calls, {} devices created, {} duplicates, {} lost, \
-         {} double reboots, max rate {}/{}, 429s: {}, cancels: {}, redis restarts: {}, \
-         controller kills: {}",
+         {} double reboots, max rate {}/{} ({}/{} away from Redis restarts), 429s: {}, \
+         cancels: {}, redis restarts: {}, controller kills: {}",
         plan.seconds,
         plan.controllers,
         s.calls,
@@ -129,6 +129,8 @@ async fn main() -> ExitCode {
         s.lost,
         s.double_reboots,
         s.max_rate,
+        plan.rate,
+        s.steady_rate,
         plan.rate,
         s.throttled,
         s.cancels,

@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use metal_api::types;
 use metal_fake::{Fake, Fault, FaultKind, Timings};
-use metal_policy::{Client, Error, Fields, Metal};
+use metal_policy::{Client, Error, Metal};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use uuid::Uuid;

@@ -94,6 +94,7 @@ pub fn double_reboots(
 pub struct Window {
     recent: VecDeque<Instant>,
     max: usize,
+    max_from: Option<Instant>,
 }
 
 impl Window {
@@ -107,7 +108,10 @@ impl Window {
                 self.recent.pop_front();
             }
             self.recent.push_back(at);
-            self.max = self.max.max(self.recent.len());
+            if self.recent.len() > self.max {
+                self.max = self.recent.len();
+                self.max_from = self.recent.front().copied();
+            }
         }
     }
 
@@ -115,6 +119,23 @@ impl Window {
     pub fn max(&self) -> usize {
         self.max
     }
+
+    /// When the first window with the most arrivals began.
+    pub fn max_from(&self) -> Option<Instant> {
+        self.max_from
+    }
+}
+
+/// Whether an arrival at `at` is near a Redis outage: from 1 s before it
+/// went down (a window holding this arrival may reach into the outage)
+/// to 2 s after it came back (each process returns to the shared limits
+/// at its next retry, within 1 s). `outages` are `(down, up)`, `up` `None`
+/// while it lasts.
+pub fn near_outage(at: Instant, outages: &[(Instant, Option<Instant>)]) -> bool {
+    outages.iter().any(|(down, up)| {
+        at + Duration::from_secs(1) >= *down
+            && up.is_none_or(|up| at <= up + Duration::from_secs(2))
+    })
 }
 
 /// RSS of a process, in KiB, from `/proc/PID/status`.
@@ -207,6 +228,19 @@ mod tests {
         // [999, 1999) holds 999, 1000, 1500, 1600, 1700.
         w.extend(arrivals[3..].iter().copied());
         assert_eq!(w.max(), 5);
+        assert_eq!(w.max_from(), Some(ms(999)));
+    }
+
+    #[test]
+    fn arrivals_around_an_outage_are_near_it() {
+        let t = Instant::now();
+        let s = |n: u64| t + Duration::from_millis(n);
+        let outages = [(s(10_000), Some(s(11_000))), (s(20_000), None)];
+        assert!(!near_outage(s(8_900), &outages));
+        assert!(near_outage(s(9_000), &outages));
+        assert!(near_outage(s(13_000), &outages));
+        assert!(!near_outage(s(13_001), &outages));
+        assert!(near_outage(s(30_000), &outages));
     }
 
     #[test]
