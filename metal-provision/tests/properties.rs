@@ -106,6 +106,10 @@ struct Model {
     /// Reboots asked for, and succeeded, by device.
     reboots_asked: BTreeMap<Uuid, u32>,
     reboots_ok: BTreeMap<Uuid, u32>,
+    /// Scripted faults injected so far (some may still wait for a call:
+    /// a step whose call stopped early, or made none, leaves them to the
+    /// next step's calls).
+    injected: u64,
 }
 
 fn gauge(registry: &prometheus::Registry, name: &str) -> f64 {
@@ -163,9 +167,11 @@ async fn run(steps: Vec<Step>) -> Result<(), TestCaseError> {
     let mut model = Model::default();
 
     for (i, step) in steps.into_iter().enumerate() {
-        let clean = step.faults.is_empty() && step.cancel_after.is_none();
+        let hit: u64 = fake.snapshot().faults_injected.values().sum();
+        let clean = step.faults.is_empty() && step.cancel_after.is_none() && hit == model.injected;
         for kind in &step.faults {
             fake.inject(Fault::any(kind.clone()));
+            model.injected += 1;
         }
         let pick = |n: usize| -> Option<Uuid> {
             (!model.devices.is_empty()).then(|| model.devices[n % model.devices.len()])
