@@ -207,19 +207,31 @@ async fn run(steps: Vec<Step>) -> Result<(), TestCaseError> {
                             h.is_some_and(|h| !h.tags.contains(&tag)),
                             "step {i}: a lost race, but the reservation is free or ours"
                         );
-                        prop_assert!(!(clean && free_before), "step {i}: a free reservation, no fault, and a lost race");
+                        prop_assert!(
+                            !(clean && free_before),
+                            "step {i}: a free reservation, no fault, and a lost race"
+                        );
                     }
                     other => {
                         prop_assert!(!clean, "step {i}: a clean create ended with {other:?}");
                         // A device may have been made anyway: ours to
                         // track, as a controller would through the tag.
-                        if let Some(id) = holder(&fake, r).filter(|h| h.tags.contains(&tag)).and_then(|h| h.id) {
+                        if let Some(id) = holder(&fake, r)
+                            .filter(|h| h.tags.contains(&tag))
+                            .and_then(|h| h.id)
+                        {
                             model.devices.push(id);
                         }
                     }
                 }
                 if clean && free_before {
-                    prop_assert!(model.devices.last().is_some_and(|d| holder(&fake, r).and_then(|h| h.id) == Some(*d)), "step {i}: a clean create on a free reservation made nothing");
+                    prop_assert!(
+                        model
+                            .devices
+                            .last()
+                            .is_some_and(|d| holder(&fake, r).and_then(|h| h.id) == Some(*d)),
+                        "step {i}: a clean create on a free reservation made nothing"
+                    );
                 }
             }
             Op::Reboot { device } => {
@@ -255,7 +267,10 @@ async fn run(steps: Vec<Step>) -> Result<(), TestCaseError> {
             Op::Delete { device } => {
                 if let Some(d) = pick(device) {
                     if let Some(Ok(())) = call!(metal.delete_device(d)) {
-                        prop_assert!(fake_state(&fake, d).is_none(), "step {i}: deleted, but still there");
+                        prop_assert!(
+                            fake_state(&fake, d).is_none(),
+                            "step {i}: deleted, but still there"
+                        );
                     }
                 }
             }
@@ -300,7 +315,10 @@ fn check(
         };
         let seen = model.creates.get_mut(tag).expect("found above");
         seen.insert(id);
-        prop_assert!(seen.len() <= 1, "step {i}: create {tag} made devices {seen:?}");
+        prop_assert!(
+            seen.len() <= 1,
+            "step {i}: create {tag} made devices {seen:?}"
+        );
         let performed = fake.reboots(id).unwrap_or(0);
         let asked = model.reboots_asked.get(&id).copied().unwrap_or(0);
         let ok = model.reboots_ok.get(&id).copied().unwrap_or(0);

@@ -81,7 +81,9 @@ pub fn double_reboots(
     performed
         .iter()
         .filter_map(|(id, n)| {
-            let known = ledgers.iter().any(|l| l.devices().any(|(_, d, _)| d == *id));
+            let known = ledgers
+                .iter()
+                .any(|l| l.devices().any(|(_, d, _)| d == *id));
             let sent: u32 = ledgers.iter().filter_map(|l| l.reboots.get(id)).sum();
             (known && *n > sent).then_some((*id, *n, sent))
         })
@@ -220,7 +222,15 @@ mod tests {
     fn the_busiest_window_is_found() {
         let t = Instant::now();
         let ms = |n: u64| t + Duration::from_millis(n);
-        let arrivals = [ms(0), ms(100), ms(999), ms(1000), ms(1500), ms(1600), ms(1700)];
+        let arrivals = [
+            ms(0),
+            ms(100),
+            ms(999),
+            ms(1000),
+            ms(1500),
+            ms(1600),
+            ms(1700),
+        ];
         let mut w = Window::default();
         assert_eq!(w.max(), 0);
         w.extend(arrivals[..3].iter().copied());

@@ -269,7 +269,11 @@ impl Controller {
         let witness = format!("{WITNESS_PREFIX}{}", Uuid::new_v4());
         let create = Create {
             reservation,
-            hostname: format!("soak-c{}-{}", self.args.slot, &witness[WITNESS_PREFIX.len()..][..8]),
+            hostname: format!(
+                "soak-c{}-{}",
+                self.args.slot,
+                &witness[WITNESS_PREFIX.len()..][..8]
+            ),
             device: None,
             stage: Stage::Pending,
             refusals: 0,
@@ -315,7 +319,11 @@ impl Controller {
     /// A create lost the race for its reservation: to another API user, or
     /// to an earlier send of this very create, which the witness on the
     /// holder tells. Unknown (the read failed): settled by a later step.
-    async fn after_race_lost(&mut self, witness: &str, create: &Create) -> Result<(), ControllerError> {
+    async fn after_race_lost(
+        &mut self,
+        witness: &str,
+        create: &Create,
+    ) -> Result<(), ControllerError> {
         let Ok(hr) = self.metal.get_reservation(create.reservation).await else {
             return Ok(());
         };
@@ -333,7 +341,11 @@ impl Controller {
     /// Settles a pending create through its witness: the device on the
     /// reservation carries it (ours), someone else's (the race is lost),
     /// or none (send the create again, with the same witness).
-    async fn settle_create(&mut self, witness: &str, create: &Create) -> Result<(), ControllerError> {
+    async fn settle_create(
+        &mut self,
+        witness: &str,
+        create: &Create,
+    ) -> Result<(), ControllerError> {
         let Ok(hr) = self.metal.get_reservation(create.reservation).await else {
             return Ok(());
         };
@@ -407,7 +419,11 @@ impl Controller {
     }
 
     /// Deletes a device once it is settled (`active` or `failed`).
-    async fn delete_when_settled(&mut self, witness: &str, device: Uuid) -> Result<(), ControllerError> {
+    async fn delete_when_settled(
+        &mut self,
+        witness: &str,
+        device: Uuid,
+    ) -> Result<(), ControllerError> {
         match self.metal.get_device(device, &Fields::default()).await {
             Ok(d) if deletable(&d) => self.delete(witness, Some(device)).await,
             Ok(_) => Ok(()),

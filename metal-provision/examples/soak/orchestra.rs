@@ -234,7 +234,9 @@ fn ours(fake: &Fake, run_tag: &str) -> Vec<(Uuid, Option<String>)> {
     fake.devices()
         .into_iter()
         .filter(|d| d.tags.iter().any(|t| t == run_tag))
-        .filter_map(|d| d.id.map(|id| (id, Ledger::witness_of(&d.tags).map(str::to_string))))
+        .filter_map(|d| {
+            d.id.map(|id| (id, Ledger::witness_of(&d.tags).map(str::to_string)))
+        })
         .collect()
 }
 
@@ -408,7 +410,9 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
             // (a device deleted between the two reads is not lost).
             let lost = check::lost(&on_server, &ledgers);
             if let Some(d) = lost.iter().find(|d| suspects.contains(d)) {
-                fail(format!("lost: device {d} is on the server and in no ledger"));
+                fail(format!(
+                    "lost: device {d} is on the server and in no ledger"
+                ));
             }
             suspects = lost;
             calls.observe(&fake, &outages, redis_back.map(|(d, _)| d), false);
@@ -438,7 +442,9 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
             Ok(Err(e)) => fail(format!("controller {slot}: {e}")),
             Err(_) => {
                 let _ = c.child.kill().await;
-                fail(format!("controller {slot} did not stop within {STOP_TIMEOUT:?}"));
+                fail(format!(
+                    "controller {slot} did not stop within {STOP_TIMEOUT:?}"
+                ));
             }
         }
         match c.report.await.ok().flatten() {
@@ -476,7 +482,9 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
     let lost = check::lost(&on_server, &ledgers);
     summary.lost = lost.len();
     if let Some(d) = lost.first() {
-        fail(format!("lost: device {d} is on the server and in no ledger"));
+        fail(format!(
+            "lost: device {d} is on the server and in no ledger"
+        ));
     }
     summary.duplicates = seen.duplicates();
     if let Some((w, ids)) = seen.first_duplicate() {
@@ -497,12 +505,16 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
     summary.max_rate = calls.all.max();
     summary.steady_rate = calls.steady.max();
     summary.throttled = calls.throttled;
-    let secs = |t: Option<Instant>| t.map_or(0.0, |t| t.saturating_duration_since(start).as_secs_f64());
+    let secs =
+        |t: Option<Instant>| t.map_or(0.0, |t| t.saturating_duration_since(start).as_secs_f64());
     let rate = plan.rate as usize;
     // Away from Redis outages: R plus the burst of 1 (one request of
     // arrival jitter).
     if summary.steady_rate > rate + 1 {
-        let kills: Vec<String> = kills.iter().map(|k| format!("{:.1}", secs(Some(*k)))).collect();
+        let kills: Vec<String> = kills
+            .iter()
+            .map(|k| format!("{:.1}", secs(Some(*k))))
+            .collect();
         fail(format!(
             "rate: the server saw {} requests in one second (from {:.1} s), over R + burst = {}, away from Redis outages (controllers killed at {} s)",
             summary.steady_rate,
