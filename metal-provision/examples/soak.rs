@@ -119,7 +119,7 @@ async fn main() -> ExitCode {
     };
     println!(
         "soak: {} s, {} controllers, {} calls, {} devices created, {} duplicates, {} lost, \
-         {} double reboots, max rate {}/{} ({}/{} away from Redis restarts), 429s: {}, \
+         {} double reboots, max rate {}/{} ({}/{} away from Redis restarts and {} fallbacks), 429s: {}, \
          cancels: {}, redis restarts: {}, controller kills: {}",
         plan.seconds,
         plan.controllers,
@@ -132,6 +132,7 @@ async fn main() -> ExitCode {
         plan.rate,
         s.steady_rate,
         plan.rate,
+        s.fallbacks,
         s.throttled,
         s.cancels,
         s.redis_restarts,

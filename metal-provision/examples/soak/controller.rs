@@ -11,7 +11,9 @@
 //! await point, so the next step settles whatever the cancelled one left.
 //!
 //! Standard output, one line each: `cancel` when a step was cancelled,
-//! and at the end `final in_flight=N waiting=N`. Standard input closing
+//! `degraded` / `restored` when the client falls back to local limits and
+//! returns to the shared ones, and at the end `final in_flight=N
+//! waiting=N`. Standard input closing
 //! means stop: the step in flight is dropped and the gauges read.
 
 use std::path::PathBuf;
@@ -126,6 +128,21 @@ pub async fn run(args: ControllerArgs) -> Result<(), ControllerError> {
         let _ = stop_tx.send(true);
     });
 
+    // Each fall back to local limits (Redis away or slower than its
+    // timeout) and each return, as they happen.
+    let watched = registry.clone();
+    tokio::spawn(async move {
+        let mut was = 0.0;
+        loop {
+            let now = gauge(&watched, "equinix_api_shared_limits_degraded");
+            if now != was {
+                println!("{}", if now == 1.0 { "degraded" } else { "restored" });
+                was = now;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    });
+
     let seed = args.seed ^ ((args.slot as u64) << 32) ^ u64::from(ledger.incarnation);
     let mut c = Controller {
         metal,
@@ -162,20 +179,22 @@ pub async fn run(args: ControllerArgs) -> Result<(), ControllerError> {
             () = tokio::time::sleep(pause) => {}
         }
     }
-    let gauge = |name: &str| {
-        registry
-            .gather()
-            .iter()
-            .find(|f| f.name() == name)
-            .and_then(|f| f.get_metric().first().map(|m| m.get_gauge().get_value()))
-            .unwrap_or(f64::NAN)
-    };
     println!(
         "final in_flight={} waiting={}",
-        gauge("equinix_api_in_flight"),
-        gauge("equinix_api_waiting")
+        gauge(&registry, "equinix_api_in_flight"),
+        gauge(&registry, "equinix_api_waiting")
     );
     Ok(())
+}
+
+/// A gauge's value (`NaN` if it is not registered).
+fn gauge(registry: &prometheus::Registry, name: &str) -> f64 {
+    registry
+        .gather()
+        .iter()
+        .find(|f| f.name() == name)
+        .and_then(|f| f.get_metric().first().map(|m| m.get_gauge().get_value()))
+        .unwrap_or(f64::NAN)
 }
 
 struct Controller {

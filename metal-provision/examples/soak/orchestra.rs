@@ -63,8 +63,12 @@ pub struct Summary {
     pub double_reboots: usize,
     /// The most requests the server saw in one second.
     pub max_rate: usize,
-    /// The same, away from Redis outages (see [`check::near_outage`]).
+    /// The same, away from Redis outages and from the controllers' falls
+    /// back to local limits (see [`check::near_outage`]).
     pub steady_rate: usize,
+    /// Periods a controller used local limits (Redis restarted, or slower
+    /// than the client's timeout).
+    pub fallbacks: u64,
     /// 429s sent by the server's own rate limit.
     pub throttled: u64,
     /// Reconcile steps cancelled.
@@ -130,7 +134,13 @@ struct Launcher {
     plan: Plan,
     target: usize,
     cancels: Arc<AtomicU64>,
+    /// Periods a controller used local limits, `(from, to)`; `to` is
+    /// `None` while it lasts.
+    fallbacks: Arc<std::sync::Mutex<Vec<Period>>>,
 }
+
+/// A period `(from, to)`; `to` is `None` while it lasts.
+type Period = (Instant, Option<Instant>);
 
 impl Launcher {
     fn ledger(&self, slot: usize) -> PathBuf {
@@ -161,18 +171,37 @@ impl Launcher {
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let cancels = self.cancels.clone();
+        let fallbacks = self.fallbacks.clone();
         let report = tokio::spawn(async move {
             let mut last = None;
-            let Some(stdout) = stdout else {
-                return None;
-            };
+            let stdout = stdout?;
+            let mut open: Option<Instant> = None;
             let mut lines = BufReader::new(stdout).lines();
+            let record = |from: Instant| {
+                let mut f = fallbacks.lock().unwrap_or_else(|p| p.into_inner());
+                f.retain(|(_, to)| to.is_none_or(|to| to.elapsed() < Duration::from_secs(10)));
+                f.push((from, Some(Instant::now())));
+            };
             while let Ok(Some(line)) = lines.next_line().await {
-                if line == "cancel" {
-                    cancels.fetch_add(1, Ordering::Relaxed);
-                } else if let Some(rest) = line.strip_prefix("final ") {
-                    last = parse_final(rest);
+                match line.as_str() {
+                    "cancel" => {
+                        cancels.fetch_add(1, Ordering::Relaxed);
+                    }
+                    "degraded" => open = Some(Instant::now()),
+                    "restored" => {
+                        if let Some(from) = open.take() {
+                            record(from);
+                        }
+                    }
+                    _ => {
+                        if let Some(rest) = line.strip_prefix("final ") {
+                            last = parse_final(rest);
+                        }
+                    }
                 }
+            }
+            if let Some(from) = open {
+                record(from);
             }
             last
         });
@@ -292,6 +321,7 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
         plan: plan.clone(),
         target: per_controller,
         cancels: Arc::new(AtomicU64::new(0)),
+        fallbacks: Arc::default(),
     };
     let mut controllers = Vec::new();
     for slot in 0..plan.controllers {
@@ -300,9 +330,15 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
 
     let mut summary = Summary::default();
     let mut first: Option<Violation> = None;
+    // The first violation is the verdict; each later kind is printed
+    // once too, so one run shows everything that broke.
+    let mut kinds = std::collections::BTreeSet::new();
     let mut fail = |v: Violation| {
-        if first.is_none() {
+        let kind = v.split(':').next().unwrap_or_default().to_string();
+        if kinds.insert(kind) {
             eprintln!("soak: violated: {v}");
+        }
+        if first.is_none() {
             first = Some(v);
         }
     };
@@ -393,7 +429,7 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
             }
         }
 
-        if ticks % 10 == 0 {
+        if ticks.is_multiple_of(10) {
             // The server first, then the ledgers.
             let on_server = ours(&fake, &launcher.run_tag);
             let reboots: BTreeMap<Uuid, u32> = on_server
@@ -416,6 +452,7 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
             }
             suspects = lost;
             calls.observe(&fake, &outages, redis_back.map(|(d, _)| d), false);
+            calls.fallbacks(&launcher.fallbacks);
             // Older outages can no longer be near an arrival not yet
             // classified.
             outages.retain(|(_, up)| now.duration_since(*up) < Duration::from_secs(10));
@@ -454,6 +491,11 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
             )),
             None => fail(format!("controller {slot} reported no final gauges")),
         }
+        eprintln!(
+            "soak: controller {slot} RSS {} KiB after warm-up, {} KiB at the end",
+            c.warm_rss.map_or("unknown".into(), |k| k.to_string()),
+            rss_end[slot].map_or("unknown".into(), |k| k.to_string())
+        );
         match (c.warm_rss, rss_end[slot]) {
             (Some(warm), Some(end)) if end * 10 > warm * 11 => fail(format!(
                 "memory: controller {slot} RSS {end} KiB at the end, {warm} KiB after warm-up (over 10% more)"
@@ -490,6 +532,7 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
     if let Some((w, ids)) = seen.first_duplicate() {
         fail(format!("duplicate: witness {w} has devices {ids:?}"));
     }
+    calls.fallbacks(&launcher.fallbacks);
     calls.observe(&fake, &outages, None, true);
     let snapshot = fake.snapshot();
     summary.calls = snapshot.calls;
@@ -504,6 +547,7 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
     }
     summary.max_rate = calls.all.max();
     summary.steady_rate = calls.steady.max();
+    summary.fallbacks = calls.fallbacks;
     summary.throttled = calls.throttled;
     let secs =
         |t: Option<Instant>| t.map_or(0.0, |t| t.saturating_duration_since(start).as_secs_f64());
@@ -516,7 +560,7 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
             .map(|k| format!("{:.1}", secs(Some(*k))))
             .collect();
         fail(format!(
-            "rate: the server saw {} requests in one second (from {:.1} s), over R + burst = {}, away from Redis outages (controllers killed at {} s)",
+            "rate: the server saw {} requests in one second (from {:.1} s), over R + burst = {}, away from Redis outages and local-limit fallbacks (controllers killed at {} s)",
             summary.steady_rate,
             secs(calls.steady.max_from()),
             rate + 1,
@@ -557,9 +601,25 @@ struct Calls {
     all: Window,
     steady: Window,
     throttled: u64,
+    /// Recent periods some controller used local limits.
+    local: Vec<Period>,
+    /// How many such periods began while Redis was up.
+    pub fallbacks: u64,
 }
 
 impl Calls {
+    /// Takes the controllers' recent fallback periods.
+    fn fallbacks(&mut self, from: &std::sync::Mutex<Vec<Period>>) {
+        let f = from.lock().unwrap_or_else(|p| p.into_inner());
+        for period in f.iter() {
+            if !self.local.contains(period) {
+                self.local.push(*period);
+                self.fallbacks += 1;
+            }
+        }
+        self.local.retain(|p| f.contains(p));
+    }
+
     /// Reads the calls logged since the last look; `ongoing` is the start
     /// of an outage not over yet; `end` classifies everything pending.
     fn observe(
@@ -585,6 +645,7 @@ impl Calls {
         let mut known: Vec<(Instant, Option<Instant>)> =
             outages.iter().map(|(d, u)| (*d, Some(*u))).collect();
         known.extend(ongoing.map(|d| (d, None)));
+        known.extend(self.local.iter().copied());
         // An outage starting up to 1 s after an arrival, or ending up to
         // 2 s before it, is known 3 s after it.
         let settled = Instant::now().checked_sub(Duration::from_secs(3));
