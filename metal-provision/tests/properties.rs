@@ -38,8 +38,7 @@ const RESERVATIONS: usize = 4;
 enum Op {
     Create { reservation: usize },
     Reboot { device: usize },
-    PowerOff { device: usize },
-    PowerOn { device: usize },
+    Power { device: usize, on: bool },
     Delete { device: usize },
     Compete { reservation: usize },
     Wait { millis: u64 },
@@ -58,8 +57,7 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         3 => (0..RESERVATIONS).prop_map(|reservation| Op::Create { reservation }),
         2 => (0..8usize).prop_map(|device| Op::Reboot { device }),
-        1 => (0..8usize).prop_map(|device| Op::PowerOff { device }),
-        1 => (0..8usize).prop_map(|device| Op::PowerOn { device }),
+        2 => (0..8usize, any::<bool>()).prop_map(|(device, on)| Op::Power { device, on }),
         2 => (0..8usize).prop_map(|device| Op::Delete { device }),
         1 => (0..RESERVATIONS).prop_map(|reservation| Op::Compete { reservation }),
         2 => (1..8_000u64).prop_map(|millis| Op::Wait { millis }),
@@ -242,24 +240,22 @@ async fn run(steps: Vec<Step>) -> Result<(), TestCaseError> {
                     }
                 }
             }
-            Op::PowerOff { device } => {
+            Op::Power { device, on } => {
                 if let Some(d) = pick(device) {
-                    if let Some(Ok(())) = call!(metal.power_off_device(d)) {
+                    let (result, done) = if on {
+                        (call!(metal.power_on_device(d)), ["powering_on", "active"])
+                    } else {
+                        (
+                            call!(metal.power_off_device(d)),
+                            ["powering_off", "inactive"],
+                        )
+                    };
+                    if let Some(Ok(())) = result {
                         let state = fake_state(&fake, d);
                         prop_assert!(
-                            matches!(state.as_deref(), Some("powering_off" | "inactive")),
-                            "step {i}: powered off, but {state:?}"
-                        );
-                    }
-                }
-            }
-            Op::PowerOn { device } => {
-                if let Some(d) = pick(device) {
-                    if let Some(Ok(())) = call!(metal.power_on_device(d)) {
-                        let state = fake_state(&fake, d);
-                        prop_assert!(
-                            matches!(state.as_deref(), Some("powering_on" | "active")),
-                            "step {i}: powered on, but {state:?}"
+                            state.as_deref().is_some_and(|s| done.contains(&s)),
+                            "step {i}: powered {}, but {state:?}",
+                            if on { "on" } else { "off" }
                         );
                     }
                 }

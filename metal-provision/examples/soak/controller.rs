@@ -335,26 +335,39 @@ impl Controller {
         self.save()
     }
 
+    /// Reads who holds a create's reservation and settles the create if
+    /// the holder tells: our device (the witness on it: adopted), someone
+    /// else's (the race is lost: forgotten). `true` when nobody holds it;
+    /// `false` when settled, or unknown (the read failed: a later step
+    /// tries again).
+    async fn settle_by_holder(
+        &mut self,
+        witness: &str,
+        create: &Create,
+    ) -> Result<bool, ControllerError> {
+        let Ok(hr) = self.metal.get_reservation(create.reservation).await else {
+            return Ok(false);
+        };
+        match hr.device {
+            Some(d) if d.tags.iter().any(|t| t == witness) => self.adopt(witness, d.id)?,
+            Some(_) => {
+                self.ledger.forget(witness);
+                self.save()?;
+            }
+            None => return Ok(true),
+        }
+        Ok(false)
+    }
+
     /// A create lost the race for its reservation: to another API user, or
     /// to an earlier send of this very create, which the witness on the
-    /// holder tells. Unknown (the read failed): settled by a later step.
+    /// holder tells. Freed again since: the next step sends it again.
     async fn after_race_lost(
         &mut self,
         witness: &str,
         create: &Create,
     ) -> Result<(), ControllerError> {
-        let Ok(hr) = self.metal.get_reservation(create.reservation).await else {
-            return Ok(());
-        };
-        match hr.device {
-            Some(d) if d.tags.iter().any(|t| t == witness) => self.adopt(witness, d.id),
-            Some(_) => {
-                self.ledger.forget(witness);
-                self.save()
-            }
-            // Freed again since: the next step sends the create again.
-            None => Ok(()),
-        }
+        self.settle_by_holder(witness, create).await.map(drop)
     }
 
     /// Settles a pending create through its witness: the device on the
@@ -365,17 +378,10 @@ impl Controller {
         witness: &str,
         create: &Create,
     ) -> Result<(), ControllerError> {
-        let Ok(hr) = self.metal.get_reservation(create.reservation).await else {
-            return Ok(());
-        };
-        match hr.device {
-            Some(d) if d.tags.iter().any(|t| t == witness) => self.adopt(witness, d.id),
-            Some(_) => {
-                self.ledger.forget(witness);
-                self.save()
-            }
-            None => self.send_create(witness, create).await,
+        if self.settle_by_holder(witness, create).await? {
+            self.send_create(witness, create).await?;
         }
+        Ok(())
     }
 
     /// A logical reboot: counted in the ledger before it is sent, sent
