@@ -540,6 +540,25 @@ impl Fake {
             .take_reservation(reservation, self.shared.now())
     }
 
+    /// A competitor gives its device back: the device is deleted and its
+    /// reservation released, with no API call (so nothing is logged or
+    /// rate limited). `false` if `device` is not a competitor's.
+    ///
+    /// ```
+    /// let fake = metal_fake::Fake::builder().reservations(1).build();
+    /// let reservation = fake.provisionable_reservations()[0];
+    /// let device = fake.take_reservation(reservation).unwrap();
+    /// assert!(fake.release_competitor(device));
+    /// assert!(fake.devices().is_empty());
+    /// assert!(!fake.release_competitor(device));
+    /// ```
+    pub fn release_competitor(&self, device: Uuid) -> bool {
+        self.shared
+            .lock()
+            .world
+            .release_competitor(device, Instant::now())
+    }
+
     /// Counters and the world's contents now.
     pub fn snapshot(&self) -> Snapshot {
         self.shared.snapshot()

@@ -85,6 +85,13 @@ impl World {
         c
     }
 
+    /// A competitor gives up its device: it is deleted as the API deletes
+    /// (its reservation is released), without a call. `false` when the
+    /// device is unknown or not a competitor's.
+    pub(crate) fn release_competitor(&mut self, id: Uuid, now: Instant) -> bool {
+        self.is_competitor(id) && self.delete_device(id, now).is_ok()
+    }
+
     /// Whether a device was placed by a competitor.
     pub(crate) fn is_competitor(&self, id: Uuid) -> bool {
         self.devices.get(&id).is_some_and(|d| d.competitor)
