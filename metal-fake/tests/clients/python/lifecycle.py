@@ -91,7 +91,7 @@ class Lifecycle:
     def create_on(self, reservation, hostname):
         request = metalv1.CreateDeviceRequest(
             metalv1.DeviceCreateInMetroInput(
-                metro=reservation.facility.metro.code,
+                metro=metalv1.MetroInputMetro(reservation.facility.metro.code),
                 plan=reservation.plan.slug,
                 operating_system=OS,
                 hardware_reservation_id=reservation.id,
@@ -140,10 +140,13 @@ class Lifecycle:
 
     def creates_a_device_on_a_reservation(self):
         self.device = self.create_on(self.free[0], "python-1")
-        reservation = self.device.hardware_reservation
+        # The API renders the reservation as an {href} stub unless asked to
+        # include it.
+        reservation, want = self.device.hardware_reservation, self.free[0].id
         check(
-            reservation is not None and reservation.id == self.free[0].id,
-            f"device's reservation {reservation!r}, want {self.free[0].id}",
+            reservation is not None
+            and (reservation.id == want or (reservation.href or "").endswith("/" + want)),
+            f"device's reservation {reservation!r}, want {want}",
         )
 
     def refuses_delete_while_provisioning(self):
