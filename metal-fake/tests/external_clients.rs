@@ -89,7 +89,7 @@ fn python_sdk_runs_the_lifecycle() {
     command.arg(clients_dir().join("python/lifecycle.py"));
     fake.env(&mut command);
     let outcome = run(test, &mut command, DEADLINE);
-    assert_passed(test, &fake, outcome, "0 failing, 0 skipped");
+    assert_passed(test, &fake, outcome, " ok, 0 failing, 0 skipped");
 }
 
 #[test]
