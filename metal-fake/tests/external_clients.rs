@@ -63,6 +63,17 @@ fn go_lifecycle(test: &str, package: &str) {
     let Some(go) = go() else {
         return skip(test, "no Go toolchain (`go` is not on PATH)");
     };
+    // The modules first (from the module cache, or the proxy the first
+    // time), so that a machine that cannot fetch them skips.
+    let mut download = Command::new(go);
+    download
+        .args(["mod", "download"])
+        .current_dir(clients_dir().join("go"))
+        .env("GOWORK", "off");
+    match run(&format!("{test}.download"), &mut download, DEADLINE) {
+        (Some(status), _) if status.success() => {}
+        (_, output) => return skip(test, &format!("`go mod download` failed: {output}")),
+    }
     let fake = FakeProcess::start(test, RESERVATIONS);
     let mut command = Command::new(go);
     command
