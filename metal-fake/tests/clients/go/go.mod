@@ -1,0 +1,8 @@
+module metal-fake/tests/clients
+
+go 1.22
+
+require (
+	github.com/equinix/equinix-sdk-go v0.46.0
+	github.com/packethost/packngo v0.31.0
+)

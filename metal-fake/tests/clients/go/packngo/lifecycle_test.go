@@ -1,0 +1,280 @@
+// A full device lifecycle through packngo (github.com/packethost/packngo,
+// unmodified), the Go client the reference design wraps, against the
+// metal-fake binary; run by `cargo test -p metal-fake --test
+// external_clients`. Each step asserts what packngo's caller sees: the
+// values it decodes, the status and the error text of its ErrorResponse.
+package packngo_test
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/packethost/packngo"
+
+	"metal-fake/tests/clients/harness"
+)
+
+func client(t *testing.T, env harness.Env, token string) *packngo.Client {
+	t.Helper()
+	// packngo joins its paths to the base URL, which must end in a slash.
+	c, err := packngo.NewClientWithBaseURL("metal-fake external client test", token, nil, env.URL+"/")
+	if err != nil {
+		t.Fatalf("packngo.NewClientWithBaseURL: %v", err)
+	}
+	return c
+}
+
+// apiError is the ErrorResponse packngo returns for a non-2xx reply.
+func apiError(t *testing.T, err error, status int) *packngo.ErrorResponse {
+	t.Helper()
+	var e *packngo.ErrorResponse
+	if !errors.As(err, &e) {
+		t.Fatalf("want packngo's ErrorResponse with status %d, got %v", status, err)
+	}
+	if e.Response.StatusCode != status {
+		t.Fatalf("want status %d, got %v", status, err)
+	}
+	return e
+}
+
+// createOn creates a device on reservation r in the project.
+func createOn(t *testing.T, c *packngo.Client, env harness.Env, r packngo.HardwareReservation, hostname string) *packngo.Device {
+	t.Helper()
+	metro := ""
+	if r.Facility.Metro != nil {
+		metro = r.Facility.Metro.Code
+	}
+	d, _, err := c.Devices.Create(&packngo.DeviceCreateRequest{
+		Hostname:              hostname,
+		Plan:                  r.Plan.Slug,
+		Metro:                 metro,
+		OS:                    harness.OS,
+		ProjectID:             env.Project,
+		HardwareReservationID: r.ID,
+		Tags:                  []string{"external-clients", "packngo"},
+	})
+	if err != nil {
+		t.Fatalf("create on reservation %s: %v", r.ID, err)
+	}
+	if d.ID == "" || d.Hostname != hostname {
+		t.Fatalf("create returned id %q hostname %q, want hostname %q", d.ID, d.Hostname, hostname)
+	}
+	return d
+}
+
+// waitState polls the device until it is in state want.
+func waitState(t *testing.T, c *packngo.Client, id, want string) {
+	t.Helper()
+	harness.Until(t, "device "+id+" "+want, func() (bool, string) {
+		d, _, err := c.Devices.Get(id, nil)
+		if err != nil {
+			return false, err.Error()
+		}
+		return d.State == want, "state " + d.State
+	})
+}
+
+func TestLifecycle(t *testing.T) {
+	lifecycle := t
+	env := harness.Load(t)
+	c := client(t, env, env.Token)
+	steps := harness.NewSteps(t)
+	var (
+		key          *packngo.SSHKey
+		reservations []packngo.HardwareReservation
+		device       *packngo.Device
+	)
+
+	steps.Run("creates a user SSH key", nil, func(t *testing.T) {
+		k, _, err := c.SSHKeys.Create(&packngo.SSHKeyCreateRequest{Label: "packngo", Key: harness.PublicKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k.ID == "" || k.Label != "packngo" || k.Key != harness.PublicKey || k.FingerPrint == "" {
+			t.Fatalf("created key %+v", k)
+		}
+		key = k
+	})
+	steps.Run("lists SSH keys", []string{"creates a user SSH key"}, func(t *testing.T) {
+		keys, _, err := c.SSHKeys.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(keys, func(k packngo.SSHKey) bool { return k.ID == key.ID }) {
+			t.Fatalf("key %s not in the list of %d keys", key.ID, len(keys))
+		}
+	})
+	steps.Run("lists provisionable reservations", nil, func(t *testing.T) {
+		all, _, err := c.HardwareReservations.List(env.Project, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range all {
+			if r.Provisionable && r.Plan.Slug != "" {
+				reservations = append(reservations, r)
+			}
+		}
+		if len(reservations) < 2 {
+			t.Fatalf("want at least 2 provisionable reservations, got %d of %d", len(reservations), len(all))
+		}
+	})
+	steps.Run("creates a device on a reservation", []string{"lists provisionable reservations"}, func(t *testing.T) {
+		device = createOn(t, c, env, reservations[0], "packngo-1")
+		// The API renders the reservation as an {href} stub unless asked
+		// to include it.
+		r := device.HardwareReservation
+		if r == nil || (r.ID != reservations[0].ID && !strings.HasSuffix(r.Href, "/"+reservations[0].ID)) {
+			t.Fatalf("device's reservation %v, want %s", r, reservations[0].ID)
+		}
+	})
+	// The real API refuses to delete a device while it provisions. A
+	// second device, so that a fake that deletes anyway fails here only.
+	steps.Run("refuses delete while provisioning", []string{"lists provisionable reservations"}, func(t *testing.T) {
+		d := createOn(t, c, env, reservations[1], "packngo-2")
+		_, err := c.Devices.Delete(d.ID, false)
+		if err == nil {
+			t.Fatalf("deleting device %s (state %s) right after create succeeded; want 422", d.ID, d.State)
+		}
+		// Refused: it provisions on, and goes when the lifecycle ends.
+		lifecycle.Cleanup(func() {
+			waitState(lifecycle, c, d.ID, "active")
+			if _, err := c.Devices.Delete(d.ID, false); err != nil {
+				lifecycle.Errorf("delete of device %s once active: %v", d.ID, err)
+			}
+		})
+		e := apiError(t, err, http.StatusUnprocessableEntity)
+		if !slices.Contains(e.Errors, "Cannot delete a device while it is provisioning") {
+			t.Fatalf("errors %q", e.Errors)
+		}
+	})
+	created := []string{"creates a device on a reservation"}
+	steps.Run("reads the device until active", created, func(t *testing.T) {
+		waitState(t, c, device.ID, "active")
+	})
+	active := []string{"reads the device until active"}
+	steps.Run("lists the project's devices and finds it", active, func(t *testing.T) {
+		devices, _, err := c.Devices.List(env.Project, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(devices, func(d packngo.Device) bool { return d.ID == device.ID })
+		if i < 0 {
+			t.Fatalf("device %s not among the project's %d devices", device.ID, len(devices))
+		}
+		if got := devices[i]; got.Hostname != "packngo-1" || got.State != "active" ||
+			!slices.Contains(got.Tags, "packngo") {
+			t.Fatalf("listed as %s %s %v", got.Hostname, got.State, got.Tags)
+		}
+	})
+	steps.Run("updates description and tags", active, func(t *testing.T) {
+		description := "updated by packngo"
+		tags := []string{"external-clients", "updated"}
+		d, _, err := c.Devices.Update(device.ID, &packngo.DeviceUpdateRequest{Description: &description, Tags: &tags})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Description == nil || *d.Description != description || !slices.Equal(d.Tags, tags) {
+			t.Fatalf("update returned description %v tags %v", d.Description, d.Tags)
+		}
+		read, _, err := c.Devices.Get(device.ID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if read.Description == nil || *read.Description != description || !slices.Equal(read.Tags, tags) {
+			t.Fatalf("read back description %v tags %v", read.Description, read.Tags)
+		}
+	})
+	steps.Run("reboots", active, func(t *testing.T) {
+		if _, err := c.Devices.Reboot(device.ID); err != nil {
+			t.Fatal(err)
+		}
+		waitState(t, c, device.ID, "active")
+	})
+	steps.Run("powers off and on", active, func(t *testing.T) {
+		if _, err := c.Devices.PowerOff(device.ID); err != nil {
+			t.Fatal(err)
+		}
+		waitState(t, c, device.ID, "inactive")
+		if _, err := c.Devices.PowerOn(device.ID); err != nil {
+			t.Fatal(err)
+		}
+		waitState(t, c, device.ID, "active")
+	})
+	steps.Run("refuses delete while locked", active, func(t *testing.T) {
+		locked := true
+		d, _, err := c.Devices.Update(device.ID, &packngo.DeviceUpdateRequest{Locked: &locked})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !d.Locked {
+			t.Fatal("the update's reply does not show the device locked")
+		}
+		_, err = c.Devices.Delete(device.ID, false)
+		if err == nil {
+			t.Fatal("deleting a locked device succeeded; want 422")
+		}
+		e := apiError(t, err, http.StatusUnprocessableEntity)
+		if len(e.Errors) == 0 || !strings.Contains(strings.ToLower(strings.Join(e.Errors, " ")), "locked") {
+			t.Fatalf("errors %q do not say the device is locked", e.Errors)
+		}
+	})
+	steps.Run("unlocks", []string{"refuses delete while locked"}, func(t *testing.T) {
+		unlocked := false
+		d, _, err := c.Devices.Update(device.ID, &packngo.DeviceUpdateRequest{Locked: &unlocked})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Locked {
+			t.Fatal("the update's reply still shows the device locked")
+		}
+	})
+	// packngo's own Lock and Unlock send PATCH /devices/{id}.
+	steps.Run("locks and unlocks with PATCH as packngo's Lock does", active, func(t *testing.T) {
+		if _, err := c.Devices.Lock(device.ID); err != nil {
+			t.Fatalf("Lock: %v", err)
+		}
+		if d, _, err := c.Devices.Get(device.ID, nil); err != nil || !d.Locked {
+			t.Fatalf("after Lock: locked %v, err %v", d != nil && d.Locked, err)
+		}
+		if _, err := c.Devices.Unlock(device.ID); err != nil {
+			t.Fatalf("Unlock: %v", err)
+		}
+		if d, _, err := c.Devices.Get(device.ID, nil); err != nil || d.Locked {
+			t.Fatalf("after Unlock: locked %v, err %v", d != nil && d.Locked, err)
+		}
+	})
+	steps.Run("deletes the device", []string{"unlocks"}, func(t *testing.T) {
+		if _, err := c.Devices.Delete(device.ID, false); err != nil {
+			t.Fatal(err)
+		}
+	})
+	steps.Run("reads 404 after delete", []string{"deletes the device"}, func(t *testing.T) {
+		harness.Until(t, "device "+device.ID+" gone", func() (bool, string) {
+			d, _, err := c.Devices.Get(device.ID, nil)
+			if err == nil {
+				return false, "state " + d.State
+			}
+			var e *packngo.ErrorResponse
+			return errors.As(err, &e) && e.Response.StatusCode == http.StatusNotFound, err.Error()
+		})
+	})
+	steps.Run("deletes the SSH key", []string{"creates a user SSH key"}, func(t *testing.T) {
+		if _, err := c.SSHKeys.Delete(key.ID); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := c.SSHKeys.Get(key.ID, nil)
+		apiError(t, err, http.StatusNotFound)
+	})
+	steps.Run("a bad token gets 401 Invalid authentication token", nil, func(t *testing.T) {
+		bad := client(t, env, "not-"+env.Token)
+		_, _, err := bad.SSHKeys.List()
+		e := apiError(t, err, http.StatusUnauthorized)
+		// The real API's single-string shape: {"error": "..."}.
+		if e.SingleError != "Invalid authentication token" {
+			t.Fatalf(`"error" is %q (and "errors" %q); want "Invalid authentication token"`, e.SingleError, e.Errors)
+		}
+	})
+}

@@ -1,0 +1,301 @@
+"""A full device lifecycle through the Equinix Python SDK (`equinix` 0.19.0,
+metalv1, unmodified) against the metal-fake binary.
+
+Run by `cargo test -p metal-fake --test external_clients`, which makes the
+virtualenv, starts the binary and sets METAL_FAKE_URL (ending in /metal/v1),
+METAL_FAKE_TOKEN and METAL_FAKE_PROJECT. Each step is a function; a step
+that needs one that did not pass is skipped, saying so, so that a run fails
+at exactly the steps that are wrong. Exit code 0 when every step passed, 1
+when one failed or was skipped, 2 when the environment is not set.
+"""
+
+import os
+import sys
+import time
+import traceback
+
+from equinix.services import metalv1
+from equinix.services.metalv1.exceptions import ApiException
+
+# A valid ed25519 public key made for these tests (its private half was not
+# kept); the same as the Go tests' harness.PublicKey.
+PUBLIC_KEY = (
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOVjFzMYflwcJIRqu3RsfO+ZD/Kfa7XSjW5O0gNcTh++"
+    " external-clients"
+)
+OS = "ubuntu_24_04"
+# Bounds every wait for a state: the fake provisions in a second or two.
+PATIENCE = 30.0
+INTERVAL = 0.1
+
+
+class StepFailed(Exception):
+    """A step saw something other than what the real API gives."""
+
+
+def check(condition, message):
+    if not condition:
+        raise StepFailed(message)
+
+
+def api_error(call, status):
+    """Runs call, expecting it to fail with status; returns the SDK's
+    ApiException (its .data is the decoded Error body)."""
+    try:
+        result = call()
+    except ApiException as e:
+        check(e.status == status, f"want status {status}, got {e.status}: {e.body}")
+        return e
+    raise StepFailed(f"want status {status}, the call succeeded: {result!r}")
+
+
+def until(what, probe):
+    """Polls probe() -> (done, saw) until done, for at most PATIENCE."""
+    deadline = time.monotonic() + PATIENCE
+    while True:
+        done, saw = probe()
+        if done:
+            return
+        if time.monotonic() > deadline:
+            raise StepFailed(f"{what}: not after {PATIENCE} s; last saw {saw}")
+        time.sleep(INTERVAL)
+
+
+class Lifecycle:
+    def __init__(self, url, token, project):
+        self.url, self.token, self.project = url, token, project
+        self.api = self.client(token)
+        self.devices = metalv1.DevicesApi(self.api)
+        self.keys = metalv1.SSHKeysApi(self.api)
+        self.reservations = metalv1.HardwareReservationsApi(self.api)
+        self.key = None
+        self.free = []
+        self.device = None
+        # Devices to delete once active at the end (the refused delete's).
+        self.leftovers = []
+
+    def client(self, token):
+        config = metalv1.Configuration(host=self.url, api_key={"x_auth_token": token})
+        return metalv1.ApiClient(config)
+
+    def wait_state(self, device_id, want):
+        def probe():
+            try:
+                state = self.devices.find_device_by_id(device_id).state
+            except ApiException as e:
+                return False, f"status {e.status}"
+            return state == want, f"state {state}"
+
+        until(f"device {device_id} {want}", probe)
+
+    def create_on(self, reservation, hostname):
+        request = metalv1.CreateDeviceRequest(
+            metalv1.DeviceCreateInMetroInput(
+                metro=metalv1.MetroInputMetro(reservation.facility.metro.code),
+                plan=reservation.plan.slug,
+                operating_system=OS,
+                hardware_reservation_id=reservation.id,
+                hostname=hostname,
+                tags=["external-clients", "python"],
+            )
+        )
+        device = self.devices.create_device(self.project, request)
+        check(
+            device.id and device.hostname == hostname,
+            f"create returned id {device.id!r} hostname {device.hostname!r}",
+        )
+        return device
+
+    def update(self, **fields):
+        return self.devices.update_device(self.device.id, metalv1.DeviceUpdateInput(**fields))
+
+    def action(self, kind):
+        self.devices.perform_action(self.device.id, metalv1.DeviceActionInput(type=kind))
+
+    # ------------------------------------------------------------ steps
+
+    def creates_a_user_ssh_key(self):
+        key = self.keys.create_ssh_key(metalv1.SSHKeyCreateInput(label="python", key=PUBLIC_KEY))
+        check(
+            key.id and key.label == "python" and key.key == PUBLIC_KEY and key.fingerprint,
+            f"created key {key!r}",
+        )
+        self.key = key
+
+    def lists_ssh_keys(self):
+        keys = self.keys.find_ssh_keys().ssh_keys or []
+        check(
+            any(k.id == self.key.id for k in keys),
+            f"key {self.key.id} not in the list of {len(keys)} keys",
+        )
+
+    def lists_provisionable_reservations(self):
+        found = self.reservations.find_project_hardware_reservations_all_pages(self.project)
+        every = found.hardware_reservations or []
+        self.free = [r for r in every if r.provisionable and r.plan and r.plan.slug]
+        check(
+            len(self.free) >= 2,
+            f"want at least 2 provisionable reservations, got {len(self.free)} of {len(every)}",
+        )
+
+    def creates_a_device_on_a_reservation(self):
+        self.device = self.create_on(self.free[0], "python-1")
+        # The API renders the reservation as an {href} stub unless asked to
+        # include it.
+        reservation, want = self.device.hardware_reservation, self.free[0].id
+        check(
+            reservation is not None
+            and (reservation.id == want or (reservation.href or "").endswith("/" + want)),
+            f"device's reservation {reservation!r}, want {want}",
+        )
+
+    def refuses_delete_while_provisioning(self):
+        # A second device, so that a fake that deletes anyway fails here only.
+        other = self.create_on(self.free[1], "python-2")
+        e = api_error(lambda: self.devices.delete_device(other.id), 422)
+        self.leftovers.append(other.id)
+        errors = (e.data.errors if e.data else None) or []
+        check(
+            "Cannot delete a device while it is provisioning" in errors,
+            f"errors {errors!r}",
+        )
+
+    def reads_the_device_until_active(self):
+        self.wait_state(self.device.id, "active")
+
+    def lists_the_projects_devices_and_finds_it(self):
+        listed = self.devices.find_project_devices_all_pages(self.project).devices or []
+        mine = [d for d in listed if d.id == self.device.id]
+        check(mine, f"device {self.device.id} not among the project's {len(listed)} devices")
+        got = mine[0]
+        check(
+            got.hostname == "python-1" and got.state == "active" and "python" in (got.tags or []),
+            f"listed as {got.hostname} {got.state} {got.tags}",
+        )
+
+    def updates_description_and_tags(self):
+        tags = ["external-clients", "updated"]
+        updated = self.update(description="updated by python", tags=tags)
+        check(
+            updated.description == "updated by python" and updated.tags == tags,
+            f"update returned description {updated.description!r} tags {updated.tags!r}",
+        )
+        read = self.devices.find_device_by_id(self.device.id)
+        check(
+            read.description == "updated by python" and read.tags == tags,
+            f"read back description {read.description!r} tags {read.tags!r}",
+        )
+
+    def reboots(self):
+        self.action("reboot")
+        self.wait_state(self.device.id, "active")
+
+    def powers_off_and_on(self):
+        self.action("power_off")
+        self.wait_state(self.device.id, "inactive")
+        self.action("power_on")
+        self.wait_state(self.device.id, "active")
+
+    def refuses_delete_while_locked(self):
+        check(self.update(locked=True).locked is True, "the update's reply does not show the device locked")
+        e = api_error(lambda: self.devices.delete_device(self.device.id), 422)
+        errors = (e.data.errors if e.data else None) or []
+        check(
+            "locked" in " ".join(errors).lower(),
+            f"errors {errors!r} do not say the device is locked",
+        )
+
+    def unlocks(self):
+        check(self.update(locked=False).locked is False, "the update's reply still shows the device locked")
+
+    def deletes_the_device(self):
+        self.devices.delete_device(self.device.id)
+
+    def reads_404_after_delete(self):
+        def probe():
+            try:
+                state = self.devices.find_device_by_id(self.device.id).state
+            except ApiException as e:
+                return e.status == 404, f"status {e.status}"
+            return False, f"state {state}"
+
+        until(f"device {self.device.id} gone", probe)
+
+    def deletes_the_ssh_key(self):
+        self.keys.delete_ssh_key(self.key.id)
+        api_error(lambda: self.keys.find_ssh_key_by_id(self.key.id), 404)
+
+    def a_bad_token_gets_401_invalid_authentication_token(self):
+        bad = metalv1.SSHKeysApi(self.client("not-" + self.token))
+        e = api_error(lambda: bad.find_ssh_keys(), 401)
+        # The real API's single-string shape: {"error": "..."}.
+        error = e.data.error if e.data else None
+        check(
+            error == "Invalid authentication token",
+            f'"error" is {error!r} (body {e.body}); want "Invalid authentication token"',
+        )
+
+    def cleanup(self):
+        """Deletes the devices whose delete was refused, once active."""
+        for device_id in self.leftovers:
+            self.wait_state(device_id, "active")
+            self.devices.delete_device(device_id)
+
+
+def main():
+    url = os.environ.get("METAL_FAKE_URL")
+    token = os.environ.get("METAL_FAKE_TOKEN")
+    project = os.environ.get("METAL_FAKE_PROJECT")
+    if not (url and token and project):
+        print(
+            "METAL_FAKE_URL, METAL_FAKE_TOKEN and METAL_FAKE_PROJECT are not set: "
+            "run through `cargo test -p metal-fake --test external_clients`",
+            file=sys.stderr,
+        )
+        return 2
+    life = Lifecycle(url, token, project)
+    key = ["creates_a_user_ssh_key"]
+    reservations = ["lists_provisionable_reservations"]
+    active = ["reads_the_device_until_active"]
+    # Each step and the steps it needs, in order.
+    plan = [
+        ("creates_a_user_ssh_key", []),
+        ("lists_ssh_keys", key),
+        ("lists_provisionable_reservations", []),
+        ("creates_a_device_on_a_reservation", reservations),
+        ("refuses_delete_while_provisioning", reservations),
+        ("reads_the_device_until_active", ["creates_a_device_on_a_reservation"]),
+        ("lists_the_projects_devices_and_finds_it", active),
+        ("updates_description_and_tags", active),
+        ("reboots", active),
+        ("powers_off_and_on", active),
+        ("refuses_delete_while_locked", active),
+        ("unlocks", ["refuses_delete_while_locked"]),
+        ("deletes_the_device", ["unlocks"]),
+        ("reads_404_after_delete", ["deletes_the_device"]),
+        ("deletes_the_ssh_key", key),
+        ("a_bad_token_gets_401_invalid_authentication_token", []),
+        ("cleanup", []),
+    ]
+    passed, failed, skipped = set(), [], []
+    for name, needs in plan:
+        missing = [n for n in needs if n not in passed]
+        if missing:
+            skipped.append(name)
+            print(f"SKIP {name}: needs {', '.join(missing)}, which did not pass")
+            continue
+        try:
+            getattr(life, name)()
+        except Exception as e:  # noqa: BLE001 - every failure is reported
+            failed.append(name)
+            detail = str(e) if isinstance(e, StepFailed) else traceback.format_exc()
+            print(f"FAIL {name}: {detail}")
+        else:
+            passed.add(name)
+            print(f"ok   {name}")
+    print(f"python lifecycle steps: {len(passed)} ok, {len(failed)} failing, {len(skipped)} skipped")
+    return 0 if not failed and not skipped else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,221 @@
+//! Helpers of the external-client tests (`tests/external_clients.rs`):
+//! start the `metal-fake` binary, find a toolchain, make and reuse the
+//! Python virtualenv with the Equinix SDK, and run a client with a
+//! deadline, its output kept in a file.
+//!
+//! A missing toolchain skips the test, saying so; under `CI=true` it fails
+//! it instead, as the Redis tests do.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// The fake's binary, built by cargo for the integration tests.
+pub const BIN: &str = env!("CARGO_BIN_EXE_metal-fake");
+
+/// The token the fake accepts in these tests (a test value, not a secret).
+pub const TOKEN: &str = "external-clients-token";
+
+/// The Equinix Python SDK version the Python lifecycle runs.
+pub const PYTHON_SDK: &str = "equinix==0.19.0";
+
+/// The folder holding the clients' code: the Go module and the Python
+/// script.
+pub fn clients_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients")
+}
+
+/// Where the tests keep what they make between runs (the virtualenv, the
+/// clients' output), under cargo's target directory.
+pub fn work_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("external-clients")
+}
+
+/// A running `metal-fake` binary, killed on drop.
+pub struct FakeProcess {
+    child: Child,
+    /// The API's base URL, ending in `/metal/v1`.
+    pub url: String,
+    /// The project holding the reservations.
+    pub project: String,
+    stderr: PathBuf,
+}
+
+impl FakeProcess {
+    /// Starts the binary on a free loopback port with `reservations`
+    /// reservations, devices active two seconds after create, power
+    /// transitions of half a second, and a rate limit no client here
+    /// reaches (so the `X-RateLimit-*` headers are present but no 429
+    /// comes: none of these clients retries one). `name` names its log.
+    pub fn start(name: &str, reservations: usize) -> Self {
+        let dir = work_dir();
+        std::fs::create_dir_all(&dir).unwrap();
+        let stderr = dir.join(format!("{name}.fake.stderr"));
+        let mut child = Command::new(BIN)
+            .args(["--listen", "127.0.0.1:0", "--token", TOKEN])
+            .args(["--reservations", &reservations.to_string()])
+            .args(["--provision-seconds", "2", "--power-seconds", "0.5"])
+            .args(["--release-seconds", "1", "--rate-limit", "1000"])
+            .env_remove("METAL_AUTH_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(File::create(&stderr).unwrap())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {BIN}: {e}"));
+        // The first line is the URL and the second the project; a binary
+        // that fails to start closes stdout, and the reads end empty.
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        let mut second = String::new();
+        out.read_line(&mut first).unwrap();
+        out.read_line(&mut second).unwrap();
+        let url = first
+            .trim()
+            .strip_prefix("metal-fake listening on ")
+            .unwrap_or_else(|| {
+                let _ = child.kill();
+                panic!(
+                    "unexpected first line {first:?}; stderr: {}",
+                    std::fs::read_to_string(&stderr).unwrap_or_default()
+                )
+            })
+            .to_string();
+        let project = second
+            .trim()
+            .strip_prefix("project ")
+            .unwrap_or_else(|| panic!("unexpected second line {second:?}"))
+            .to_string();
+        Self {
+            child,
+            url,
+            project,
+            stderr,
+        }
+    }
+
+    /// Sets the variables the clients read: METAL_FAKE_URL,
+    /// METAL_FAKE_TOKEN and METAL_FAKE_PROJECT.
+    pub fn env(&self, command: &mut Command) {
+        command
+            .env("METAL_FAKE_URL", &self.url)
+            .env("METAL_FAKE_TOKEN", TOKEN)
+            .env("METAL_FAKE_PROJECT", &self.project);
+    }
+
+    /// What the server logged so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+}
+
+impl Drop for FakeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Skips a test that lacks `what`: locally it prints that it skips (the
+/// caller then returns); under `CI=true` it fails the test instead.
+pub fn skip(test: &str, what: &str) {
+    assert_ne!(
+        std::env::var("CI").as_deref(),
+        Ok("true"),
+        "{test}: {what}; under CI=true the external-client tests must run, not skip"
+    );
+    println!("{test}: skipped: {what}");
+}
+
+/// Runs `command` until it exits or `deadline` passes (then kills it),
+/// with stdout and stderr together in `work_dir()/name.log`. Returns the
+/// exit status (`None` if it was killed) and the output.
+pub fn run(name: &str, command: &mut Command, deadline: Duration) -> (Option<ExitStatus>, String) {
+    let dir = work_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.log"));
+    let log = File::create(&path).unwrap();
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .unwrap_or_else(|e| panic!("{name}: cannot start {command:?}: {e}"));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if start.elapsed() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut output = String::new();
+    File::open(&path)
+        .unwrap()
+        .read_to_string(&mut output)
+        .unwrap();
+    println!("{name}: {:.1} s", start.elapsed().as_secs_f64());
+    (status, output)
+}
+
+/// Whether `program args` runs and exits 0 (a toolchain probe).
+pub fn runs(program: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> bool {
+    Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The Go toolchain's `go` when it is on PATH.
+pub fn go() -> Option<&'static str> {
+    runs("go", &["version"]).then_some("go")
+}
+
+/// The Python of a virtualenv with the Equinix SDK installed, made under
+/// `work_dir()` on first use and reused after; `Err` says why there is
+/// none (no python3, no venv module, pip could not install the SDK).
+pub fn python_with_sdk() -> Result<PathBuf, String> {
+    let venv = work_dir().join(format!("venv-{}", PYTHON_SDK.replace("==", "-")));
+    let python = venv.join("bin/python");
+    let probe = ["-c", "import equinix.services.metalv1"];
+    if runs(&python, &probe) {
+        return Ok(python);
+    }
+    if !runs("python3", &["--version"]) {
+        return Err("no python3 on PATH".into());
+    }
+    let _ = std::fs::remove_dir_all(&venv);
+    let made = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .output()
+        .map_err(|e| format!("python3 -m venv: {e}"))?;
+    if !made.status.success() {
+        return Err(format!(
+            "python3 -m venv failed: {}",
+            String::from_utf8_lossy(&made.stderr)
+        ));
+    }
+    let installed = Command::new(&python)
+        .args(["-m", "pip", "install", "--disable-pip-version-check", "-q"])
+        .arg(PYTHON_SDK)
+        .output()
+        .map_err(|e| format!("pip install {PYTHON_SDK}: {e}"))?;
+    if !installed.status.success() || !runs(&python, &probe) {
+        // A half-made venv would be taken for a good one next time.
+        let _ = std::fs::remove_dir_all(&venv);
+        return Err(format!(
+            "pip install {PYTHON_SDK} failed: {}",
+            String::from_utf8_lossy(&installed.stderr)
+        ));
+    }
+    Ok(python)
+}

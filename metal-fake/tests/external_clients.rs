@@ -1,0 +1,114 @@
+//! External, unmodified clients run a full device lifecycle against the
+//! `metal-fake` binary: the Equinix Python SDK (`equinix` 0.19.0,
+//! metalv1), packngo (v0.31.0, its last release) and equinix-sdk-go's
+//! metalv1 (v0.46.0). The clients' code is ours, in `tests/clients/` (a Go
+//! module with `go.mod` and `go.sum`, and a Python script); each test
+//! starts its own fake and runs one client against it.
+//!
+//! The lifecycle: create a user SSH key; list SSH keys; list the project's
+//! provisionable reservations; create a device on one, with tags; refuse a
+//! delete while a second device provisions; read until `active`; list the
+//! project's devices and find it; update its description and tags; reboot;
+//! power off and on; refuse a delete while locked; unlock; delete; read
+//! until 404; delete the SSH key; a bad token gets 401 with the real API's
+//! body. packngo also locks and unlocks with `PATCH`, as its `Lock` does.
+//!
+//! A client runs when its toolchain is on the machine (`go`; `python3`
+//! with `venv`, and PyPI reachable the first time: the virtualenv is kept
+//! under the target directory) and skips, saying so, when it is not; under
+//! `CI=true` it fails instead. Go downloads the modules through its proxy
+//! into its module cache the first time, and verifies them against the
+//! committed `go.sum`.
+
+use std::process::Command;
+use std::time::Duration;
+
+#[path = "common/external.rs"]
+mod external;
+
+use external::{clients_dir, go, python_with_sdk, run, skip, FakeProcess};
+
+/// The longest a client's run may take, its build included: compiling
+/// equinix-sdk-go's metalv1 takes minutes on a loaded two-core machine the
+/// first time (cached after); the lifecycle itself takes seconds.
+const DEADLINE: Duration = Duration::from_secs(900);
+
+/// Reservations in each fake's project: the lifecycle uses two.
+const RESERVATIONS: usize = 4;
+
+/// Fails the test, with the client's output and the server's log, unless
+/// the client exited 0 and printed `passed_line`.
+fn assert_passed(
+    name: &str,
+    fake: &FakeProcess,
+    (status, output): (Option<std::process::ExitStatus>, String),
+    passed_line: &str,
+) {
+    let ok = status.is_some_and(|s| s.success()) && output.contains(passed_line);
+    assert!(
+        ok,
+        "{name}: {}\n--- client output ---\n{output}\n--- metal-fake stderr ---\n{}",
+        match status {
+            None => format!("still running after {DEADLINE:?}, killed"),
+            Some(s) => format!("exited with {s}"),
+        },
+        fake.log()
+    );
+    println!("{name}: passed");
+}
+
+/// Runs the Go test package `package` (in `tests/clients/go`) against a
+/// fresh fake.
+fn go_lifecycle(test: &str, package: &str) {
+    let Some(go) = go() else {
+        return skip(test, "no Go toolchain (`go` is not on PATH)");
+    };
+    // The modules first (from the module cache, or the proxy the first
+    // time), so that a machine that cannot fetch them skips.
+    let mut download = Command::new(go);
+    download
+        .args(["mod", "download"])
+        .current_dir(clients_dir().join("go"))
+        .env("GOWORK", "off");
+    match run(&format!("{test}.download"), &mut download, DEADLINE) {
+        (Some(status), _) if status.success() => {}
+        (_, output) => return skip(test, &format!("`go mod download` failed: {output}")),
+    }
+    let fake = FakeProcess::start(test, RESERVATIONS);
+    let mut command = Command::new(go);
+    command
+        .args(["test", "-count=1", "-v", "-timeout", "300s"])
+        .arg(format!("./{package}"))
+        .current_dir(clients_dir().join("go"))
+        // Only this module's go.mod and go.sum, whatever the environment.
+        .env("GOWORK", "off")
+        .env("GOFLAGS", "-mod=readonly");
+    fake.env(&mut command);
+    let outcome = run(test, &mut command, DEADLINE);
+    assert_passed(test, &fake, outcome, "--- PASS: TestLifecycle (");
+}
+
+#[test]
+fn python_sdk_runs_the_lifecycle() {
+    let test = "python_sdk_runs_the_lifecycle";
+    let python = match python_with_sdk() {
+        Ok(python) => python,
+        Err(why) => return skip(test, &why),
+    };
+    let fake = FakeProcess::start(test, RESERVATIONS);
+    let mut command = Command::new(python);
+    command.arg(clients_dir().join("python/lifecycle.py"));
+    fake.env(&mut command);
+    let outcome = run(test, &mut command, DEADLINE);
+    assert_passed(test, &fake, outcome, " ok, 0 failing, 0 skipped");
+}
+
+#[test]
+fn packngo_runs_the_lifecycle() {
+    go_lifecycle("packngo_runs_the_lifecycle", "packngo");
+}
+
+#[test]
+fn equinix_sdk_go_metalv1_runs_the_lifecycle() {
+    go_lifecycle("equinix_sdk_go_metalv1_runs_the_lifecycle", "metalv1");
+}
