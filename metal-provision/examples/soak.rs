@@ -11,8 +11,8 @@
 //! `soak: 60 s, 3 controllers, C calls, D devices created, 0 duplicates, 0 lost, 0 double reboots, max rate r/R, 429s: k, cancels: x, redis restarts: y, controller kills: z`,
 //! and exits 0 only if every invariant held: one device per witness (per
 //! logical create), no device on the server that no ledger knows, no
-//! device rebooted more often than its logical reboots, at most R + 1
-//! requests in any second at the server, no 429 from the server's rate
+//! device rebooted more often than its logical reboots, at most R plus
+//! the server's burst (R) requests in any second at the server, no 429 from the server's rate
 //! limit, every controller's `in_flight` and `waiting` gauges 0 at the
 //! end, and each controller's RSS at the end within 10% of its value after
 //! warm-up. Otherwise it prints the first violated invariant and the seed
