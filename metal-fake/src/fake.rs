@@ -544,8 +544,15 @@ impl Fake {
     /// reservation released, with no API call (so nothing is logged or
     /// rate limited). `false` if `device` is not a competitor's.
     ///
+    /// A device still provisioning cannot be deleted yet (`false`), as
+    /// through the API.
+    ///
     /// ```
-    /// let fake = metal_fake::Fake::builder().reservations(1).build();
+    /// use std::time::Duration;
+    /// let fake = metal_fake::Fake::builder()
+    ///     .reservations(1)
+    ///     .timings(metal_fake::Timings::uniform(Duration::ZERO))
+    ///     .build();
     /// let reservation = fake.provisionable_reservations()[0];
     /// let device = fake.take_reservation(reservation).unwrap();
     /// assert!(fake.release_competitor(device));
@@ -556,7 +563,7 @@ impl Fake {
         self.shared
             .lock()
             .world
-            .release_competitor(device, Instant::now())
+            .release_competitor(device, self.shared.now())
     }
 
     /// Counters and the world's contents now.

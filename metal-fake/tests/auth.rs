@@ -319,3 +319,36 @@ async fn fingerprints_are_the_md5_of_the_key_as_ssh_keygen_prints_them() {
     assert_eq!(body["errors"][0], "Key is not a valid public key");
     s.shutdown().await;
 }
+
+/// `GET /ssh-keys` lists the project's keys too, so the policy's idempotent
+/// user-key create must not take a project key with the same label for
+/// the user's own (it would return it, or report a label conflict).
+#[tokio::test(start_paused = true)]
+async fn a_project_key_with_the_label_is_not_the_user_s_key() {
+    use metal_policy::{KeyOwner, Metal};
+    let fake = Fake::builder().build();
+    let client = fake.client();
+    let input = |key: &str| metal_api::types::SshKeyCreateInput {
+        instances_ids: vec![],
+        key: Some(key.to_string()),
+        label: Some("deploy".to_string()),
+        tags: vec![],
+    };
+    let project_key = client
+        .create_ssh_key(KeyOwner::Project(fake.project()), &input(PUBKEY_1))
+        .await
+        .unwrap();
+    let user_key = client
+        .create_ssh_key(KeyOwner::User, &input(PUBKEY_2))
+        .await
+        .unwrap();
+    assert_ne!(user_key.id, project_key.id);
+    let entity = user_key.entity.map(|e| e.href).unwrap_or_default();
+    assert!(entity.contains("/users/"), "{entity}");
+    // And the same create again finds the user's key, not the project's.
+    let again = client
+        .create_ssh_key(KeyOwner::User, &input(PUBKEY_2))
+        .await
+        .unwrap();
+    assert_eq!(again.id, user_key.id);
+}

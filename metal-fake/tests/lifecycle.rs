@@ -498,7 +498,7 @@ async fn locked_refuses(t: &Target) -> Result<String, String> {
 
     let input = types::SshKeyCreateInput {
         instances_ids: vec![],
-        key: Some("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAApatch life".into()),
+        key: Some("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAApatchAAA life".into()),
         label: Some("life-patch".into()),
         tags: vec![],
     };

@@ -150,6 +150,9 @@ async fn run(steps: Vec<Step>) -> Result<(), TestCaseError> {
             power: Duration::from_secs(2),
             reinstall: Duration::from_secs(4),
             reservation_release: Duration::ZERO,
+            // Gone at the next call, as the model expects of a delete.
+            deprovisioning: Duration::ZERO,
+            ..Timings::default()
         })
         .build();
     let registry = prometheus::Registry::new();

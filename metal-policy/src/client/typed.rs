@@ -153,11 +153,20 @@ async fn lookup_key(
         KeyOwner::User => send(at.api.find_ssh_keys().send()).await?,
         KeyOwner::Project(p) => send(at.api.find_project_ssh_keys().id(p).send()).await?,
     };
+    // `GET /ssh-keys` also lists the keys of the user's projects (as the
+    // real API does): a user key is one whose entity is not a project.
+    let owned = |k: &types::SshKey| match owner {
+        KeyOwner::User => !k
+            .entity
+            .as_ref()
+            .is_some_and(|e| e.href.contains("/projects/")),
+        KeyOwner::Project(_) => true,
+    };
     Ok(
         match keys
             .ssh_keys
             .into_iter()
-            .find(|k| k.label.as_deref() == Some(label))
+            .find(|k| owned(k) && k.label.as_deref() == Some(label))
         {
             Some(k) if same_key(k.key.as_deref(), key) => KeyLookup::Found(k),
             Some(k) => KeyLookup::Conflict(k.id),

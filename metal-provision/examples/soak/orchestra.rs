@@ -232,6 +232,8 @@ fn timings() -> Timings {
         power: Duration::from_millis(300),
         reinstall: Duration::from_secs(1),
         reservation_release: Duration::from_secs(1),
+        deprovisioning: Duration::from_millis(300),
+        ..Timings::default()
     }
 }
 
