@@ -39,6 +39,10 @@ use metal_provision::controller::is_free;
 use metal_provision::{audit, cleanup, run, shortfall, Progress, RunConfig, SshKeySpec};
 use uuid::Uuid;
 
+#[path = "shared/flags.rs"]
+mod flags;
+use flags::parse_probability;
+
 /// How long the first request may take before the run gives up on the
 /// endpoint.
 const PROBE_DEADLINE: Duration = Duration::from_secs(10);
@@ -139,16 +143,6 @@ fn parse_parallelism(text: &str) -> Result<usize, String> {
         Ok(n) => Err(format!("{n} is not from 1 to {MAX_PARALLELISM}")),
         Err(e) => Err(format!("{text:?} is not a count: {e}")),
     }
-}
-
-fn parse_probability(text: &str) -> Result<f64, String> {
-    let p: f64 = text
-        .parse()
-        .map_err(|e| format!("{text:?} is not a number: {e}"))?;
-    if !(0.0..=1.0).contains(&p) {
-        return Err(format!("{text} is not a probability in [0, 1]"));
-    }
-    Ok(p)
 }
 
 /// A duration in `humantime`'s syntax (`250ms`, `1.5s`, `2m`, `1h 30m`), at

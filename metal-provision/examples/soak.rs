@@ -30,11 +30,14 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use flags::parse_probability;
 
 #[path = "soak/check.rs"]
 mod check;
 #[path = "soak/controller.rs"]
 mod controller;
+#[path = "shared/flags.rs"]
+mod flags;
 #[path = "soak/ledger.rs"]
 mod ledger;
 #[path = "soak/orchestra.rs"]
@@ -69,7 +72,7 @@ struct Args {
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..=1000))]
     rate: u32,
     /// Probability in [0, 1] of a random fault per request.
-    #[arg(long, default_value_t = 0.05, value_parser = probability)]
+    #[arg(long, default_value_t = 0.05, value_parser = parse_probability)]
     fault_rate: f64,
 }
 
@@ -78,16 +81,6 @@ enum Sub {
     /// One controller process (started by the soak).
     #[command(hide = true)]
     Controller(controller::ControllerArgs),
-}
-
-fn probability(text: &str) -> Result<f64, String> {
-    let p: f64 = text
-        .parse()
-        .map_err(|e| format!("{text:?} is not a number: {e}"))?;
-    if !(0.0..=1.0).contains(&p) {
-        return Err(format!("{text} is not a probability in [0, 1]"));
-    }
-    Ok(p)
 }
 
 #[tokio::main]
