@@ -343,7 +343,7 @@ impl FakeBuilder {
         }
         let clock = Clock::new(self.time_scale);
         let now = clock.now();
-        let world = match &self.world {
+        let mut world = match &self.world {
             Some(doc) => World::from_doc(doc, self.timings, now)?,
             None => {
                 let mut projects = vec![(self.project, self.reservations)];
@@ -353,8 +353,6 @@ impl FakeBuilder {
                     plans: self.plans,
                     facilities: self.facilities,
                     timings: self.timings,
-                    failures: Vec::new(),
-                    random_failures: None,
                 };
                 World::new(&spec, now)
             }
@@ -366,7 +364,6 @@ impl FakeBuilder {
             failures: self.failures,
             random_failures: self.random_failures,
         };
-        let mut world = world;
         world.set_failures(seed.failure_plan());
         let shared = Arc::new(Shared::new(world, seed, self.handlers, clock));
         // In-process: the fake's own token, the builder's rate limit (none

@@ -94,8 +94,6 @@ impl World {
             plans: Vec::new(),
             facilities: Vec::new(),
             timings,
-            failures: Vec::new(),
-            random_failures: None,
         };
         let mut w = World::new(&spec, now);
         w.plans.clear();

@@ -13,7 +13,7 @@ use super::records::{
     TokenRec,
 };
 use super::timings::Timings;
-use crate::faults::{FailProvisioning, FailurePlan, RandomFailures};
+use crate::faults::FailurePlan;
 
 /// What the world is built from (see [`crate::FakeBuilder`]).
 #[derive(Clone, Debug)]
@@ -22,10 +22,6 @@ pub(crate) struct WorldSpec {
     pub plans: Vec<String>,
     pub facilities: Vec<(String, String)>,
     pub timings: Timings,
-    /// Devices scripted to fail provisioning.
-    pub failures: Vec<FailProvisioning>,
-    /// Provisioning failures drawn at random.
-    pub random_failures: Option<RandomFailures>,
 }
 
 /// The state of the fake Metal API. The rules that change it are in
@@ -112,7 +108,8 @@ impl World {
             seq: 0,
             devices_created: 0,
             competitor_devices: 0,
-            failures: FailurePlan::new(spec.failures.clone(), spec.random_failures),
+            // None fail until the fake sets its plan (`World::set_failures`).
+            failures: FailurePlan::default(),
             next_settle: None,
         };
         if !spec.projects.is_empty() {
