@@ -176,13 +176,7 @@ fn find_project_hardware_reservations(call: &Call) -> Result<Prepared, ApiError>
     let listing = Listing::of(call, ReservationFilter::PARAMS)?;
     let filter = ReservationFilter::of(call)?;
     acts(move |w, now| {
-        let mut listed = w.reservation_page(project, &filter, &listing, now)?;
-        for r in &mut listed.hardware_reservations {
-            if r.id.is_some_and(|id| w.listed_stale(id, now)) {
-                r.provisionable = Some(false);
-            }
-        }
-        let mut list = to_value(&listed)?;
+        let mut list = to_value(&w.reservation_page(project, &filter, &listing, now)?)?;
         if let Some(all) = list
             .get_mut("hardware_reservations")
             .and_then(|r| r.as_array_mut())

@@ -273,7 +273,15 @@ impl World {
             recs,
             |r| r.seq,
             listing,
-            |r| self.reservation(r, &listing.expand, now),
+            |r| {
+                let mut listed = self.reservation(r, &listing.expand, now);
+                // The list may still show a released reservation as it was
+                // (see `Timings::stale_reservation_list`); a get does not.
+                if self.listed_stale(r.id, now) {
+                    listed.provisionable = Some(false);
+                }
+                listed
+            },
         )?;
         Ok(types::HardwareReservationList {
             hardware_reservations,
