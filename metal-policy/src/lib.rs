@@ -79,8 +79,9 @@
 //!    step 2, within the optional whole-call deadline.
 //!
 //! Each call may override the client's deadline, attempt timeout and
-//! idempotency with [`CallOptions`] ([`Client::call_with`]), without a
-//! second client.
+//! idempotency, and leave the retry budget out
+//! ([`CallOptions::retry_budget`]), with [`CallOptions`]
+//! ([`Client::call_with`]), without a second client.
 //!
 //! # Guarantees, and where they deliberately differ from the reference
 //!

@@ -149,6 +149,25 @@ pub fn rss_kib(pid: u32) -> Option<u64> {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
+/// The memory invariant for one process: its RSS when last read (`end`,
+/// KiB) within 10% of its RSS after warm-up (`warm`). Both must be known:
+/// a process the soak could not read is a failure of the harness, not a
+/// pass.
+pub fn memory(slot: usize, warm: Option<u64>, end: Option<u64>) -> Option<Violation> {
+    match (warm, end) {
+        (Some(warm), Some(end)) if end * 10 > warm * 11 => Some(format!(
+            "memory: controller {slot} RSS {end} KiB at the end, {warm} KiB after warm-up (over 10% more)"
+        )),
+        (Some(_), Some(_)) => None,
+        (None, _) => Some(format!(
+            "memory: controller {slot} RSS after warm-up unknown (the process never reached it, or /proc was unreadable)"
+        )),
+        (Some(_), None) => Some(format!(
+            "memory: controller {slot} RSS at the end unknown (/proc was unreadable)"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -251,6 +270,16 @@ mod tests {
         assert!(near_outage(s(13_000), &outages));
         assert!(!near_outage(s(13_001), &outages));
         assert!(near_outage(s(30_000), &outages));
+    }
+
+    #[test]
+    fn memory_holds_within_ten_percent_and_fails_when_unknown() {
+        assert_eq!(memory(0, Some(1000), Some(1100)), None);
+        assert_eq!(memory(0, Some(1000), Some(900)), None);
+        assert!(memory(1, Some(1000), Some(1101))
+            .is_some_and(|v| v.starts_with("memory: controller 1")));
+        assert!(memory(0, None, Some(1000)).is_some());
+        assert!(memory(0, Some(1000), None).is_some());
     }
 
     #[test]
