@@ -571,7 +571,15 @@ impl Fake {
     /// The calls received, oldest first (the last
     /// [`crate::state::LOG_CAPACITY`]).
     pub fn calls(&self) -> Vec<CallRecord> {
-        self.shared.lock().stats.log()
+        self.calls_since(0)
+    }
+
+    /// The calls received after the one numbered `seq` (a
+    /// [`CallRecord::seq`] read earlier), oldest first: what a reader
+    /// following the log has not seen yet, without copying the rest of
+    /// it. `calls_since(0)` is [`Fake::calls`].
+    pub fn calls_since(&self, seq: u64) -> Vec<CallRecord> {
+        self.shared.lock().stats.log_since(seq)
     }
 
     /// How many calls of `operation` were received (within the log).

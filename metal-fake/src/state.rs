@@ -14,7 +14,9 @@ pub const LOG_CAPACITY: usize = 100_000;
 /// One call the fake received.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CallRecord {
-    /// 1-based, in arrival order.
+    /// 1-based, in the order the calls were logged (as each reply was
+    /// decided, so a slow call may follow a later arrival; `at` is the
+    /// arrival).
     pub seq: u64,
     /// The operationId (`"createDevice"`), or `"unknown"` for a path the
     /// fake does not serve.
@@ -99,8 +101,11 @@ impl Stats {
         self.connection_panics += 1;
     }
 
-    pub(crate) fn log(&self) -> Vec<CallRecord> {
-        self.log.iter().cloned().collect()
+    /// The logged calls numbered after `seq`, oldest first (the log is
+    /// in `seq` order, so this copies only those).
+    pub(crate) fn log_since(&self, seq: u64) -> Vec<CallRecord> {
+        let start = self.log.partition_point(|c| c.seq <= seq);
+        self.log.range(start..).cloned().collect()
     }
 
     pub(crate) fn snapshot(&self, world: WorldCounts) -> Snapshot {
@@ -111,5 +116,28 @@ impl Stats {
             calls: self.calls,
             connection_panics: self.connection_panics,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_since_copies_only_the_newer_calls_and_survives_the_cap() {
+        let mut stats = Stats::default();
+        let at = Instant::now();
+        for _ in 0..LOG_CAPACITY + 5 {
+            stats.record("getDevice", Some(200), None, at);
+        }
+        let all = stats.log_since(0);
+        assert_eq!(all.len(), LOG_CAPACITY);
+        assert_eq!(all.first().map(|c| c.seq), Some(6), "the 5 oldest dropped");
+        let newer = stats.log_since(LOG_CAPACITY as u64 + 3);
+        assert_eq!(
+            newer.iter().map(|c| c.seq).collect::<Vec<_>>(),
+            [LOG_CAPACITY as u64 + 4, LOG_CAPACITY as u64 + 5]
+        );
+        assert!(stats.log_since(LOG_CAPACITY as u64 + 5).is_empty());
     }
 }

@@ -240,7 +240,7 @@ async fn calls(
     let mut matched: Vec<_> = shared
         .lock()
         .stats
-        .log()
+        .log_since(0)
         .into_iter()
         .filter(|c| operation.is_none_or(|op| c.operation == op))
         .collect();

@@ -49,24 +49,38 @@ impl Seen {
     }
 }
 
-/// Devices on the server (ours: the run's tag, not a competitor's), with
-/// their witness, that no ledger knows: not pending under that witness,
-/// nor live or being deleted under that witness with that ID. Read the
-/// server *before* the ledgers: an intent is written before its request.
-pub fn lost(on_server: &[(Uuid, Option<String>)], ledgers: &[Ledger]) -> Vec<Uuid> {
+/// One of the run's devices on the server (its tag, not a competitor's),
+/// as the checks read it.
+#[derive(Debug, Clone)]
+pub struct OnServer {
+    /// Its ID.
+    pub id: Uuid,
+    /// Its witness tag, if it has one.
+    pub witness: Option<String>,
+    /// The server is deleting it (`deprovisioning`): the delete was
+    /// accepted, so its controller may already have forgotten it.
+    pub deleting: bool,
+}
+
+/// Devices on the server that no ledger knows and that the server is not
+/// deleting: not pending under their witness, nor live or being deleted
+/// under that witness with that ID. Read the server *before* the ledgers:
+/// an intent is written before its request.
+pub fn lost(on_server: &[OnServer], ledgers: &[Ledger]) -> Vec<Uuid> {
     on_server
         .iter()
-        .filter(|(id, witness)| {
-            !witness.as_deref().is_some_and(|w| {
+        .filter(|d| !d.deleting)
+        .filter(|d| {
+            !d.witness.as_deref().is_some_and(|w| {
                 ledgers.iter().any(|l| {
                     l.creates.get(w).is_some_and(|c| match c.stage {
                         Stage::Pending => true,
-                        Stage::Live | Stage::Deleting => c.device.is_none_or(|d| d == *id),
+                        Stage::Live | Stage::Deleting => c.device.is_none_or(|id| id == d.id),
                     })
                 })
             })
         })
-        .map(|(id, _)| *id)
+        .map(|d| d.id)
         .collect()
 }
 
@@ -215,13 +229,20 @@ mod tests {
             ledger(&[("w1", Some(a), Stage::Live), ("w2", None, Stage::Pending)]),
             ledger(&[("w3", Some(c), Stage::Deleting)]),
         ];
+        let on = |id, witness: Option<&str>, deleting| OnServer {
+            id,
+            witness: witness.map(str::to_string),
+            deleting,
+        };
         let server = vec![
-            (a, Some("w1".to_string())),
-            (b, Some("w2".to_string())), // pending: the reply is not in yet
-            (c, Some("w3".to_string())),
-            (d, Some("w1".to_string())), // a second device for w1
-            (Uuid::new_v4(), None),      // no witness at all
-            (Uuid::new_v4(), Some("w9".to_string())),
+            on(a, Some("w1"), false),
+            on(b, Some("w2"), false), // pending: the reply is not in yet
+            on(c, Some("w3"), false),
+            on(d, Some("w1"), false),        // a second device for w1
+            on(Uuid::new_v4(), None, false), // no witness at all
+            on(Uuid::new_v4(), Some("w9"), false),
+            // Deleted and forgotten by its controller, still deprovisioning.
+            on(Uuid::new_v4(), Some("w8"), true),
         ];
         let lost = lost(&server, &ledgers);
         assert_eq!(lost.len(), 3);

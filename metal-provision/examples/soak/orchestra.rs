@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use metal_api::DeviceState;
 use metal_fake::{Fake, FaultKind, RandomFaults, ServerConfig, Timings};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -18,7 +19,7 @@ use tokio::task::JoinHandle;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::check::{self, Seen, Violation, Window};
+use crate::check::{self, OnServer, Seen, Violation, Window};
 use crate::ledger::Ledger;
 use crate::redis::{Redis, RedisError};
 
@@ -262,16 +263,35 @@ fn happens(rng: &mut StdRng, mean: Duration) -> bool {
     rng.random_bool((TICK.as_secs_f64() / mean.as_secs_f64()).min(1.0))
 }
 
-/// The witness of each of our devices on the server now (the run's tag,
-/// not a competitor's), and every device ID, for the duplicate history.
-fn ours(fake: &Fake, run_tag: &str) -> Vec<(Uuid, Option<String>)> {
+/// Our devices on the server now (the run's tag, not a competitor's):
+/// each with its witness and whether the server is deleting it.
+fn ours(fake: &Fake, run_tag: &str) -> Vec<OnServer> {
     fake.devices()
         .into_iter()
         .filter(|d| d.tags.iter().any(|t| t == run_tag))
         .filter_map(|d| {
-            d.id.map(|id| (id, Ledger::witness_of(&d.tags).map(str::to_string)))
+            Some(OnServer {
+                id: d.id?,
+                witness: Ledger::witness_of(&d.tags).map(str::to_string),
+                deleting: d.state_kind() == Some(DeviceState::Deprovisioning),
+            })
         })
         .collect()
+}
+
+/// A device's state and hostname (its hostname names the controller and
+/// the witness), for a message.
+fn describe(fake: &Fake, id: Uuid) -> String {
+    fake.devices()
+        .into_iter()
+        .find(|d| d.id == Some(id))
+        .map_or("gone".into(), |d| {
+            format!(
+                "state {}, hostname {}",
+                d.state.as_deref().unwrap_or("?"),
+                d.hostname.as_deref().unwrap_or("?")
+            )
+        })
 }
 
 fn read_ledgers(launcher: &Launcher) -> Vec<Ledger> {
@@ -432,8 +452,8 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
         // Every device, as often as the tick, for the duplicate history
         // (a controller deletes a device only once it is active, which
         // takes longer than a tick).
-        for (id, witness) in ours(&fake, &launcher.run_tag) {
-            seen.device(id, witness.as_deref());
+        for d in ours(&fake, &launcher.run_tag) {
+            seen.device(d.id, d.witness.as_deref());
         }
         if let Some((w, ids)) = seen.first_duplicate() {
             fail(format!("duplicate: witness {w} has devices {ids:?}"));
@@ -451,7 +471,7 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
             let on_server = ours(&fake, &launcher.run_tag);
             let reboots: BTreeMap<Uuid, u32> = on_server
                 .iter()
-                .filter_map(|(id, _)| fake.reboots(*id).map(|n| (*id, n)))
+                .filter_map(|d| fake.reboots(d.id).map(|n| (d.id, n)))
                 .collect();
             let ledgers = read_ledgers(&launcher);
             if let Some((d, n, sent)) = check::double_reboots(&reboots, &ledgers).first() {
@@ -464,7 +484,8 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
             let lost = check::lost(&on_server, &ledgers);
             if let Some(d) = lost.iter().find(|d| suspects.contains(d)) {
                 fail(format!(
-                    "lost: device {d} is on the server and in no ledger"
+                    "lost: device {d} ({}) is on the server and in no ledger",
+                    describe(&fake, *d)
                 ));
             }
             suspects = lost;
@@ -521,13 +542,13 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
 
     // The end: every controller has stopped, so the reads are exact.
     let on_server = ours(&fake, &launcher.run_tag);
-    for (id, witness) in &on_server {
-        seen.device(*id, witness.as_deref());
+    for d in &on_server {
+        seen.device(d.id, d.witness.as_deref());
     }
     let ledgers = read_ledgers(&launcher);
     let reboots: BTreeMap<Uuid, u32> = on_server
         .iter()
-        .filter_map(|(id, _)| fake.reboots(*id).map(|n| (*id, n)))
+        .filter_map(|d| fake.reboots(d.id).map(|n| (d.id, n)))
         .collect();
     let double = check::double_reboots(&reboots, &ledgers);
     summary.double_reboots = double.len();
@@ -540,7 +561,8 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
     summary.lost = lost.len();
     if let Some(d) = lost.first() {
         fail(format!(
-            "lost: device {d} is on the server and in no ledger"
+            "lost: device {d} ({}) is on the server and in no ledger",
+            describe(&fake, *d)
         ));
     }
     summary.duplicates = seen.duplicates();
@@ -643,7 +665,7 @@ impl Calls {
     ) {
         let mut batch = Vec::new();
         let since = self.last_seq;
-        for c in fake.calls().into_iter().filter(|c| c.seq > since) {
+        for c in fake.calls_since(since) {
             self.last_seq = c.seq;
             batch.push(c.at);
             if c.status == Some(429) && c.fault.is_none() {
