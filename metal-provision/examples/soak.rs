@@ -1,7 +1,7 @@
 //! The soak and chaos run: several controller processes, sharing one API
 //! budget through Redis, against `metal-fake`'s server with faults, a
-//! competitor, cancelled reconcile steps, Redis restarts and SIGKILLed
-//! controllers; the invariants checked every second and at the end.
+//! competitor, bursts of faults, devices whose provisioning fails,
+//! cancelled reconcile steps, Redis restarts and SIGKILLed controllers; the invariants checked every second and at the end.
 //!
 //! ```text
 //! cargo run --release -p metal-provision --example soak -- --seconds 60 --controllers 3 --seed 7
@@ -19,8 +19,9 @@
 //! (`error: ... (seed S)`) and exits 1; a soak that could not run (no
 //! `redis-server`) exits 1 with `error:` too, and a bad command line 2.
 //!
-//! The seed fixes the fake's faults and the chaos schedule (which Redis
-//! restarts, kills and competitor moves happen at which tick); the
+//! The seed fixes the fake's faults and provisioning failures and the
+//! chaos schedule (which Redis restarts, kills, fault bursts and
+//! competitor moves happen at which tick); the
 //! controllers' timing is real time across processes, so a seed reproduces
 //! the run's mix, not its exact interleaving.
 //!
@@ -74,6 +75,10 @@ struct Args {
     /// Probability in [0, 1] of a random fault per request.
     #[arg(long, default_value_t = 0.05, value_parser = parse_probability)]
     fault_rate: f64,
+    /// Probability in [0, 1] that a device's provisioning fails (it ends
+    /// `failed`, holding its reservation until deleted).
+    #[arg(long, default_value_t = 0.1, value_parser = parse_probability)]
+    fail_rate: f64,
 }
 
 #[derive(Subcommand, Debug)]
@@ -102,6 +107,7 @@ async fn main() -> ExitCode {
         seed: args.seed,
         rate: args.rate,
         fault_rate: args.fault_rate,
+        fail_rate: args.fail_rate,
     };
     let s = match orchestra::run(plan.clone()).await {
         Ok(s) => s,
@@ -113,7 +119,7 @@ async fn main() -> ExitCode {
     println!(
         "soak: {} s, {} controllers, {} calls, {} devices created, {} duplicates, {} lost, \
          {} double reboots, max rate {}/{} ({}/{} away from Redis restarts and {} fallbacks), 429s: {}, \
-         cancels: {}, redis restarts: {}, controller kills: {}",
+         cancels: {}, redis restarts: {}, controller kills: {}, fault bursts: {}, provisioning failures: {}",
         plan.seconds,
         plan.controllers,
         s.calls,
@@ -129,7 +135,9 @@ async fn main() -> ExitCode {
         s.throttled,
         s.cancels,
         s.redis_restarts,
-        s.kills
+        s.kills,
+        s.bursts,
+        s.failed
     );
     eprintln!(
         "soak: memory held to 10% on {} controller processes (each at the end, and each killed after warm-up)",

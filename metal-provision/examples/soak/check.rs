@@ -60,6 +60,8 @@ pub struct OnServer {
     /// The server is deleting it (`deprovisioning`): the delete was
     /// accepted, so its controller may already have forgotten it.
     pub deleting: bool,
+    /// Its provisioning failed (`failed`).
+    pub failed: bool,
 }
 
 /// Devices on the server that no ledger knows and that the server is not
@@ -233,6 +235,7 @@ mod tests {
             id,
             witness: witness.map(str::to_string),
             deleting,
+            failed: false,
         };
         let server = vec![
             on(a, Some("w1"), false),

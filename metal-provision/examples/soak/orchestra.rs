@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use metal_api::DeviceState;
-use metal_fake::{Fake, FaultKind, RandomFaults, ServerConfig, Timings};
+use metal_fake::{Fake, Fault, FaultKind, RandomFailures, RandomFaults, ServerConfig, Timings};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -47,6 +47,8 @@ pub struct Plan {
     pub rate: u32,
     /// The probability of a random fault per request.
     pub fault_rate: f64,
+    /// The probability that a device's provisioning fails.
+    pub fail_rate: f64,
 }
 
 /// What the soak saw.
@@ -80,6 +82,10 @@ pub struct Summary {
     pub kills: u64,
     /// Reservations the competitor took.
     pub competitor: u64,
+    /// Bursts of faults injected (each hits the next few calls).
+    pub bursts: u64,
+    /// Devices seen `failed` (their provisioning failed).
+    pub failed: usize,
     /// Controller processes held to the memory invariant (each one at the
     /// end, and each killed one that had warmed up).
     pub rss_checked: u64,
@@ -274,6 +280,7 @@ fn ours(fake: &Fake, run_tag: &str) -> Vec<OnServer> {
                 id: d.id?,
                 witness: Ledger::witness_of(&d.tags).map(str::to_string),
                 deleting: d.state_kind() == Some(DeviceState::Deprovisioning),
+                failed: d.state_kind() == Some(DeviceState::Failed),
             })
         })
         .collect()
@@ -329,6 +336,10 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
             rate: plan.fault_rate,
             seed: plan.seed,
             kinds: fault_kinds(),
+        })
+        .random_provisioning_failures(RandomFailures {
+            rate: plan.fail_rate,
+            seed: plan.seed,
         })
         .build();
     let config = ServerConfig::new(TOKEN).rate_limit(Some(plan.rate));
@@ -386,6 +397,9 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
     let redis_every = every(plan.seconds, 4, 4, 120);
     let kill_every = every(plan.seconds, 2, 8, 180);
     let compete_every = Duration::from_secs(3);
+    let burst_every = every(plan.seconds, 6, 10, 120);
+    let burst_kinds = fault_kinds();
+    let mut failed = std::collections::BTreeSet::new();
     let mut ticks = 0u64;
     let mut ticker = tokio::time::interval(TICK);
     while Instant::now() < end {
@@ -433,6 +447,15 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
                 kills.pop_front();
             }
         }
+        // Chaos: a burst of faults, hitting the next 3 to 10 calls
+        // whoever sends them.
+        if !quiet && happens(&mut rng, burst_every) {
+            for _ in 0..rng.random_range(3..=10) {
+                let kind = burst_kinds[rng.random_range(0..burst_kinds.len())].clone();
+                fake.inject(Fault::any(kind));
+            }
+            summary.bursts += 1;
+        }
         // Chaos: the competitor takes a free reservation, and gives its
         // devices back after a while.
         if !quiet && happens(&mut rng, compete_every) {
@@ -454,6 +477,9 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
         // takes longer than a tick).
         for d in ours(&fake, &launcher.run_tag) {
             seen.device(d.id, d.witness.as_deref());
+            if d.failed {
+                failed.insert(d.id);
+            }
         }
         if let Some((w, ids)) = seen.first_duplicate() {
             fail(format!("duplicate: witness {w} has devices {ids:?}"));
@@ -618,6 +644,7 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
         ));
     }
     summary.cancels = launcher.cancels.load(Ordering::Relaxed);
+    summary.failed = failed.len();
     redis.down().await;
     server.shutdown().await;
     summary.violation = first;
