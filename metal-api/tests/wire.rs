@@ -258,7 +258,7 @@ async fn update_device_sends_only_the_changed_fields() {
         .body(types::DeviceUpdateInput {
             hostname: Some("web-1b".into()),
             locked: Some(true),
-            tags: vec!["a".into(), "b".into()],
+            tags: Some(vec!["a".into(), "b".into()]),
             ..Default::default()
         })
         .send()
@@ -268,6 +268,32 @@ async fn update_device_sends_only_the_changed_fields() {
     mock.assert_async().await;
     assert_eq!(updated.hostname.as_deref(), Some("web-1b"));
     assert_eq!(updated.locked, Some(true));
+}
+
+#[tokio::test]
+async fn update_device_sends_an_empty_tag_list_to_clear_the_tags() {
+    let server = MockServer::start_async().await;
+    let mock = server
+        .mock_async(|when, then| {
+            api(when, Method::PUT, &format!("/devices/{DEVICE}"), None)
+                .header("content-type", "application/json")
+                .json_body(json!({"tags": []}));
+            then.status(200).json_body(device_json());
+        })
+        .await;
+
+    client(&server)
+        .update_device()
+        .id(uuid(DEVICE))
+        .body(types::DeviceUpdateInput {
+            tags: Some(vec![]),
+            ..Default::default()
+        })
+        .send()
+        .await
+        .unwrap();
+
+    mock.assert_async().await;
 }
 
 #[tokio::test]
@@ -575,7 +601,7 @@ async fn update_ssh_key_sends_the_new_label() {
         .body(types::SshKeyInput {
             label: Some("desk".into()),
             key: None,
-            tags: vec![],
+            tags: None,
         })
         .send()
         .await

@@ -63,8 +63,8 @@ impl World {
         if let Some(key) = &body.key {
             rec.key.clone_from(key);
         }
-        if !body.tags.is_empty() {
-            rec.tags.clone_from(&body.tags);
+        if let Some(tags) = &body.tags {
+            rec.tags.clone_from(tags);
         }
         rec.updated = now;
         Ok(())
@@ -152,6 +152,37 @@ mod tests {
     #[test]
     fn the_fingerprint_is_the_md5_of_the_decoded_key() {
         assert_eq!(fingerprint(KEY), KEY_MD5);
+    }
+
+    #[test]
+    fn an_update_without_tags_keeps_them_and_an_empty_list_clears_them() {
+        use crate::model::world::WorldSpec;
+        let now = Instant::now();
+        let spec = WorldSpec {
+            projects: Vec::new(),
+            plans: Vec::new(),
+            facilities: Vec::new(),
+            timings: Default::default(),
+        };
+        let mut w = World::new(&spec, now);
+        let created = types::SshKeyCreateInput {
+            key: Some(KEY.into()),
+            label: Some("desk".into()),
+            tags: vec!["a".into()],
+            instances_ids: Vec::new(),
+        };
+        let id = w.create_ssh_key(KeyOwner::User, &created, now).unwrap();
+        let tags = |w: &World| w.ssh_keys[&id].tags.clone();
+        let update = |tags: Option<Vec<String>>| types::SshKeyInput {
+            key: None,
+            label: Some("desk-2".into()),
+            tags,
+        };
+        w.update_ssh_key(id, &update(None), now).unwrap();
+        assert_eq!(tags(&w), ["a"]);
+        w.update_ssh_key(id, &update(Some(Vec::new())), now)
+            .unwrap();
+        assert!(tags(&w).is_empty());
     }
 
     #[test]

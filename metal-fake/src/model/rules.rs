@@ -30,11 +30,11 @@ pub(super) const NOT_PROVISIONABLE: &str = "Server is not provisionable";
 pub(super) const NOT_AUTHORIZED: &str = "You are not authorized to view this device";
 
 /// Which fields a `PUT /devices/{id}` body carries: the generated input
-/// type reads an absent array or object as empty, so `{"tags": []}`
-/// (clear the tags) and `{}` (leave them) look alike without this.
+/// type reads an absent object as empty, so `{"customdata": {}}` (clear
+/// it) and `{}` (leave it) look alike without this. (Lists are `Option`s
+/// in update bodies: the spec subset makes them nullable.)
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Sent {
-    pub(super) tags: bool,
     pub(super) customdata: bool,
 }
 
@@ -42,7 +42,6 @@ impl Sent {
     /// The fields present in a JSON body.
     pub(super) fn of(body: &serde_json::Value) -> Self {
         Self {
-            tags: body.get("tags").is_some_and(|v| !v.is_null()),
             customdata: body.get("customdata").is_some_and(|v| !v.is_null()),
         }
     }
@@ -578,8 +577,8 @@ fn apply_update(rec: &mut DeviceRec, body: &types::DeviceUpdateInput, sent: Sent
     if let Some(d) = &body.description {
         rec.description = Some(d.clone());
     }
-    if sent.tags {
-        rec.tags.clone_from(&body.tags);
+    if let Some(tags) = &body.tags {
+        rec.tags.clone_from(tags);
     }
     if let Some(l) = body.locked {
         rec.locked = l;

@@ -496,7 +496,7 @@ impl Scenario {
                 let update = types::SshKeyInput {
                     key: None,
                     label: Some(renamed.clone()),
-                    tags: vec![],
+                    tags: None,
                 };
                 t.metal.update_ssh_key(id, &update).await.map_err(err)?;
                 let got = t.metal.get_ssh_key(id).await.map_err(err)?;
