@@ -337,7 +337,21 @@ async fn device_filters(t: &Target) -> Result<(), String> {
         h.retain(|n| !n.starts_with("batch"));
         h
     };
+    // A MAC address of web-1's, upper-cased: the filter ignores case.
+    let web1 = body(api.find_project_devices().id(p).hostname("web-1").send()).await?;
+    let mac = web1
+        .devices
+        .iter()
+        .flat_map(|d| &d.network_ports)
+        .find_map(|port| port.data.as_ref()?.mac.clone())
+        .ok_or("web-1 has no MAC address")?
+        .to_uppercase();
     let cases: Vec<(&str, Vec<String>, Vec<&str>)> = vec![
+        (
+            "mac_address",
+            names(api.find_project_devices().id(p).mac_address(mac)).await?,
+            vec!["web-1"],
+        ),
         (
             "search hostname",
             names(api.find_project_devices().id(p).search("STORE")).await?,

@@ -77,6 +77,7 @@ pub(crate) struct DeviceFilter {
     metro: Option<String>,
     facility: Option<String>,
     has_termination_time: Option<bool>,
+    mac_address: Option<String>,
 }
 
 impl DeviceFilter {
@@ -91,6 +92,7 @@ impl DeviceFilter {
         "metro",
         "facility",
         "has_termination_time",
+        "mac_address",
     ];
 
     /// Reads the filters of a call; a malformed boolean is `422`.
@@ -105,6 +107,7 @@ impl DeviceFilter {
             metro: call.text("metro"),
             facility: call.text("facility"),
             has_termination_time: flag(call, "has_termination_time")?,
+            mac_address: call.text("mac_address"),
         })
     }
 }
@@ -240,6 +243,10 @@ impl World {
             && named(&f.facility, &facility.code, facility.id)
             // No device of the fake has a termination time.
             && f.has_termination_time.is_none_or(|t| !t)
+            // Any of its ports' MAC addresses, ASCII case ignored.
+            && f.mac_address
+                .as_ref()
+                .is_none_or(|m| super::view::macs(d).iter().any(|x| x.eq_ignore_ascii_case(m)))
             && search()
     }
 

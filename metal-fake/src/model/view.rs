@@ -286,16 +286,7 @@ fn switch_uuid(reservation: Uuid) -> String {
 /// A device's ports: `bond0` over `eth0` and `eth1`, layer 3, as a fresh
 /// server shows them.
 fn network_ports(d: &DeviceRec) -> Vec<types::Port> {
-    let n = d.seq & 0xff_ffff;
-    let mac = |i: u64| {
-        let v = (n << 2) | i;
-        format!(
-            "0c:42:a1:{:02x}:{:02x}:{:02x}",
-            (v >> 16) & 0xff,
-            (v >> 8) & 0xff,
-            v & 0xff
-        )
-    };
+    let [eth0, eth1] = macs(d);
     let bond_id = derived_id(d.id, 10);
     let port = |i: u128, name: &str, kind: &str, bonded: bool, mac: Option<String>| {
         let id = derived_id(d.id, 10 + i);
@@ -319,9 +310,24 @@ fn network_ports(d: &DeviceRec) -> Vec<types::Port> {
     };
     vec![
         port(0, "bond0", "NetworkBondPort", true, None),
-        port(1, "eth0", "NetworkPort", true, Some(mac(1))),
-        port(2, "eth1", "NetworkPort", true, Some(mac(2))),
+        port(1, "eth0", "NetworkPort", true, Some(eth0)),
+        port(2, "eth1", "NetworkPort", true, Some(eth1)),
     ]
+}
+
+/// The MAC addresses of a device's `eth0` and `eth1`: made up, stable per
+/// device, distinct between devices.
+pub(super) fn macs(d: &DeviceRec) -> [String; 2] {
+    let n = d.seq & 0xff_ffff;
+    [1, 2].map(|i| {
+        let v = (n << 2) | i;
+        format!(
+            "0c:42:a1:{:02x}:{:02x}:{:02x}",
+            (v >> 16) & 0xff,
+            (v >> 8) & 0xff,
+            v & 0xff
+        )
+    })
 }
 
 /// The arrays the API always sends on a device, `[]` when empty (the
