@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
+use uuid::Uuid;
 
 /// One thing that can go wrong with one exchange.
 ///
@@ -124,6 +125,7 @@ impl FaultKind {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fault {
     operation: Option<String>,
+    target: Option<Uuid>,
     nth: Option<u64>,
     times: u32,
     kind: FaultKind,
@@ -134,6 +136,7 @@ impl Fault {
     pub fn on(operation: impl Into<String>, kind: FaultKind) -> Self {
         Self {
             operation: Some(operation.into()),
+            target: None,
             nth: None,
             times: 1,
             kind,
@@ -144,6 +147,7 @@ impl Fault {
     pub fn any(kind: FaultKind) -> Self {
         Self {
             operation: None,
+            target: None,
             nth: None,
             times: 1,
             kind,
@@ -154,6 +158,23 @@ impl Fault {
     /// fake was built (for [`Fault::any`], the `n`th call of any operation).
     pub fn nth(mut self, n: u64) -> Self {
         self.nth = Some(n);
+        self
+    }
+
+    /// Hits only calls whose path names this ID (`/devices/{id}`,
+    /// `/devices/{id}/actions`, `/hardware-reservations/{id}`, ...): one
+    /// device's reboot, say, while the others' go through. With
+    /// [`Fault::nth`], the `n`th call must also name it.
+    ///
+    /// ```
+    /// use metal_fake::{Fault, FaultKind};
+    /// let device = uuid::Uuid::new_v4();
+    /// // The next reboot (or other action) of this device fails with 503.
+    /// let fault = Fault::on("performAction", FaultKind::FailBefore { status: 503 }).target(device);
+    /// assert_eq!(fault.kind(), &FaultKind::FailBefore { status: 503 });
+    /// ```
+    pub fn target(mut self, id: Uuid) -> Self {
+        self.target = Some(id);
         self
     }
 
@@ -236,9 +257,10 @@ impl FaultPlan {
         }
     }
 
-    /// Counts one call of `operation` and decides its fault, if any.
-    /// Scripted faults win over random ones, earliest first.
-    pub(crate) fn next(&mut self, operation: &str) -> Option<FaultKind> {
+    /// Counts one call of `operation` (whose path names `target`, if it
+    /// names an ID) and decides its fault, if any. Scripted faults win over
+    /// random ones, earliest first.
+    pub(crate) fn next(&mut self, operation: &str, target: Option<Uuid>) -> Option<FaultKind> {
         self.total += 1;
         let count = self.calls.entry(operation.to_string()).or_insert(0);
         *count += 1;
@@ -246,7 +268,8 @@ impl FaultPlan {
         let hit = self.scripted.iter().position(|f| {
             let op_matches = f.operation.as_deref().is_none_or(|op| op == operation);
             let n = if f.operation.is_some() { count } else { total };
-            op_matches && f.nth.is_none_or(|nth| nth == n)
+            let target_matches = f.target.is_none_or(|t| Some(t) == target);
+            op_matches && target_matches && f.nth.is_none_or(|nth| nth == n)
         });
         if let Some(i) = hit {
             let kind = self.scripted[i].kind.clone();
@@ -356,20 +379,35 @@ mod tests {
     fn scripted_fault_hits_only_the_nth_call_of_its_operation() {
         let mut plan = FaultPlan::new(None);
         plan.push(Fault::on("createDevice", FaultKind::DropAfter).nth(2));
-        assert_eq!(plan.next("findDeviceById"), None);
-        assert_eq!(plan.next("createDevice"), None);
-        assert_eq!(plan.next("findDeviceById"), None);
-        assert_eq!(plan.next("createDevice"), Some(FaultKind::DropAfter));
-        assert_eq!(plan.next("createDevice"), None);
+        assert_eq!(plan.next("findDeviceById", None), None);
+        assert_eq!(plan.next("createDevice", None), None);
+        assert_eq!(plan.next("findDeviceById", None), None);
+        assert_eq!(plan.next("createDevice", None), Some(FaultKind::DropAfter));
+        assert_eq!(plan.next("createDevice", None), None);
+    }
+
+    #[test]
+    fn a_targeted_fault_hits_only_calls_naming_its_id() {
+        let (mine, other) = (Uuid::new_v4(), Uuid::new_v4());
+        let mut plan = FaultPlan::new(None);
+        plan.push(Fault::on("performAction", FaultKind::FailBefore { status: 503 }).target(mine));
+        assert_eq!(plan.next("performAction", Some(other)), None);
+        assert_eq!(plan.next("performAction", None), None);
+        assert_eq!(plan.next("findDeviceById", Some(mine)), None);
+        assert_eq!(
+            plan.next("performAction", Some(mine)),
+            Some(FaultKind::FailBefore { status: 503 })
+        );
+        assert_eq!(plan.next("performAction", Some(mine)), None, "used up");
     }
 
     #[test]
     fn times_repeats_then_stops() {
         let mut plan = FaultPlan::new(None);
         plan.push(Fault::any(FaultKind::BadGateway).times(2));
-        assert_eq!(plan.next("a"), Some(FaultKind::BadGateway));
-        assert_eq!(plan.next("b"), Some(FaultKind::BadGateway));
-        assert_eq!(plan.next("c"), None);
+        assert_eq!(plan.next("a", None), Some(FaultKind::BadGateway));
+        assert_eq!(plan.next("b", None), Some(FaultKind::BadGateway));
+        assert_eq!(plan.next("c", None), None);
     }
 
     #[test]
@@ -412,7 +450,7 @@ mod tests {
                 seed,
                 kinds: Vec::new(),
             }));
-            (0..200).map(|_| plan.next("op")).collect::<Vec<_>>()
+            (0..200).map(|_| plan.next("op", None)).collect::<Vec<_>>()
         };
         let a = draw(7);
         assert_eq!(a, draw(7));

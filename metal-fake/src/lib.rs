@@ -104,14 +104,14 @@
 //! | `GET /_fake/state` | | counters ([`Snapshot`]) | [`Fake::snapshot`] |
 //!
 //! A scripted fault is `{"operation": "createDevice", "nth": 2, "times": 1,
-//! "kind": "drop_after"}`: `operation` (absent: any), `nth` and `times` as
-//! in [`Fault`]; `kind` is a [`FaultKind::label`] (`not_sent`,
+//! "kind": "drop_after"}`: `operation` (absent: any), `target` (an ID the
+//! call's path must name, such as one device's: [`Fault::target`]), `nth`
+//! and `times` as in [`Fault`]; `kind` is a [`FaultKind::label`] (`not_sent`,
 //! `fail_before`, `fail_after`, `throttle`, `latency`, `drop_after`, `hang`,
 //! `bad_gateway`, `truncated`, `competitor`), with `status` for
 //! `fail_before`/`fail_after`, `retry_after_seconds` for `throttle`,
 //! `seconds` for `latency`. Random faults are `{"rate": 0.1, "seed": 7,
-//! "kinds": [{"kind": "drop_after"}]}` ([`RandomFaults`]). Targeting one
-//! device is not offered: [`Fault`] targets operations and call numbers.
+//! "kinds": [{"kind": "drop_after"}]}` ([`RandomFaults`]).
 //!
 //! The fake's clock is tokio's, run [`FakeBuilder::time_scale`] times faster
 //! (`--time-scale`), plus every advance; at scale 1 without an advance it

@@ -277,12 +277,18 @@ impl Shared {
         self.handlers.prepare(call)
     }
 
-    /// Runs one exchange of `operation`: picks its fault, waits any added
-    /// latency, acts (or not), and records the call.
-    pub(crate) async fn exchange(&self, operation: &'static Operation, action: Action) -> Outcome {
+    /// Runs one exchange of `operation` (whose path names `target`, if
+    /// it names an ID): picks its fault, waits any added latency, acts (or
+    /// not), and records the call.
+    pub(crate) async fn exchange(
+        &self,
+        operation: &'static Operation,
+        target: Option<Uuid>,
+        action: Action,
+    ) -> Outcome {
         let op = operation.id;
         let arrived = self.now();
-        let fault = self.lock().faults.next(op);
+        let fault = self.lock().faults.next(op, target);
         if let Some(FaultKind::Latency(d)) = &fault {
             tokio::time::sleep(*d).await;
         }

@@ -183,6 +183,20 @@ async fn control_faults_inject_a_lost_reply_and_clear() {
     assert_eq!(api(&s, Method::GET, &path, None).await.0, 503);
     assert_eq!(api(&s, Method::GET, &path, None).await.0, 200);
 
+    // Targeting one ID: the project's second read is hit only when it
+    // names the targeted project, so another project's read goes through
+    // (404: it does not exist) and the fault waits for ours.
+    let other = Uuid::new_v4();
+    let faults = json!({"faults": [
+        {"operation": "findProjectById", "target": project, "kind": "fail_before", "status": 500}
+    ]});
+    let (st, body) = control(&s, Method::POST, "/_fake/faults", Some(&faults.to_string())).await;
+    assert_eq!(st, 200, "{body}");
+    let other_path = format!("/projects/{other}");
+    assert_eq!(api(&s, Method::GET, &other_path, None).await.0, 404);
+    assert_eq!(api(&s, Method::GET, &path, None).await.0, 500);
+    assert_eq!(api(&s, Method::GET, &path, None).await.0, 200, "used up");
+
     // DELETE clears scripted and random faults.
     let faults = json!({
         "faults": [{"operation": "findProjectById", "kind": "fail_before", "status": 500, "times": 5}],
@@ -249,6 +263,16 @@ async fn control_faults_inject_a_lost_reply_and_clear() {
             "unknown field",
         ),
         ("[", 400, "Invalid JSON"),
+        (
+            r#"{"faults": [{"kind": "hang", "target": "not-a-uuid"}]}"#,
+            400,
+            "UUID parsing failed",
+        ),
+        (
+            r#"{"random": {"rate": 0.5, "kinds": [{"kind": "hang", "target": "00000000-0000-4000-8000-000000000000"}]}}"#,
+            422,
+            "random kinds take no",
+        ),
     ];
     for (body, status, says) in bad {
         let (st, reply) = control(&s, Method::POST, "/_fake/faults", Some(body)).await;

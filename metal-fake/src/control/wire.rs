@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use uuid::Uuid;
 
 use crate::document::{seconds, WorldDoc};
 use crate::faults::{Fault, FaultKind, RandomFaults};
@@ -37,12 +38,15 @@ pub(super) enum KindName {
 }
 
 /// One scripted fault: which calls ([`Fault::on`] or [`Fault::any`],
-/// [`Fault::nth`], [`Fault::times`]) and what happens to them.
+/// [`Fault::target`], [`Fault::nth`], [`Fault::times`]) and what happens
+/// to them.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct FaultSpec {
     /// The operationId; absent: any operation.
     operation: Option<String>,
+    /// Only calls whose path names this ID ([`Fault::target`]).
+    target: Option<Uuid>,
     /// Only the nth call (1-based) of the operation (of all, without one).
     nth: Option<u64>,
     /// How many matching calls in a row (default 1).
@@ -60,8 +64,8 @@ pub(super) struct RandomSpec {
     rate: f64,
     #[serde(default)]
     seed: u64,
-    /// The kinds, as in a scripted fault without `operation`, `nth` or
-    /// `times`.
+    /// The kinds, as in a scripted fault without `operation`, `target`,
+    /// `nth` or `times`.
     #[serde(default)]
     kinds: Vec<FaultSpec>,
 }
@@ -117,6 +121,9 @@ impl FaultSpec {
             Some(op) => return Err(format!("{op:?} is not an operationId of the spec")),
             None => Fault::any(kind),
         };
+        if let Some(id) = self.target {
+            fault = fault.target(id);
+        }
         if let Some(n) = self.nth {
             if n == 0 {
                 return Err("nth counts from 1".to_string());
@@ -142,8 +149,12 @@ impl RandomSpec {
             .kinds
             .iter()
             .map(|k| {
-                if k.operation.is_some() || k.nth.is_some() || k.times.is_some() {
-                    return Err("random kinds take no operation, nth or times".to_string());
+                if k.operation.is_some()
+                    || k.target.is_some()
+                    || k.nth.is_some()
+                    || k.times.is_some()
+                {
+                    return Err("random kinds take no operation, target, nth or times".to_string());
                 }
                 kind_of(k)
             })

@@ -47,6 +47,9 @@ pub(super) async fn serve(
     let query: HashMap<String, String> = Query::try_from_uri(&uri)
         .map(|Query(q)| q)
         .unwrap_or_default();
+    // The ID the path names, for faults aimed at one device, reservation
+    // or key.
+    let target = params.get("id").and_then(|id| id.parse().ok());
     let call = Call::new(operation, params, query, body);
     let action = match cx.shared.prepare(call) {
         Ok(action) => action,
@@ -55,7 +58,7 @@ pub(super) async fn serve(
             return reply::refusal(e);
         }
     };
-    match cx.shared.exchange(operation, action).await {
+    match cx.shared.exchange(operation, target, action).await {
         Outcome::Reply(result) => reply::of(operation.success, result),
         Outcome::Failed { status } => {
             reply::error(status, vec!["fake: injected server error".to_string()])
