@@ -1,11 +1,13 @@
-//! How the fake's device lifecycle follows the real Metal API on its
-//! unhappy paths (issue 10, items 1, 2, 4, 7 and 8): each behaviour, the
-//! public evidence it follows, what is configurable, and where the evidence
-//! is thin. Documentation only.
+//! How the fake follows the real Metal API where it matters to a
+//! controller: each behaviour, the public evidence it follows, what a test
+//! can configure, and where the evidence is thin. Documentation only.
 //!
-//! Each row has a conformance scenario, run in-process and over HTTP with
-//! every HTTP reply validated against `openapi/metal.json`
-//! (`tests/lifecycle.rs`, test names in the last column).
+//! # Device lifecycle
+//!
+//! The unhappy paths (issue 10, items 1, 2, 4, 7 and 8). Each row has a
+//! conformance scenario, run in-process and over HTTP with every HTTP reply
+//! validated against `openapi/metal.json` (`tests/lifecycle.rs`, test
+//! names in the last column).
 //!
 //! | behaviour | evidence | configurable | scenario |
 //! | --- | --- | --- | --- |
@@ -18,7 +20,7 @@
 //! | optionally, a failed device later leaves the project: it answers `403` "You are not authorized to view this device" (reads, updates, actions, deletes), is no longer listed, and its reservation is released; later still it answers `404` | terraform-provider-equinix issue 173 ("hardware provisioning failures result in 403 … I believe 404 is returned now for devices that have been moved to the failed provisioning project"), issue 743, crossplane-contrib issue 51; the 403's text from packngo PR 112's log. **Thin**: when the move happens, and what becomes of the reservation, are not public; the fake releases it as after a delete | [`Timings::failed_moved_after`](crate::Timings::failed_moved_after) (off by default; `--failed-moved-seconds`) and [`Timings::failed_forbidden_for`](crate::Timings::failed_forbidden_for) (10 min; `--failed-forbidden-seconds`) | `FailedDeviceLeavesTheProject` |
 //! | devices carry `ip_addresses` (public IPv4 /31, public IPv6 /127, private IPv4 /31) from the end of provisioning on, none while queued, provisioning or failed; `network_ports` (`bond0` over `eth0`, `eth1`, layer 3); `ssh_keys` as `{href}` stubs of the project's and the user's keys at create time; `provisioning_percentage`; `user` (`root`); `switch_uuid`; `locked`; `customdata`; `userdata` (`""` when none); `updated_at` moving with the state | the brief's description of a real create response; the spec's `Device` schema; the addresses, MACs and switch IDs are made up (stable per device) | no | `DeviceFieldsAControllerWaitsFor` |
 //! | empty arrays (`tags`, `ssh_keys`, `ip_addresses`, `network_ports`, `volumes`, `provisioning_events`) are sent as `[]` and an empty `customdata` as `{}` | as a real create response shows (the brief) | no | `DeviceFieldsAControllerWaitsFor` |
-//! | `PUT {"tags": []}` clears the tags; a field left out is left alone; `{"customdata": {}}` is kept as `{}` | the API's update semantics as the brief states them | no | `DeviceFieldsAControllerWaitsFor` |
+//! | `PUT {"tags": []}` clears the tags (a device's, and an SSH key's); a field left out is left alone; `{"customdata": {}}` is kept as `{}` | the API's update semantics as the brief states them | no | `DeviceFieldsAControllerWaitsFor` |
 //! | a locked device refuses `DELETE` (`422` "Cannot delete a locked item"), a reinstall (`422` "Cannot reinstall a locked item") and a move of its reservation (`422` "Cannot move a locked item") | the delete's message as the brief quotes it; **thin** for the other two, whose wording follows the delete's | no | `LockedDeviceRefuses` |
 //! | `PATCH /devices/{id}` and `PATCH /ssh-keys/{id}` are served as `updateDevice` and `updateSSHKey` | packngo sends `PATCH` for `Devices.Lock`/`Unlock` (`{"locked": …}`) and `SSHKeys.Update`. The spec (upstream, equinix-sdk-go's) has `PATCH` only for `updateIPAddress`, which this subset leaves out, so equinix-sdk-go's generated client sends `PUT`; metal-cli's source was not checked | no | `LockedDeviceRefuses` |
 //! | after a delete, the reservation is provisionable again only after a delay, counted from the delete (and never before the device is gone) | packngo issue 139 reports about 4 minutes; terraform-provider-packet issue 124 ("not possible for several minutes") | [`Timings::reservation_release`](crate::Timings::reservation_release) (4 min; [`FakeBuilder::reservation_release`](crate::FakeBuilder::reservation_release); `--release-seconds`) | `ReleaseTakesMinutesAndListsMayBeStale` |
@@ -28,3 +30,27 @@
 //! above is as the cited sources or the brief quote it, and the
 //! real-API run of `tests/conformance.rs` does not include these
 //! scenarios, since most of them need the fake's scripting.
+//!
+//! # Lists, `next-available` and reply headers
+//!
+//! Issue 10, items 3, 5 and 9; the scenarios are in
+//! `tests/conformance_lists.rs` and `tests/next_available.rs`.
+//!
+//! | behaviour | evidence | configurable |
+//! | --- | --- | --- |
+//! | `hardware_reservation_id: "next-available"` picks the oldest of the project's provisionable reservations whose plan (slug or ID) and metro (code or ID), or facility (code, ID or `any`), match the request | the spec's `hardware_reservation_id` ("next-available" as a value), kubernetes-retired/cluster-api-provider-packet issue 191 (the API matches plan and facility). Which reservation the real API picks among several is not documented; the fake takes the oldest | plans and facilities of the world ([`crate::FakeBuilder::plans`], [`crate::FakeBuilder::facilities`]) |
+//! | no matching reservation: `503` `{"errors":["There are no available hardware reservations for selected plan and facility"]}`, without `Retry-After` | kubernetes-retired/cluster-api-provider-packet issue 191 (the message and the status) | no |
+//! | devices: `hostname` (partial, ASCII case ignored), `tag` (exact, one tag), `metro` and `facility` (code, ASCII case ignored, or ID), `reserved` (`true`: on a hardware reservation; `false`: not), `type` (`reserved`, `ondemand`; `spot` and unknown values match nothing: the fake has no spot instances), `has_termination_time` (no device of the fake has one), `mac_address` (any of the device's port MACs, ASCII case ignored), `search` (partial, over hostname, description, short ID, the reservation's short ID, tags, plan, facility code and name, operating system) | the spec's parameters of `findProjectDevices` and their upstream descriptions ("Filter by partial hostname", the fields `search` covers); `tag` exact as packngo's and equinix-sdk-go's callers use it to find their own devices. `mac_address` exact, as the parameter names one address. `search` does not cover IP addresses | no |
+//! | devices: `state` (exact) | not in the spec; the issue asks for it and the real API's list filters have accepted it, but we found no public evidence of its exact semantics: honoured as an exact match on the state the device reports | no |
+//! | devices: `categories` is not honoured (every device passes) | in the spec; the fake's plans have no categories to match | no |
+//! | reservations: `provisionable=only` (free and released), `state` (`active`; the fake has no spares or reservations in need of service, so `spare` and `need_of_service` match nothing), `query` (partial, over facility code, plan, project name, short ID, device hostname); values outside the spec's enumerations are `422` | the spec's parameters of `findProjectHardwareReservations` and their upstream descriptions; the `422` for an unknown enumeration value is the fake's choice (a client generated from the spec cannot send one) | release delay ([`crate::Timings::reservation_release`]) |
+//! | reservations: `facility` (code, ASCII case ignored, or ID) | not in the spec; honoured because the issue lists it, without public evidence of the real API's semantics | no |
+//! | SSH keys: `search` on `findSSHKeys`, `query` on `findProjectSSHKeys` (the spec's names), partial over key, label and fingerprint | the spec's parameters and their upstream description ("Search by key, label, or fingerprint") | no |
+//! | pagination after filtering: `meta.total` counts what passed the filters, `next`/`previous`/`first`/`last`/`self` keep the filters (percent-encoded), so following `next` lists the same selection | the spec's `Meta`; the real API's hrefs keep the query (packngo follows `meta.next`) | `per_page` up to [`crate::render::MAX_PER_PAGE`] |
+//! | `exclude` on lists and reads (`plan`, `facility`, `metro` left out), `include` and `exclude` on the replies of `createDevice`, `updateDevice` and `moveHardwareReservation` | the spec's parameters of those operations | no |
+//! | every reply, refusals included (`401`, `404`, `405`, `408`, `413`, `429`, `501`, injected `5xx`), carries `X-Request-Id` (a fresh UUID) and, when the server has a rate limit, `X-RateLimit-Limit`, `-Remaining` and `-Reset` (a Unix time); a `401` shows the budget without spending it | packngo reads the three `X-RateLimit-*` headers of every response (its `Response.Rate`), with `Reset` as a Unix time; `X-Request-Id` as the real API sends it | the limit: [`crate::ServerConfig::rate_limit`], [`crate::FakeBuilder::rate_limit`] in-process, the binary's `--rate-limit` |
+//! | JSON replies have `Content-Type: application/json; charset=utf-8`; the injected proxy `502` is `text/html` | the real API's replies | no |
+//!
+//! Not covered: `GET /_fake/state` (outside the API, no token) carries
+//! `Content-Type` only; a reply the fake never sends (a dropped
+//! connection, a hang) has no headers.

@@ -28,12 +28,10 @@
 //! - [`render`]: `include`/`exclude`, href stubs, pagination.
 //! - [`faults`]: [`Fault`] (scripted) and [`RandomFaults`] (seeded); which
 //!   devices fail to provision ([`FailProvisioning`], [`RandomFailures`]).
-//! - [`fidelity`]: how the fake's device lifecycle follows the real API's,
-//!   the evidence for each behaviour, and what is configurable.
+//! - [`fidelity`]: how the fake follows the real API (device lifecycle,
+//!   list filters, `next-available`, reply headers): the evidence for each
+//!   behaviour, and what is configurable (doc only).
 //! - [`state`]: the call log and counters ([`Snapshot`]).
-//! - [`fidelity_lists`]: what the fake follows for list filters,
-//!   `next-available` reservations and reply headers, with the evidence
-//!   and what is configurable (doc only).
 //! - [`document`]: the world as a JSON document ([`document::WorldDoc`]),
 //!   its schema, and why a document is refused.
 //! - `control`: the control API (`/_fake/...`), for tests in any language.
@@ -179,7 +177,6 @@ pub mod document;
 pub mod fake;
 pub mod faults;
 pub mod fidelity;
-pub mod fidelity_lists;
 mod handlers;
 mod in_process;
 pub mod model;

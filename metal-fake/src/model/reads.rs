@@ -2,7 +2,7 @@
 //! list's filters, rendered with the request's `include`/`exclude`.
 //!
 //! The filters each list honours, and where their meaning comes from, are
-//! in [`crate::fidelity_lists`].
+//! in [`crate::fidelity`].
 
 use metal_api::types;
 use tokio::time::Instant;
