@@ -271,13 +271,13 @@ async fn update_device_sends_only_the_changed_fields() {
 }
 
 #[tokio::test]
-async fn update_device_sends_an_empty_tag_list_to_clear_the_tags() {
+async fn update_device_sends_empty_tags_and_customdata_to_clear_them() {
     let server = MockServer::start_async().await;
     let mock = server
         .mock_async(|when, then| {
             api(when, Method::PUT, &format!("/devices/{DEVICE}"), None)
                 .header("content-type", "application/json")
-                .json_body(json!({"tags": []}));
+                .json_body(json!({"tags": [], "customdata": {}}));
             then.status(200).json_body(device_json());
         })
         .await;
@@ -287,6 +287,7 @@ async fn update_device_sends_an_empty_tag_list_to_clear_the_tags() {
         .id(uuid(DEVICE))
         .body(types::DeviceUpdateInput {
             tags: Some(vec![]),
+            customdata: Some(serde_json::Map::new()),
             ..Default::default()
         })
         .send()

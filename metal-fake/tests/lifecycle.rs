@@ -6,9 +6,8 @@
 //! timings), and every HTTP reply is validated against
 //! `openapi/metal.json`. Both must report the same outcome.
 //!
-//! Requests the policy client cannot express (a body with
-//! `"customdata": {}`, `PATCH`, a create it would turn into `RaceLost`
-//! first) go as raw JSON:
+//! Requests the policy client cannot express (`PATCH`, a create it would
+//! turn into `RaceLost` first) go as raw JSON:
 //! in-process through the fake's own exchange, over HTTP with reqwest.
 
 mod common;
@@ -470,10 +469,41 @@ async fn device_fields(t: &Target) -> Result<String, String> {
             tagged.tags, kept.tags, cleared.tags
         ));
     }
+    // customdata the same way: set, left alone, cleared with `{}`.
+    let custom = |c: Option<Value>| types::DeviceUpdateInput {
+        customdata: c.and_then(|c| c.as_object().cloned()),
+        ..Default::default()
+    };
+    let set = t
+        .metal
+        .update_device(id, &custom(Some(json!({"role": "web"}))))
+        .await
+        .map_err(err)?;
+    let left = t
+        .metal
+        .update_device(id, &custom(None))
+        .await
+        .map_err(err)?;
+    let emptied = t
+        .metal
+        .update_device(id, &custom(Some(json!({}))))
+        .await
+        .map_err(err)?;
+    let role = |d: &types::Device| d.customdata.get("role").cloned();
+    if role(&set) != Some(json!("web"))
+        || role(&left) != Some(json!("web"))
+        || !emptied.customdata.is_empty()
+    {
+        return Err(format!(
+            "customdata updates: {:?} / {:?} / {:?}",
+            set.customdata, left.customdata, emptied.customdata
+        ));
+    }
+    // Sent as `{}` in the JSON too (an empty map is not left out).
     let path = format!("/devices/{id}");
-    let (status, custom) = raw(t, Method::PUT, &path, Some(json!({ "customdata": {} }))).await;
-    if status != 200 || custom["customdata"] != json!({}) {
-        return Err(format!("customdata update: {status} {custom}"));
+    let (status, raw_reply) = raw(t, Method::GET, &path, None).await;
+    if status != 200 || raw_reply["customdata"] != json!({}) {
+        return Err(format!("customdata read: {status} {raw_reply}"));
     }
     t.metal.delete_device(id).await.map_err(err)?;
     wait_gone(t, id).await?;

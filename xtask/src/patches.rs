@@ -189,8 +189,12 @@ pub fn send_empty_lists_in_updates(spec: &mut Value) {
             continue;
         };
         for prop in props.values_mut().filter_map(Value::as_object_mut) {
-            if prop.get("type").and_then(Value::as_str) == Some("array") {
+            let kind = prop.get("type").and_then(Value::as_str);
+            let free_form = kind == Some("object") && !prop.contains_key("properties");
+            if kind == Some("array") || free_form {
                 prop.insert("nullable".into(), Value::Bool(true));
+                // Absent means "leave it" in an update, not this default.
+                prop.remove("default");
             }
         }
     }

@@ -15,7 +15,6 @@ use uuid::Uuid;
 
 use super::reads::{DeviceFilter, KeySearch, Listing, ReservationFilter};
 use super::records::KeyOwner;
-use super::rules::Sent;
 use super::view::{device_json, fill_device, fill_reservation, reservation_json, to_value};
 use super::world::World;
 use crate::call::{ApiError, Call, Reply};
@@ -142,11 +141,10 @@ fn create_device(call: &Call) -> Result<Prepared, ApiError> {
 fn update_device(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
     let body: types::DeviceUpdateInput = call.json()?;
-    let sent = Sent::of(&call.json::<serde_json::Value>()?);
     let expand = expand(call);
     acts(move |w, now| {
         w.check_device_access(id)?;
-        w.update_device(id, &body, sent, now)?;
+        w.update_device(id, &body, now)?;
         device_reply(w, id, &expand, now)
     })
 }

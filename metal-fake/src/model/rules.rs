@@ -29,24 +29,6 @@ pub(super) const NOT_PROVISIONABLE: &str = "Server is not provisionable";
 /// failed (packngo PR 112's log).
 pub(super) const NOT_AUTHORIZED: &str = "You are not authorized to view this device";
 
-/// Which fields a `PUT /devices/{id}` body carries: the generated input
-/// type reads an absent object as empty, so `{"customdata": {}}` (clear
-/// it) and `{}` (leave it) look alike without this. (Lists are `Option`s
-/// in update bodies: the spec subset makes them nullable.)
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Sent {
-    pub(super) customdata: bool,
-}
-
-impl Sent {
-    /// The fields present in a JSON body.
-    pub(super) fn of(body: &serde_json::Value) -> Self {
-        Self {
-            customdata: body.get("customdata").is_some_and(|v| !v.is_null()),
-        }
-    }
-}
-
 /// The `hardware_reservation_id` that asks the API to choose a reservation.
 const NEXT_AVAILABLE: &str = "next-available";
 
@@ -535,11 +517,10 @@ impl World {
         &mut self,
         id: Uuid,
         body: &types::DeviceUpdateInput,
-        sent: Sent,
         now: Instant,
     ) -> Result<(), ApiError> {
         let rec = self.devices.get_mut(&id).ok_or_else(ApiError::not_found)?;
-        apply_update(rec, body, sent, now);
+        apply_update(rec, body, now);
         Ok(())
     }
 
@@ -570,7 +551,7 @@ impl World {
     }
 }
 
-fn apply_update(rec: &mut DeviceRec, body: &types::DeviceUpdateInput, sent: Sent, now: Instant) {
+fn apply_update(rec: &mut DeviceRec, body: &types::DeviceUpdateInput, now: Instant) {
     if let Some(h) = &body.hostname {
         rec.hostname.clone_from(h);
     }
@@ -592,8 +573,10 @@ fn apply_update(rec: &mut DeviceRec, body: &types::DeviceUpdateInput, sent: Sent
     if let Some(u) = &body.userdata {
         rec.userdata = Some(u.clone());
     }
-    if sent.customdata {
-        rec.customdata.clone_from(&body.customdata);
+    // Lists and maps are `Option`s in update bodies (the spec subset's
+    // patch 4): `None` leaves them, an empty one clears them.
+    if let Some(c) = &body.customdata {
+        rec.customdata.clone_from(c);
     }
     if let Some(b) = &body.billing_cycle {
         rec.billing_cycle = Some(b.clone());
