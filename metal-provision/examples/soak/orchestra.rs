@@ -664,7 +664,7 @@ struct Calls {
     throttled: u64,
     /// Recent periods some controller used local limits.
     local: Vec<Period>,
-    /// How many such periods began while Redis was up.
+    /// How many such periods were seen (Redis restarts and any other).
     pub fallbacks: u64,
 }
 
