@@ -346,7 +346,20 @@ async fn device_filters(t: &Target) -> Result<(), String> {
         .find_map(|port| port.data.as_ref()?.mac.clone())
         .ok_or("web-1 has no MAC address")?
         .to_uppercase();
+    // web-1's public IPv6 address (no other device's contains it).
+    let ipv6 = web1
+        .devices
+        .iter()
+        .flat_map(|d| &d.ip_addresses)
+        .find(|a| a.address_family == Some(6))
+        .and_then(|a| a.address.clone())
+        .ok_or("web-1 has no IPv6 address")?;
     let cases: Vec<(&str, Vec<String>, Vec<&str>)> = vec![
+        (
+            "search IP address",
+            names(api.find_project_devices().id(p).search(ipv6)).await?,
+            vec!["web-1"],
+        ),
         (
             "mac_address",
             names(api.find_project_devices().id(p).mac_address(mac)).await?,

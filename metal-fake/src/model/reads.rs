@@ -215,6 +215,10 @@ impl World {
             fields.extend(d.description.clone());
             fields.extend(d.reservation.map(short_id));
             fields.extend(d.tags.iter().cloned());
+            // Its IP addresses, once it has them.
+            if super::view::has_addresses(state_of(d, &self.timings, now)) {
+                fields.extend(self.addresses(d).into_iter().filter_map(|a| a.address));
+            }
             fields
                 .iter()
                 .any(|field| contains_ignoring_case(field, text))

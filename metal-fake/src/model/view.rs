@@ -210,7 +210,7 @@ impl World {
 impl World {
     /// The device's public IPv4, public IPv6 and private IPv4 assignments,
     /// derived from its creation order (stable, distinct per device).
-    fn addresses(&self, d: &DeviceRec) -> Vec<types::IpAssignment> {
+    pub(super) fn addresses(&self, d: &DeviceRec) -> Vec<types::IpAssignment> {
         // Wraps after 2^24 devices, far beyond any world the fake holds.
         let n = (d.seq & 0x00ff_ffff) as u32;
         let (hi, mid, lo) = ((n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff);
@@ -269,7 +269,7 @@ impl World {
 /// Whether a device in `state` has its addresses: from the end of a
 /// successful provisioning on (none while queued or provisioning, none
 /// for a device that failed).
-fn has_addresses(state: &str) -> bool {
+pub(super) fn has_addresses(state: &str) -> bool {
     !matches!(state, "queued" | "provisioning" | "failed")
 }
 
