@@ -119,7 +119,8 @@ async fn main() -> ExitCode {
     println!(
         "soak: {} s, {} controllers, {} calls, {} devices created, {} duplicates, {} lost, \
          {} double reboots, max rate {}/{} ({}/{} away from Redis restarts and {} fallbacks), 429s: {}, \
-         cancels: {}, redis restarts: {}, controller kills: {}, fault bursts: {}, provisioning failures: {}",
+         cancels: {}, redis restarts: {}, controller kills: {}, fault bursts: {}, provisioning failures: {}, \
+         next-available creates: {}",
         plan.seconds,
         plan.controllers,
         s.calls,
@@ -137,7 +138,8 @@ async fn main() -> ExitCode {
         s.redis_restarts,
         s.kills,
         s.bursts,
-        s.failed
+        s.failed,
+        s.next_available
     );
     eprintln!(
         "soak: memory held to 10% on {} controller processes (each at the end, and each killed after warm-up)",

@@ -195,7 +195,7 @@ mod tests {
             l.creates.insert(
                 w.to_string(),
                 Create {
-                    reservation: Uuid::nil(),
+                    reservation: None,
                     hostname: String::new(),
                     device: *d,
                     stage: *stage,

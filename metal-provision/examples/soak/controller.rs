@@ -11,6 +11,7 @@
 //! await point, so the next step settles whatever the cancelled one left.
 //!
 //! Standard output, one line each: `cancel` when a step was cancelled,
+//! `next_available` when a `next-available` create's reply named its device,
 //! `degraded` / `restored` when the client falls back to local limits and
 //! returns to the shared ones, and at the end `final in_flight=N
 //! waiting=N`. Standard input closing
@@ -22,7 +23,7 @@ use std::time::Duration;
 
 use clap::Args;
 use metal_api::{types, DeviceState};
-use metal_policy::{Client, Error, Fields, KeyOwner, Metal, SharedLimits};
+use metal_policy::{Client, DeviceFilter, Error, Fields, KeyOwner, Metal, SharedLimits};
 use metal_provision::controller::is_free;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -34,6 +35,13 @@ use crate::ledger::{Create, Ledger, LedgerError, Stage, WITNESS_PREFIX};
 /// How many times a create refused outright (not a lost race) is sent
 /// again before the controller gives it up.
 const MAX_REFUSALS: u32 = 3;
+
+/// The `hardware_reservation_id` that asks the API to pick a reservation.
+const NEXT_AVAILABLE: &str = "next-available";
+
+/// A create asks for `next-available` (the API picks the reservation)
+/// with this probability, instead of naming a free one.
+const NEXT_AVAILABLE_PROBABILITY: f64 = 0.3;
 
 /// A step is cancelled with this probability, at a random point.
 const CANCEL_PROBABILITY: f64 = 0.15;
@@ -256,12 +264,15 @@ impl Controller {
     }
 
     fn request(&self, witness: &str, create: &Create) -> types::CreateDeviceRequest {
+        let reservation = create
+            .reservation
+            .map_or_else(|| NEXT_AVAILABLE.to_string(), |r| r.to_string());
         let input = types::DeviceCreateInFacilityInput::builder()
             .facility(vec!["da11".to_string()])
             .plan("c3.small.x86")
             .operating_system("ubuntu_24_04")
             .hostname(create.hostname.clone())
-            .hardware_reservation_id(create.reservation.to_string())
+            .hardware_reservation_id(reservation)
             .tags(vec![self.args.run_tag.clone(), witness.to_string()]);
         match types::DeviceCreateInFacilityInput::try_from(input) {
             Ok(i) => i.into(),
@@ -270,21 +281,26 @@ impl Controller {
         }
     }
 
-    /// A new logical create on a free reservation: the intent (witness and
-    /// reservation) is in the ledger before the request leaves.
+    /// A new logical create, on a free reservation or on `next-available`:
+    /// the intent (witness, and reservation if named) is in the ledger
+    /// before the request leaves.
     async fn create(&mut self) -> Result<(), ControllerError> {
-        let Ok(reservations) = self.metal.list_reservations(self.args.project).await else {
-            return Ok(());
+        let reservation = if self.rng.random_bool(NEXT_AVAILABLE_PROBABILITY) {
+            None
+        } else {
+            let Ok(reservations) = self.metal.list_reservations(self.args.project).await else {
+                return Ok(());
+            };
+            let free: Vec<Uuid> = reservations
+                .iter()
+                .filter(|r| is_free(r))
+                .filter_map(|r| r.id)
+                .collect();
+            if free.is_empty() {
+                return Ok(());
+            }
+            Some(free[self.rng.random_range(0..free.len())])
         };
-        let free: Vec<Uuid> = reservations
-            .iter()
-            .filter(|r| is_free(r))
-            .filter_map(|r| r.id)
-            .collect();
-        if free.is_empty() {
-            return Ok(());
-        }
-        let reservation = free[self.rng.random_range(0..free.len())];
         let witness = format!("{WITNESS_PREFIX}{}", Uuid::new_v4());
         let create = Create {
             reservation,
@@ -306,24 +322,38 @@ impl Controller {
     async fn send_create(&mut self, witness: &str, create: &Create) -> Result<(), ControllerError> {
         let request = self.request(witness, create);
         match self.metal.create_device(self.args.project, &request).await {
-            Ok(d) => self.adopt(witness, d.id),
+            Ok(d) => {
+                if create.reservation.is_none() {
+                    println!("next_available");
+                }
+                self.adopt(witness, d.id)
+            }
             // Someone holds the reservation: maybe our own earlier send
             // (a cancelled step, a killed process), which only the
             // witness tells.
             Err(Error::RaceLost { .. }) => self.after_race_lost(witness, create).await,
-            Err(Error::Rejected { status, .. }) if status != 404 => {
-                if let Some(c) = self.ledger.creates.get_mut(witness) {
-                    c.refusals += 1;
-                    if c.refusals >= MAX_REFUSALS {
-                        // No device can carry this witness: the
-                        // reservation refused it every time.
-                        self.ledger.forget(witness);
-                    }
-                }
-                self.save()
-            }
+            // None free: like a refusal, given up after a few (each later
+            // step first looks for a device carrying the witness, in case
+            // an earlier send of it landed after all).
+            Err(Error::NoReservationAvailable { .. }) => self.refused(witness),
+            Err(Error::Rejected { status, .. }) if status != 404 => self.refused(witness),
             // Unknown: settled by a later step through the witness.
             Err(_) => Ok(()),
+        }
+    }
+
+    /// A create refused outright: counted, and given up after a few.
+    fn refused(&mut self, witness: &str) -> Result<(), ControllerError> {
+        {
+            if let Some(c) = self.ledger.creates.get_mut(witness) {
+                c.refusals += 1;
+                if c.refusals >= MAX_REFUSALS {
+                    // No device can carry this witness: the API refused
+                    // it every time.
+                    self.ledger.forget(witness);
+                }
+            }
+            self.save()
         }
     }
 
@@ -345,7 +375,10 @@ impl Controller {
         witness: &str,
         create: &Create,
     ) -> Result<bool, ControllerError> {
-        let Ok(hr) = self.metal.get_reservation(create.reservation).await else {
+        let Some(reservation) = create.reservation else {
+            return self.settle_by_witness(witness).await;
+        };
+        let Ok(hr) = self.metal.get_reservation(reservation).await else {
             return Ok(false);
         };
         match hr.device {
@@ -357,6 +390,28 @@ impl Controller {
             None => return Ok(true),
         }
         Ok(false)
+    }
+
+    /// Settles a `next-available` create, whose reservation is unknown,
+    /// by the device carrying its witness: adopted if there is one. `true`
+    /// when there is none; `false` when settled, or unknown (the list
+    /// failed: a later step tries again).
+    async fn settle_by_witness(&mut self, witness: &str) -> Result<bool, ControllerError> {
+        let filter = DeviceFilter::tag(witness);
+        let Ok(found) = self
+            .metal
+            .list_devices_matching(self.args.project, &filter)
+            .await
+        else {
+            return Ok(false);
+        };
+        match found.first() {
+            Some(d) => {
+                self.adopt(witness, d.id)?;
+                Ok(false)
+            }
+            None => Ok(true),
+        }
     }
 
     /// A create lost the race for its reservation: to another API user, or

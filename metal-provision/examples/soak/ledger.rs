@@ -32,8 +32,9 @@ pub enum Stage {
 /// One logical create.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Create {
-    /// The reservation it asked for (the only one it may ever land on).
-    pub reservation: Uuid,
+    /// The reservation it asked for (the only one it may ever land on),
+    /// or `None` for `next-available` (the API picks one).
+    pub reservation: Option<Uuid>,
     /// Its hostname.
     pub hostname: String,
     /// The device, once known.
@@ -152,7 +153,7 @@ mod tests {
         l.creates.insert(
             format!("{WITNESS_PREFIX}a"),
             Create {
-                reservation: Uuid::new_v4(),
+                reservation: Some(Uuid::new_v4()),
                 hostname: "h".into(),
                 device: Some(d),
                 stage: Stage::Live,

@@ -82,6 +82,9 @@ pub struct Summary {
     pub kills: u64,
     /// Reservations the competitor took.
     pub competitor: u64,
+    /// Devices created through `next-available` (a reply that named
+    /// them; those recovered by their witness later are not counted).
+    pub next_available: u64,
     /// Bursts of faults injected (each hits the next few calls).
     pub bursts: u64,
     /// Devices seen `failed` (their provisioning failed).
@@ -144,6 +147,8 @@ struct Launcher {
     plan: Plan,
     target: usize,
     cancels: Arc<AtomicU64>,
+    /// Devices created through `next-available`, as the controllers report.
+    next_available: Arc<AtomicU64>,
     /// Periods a controller used local limits, `(from, to)`; `to` is
     /// `None` while it lasts.
     fallbacks: Arc<std::sync::Mutex<Vec<Period>>>,
@@ -181,6 +186,7 @@ impl Launcher {
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let cancels = self.cancels.clone();
+        let next_available = self.next_available.clone();
         let fallbacks = self.fallbacks.clone();
         let report = tokio::spawn(async move {
             let mut last = None;
@@ -196,6 +202,9 @@ impl Launcher {
                 match line.as_str() {
                     "cancel" => {
                         cancels.fetch_add(1, Ordering::Relaxed);
+                    }
+                    "next_available" => {
+                        next_available.fetch_add(1, Ordering::Relaxed);
                     }
                     "degraded" => open = Some(Instant::now()),
                     "restored" => {
@@ -357,6 +366,7 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
         plan: plan.clone(),
         target: per_controller,
         cancels: Arc::new(AtomicU64::new(0)),
+        next_available: Arc::new(AtomicU64::new(0)),
         fallbacks: Arc::default(),
     };
     let mut controllers = Vec::new();
@@ -644,6 +654,7 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
         ));
     }
     summary.cancels = launcher.cancels.load(Ordering::Relaxed);
+    summary.next_available = launcher.next_available.load(Ordering::Relaxed);
     summary.failed = failed.len();
     redis.down().await;
     server.shutdown().await;
