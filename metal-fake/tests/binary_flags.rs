@@ -2,45 +2,20 @@
 //! are refused with one clear error (exit code 2) instead of aborting or
 //! overflowing, and its log subscriber honours `RUST_LOG`.
 
-use std::io::{BufRead, BufReader, Read};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+mod binary;
 
-const BIN: &str = env!("CARGO_BIN_EXE_metal-fake");
+use std::io::Read;
+use std::process::Command;
+use std::time::Duration;
+
+const TOKEN: &str = "flags-token";
 
 fn command(args: &[&str]) -> Command {
-    let mut c = Command::new(BIN);
-    c.args(["--listen", "127.0.0.1:0", "--token", "flags-token"])
-        .args(args)
-        .env_remove("RUST_LOG")
-        .env_remove("METAL_AUTH_TOKEN")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    c
-}
-
-/// Runs the binary with `args`, expecting it to exit by itself within a few
-/// seconds (a refused flag); kills it and fails the test otherwise.
-fn run_refused(args: &[&str]) -> Output {
-    let mut child = command(args).spawn().unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            panic!(
-                "metal-fake {args:?} is still running after 20 s; stderr: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
+    binary::command(TOKEN, args)
 }
 
 fn assert_refused(args: &[&str], expected: &str) {
-    let out = run_refused(args);
+    let out = binary::run_to_exit(TOKEN, args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
     let errors: Vec<&str> = stderr.lines().filter(|l| l.starts_with("error:")).collect();
@@ -54,15 +29,6 @@ fn assert_refused(args: &[&str], expected: &str) {
         "{args:?}: it must not start serving: {}",
         String::from_utf8_lossy(&out.stdout)
     );
-}
-
-/// Reads the first stdout line (the URL line) of a started server.
-fn first_line(child: &mut Child) -> String {
-    let mut line = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    line
 }
 
 #[test]
@@ -113,7 +79,7 @@ fn the_limits_themselves_are_accepted() {
     ])
     .spawn()
     .unwrap();
-    let line = first_line(&mut child);
+    let line = binary::first_line(&mut child);
     child.kill().unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(
@@ -133,7 +99,7 @@ fn the_log_subscriber_honours_rust_log() {
             c.env("RUST_LOG", filter);
         }
         let mut child = c.spawn().unwrap();
-        let line = first_line(&mut child);
+        let line = binary::first_line(&mut child);
         assert!(line.starts_with("metal-fake listening on "), "{line:?}");
         // The startup event follows the URL line; give it a moment.
         std::thread::sleep(Duration::from_millis(300));

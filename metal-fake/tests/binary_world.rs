@@ -2,27 +2,19 @@
 //! `--time-scale`, `--control-token`, and `--state-file` persistence across
 //! a restart (saved on SIGINT, loaded at start).
 
-use std::io::{BufRead, BufReader};
+mod binary;
+
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_metal-fake");
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/world.json");
 const TOKEN: &str = "world-flags-token";
 
 fn command(args: &[&str]) -> Command {
-    let mut c = Command::new(BIN);
-    c.args(["--listen", "127.0.0.1:0", "--token", TOKEN])
-        .args(args)
-        .env_remove("RUST_LOG")
-        .env_remove("METAL_AUTH_TOKEN")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    c
+    binary::command(TOKEN, args)
 }
 
 /// A started server and its root URL (without `/metal/v1`).
@@ -40,10 +32,7 @@ impl Drop for Running {
 
 fn start(args: &[&str]) -> Running {
     let mut child = command(args).spawn().unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let line = binary::first_line(&mut child);
     let url = line
         .trim()
         .strip_prefix("metal-fake listening on ")
@@ -77,7 +66,7 @@ fn interrupt(mut r: Running) -> Option<i32> {
 }
 
 fn exits_with(args: &[&str]) -> (Option<i32>, String) {
-    let out = command(args).output().unwrap();
+    let out = binary::run_to_exit(TOKEN, args);
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -120,7 +109,10 @@ fn post(url: &str, body: Value) -> (u16, Value) {
 
 #[test]
 fn world_schema_prints_the_shipped_schema() {
-    let out = Command::new(BIN).arg("--world-schema").output().unwrap();
+    let out = Command::new(binary::BIN)
+        .arg("--world-schema")
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let shipped =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/world.schema.json")).unwrap();
