@@ -39,6 +39,8 @@ mod check;
 mod controller;
 #[path = "shared/flags.rs"]
 mod flags;
+#[path = "shared/gauge.rs"]
+mod gauge;
 #[path = "soak/ledger.rs"]
 mod ledger;
 #[path = "soak/orchestra.rs"]

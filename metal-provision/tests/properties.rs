@@ -22,6 +22,9 @@
 //! A failure shrinks to a minimal sequence. `PROPERTY_CASES` overrides
 //! the case count (default 256, about 7 s in a debug build on 2 cores).
 
+#[path = "../examples/shared/gauge.rs"]
+mod gauge;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
@@ -31,6 +34,8 @@ use metal_policy::{Client, Error, Metal};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use uuid::Uuid;
+
+use gauge::gauge;
 
 const RESERVATIONS: usize = 4;
 
@@ -109,15 +114,6 @@ struct Model {
     /// a step whose call stopped early, or made none, leaves them to the
     /// next step's calls).
     injected: u64,
-}
-
-fn gauge(registry: &prometheus::Registry, name: &str) -> f64 {
-    registry
-        .gather()
-        .iter()
-        .find(|f| f.name() == name)
-        .and_then(|f| f.get_metric().first().map(|m| m.get_gauge().get_value()))
-        .unwrap_or(f64::NAN)
 }
 
 fn create_request(fake: &Fake, reservation: Uuid, tag: &str) -> types::CreateDeviceRequest {

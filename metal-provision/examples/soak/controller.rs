@@ -30,6 +30,7 @@ use rand::{Rng, SeedableRng};
 use tokio::io::AsyncReadExt;
 use uuid::Uuid;
 
+use crate::gauge::gauge;
 use crate::ledger::{Create, Ledger, LedgerError, Stage, WITNESS_PREFIX};
 
 /// How many times a create refused outright (not a lost race) is sent
@@ -193,16 +194,6 @@ pub async fn run(args: ControllerArgs) -> Result<(), ControllerError> {
         gauge(&registry, "equinix_api_waiting")
     );
     Ok(())
-}
-
-/// A gauge's value (`NaN` if it is not registered).
-fn gauge(registry: &prometheus::Registry, name: &str) -> f64 {
-    registry
-        .gather()
-        .iter()
-        .find(|f| f.name() == name)
-        .and_then(|f| f.get_metric().first().map(|m| m.get_gauge().get_value()))
-        .unwrap_or(f64::NAN)
 }
 
 struct Controller {
