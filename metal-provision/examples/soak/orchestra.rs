@@ -149,8 +149,8 @@ struct Launcher {
     cancels: Arc<AtomicU64>,
     /// Devices created through `next-available`, as the controllers report.
     next_available: Arc<AtomicU64>,
-    /// Periods a controller used local limits, `(from, to)`; `to` is
-    /// `None` while it lasts.
+    /// Periods a controller used local limits, `(from, to)`, each
+    /// recorded once it is over (or its controller's output ends).
     fallbacks: Arc<std::sync::Mutex<Vec<Period>>>,
 }
 
@@ -295,19 +295,34 @@ fn ours(fake: &Fake, run_tag: &str) -> Vec<OnServer> {
         .collect()
 }
 
-/// A device's state and hostname (its hostname names the controller and
-/// the witness), for a message.
-fn describe(fake: &Fake, id: Uuid) -> String {
-    fake.devices()
-        .into_iter()
-        .find(|d| d.id == Some(id))
-        .map_or("gone".into(), |d| {
-            format!(
-                "state {}, hostname {}",
-                d.state.as_deref().unwrap_or("?"),
-                d.hostname.as_deref().unwrap_or("?")
-            )
-        })
+/// How often the server rebooted each of our devices.
+fn reboots_performed(fake: &Fake, on_server: &[OnServer]) -> BTreeMap<Uuid, u32> {
+    on_server
+        .iter()
+        .filter_map(|d| fake.reboots(d.id).map(|n| (d.id, n)))
+        .collect()
+}
+
+/// A lost device, named with its state and hostname (its hostname names
+/// the controller and the witness).
+fn lost_violation(fake: &Fake, id: Uuid) -> Violation {
+    let found = fake.devices().into_iter().find(|d| d.id == Some(id));
+    let what = found.map_or("gone".into(), |d| {
+        format!(
+            "state {}, hostname {}",
+            d.state.as_deref().unwrap_or("?"),
+            d.hostname.as_deref().unwrap_or("?")
+        )
+    });
+    format!("lost: device {id} ({what}) is on the server and in no ledger")
+}
+
+fn double_reboot_violation((device, performed, sent): &(Uuid, u32, u32)) -> Violation {
+    format!("double reboot: device {device} rebooted {performed} times for {sent} logical reboots")
+}
+
+fn duplicate_violation(witness: &str, ids: &std::collections::BTreeSet<Uuid>) -> Violation {
+    format!("duplicate: witness {witness} has devices {ids:?}")
 }
 
 fn read_ledgers(launcher: &Launcher) -> Vec<Ledger> {
@@ -485,14 +500,15 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
         // Every device, as often as the tick, for the duplicate history
         // (a controller deletes a device only once it is active, which
         // takes longer than a tick).
-        for d in ours(&fake, &launcher.run_tag) {
+        let on_server = ours(&fake, &launcher.run_tag);
+        for d in &on_server {
             seen.device(d.id, d.witness.as_deref());
             if d.failed {
                 failed.insert(d.id);
             }
         }
         if let Some((w, ids)) = seen.first_duplicate() {
-            fail(format!("duplicate: witness {w} has devices {ids:?}"));
+            fail(duplicate_violation(w, ids));
         }
 
         // RSS after warm-up, per process.
@@ -503,26 +519,17 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
         }
 
         if ticks.is_multiple_of(10) {
-            // The server first, then the ledgers.
-            let on_server = ours(&fake, &launcher.run_tag);
-            let reboots: BTreeMap<Uuid, u32> = on_server
-                .iter()
-                .filter_map(|d| fake.reboots(d.id).map(|n| (d.id, n)))
-                .collect();
+            // The server first (this tick's read), then the ledgers.
+            let reboots = reboots_performed(&fake, &on_server);
             let ledgers = read_ledgers(&launcher);
-            if let Some((d, n, sent)) = check::double_reboots(&reboots, &ledgers).first() {
-                fail(format!(
-                    "double reboot: device {d} rebooted {n} times for {sent} logical reboots"
-                ));
+            if let Some(double) = check::double_reboots(&reboots, &ledgers).first() {
+                fail(double_reboot_violation(double));
             }
             // A device is lost if it is unknown in two checks in a row
             // (a device deleted between the two reads is not lost).
             let lost = check::lost(&on_server, &ledgers);
             if let Some(d) = lost.iter().find(|d| suspects.contains(d)) {
-                fail(format!(
-                    "lost: device {d} ({}) is on the server and in no ledger",
-                    describe(&fake, *d)
-                ));
+                fail(lost_violation(&fake, *d));
             }
             suspects = lost;
             calls.observe(&fake, &outages, redis_back.map(|(d, _)| d), false);
@@ -582,28 +589,20 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
         seen.device(d.id, d.witness.as_deref());
     }
     let ledgers = read_ledgers(&launcher);
-    let reboots: BTreeMap<Uuid, u32> = on_server
-        .iter()
-        .filter_map(|d| fake.reboots(d.id).map(|n| (d.id, n)))
-        .collect();
+    let reboots = reboots_performed(&fake, &on_server);
     let double = check::double_reboots(&reboots, &ledgers);
     summary.double_reboots = double.len();
-    if let Some((d, n, sent)) = double.first() {
-        fail(format!(
-            "double reboot: device {d} rebooted {n} times for {sent} logical reboots"
-        ));
+    if let Some(double) = double.first() {
+        fail(double_reboot_violation(double));
     }
     let lost = check::lost(&on_server, &ledgers);
     summary.lost = lost.len();
     if let Some(d) = lost.first() {
-        fail(format!(
-            "lost: device {d} ({}) is on the server and in no ledger",
-            describe(&fake, *d)
-        ));
+        fail(lost_violation(&fake, *d));
     }
     summary.duplicates = seen.duplicates();
     if let Some((w, ids)) = seen.first_duplicate() {
-        fail(format!("duplicate: witness {w} has devices {ids:?}"));
+        fail(duplicate_violation(w, ids));
     }
     calls.fallbacks(&launcher.fallbacks);
     calls.observe(&fake, &outages, None, true);
