@@ -335,17 +335,15 @@ impl Controller {
 
     /// A create refused outright: counted, and given up after a few.
     fn refused(&mut self, witness: &str) -> Result<(), ControllerError> {
-        {
-            if let Some(c) = self.ledger.creates.get_mut(witness) {
-                c.refusals += 1;
-                if c.refusals >= MAX_REFUSALS {
-                    // No device can carry this witness: the API refused
-                    // it every time.
-                    self.ledger.forget(witness);
-                }
+        if let Some(c) = self.ledger.creates.get_mut(witness) {
+            c.refusals += 1;
+            if c.refusals >= MAX_REFUSALS {
+                // No device can carry this witness: the API refused it
+                // every time.
+                self.ledger.forget(witness);
             }
-            self.save()
         }
+        self.save()
     }
 
     fn adopt(&mut self, witness: &str, device: Option<Uuid>) -> Result<(), ControllerError> {
@@ -360,7 +358,8 @@ impl Controller {
     /// the holder tells: our device (the witness on it: adopted), someone
     /// else's (the race is lost: forgotten). `true` when nobody holds it;
     /// `false` when settled, or unknown (the read failed: a later step
-    /// tries again).
+    /// tries again). A `next-available` create names no reservation: it
+    /// is settled by its witness instead ([`Self::settle_by_witness`]).
     async fn settle_by_holder(
         &mut self,
         witness: &str,
