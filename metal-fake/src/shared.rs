@@ -247,9 +247,9 @@ impl Shared {
         // A panic while the lock is held leaves the model as it was between
         // two whole operations at worst; keep serving rather than poison.
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        // Lifecycle changes due by now (deleted devices leaving), before
-        // anyone looks.
-        inner.world.settle(Instant::now());
+        // Lifecycle changes due by now on the fake's clock (deleted devices
+        // leaving), before anyone looks.
+        inner.world.settle(self.clock.now());
         inner
     }
 
