@@ -21,7 +21,7 @@ pub struct Call {
 
 impl Call {
     /// A call of `operation` with these path parameters, query and body.
-    pub fn new(
+    pub(crate) fn new(
         operation: &'static Operation,
         params: HashMap<String, String>,
         query: HashMap<String, String>,

@@ -71,10 +71,18 @@ impl FaultKind {
 
     /// Whether the model applies the change before the fault shows.
     pub fn applies_change(&self) -> bool {
-        matches!(
-            self,
-            Self::FailAfter { .. } | Self::DropAfter | Self::Hang | Self::Truncated
-        )
+        self.stage() == Stage::After
+    }
+
+    /// When the fault strikes: the one place each kind's timing is said.
+    pub(crate) fn stage(&self) -> Stage {
+        match self {
+            Self::NotSent | Self::FailBefore { .. } | Self::Throttle { .. } | Self::BadGateway => {
+                Stage::Before
+            }
+            Self::FailAfter { .. } | Self::DropAfter | Self::Hang | Self::Truncated => Stage::After,
+            Self::Latency(_) | Self::Competitor => Stage::Around,
+        }
     }
 
     /// Every kind with representative parameters, for suites that run all.
@@ -112,6 +120,18 @@ impl FaultKind {
             Self::Truncated,
         ]
     }
+}
+
+/// When a fault strikes, relative to the change a call makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stage {
+    /// Before the server acts: nothing changes.
+    Before,
+    /// After the server acted: the reply is lost or spoiled.
+    After,
+    /// Around a call that otherwise goes through (latency, a competitor
+    /// taking the reservation first).
+    Around,
 }
 
 /// A scripted fault: which calls it hits and what happens to them.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use metal_api::operation::Operation;
 
 use crate::call::{ApiError, Call, Reply};
-use crate::model::{Prepare, Prepared, MODELLED};
+use crate::model::{modelled, Prepare, Prepared};
 
 /// A handler a test gives for one operation.
 pub(crate) type Custom = Arc<dyn Fn(&Call) -> Result<Reply, ApiError> + Send + Sync>;
@@ -35,9 +35,8 @@ pub(crate) struct Handlers(HashMap<&'static str, Handler>);
 impl Default for Handlers {
     fn default() -> Self {
         Self(
-            MODELLED
-                .iter()
-                .map(|(op, prepare)| (op.id, Handler::Model(*prepare)))
+            modelled()
+                .map(|m| (m.operation.id, Handler::Model(m.prepare)))
                 .collect(),
         )
     }

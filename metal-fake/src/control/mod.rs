@@ -34,8 +34,8 @@ use axum::Router;
 use serde::Serialize;
 
 use crate::document::{seconds, WorldDoc, WorldError};
-use crate::shared::Shared;
-use crate::state::LOG_CAPACITY;
+use crate::log::LOG_CAPACITY;
+use crate::store::Store;
 use wire::{CallJson, ClockJson, ClockRequest, FaultsRequest, Summary};
 
 /// The largest control request body (64 MiB: a world of
@@ -52,7 +52,7 @@ const DEFAULT_CALLS: usize = 1000;
 pub(crate) const CONTROL_TOKEN_HEADER: &str = "x-fake-control-token";
 
 /// The control API's router over `shared`, guarded by `token` when given.
-pub(crate) fn router(shared: Arc<Shared>, token: Option<String>) -> Router {
+pub(crate) fn router(shared: Arc<Store>, token: Option<String>) -> Router {
     Router::new()
         .route("/_fake/state", get(state))
         .route("/_fake/reset", post(reset))
@@ -128,7 +128,7 @@ fn unknown_parameter<'a>(query: &'a HashMap<String, String>, known: &[&str]) -> 
         .find(|k| !known.contains(k))
 }
 
-fn summary(shared: &Shared) -> Response {
+fn summary(shared: &Store) -> Response {
     json(200, &Summary::of(&shared.world_doc()))
 }
 
@@ -140,12 +140,12 @@ fn world_refused(e: WorldError) -> Response {
 }
 
 /// `GET /_fake/state`: the counters and the world's contents.
-async fn state(State(shared): State<Arc<Shared>>) -> Response {
+async fn state(State(shared): State<Arc<Store>>) -> Response {
     json(200, &shared.snapshot())
 }
 
 /// `POST /_fake/reset`.
-async fn reset(State(shared): State<Arc<Shared>>) -> Response {
+async fn reset(State(shared): State<Arc<Store>>) -> Response {
     match shared.reset() {
         Ok(()) => summary(&shared),
         Err(e) => refuse(500, format!("the seeded world no longer loads: {e}")),
@@ -153,12 +153,12 @@ async fn reset(State(shared): State<Arc<Shared>>) -> Response {
 }
 
 /// `GET /_fake/world`.
-async fn get_world(State(shared): State<Arc<Shared>>) -> Response {
+async fn get_world(State(shared): State<Arc<Store>>) -> Response {
     json(200, &shared.world_doc())
 }
 
 /// `POST /_fake/world`.
-async fn post_world(State(shared): State<Arc<Shared>>, body: Body) -> Response {
+async fn post_world(State(shared): State<Arc<Store>>, body: Body) -> Response {
     let bytes = match read(body).await {
         Ok(b) => b,
         Err(resp) => return resp,
@@ -171,7 +171,7 @@ async fn post_world(State(shared): State<Arc<Shared>>, body: Body) -> Response {
 }
 
 /// `POST /_fake/faults`: every fault is checked before any is added.
-async fn post_faults(State(shared): State<Arc<Shared>>, body: Body) -> Response {
+async fn post_faults(State(shared): State<Arc<Store>>, body: Body) -> Response {
     let request: FaultsRequest = match decode(body).await {
         Ok(r) => r,
         Err(resp) => return resp,
@@ -209,7 +209,7 @@ async fn post_faults(State(shared): State<Arc<Shared>>, body: Body) -> Response 
 }
 
 /// `DELETE /_fake/faults`.
-async fn delete_faults(State(shared): State<Arc<Shared>>) -> Response {
+async fn delete_faults(State(shared): State<Arc<Store>>) -> Response {
     shared.lock().faults.clear();
     json(200, &serde_json::json!({ "cleared": true }))
 }
@@ -217,7 +217,7 @@ async fn delete_faults(State(shared): State<Arc<Shared>>) -> Response {
 /// `GET /_fake/calls?operation=&limit=`: the last `limit` calls (default
 /// 1000) of `operation` (or of all), oldest first, and how many matched.
 async fn calls(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<Store>>,
     query: Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
     let Ok(Query(query)) = query else {
@@ -239,7 +239,7 @@ async fn calls(
     };
     let mut matched: Vec<_> = shared
         .lock()
-        .stats
+        .log
         .log_since(0)
         .into_iter()
         .filter(|c| operation.is_none_or(|op| c.operation == op))
@@ -250,29 +250,29 @@ async fn calls(
     let calls: Vec<CallJson> = listed
         .into_iter()
         .map(|c| {
-            let at = clock.wall(c.at).to_rfc3339();
+            let at = clock.wall().wall(c.at).to_rfc3339();
             CallJson::of(c, at)
         })
         .collect();
     json(200, &serde_json::json!({ "total": total, "calls": calls }))
 }
 
-fn clock_json(shared: &Shared) -> ClockJson {
+fn clock_json(shared: &Store) -> ClockJson {
     let clock = shared.clock();
     ClockJson {
-        now: clock.wall(clock.now()).to_rfc3339(),
+        now: clock.wall().wall(clock.now()).to_rfc3339(),
         advanced_seconds: clock.advanced().as_secs_f64(),
         time_scale: clock.scale(),
     }
 }
 
 /// `GET /_fake/clock`.
-async fn get_clock(State(shared): State<Arc<Shared>>) -> Response {
+async fn get_clock(State(shared): State<Arc<Store>>) -> Response {
     json(200, &clock_json(&shared))
 }
 
 /// `POST /_fake/clock`: `{"advance_seconds": N}`, at most a week a call.
-async fn post_clock(State(shared): State<Arc<Shared>>, body: Body) -> Response {
+async fn post_clock(State(shared): State<Arc<Store>>, body: Body) -> Response {
     let request: ClockRequest = match decode(body).await {
         Ok(r) => r,
         Err(resp) => return resp,

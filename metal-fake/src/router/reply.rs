@@ -17,7 +17,7 @@ use crate::call::{ApiError, Reply};
 struct KeptBody(Bytes);
 
 /// The whole body of a response built here from bytes (never a stream).
-pub(super) fn kept_body(resp: &Response) -> Option<Bytes> {
+pub(crate) fn kept_body(resp: &Response) -> Option<Bytes> {
     resp.extensions().get::<KeptBody>().map(|k| k.0.clone())
 }
 
@@ -36,12 +36,12 @@ fn with_body(status: u16, content_type: Option<&'static str>, body: Bytes) -> Re
 pub(crate) const JSON_CONTENT_TYPE: &str = "application/json; charset=utf-8";
 
 /// A JSON body.
-pub(super) fn json(status: u16, body: Bytes) -> Response {
+pub(crate) fn json(status: u16, body: Bytes) -> Response {
     with_body(status, Some(JSON_CONTENT_TYPE), body)
 }
 
 /// The API's `Error` body.
-pub(super) fn error(status: u16, messages: Vec<String>) -> Response {
+pub(crate) fn error(status: u16, messages: Vec<String>) -> Response {
     let body = types::Error {
         error: None,
         errors: messages,
@@ -50,12 +50,12 @@ pub(super) fn error(status: u16, messages: Vec<String>) -> Response {
 }
 
 /// An API refusal.
-pub(super) fn refusal(e: ApiError) -> Response {
+pub(crate) fn refusal(e: ApiError) -> Response {
     error(e.status, e.messages)
 }
 
 /// A handler's result, with the operation's success status.
-pub(super) fn of(success: u16, result: Result<Reply, ApiError>) -> Response {
+pub(crate) fn of(success: u16, result: Result<Reply, ApiError>) -> Response {
     match result {
         Ok(Reply::Json(body)) => json(success, body),
         Ok(Reply::Empty) => with_body(success, None, Bytes::new()),
@@ -66,7 +66,7 @@ pub(super) fn of(success: u16, result: Result<Reply, ApiError>) -> Response {
 const BAD_GATEWAY_PAGE: &str = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n";
 
 /// A proxy's HTML 502 page.
-pub(super) fn bad_gateway() -> Response {
+pub(crate) fn bad_gateway() -> Response {
     with_body(
         502,
         Some("text/html"),
@@ -81,7 +81,7 @@ pub(super) fn bad_gateway() -> Response {
 /// it has: without the pause it would abort before the head left, and the
 /// client would see no reply at all. `None` when the body is too short to
 /// cut.
-pub(super) fn truncated(full: Response) -> Option<Response> {
+pub(crate) fn truncated(full: Response) -> Option<Response> {
     let body = kept_body(&full).filter(|b| b.len() > 1)?;
     let (mut parts, _) = full.into_parts();
     parts.extensions.remove::<KeptBody>();

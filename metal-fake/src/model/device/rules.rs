@@ -1,33 +1,27 @@
-//! The API's rules for devices and hardware reservations: what each change
-//! checks and does (create, update, actions, delete, move), the changes
-//! that happen on their own as time passes (`settle`), and the competitor
-//! that takes a reservation.
+//! The API's rules for devices: what each change checks and does (create,
+//! update, actions, delete), the changes that happen on their own as time
+//! passes (`settle`), and the competitor that takes a reservation.
 
 use metal_api::types;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::records::{
-    failed_at, state_of, DeviceRec, KeyOwner, Phase, FAILED_PROVISIONING_PROJECT,
-};
-use super::world::World;
+use super::record::{Device, DeviceState, Kept, Live, Phase, FAILED_PROVISIONING_PROJECT};
 use crate::call::ApiError;
-use crate::faults::FailProvisioning;
+use crate::model::World;
 
 /// The API's refusal to delete a device that is not yet provisioned.
-pub(super) const DELETE_WHILE_PROVISIONING: &str =
+pub(crate) const DELETE_WHILE_PROVISIONING: &str =
     "Cannot delete a device while it is provisioning";
 /// The API's refusal to delete a locked device.
-pub(super) const DELETE_LOCKED: &str = "Cannot delete a locked item";
+pub(crate) const DELETE_LOCKED: &str = "Cannot delete a locked item";
 /// The refusal to reinstall a locked device (in the style of the delete's).
-pub(super) const REINSTALL_LOCKED: &str = "Cannot reinstall a locked item";
-/// The refusal to move a reservation whose device is locked.
-pub(super) const MOVE_LOCKED: &str = "Cannot move a locked item";
+pub(crate) const REINSTALL_LOCKED: &str = "Cannot reinstall a locked item";
 /// The API's refusal to provision on a reservation whose device failed.
-pub(super) const NOT_PROVISIONABLE: &str = "Server is not provisionable";
+pub(crate) const NOT_PROVISIONABLE: &str = "Server is not provisionable";
 /// What the API answered for a device moved away after its provisioning
 /// failed (packngo PR 112's log).
-pub(super) const NOT_AUTHORIZED: &str = "You are not authorized to view this device";
+pub(crate) const NOT_AUTHORIZED: &str = "You are not authorized to view this device";
 
 /// The `hardware_reservation_id` that asks the API to choose a reservation.
 const NEXT_AVAILABLE: &str = "next-available";
@@ -94,8 +88,38 @@ impl<'a> CreateFields<'a> {
     }
 }
 
+/// The hardware reservation a create request names, for a competitor
+/// fault to take first (`None` for `next-available` or a malformed ID).
+pub(crate) fn contested(body: &types::CreateDeviceRequest) -> Option<Uuid> {
+    Uuid::parse_str(CreateFields::of(body).reservation).ok()
+}
+
 impl World {
-    pub(super) fn create_device(
+    /// Whether `plan` (a slug or ID) names the plan with this slug, and
+    /// `place` (a metro, or facilities) its facility.
+    fn matches_place(&self, plan: &str, slug: &str, f: &CreateFields<'_>, facility: &str) -> bool {
+        let Some(facility) = self.catalog.facility(facility) else {
+            return false;
+        };
+        let plan_ok = plan == slug
+            || self
+                .catalog
+                .plan(slug)
+                .and_then(|p| p.id)
+                .is_some_and(|id| id.to_string() == plan);
+        let place_ok = match f.metro {
+            Some(m) => m == facility.metro || m == self.catalog.metro_id_of(facility).to_string(),
+            None => f.facilities.iter().any(|c| {
+                c == "any"
+                    || *c == facility.code
+                    || facility.id.is_some_and(|id| *c == id.to_string())
+            }),
+        };
+        plan_ok && place_ok
+    }
+
+    /// `createDevice`.
+    pub(crate) fn create_device(
         &mut self,
         project: Uuid,
         body: &types::CreateDeviceRequest,
@@ -124,57 +148,56 @@ impl World {
             });
         }
         let reservation = self.pick_reservation(project, &f, now)?;
-        let rec = self
+        let r = self
             .reservations
             .get(&reservation)
             .ok_or_else(ApiError::not_found)?;
-        if rec.project != project {
+        if r.rec.project != project {
             return Err(ApiError::unprocessable(
                 "Hardware reservation does not belong to this project",
             ));
         }
-        if let Some(holder) = rec.device {
+        if let Some(holder) = r.live.device {
             let failed = self
                 .devices
                 .get(&holder)
-                .is_some_and(|d| state_of(d, &self.timings, now) == "failed");
+                .is_some_and(|d| d.state(&self.timings, now) == DeviceState::Failed);
             return Err(ApiError::unprocessable(if failed {
                 NOT_PROVISIONABLE
             } else {
                 "Hardware reservation already has a device provisioned on it"
             }));
         }
-        if !self.provisionable(rec, now) {
+        if !r.provisionable(now) {
             return Err(ApiError::unprocessable(
                 "Hardware reservation is not provisionable yet",
             ));
         }
-        let plan = &self.plans[rec.plan];
-        if plan.slug != f.plan && plan.id.to_string() != f.plan {
+        let (plan, facility) = (r.rec.plan.clone(), r.rec.facility.clone());
+        let plan_ok = f.plan == plan
+            || self
+                .catalog
+                .plan(&plan)
+                .and_then(|p| p.id)
+                .is_some_and(|id| id.to_string() == f.plan);
+        if !plan_ok {
             return Err(ApiError::unprocessable(format!(
-                "Plan {} does not match the hardware reservation's plan {}",
-                f.plan, plan.slug
+                "Plan {} does not match the hardware reservation's plan {plan}",
+                f.plan
             )));
         }
-        let facility = &self.facilities[rec.facility];
-        if let Some(metro) = f.metro {
-            if metro != facility.metro && metro != facility.metro_id.to_string() {
-                return Err(ApiError::unprocessable(format!(
+        if !self.matches_place(&plan, &plan, &f, &facility) {
+            let refusal = match (f.metro, self.catalog.facility(&facility)) {
+                (Some(metro), Some(fac)) => format!(
                     "Metro {metro} does not match the hardware reservation's metro {}",
-                    facility.metro
-                )));
-            }
-        } else if !f
-            .facilities
-            .iter()
-            .any(|c| c == "any" || *c == facility.code || *c == facility.id.to_string())
-        {
-            return Err(ApiError::unprocessable(format!(
-                "Facility does not match the hardware reservation's facility {}",
-                facility.code
-            )));
+                    fac.metro
+                ),
+                _ => format!(
+                    "Facility does not match the hardware reservation's facility {facility}"
+                ),
+            };
+            return Err(ApiError::unprocessable(refusal));
         }
-        let (plan, facility) = (rec.plan, rec.facility);
         let id = Uuid::new_v4();
         let seq = self.next_seq();
         let hostname = f
@@ -185,31 +208,37 @@ impl World {
         let ssh_keys = self.attached_keys(project);
         self.devices.insert(
             id,
-            DeviceRec {
-                id,
-                seq,
-                project,
-                reservation: Some(reservation),
-                plan,
-                facility,
-                os: f.os.to_string(),
-                hostname,
-                description: f.description.cloned(),
-                tags: f.tags.to_vec(),
-                locked: f.locked,
-                always_pxe: f.always_pxe,
-                ipxe_script_url: f.ipxe_script_url.cloned(),
-                userdata: f.userdata.cloned(),
-                customdata: f.customdata.clone(),
-                billing_cycle: f.billing_cycle,
-                phase: Phase::Provisioning,
-                since: now,
-                created: now,
-                updated: now,
-                reboots: 0,
-                competitor: false,
-                fails,
-                ssh_keys,
+            Kept {
+                rec: Device {
+                    id,
+                    project,
+                    reservation: Some(reservation),
+                    plan,
+                    facility,
+                    hostname,
+                    operating_system: f.os.to_string(),
+                    state: DeviceState::Queued,
+                    state_elapsed_seconds: None,
+                    description: f.description.cloned(),
+                    tags: f.tags.to_vec(),
+                    locked: f.locked,
+                    always_pxe: f.always_pxe,
+                    ipxe_script_url: f.ipxe_script_url.cloned(),
+                    billing_cycle: f.billing_cycle,
+                    userdata: f.userdata.cloned(),
+                    customdata: f.customdata.clone(),
+                    reboots: 0,
+                    competitor: false,
+                },
+                live: Live {
+                    seq,
+                    phase: Phase::Provisioning,
+                    since: now,
+                    created: now,
+                    updated: now,
+                    fails,
+                    ssh_keys,
+                },
             },
         );
         if let (true, Some(after)) = (fails, self.timings.failed_moved_after) {
@@ -217,8 +246,8 @@ impl World {
             self.schedule(now + t.queued + t.provisioning + after);
         }
         if let Some(r) = self.reservations.get_mut(&reservation) {
-            r.device = Some(id);
-            r.released_at = None;
+            r.live.device = Some(id);
+            r.live.released_at = None;
         }
         self.devices_created += 1;
         Ok(id)
@@ -245,21 +274,12 @@ impl World {
                 .reservations
                 .values()
                 .filter(|r| {
-                    let plan = &self.plans[r.plan];
-                    let facility = &self.facilities[r.facility];
-                    let place_ok = match f.metro {
-                        Some(m) => m == facility.metro || m == facility.metro_id.to_string(),
-                        None => f.facilities.iter().any(|c| {
-                            c == "any" || *c == facility.code || *c == facility.id.to_string()
-                        }),
-                    };
-                    r.project == project
-                        && self.provisionable(r, now)
-                        && (plan.slug == f.plan || plan.id.to_string() == f.plan)
-                        && place_ok
+                    r.rec.project == project
+                        && r.provisionable(now)
+                        && self.matches_place(f.plan, &r.rec.plan, f, &r.rec.facility)
                 })
-                .min_by_key(|r| r.seq)
-                .map(|r| r.id)
+                .min_by_key(|r| r.live.seq)
+                .map(|r| r.rec.id)
                 .ok_or_else(|| ApiError::new(503, NO_RESERVATION_AVAILABLE));
         }
         Uuid::parse_str(text).map_err(|_| {
@@ -267,38 +287,43 @@ impl World {
         })
     }
 
-    pub(super) fn act(
+    /// `performAction`.
+    pub(crate) fn act(
         &mut self,
         id: Uuid,
         action: types::DeviceActionInputType,
         now: Instant,
     ) -> Result<(), ApiError> {
         use types::DeviceActionInputType as A;
+        use DeviceState as S;
         let timings = self.timings;
-        let rec = self.devices.get_mut(&id).ok_or_else(ApiError::not_found)?;
-        let state = state_of(rec, &timings, now);
-        let busy = |s: &str| {
-            ApiError::unprocessable(format!("Device is {s}; try again when it is settled"))
+        let d = self.devices.get_mut(&id).ok_or_else(ApiError::not_found)?;
+        let state = d.state(&timings, now);
+        let busy = |s: DeviceState| {
+            ApiError::unprocessable(format!(
+                "Device is {}; try again when it is settled",
+                s.as_str()
+            ))
         };
-        if action == A::Reinstall && rec.locked {
+        if action == A::Reinstall && d.rec.locked {
             return Err(ApiError::unprocessable(REINSTALL_LOCKED));
         }
         match (action, state) {
-            (_, "queued" | "provisioning" | "reinstalling" | "deprovisioning" | "failed") => {
+            (_, S::Queued | S::Provisioning | S::Reinstalling | S::Deprovisioning | S::Failed) => {
                 return Err(busy(state))
             }
-            (A::PowerOn, "active" | "powering_on") => {
+            (A::PowerOn, S::Active | S::PoweringOn) => {
                 return Err(ApiError::unprocessable("Device must be powered off"))
             }
-            (A::PowerOff, "inactive" | "powering_off") => {
+            (A::PowerOff, S::Inactive | S::PoweringOff) => {
                 return Err(ApiError::unprocessable("Device must be powered on"))
             }
-            (_, "powering_on" | "powering_off") => return Err(busy(state)),
-            (A::PowerOn, _) => rec.phase = Phase::PoweringOn,
-            (A::PowerOff, _) => rec.phase = Phase::PoweringOff,
-            (A::Reboot, "active") => rec.reboots += 1,
+            (_, S::PoweringOn | S::PoweringOff) => return Err(busy(state)),
+            (A::PowerOn, _) => d.live.phase = Phase::PoweringOn,
+            (A::PowerOff, _) => d.live.phase = Phase::PoweringOff,
+            (A::Reboot, S::Active) => d.rec.reboots += 1,
             (A::Reboot, _) => return Err(ApiError::unprocessable("Device must be powered on")),
-            (A::Reinstall, _) => rec.phase = Phase::Reinstalling,
+            (A::Reinstall, _) => d.live.phase = Phase::Reinstalling,
             (A::Rescue, _) => {
                 return Err(ApiError::unprocessable(
                     "Rescue mode is not supported by the fake",
@@ -306,37 +331,37 @@ impl World {
             }
         }
         if action != A::Reboot {
-            rec.since = now;
+            d.live.since = now;
         }
-        rec.updated = now;
+        d.live.updated = now;
         Ok(())
     }
 
     /// `deleteDevice`: refused while locked or not yet provisioned (the
     /// API's 422s); otherwise the device reads as `deprovisioning` until
-    /// [`super::Timings::deprovisioning`] has passed, then is gone, and its
-    /// reservation is provisionable again [`super::Timings::reservation_release`]
-    /// after the delete. Deleting a device already deprovisioning changes
-    /// nothing and succeeds.
-    pub(super) fn delete_device(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
+    /// [`crate::Timings::deprovisioning`] has passed, then is gone, and
+    /// its reservation is provisionable again
+    /// [`crate::Timings::reservation_release`] after the delete. Deleting
+    /// a device already deprovisioning changes nothing and succeeds.
+    pub(crate) fn delete_device(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
         let timings = self.timings;
-        let rec = self.devices.get_mut(&id).ok_or_else(ApiError::not_found)?;
-        if rec.locked {
+        let d = self.devices.get_mut(&id).ok_or_else(ApiError::not_found)?;
+        if d.rec.locked {
             return Err(ApiError::unprocessable(DELETE_LOCKED));
         }
-        match state_of(rec, &timings, now) {
-            "queued" | "provisioning" | "reinstalling" => {
+        match d.state(&timings, now) {
+            DeviceState::Queued | DeviceState::Provisioning | DeviceState::Reinstalling => {
                 return Err(ApiError::unprocessable(DELETE_WHILE_PROVISIONING))
             }
-            "deprovisioning" => return Ok(()),
+            DeviceState::Deprovisioning => return Ok(()),
             _ => {}
         }
-        rec.phase = Phase::Deprovisioning;
-        rec.since = now;
-        rec.updated = now;
-        let reservation = rec.reservation;
+        d.live.phase = Phase::Deprovisioning;
+        d.live.since = now;
+        d.live.updated = now;
+        let reservation = d.rec.reservation;
         if let Some(r) = reservation.and_then(|r| self.reservations.get_mut(&r)) {
-            r.released_at = Some(now + timings.reservation_release);
+            r.live.released_at = Some(now + timings.reservation_release);
         }
         self.schedule(now + timings.deprovisioning);
         Ok(())
@@ -344,10 +369,10 @@ impl World {
 
     /// A device the caller may not see any more: one whose provisioning
     /// failed and that left the project (`403`, see
-    /// [`super::Timings::failed_moved_after`]).
-    pub(super) fn check_device_access(&self, id: Uuid) -> Result<(), ApiError> {
+    /// [`crate::Timings::failed_moved_after`]).
+    pub(crate) fn check_device_access(&self, id: Uuid) -> Result<(), ApiError> {
         match self.devices.get(&id) {
-            Some(d) if d.project == FAILED_PROVISIONING_PROJECT => {
+            Some(d) if d.rec.project == FAILED_PROVISIONING_PROJECT => {
                 Err(ApiError::new(403, NOT_AUTHORIZED))
             }
             _ => Ok(()),
@@ -369,25 +394,25 @@ impl World {
         let mut next: Option<Instant> = None;
         let mut later = |at: Instant| next = Some(next.map_or(at, |n| n.min(at)));
         for d in self.devices.values() {
-            if d.phase == Phase::Deprovisioning {
-                let at = d.since + t.deprovisioning;
+            if d.live.phase == Phase::Deprovisioning {
+                let at = d.live.since + t.deprovisioning;
                 if at <= now {
-                    gone.push(d.id);
+                    gone.push(d.rec.id);
                 } else {
                     later(at);
                 }
                 continue;
             }
-            let (Some(failed), Some(after)) = (failed_at(d, &t), t.failed_moved_after) else {
+            let (Some(failed), Some(after)) = (d.failed_at(&t), t.failed_moved_after) else {
                 continue;
             };
             let (moves, removed) = (failed + after, failed + after + t.failed_forbidden_for);
             if removed <= now {
-                gone.push(d.id);
-            } else if d.project == FAILED_PROVISIONING_PROJECT {
+                gone.push(d.rec.id);
+            } else if d.rec.project == FAILED_PROVISIONING_PROJECT {
                 later(removed);
             } else if moves <= now {
-                moved.push((d.id, moves));
+                moved.push((d.rec.id, moves));
                 later(removed);
             } else {
                 later(moves);
@@ -395,14 +420,14 @@ impl World {
         }
         for (id, at) in moved {
             let reservation = self.devices.get_mut(&id).and_then(|d| {
-                d.project = FAILED_PROVISIONING_PROJECT;
-                d.reservation.take()
+                d.rec.project = FAILED_PROVISIONING_PROJECT;
+                d.rec.reservation.take()
             });
             self.free(reservation, id, Some(at + t.reservation_release));
         }
         for id in gone {
             if let Some(d) = self.devices.remove(&id) {
-                self.free(d.reservation, id, None);
+                self.free(d.rec.reservation, id, None);
             }
         }
         self.next_settle = next;
@@ -412,30 +437,13 @@ impl World {
     /// replaces its release time.
     fn free(&mut self, reservation: Option<Uuid>, device: Uuid, release: Option<Instant>) {
         if let Some(r) = reservation.and_then(|r| self.reservations.get_mut(&r)) {
-            if r.device == Some(device) {
-                r.device = None;
+            if r.live.device == Some(device) {
+                r.live.device = None;
                 if release.is_some() {
-                    r.released_at = release;
+                    r.live.released_at = release;
                 }
             }
         }
-    }
-
-    /// Whether the project's reservation list still shows `reservation` as
-    /// it was before its release (see
-    /// [`super::Timings::stale_reservation_list`]).
-    pub(super) fn listed_stale(&self, reservation: Uuid, now: Instant) -> bool {
-        let window = self.timings.stale_reservation_list;
-        self.reservations.get(&reservation).is_some_and(|r| {
-            r.device.is_none()
-                && r.released_at
-                    .is_some_and(|at| at <= now && now < at + window)
-        })
-    }
-
-    /// `settle` has work to do at `at`.
-    fn schedule(&mut self, at: Instant) {
-        self.next_settle = Some(self.next_settle.map_or(at, |n| n.min(at)));
     }
 
     /// The SSH keys the API attaches to a new device of `project`: the
@@ -444,142 +452,112 @@ impl World {
         let mut keys: Vec<(u64, Uuid)> = self
             .ssh_keys
             .values()
-            .filter(|k| k.owner == KeyOwner::User || k.owner == KeyOwner::Project(project))
-            .map(|k| (k.seq, k.id))
+            .filter(|k| k.rec.project.is_none_or(|p| p == project))
+            .map(|k| (k.seq, k.rec.id))
             .collect();
         keys.sort_unstable();
         keys.into_iter().map(|(_, id)| id).collect()
     }
 
-    /// Scripts a provisioning failure (see [`crate::Fake::fail_provisioning`]).
-    pub(crate) fn fail_provisioning(&mut self, fail: FailProvisioning) {
-        self.failures.push(fail);
-    }
-
-    /// Replaces which devices fail to provision.
-    pub(crate) fn set_failures(&mut self, plan: crate::faults::FailurePlan) {
-        self.failures = plan;
-    }
-
-    /// Which devices fail to provision, taken out (for a world replaced by
-    /// a document: faults stay).
-    pub(crate) fn take_failures(&mut self) -> crate::faults::FailurePlan {
-        std::mem::take(&mut self.failures)
-    }
-
     /// A competitor takes `reservation`, when it is free: a device without
     /// the caller's tags appears on it. Returns the device's ID.
     pub(crate) fn take_reservation(&mut self, reservation: Uuid, now: Instant) -> Option<Uuid> {
-        let rec = self.reservations.get(&reservation)?;
-        if !self.provisionable(rec, now) {
+        let r = self.reservations.get(&reservation)?;
+        if !r.provisionable(now) {
             return None;
         }
-        let (project, plan, facility) = (rec.project, rec.plan, rec.facility);
+        let (project, plan, facility) = (r.rec.project, r.rec.plan.clone(), r.rec.facility.clone());
         let id = Uuid::new_v4();
         let seq = self.next_seq();
         self.devices.insert(
             id,
-            DeviceRec {
-                id,
-                seq,
-                project,
-                reservation: Some(reservation),
-                plan,
-                facility,
-                os: "ubuntu_24_04".to_string(),
-                hostname: format!("competitor-{}", &id.simple().to_string()[..8]),
-                description: None,
-                tags: vec!["competitor".to_string()],
-                locked: false,
-                always_pxe: false,
-                ipxe_script_url: None,
-                userdata: None,
-                customdata: serde_json::Map::new(),
-                billing_cycle: None,
-                phase: Phase::Provisioning,
-                since: now,
-                created: now,
-                updated: now,
-                reboots: 0,
-                competitor: true,
-                fails: false,
-                ssh_keys: Vec::new(),
+            Kept {
+                rec: Device {
+                    id,
+                    project,
+                    reservation: Some(reservation),
+                    plan,
+                    facility,
+                    hostname: format!("competitor-{}", &id.simple().to_string()[..8]),
+                    operating_system: "ubuntu_24_04".to_string(),
+                    state: DeviceState::Queued,
+                    state_elapsed_seconds: None,
+                    description: None,
+                    tags: vec!["competitor".to_string()],
+                    locked: false,
+                    always_pxe: false,
+                    ipxe_script_url: None,
+                    billing_cycle: None,
+                    userdata: None,
+                    customdata: serde_json::Map::new(),
+                    reboots: 0,
+                    competitor: true,
+                },
+                live: Live {
+                    seq,
+                    phase: Phase::Provisioning,
+                    since: now,
+                    created: now,
+                    updated: now,
+                    fails: false,
+                    ssh_keys: Vec::new(),
+                },
             },
         );
         if let Some(r) = self.reservations.get_mut(&reservation) {
-            r.device = Some(id);
+            r.live.device = Some(id);
         }
         self.competitor_devices += 1;
         Some(id)
     }
+
+    /// A competitor gives up its device: it is deleted as the API deletes
+    /// (its reservation is released), without a call. `false` when the
+    /// device is unknown or not a competitor's.
+    pub(crate) fn release_competitor(&mut self, id: Uuid, now: Instant) -> bool {
+        self.devices.get(&id).is_some_and(|d| d.rec.competitor)
+            && self.delete_device(id, now).is_ok()
+    }
+
     /// `updateDevice`: changes the fields the input sets.
-    pub(super) fn update_device(
+    pub(crate) fn update_device(
         &mut self,
         id: Uuid,
         body: &types::DeviceUpdateInput,
         now: Instant,
     ) -> Result<(), ApiError> {
-        let rec = self.devices.get_mut(&id).ok_or_else(ApiError::not_found)?;
-        apply_update(rec, body, now);
+        let d = self.devices.get_mut(&id).ok_or_else(ApiError::not_found)?;
+        let rec = &mut d.rec;
+        if let Some(h) = &body.hostname {
+            rec.hostname.clone_from(h);
+        }
+        if let Some(v) = &body.description {
+            rec.description = Some(v.clone());
+        }
+        if let Some(tags) = &body.tags {
+            rec.tags.clone_from(tags);
+        }
+        if let Some(l) = body.locked {
+            rec.locked = l;
+        }
+        if let Some(p) = body.always_pxe {
+            rec.always_pxe = p;
+        }
+        if let Some(u) = &body.ipxe_script_url {
+            rec.ipxe_script_url = Some(u.clone());
+        }
+        if let Some(u) = &body.userdata {
+            rec.userdata = Some(u.clone());
+        }
+        // Lists and maps are `Option`s in update bodies (the spec subset's
+        // patch 4): `None` leaves them, an empty one clears them.
+        if let Some(c) = &body.customdata {
+            rec.customdata.clone_from(c);
+        }
+        if let Some(b) = &body.billing_cycle {
+            rec.billing_cycle = Some(b.clone());
+        }
+        d.live.updated = now;
         Ok(())
     }
-
-    /// `moveHardwareReservation`: moves it to `project` (refused while it
-    /// holds a locked device, or any device unless it stays where it is).
-    pub(super) fn move_reservation(&mut self, id: Uuid, project: Uuid) -> Result<(), ApiError> {
-        if !self.projects.contains_key(&project) {
-            return Err(ApiError::unprocessable("Project not found"));
-        }
-        let holder = self.reservations.get(&id).and_then(|r| r.device);
-        if holder
-            .and_then(|d| self.devices.get(&d))
-            .is_some_and(|d| d.locked)
-        {
-            return Err(ApiError::unprocessable(MOVE_LOCKED));
-        }
-        let rec = self
-            .reservations
-            .get_mut(&id)
-            .ok_or_else(ApiError::not_found)?;
-        if rec.device.is_some() && rec.project != project {
-            return Err(ApiError::unprocessable(
-                "Cannot move a hardware reservation that has a device",
-            ));
-        }
-        rec.project = project;
-        Ok(())
-    }
-}
-
-fn apply_update(rec: &mut DeviceRec, body: &types::DeviceUpdateInput, now: Instant) {
-    if let Some(h) = &body.hostname {
-        rec.hostname.clone_from(h);
-    }
-    if let Some(d) = &body.description {
-        rec.description = Some(d.clone());
-    }
-    if let Some(tags) = &body.tags {
-        rec.tags.clone_from(tags);
-    }
-    if let Some(l) = body.locked {
-        rec.locked = l;
-    }
-    if let Some(p) = body.always_pxe {
-        rec.always_pxe = p;
-    }
-    if let Some(u) = &body.ipxe_script_url {
-        rec.ipxe_script_url = Some(u.clone());
-    }
-    if let Some(u) = &body.userdata {
-        rec.userdata = Some(u.clone());
-    }
-    // Lists and maps are `Option`s in update bodies (the spec subset's
-    // patch 4): `None` leaves them, an empty one clears them.
-    if let Some(c) = &body.customdata {
-        rec.customdata.clone_from(c);
-    }
-    if let Some(b) = &body.billing_cycle {
-        rec.billing_cycle = Some(b.clone());
-    }
-    rec.updated = now;
 }
