@@ -51,6 +51,10 @@ pub use crate::model::{
 /// them before it paginates.
 pub const MAX_RECORDS: usize = 100_000;
 
+/// The longest name, code, slug, hostname, tag or token of a world
+/// document, in bytes.
+pub const MAX_NAME: usize = 255;
+
 /// A whole world: organisations, projects, tokens, metros, facilities,
 /// plans, hardware reservations, devices and SSH keys.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -172,6 +176,43 @@ impl WorldDoc {
             if count > MAX_RECORDS {
                 return Err(WorldError::TooMany { kind, count });
             }
+        }
+        // Names and codes are single lines of a few words: bounded so that
+        // no record makes every list that shows it large.
+        let names = self
+            .organizations
+            .iter()
+            .map(|o| ("organization name", o.name.as_str()))
+            .chain(
+                self.projects
+                    .iter()
+                    .filter_map(|p| Some(("project name", p.name.as_deref()?))),
+            )
+            .chain(self.metros.iter().map(|m| ("metro code", m.code.as_str())))
+            .chain(self.facilities.iter().flat_map(|f| {
+                [
+                    ("facility code", f.code.as_str()),
+                    ("facility metro", f.metro.as_str()),
+                ]
+            }))
+            .chain(self.plans.iter().map(|p| ("plan slug", p.slug.as_str())))
+            .chain(self.tokens.iter().map(|t| ("token", t.token.as_str())));
+        for (field, value) in names {
+            if value.len() > MAX_NAME {
+                return Err(WorldError::Inconsistent(format!(
+                    "a {field} is longer than {MAX_NAME} bytes"
+                )));
+            }
+        }
+        if let Some(t) = self
+            .tokens
+            .iter()
+            .find(|t| t.projects.len() + t.organizations.len() > MAX_RECORDS)
+        {
+            return Err(WorldError::TooMany {
+                kind: "token's projects and organizations",
+                count: t.projects.len() + t.organizations.len(),
+            });
         }
         Ok(())
     }

@@ -231,6 +231,9 @@ fn probability(rate: f64) -> f64 {
     }
 }
 
+/// The most scripted faults the control API keeps pending at once.
+pub(crate) const MAX_PENDING_FAULTS: usize = 10_000;
+
 /// The scripted and random faults of one fake, and the per-operation call
 /// counts they are matched against.
 #[derive(Debug)]
@@ -275,6 +278,12 @@ impl FaultPlan {
         if fault.times > 0 {
             self.scripted.push(fault);
         }
+    }
+
+    /// How many more scripted faults the control API may add (at most
+    /// [`MAX_PENDING_FAULTS`] pending: every call scans them).
+    pub(crate) fn room(&self) -> usize {
+        MAX_PENDING_FAULTS.saturating_sub(self.scripted.len())
     }
 
     /// Counts one call of `operation` (whose path names `target`, if it

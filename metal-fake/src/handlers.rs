@@ -1,7 +1,7 @@
 //! Which handler serves each operation of the spec: the model's, one a test
 //! gave ([`crate::FakeBuilder::handler`]), or none (`501`).
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -30,7 +30,7 @@ pub(crate) enum Action {
 
 /// The handler of every operation: the model's unless changed.
 #[derive(Clone)]
-pub(crate) struct Handlers(HashMap<&'static str, Handler>);
+pub(crate) struct Handlers(BTreeMap<&'static str, Handler>);
 
 impl Default for Handlers {
     fn default() -> Self {

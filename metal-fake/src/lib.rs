@@ -116,7 +116,9 @@
 //! of the rate limit; bodies over [`DEFAULT_BODY_LIMIT`] (2 MiB) get `413`,
 //! bodies slower than [`DEFAULT_BODY_TIMEOUT`] (10 s) `408`; a connection
 //! that sends no request head for [`DEFAULT_HEADER_TIMEOUT`] (10 s) is
-//! closed; at most [`DEFAULT_MAX_CONNECTIONS`] (1024) are served at once,
+//! closed, and so is one whose replies wait unread for
+//! [`DEFAULT_WRITE_TIMEOUT`] (30 s); at most [`DEFAULT_MAX_CONNECTIONS`]
+//! (1024) are served at once,
 //! the others waiting unaccepted. Every refusal has the API's error body,
 //! `{"errors": [...]}`, but a bad token's `401`, which has the real API's
 //! `{"error": "..."}` (see Auth and ownership). A connection task that
@@ -133,7 +135,10 @@
 //! script) can arrange a scenario and read what happened, as moto's server
 //! mode and LocalStack allow. It needs no API token;
 //! [`ServerConfig::control_token`] (the binary's `--control-token`) guards
-//! it with its own, sent as `X-Fake-Control-Token`. Every call gets a JSON
+//! it with its own, sent as `X-Fake-Control-Token`. Without it, anyone who
+//! reaches the server can read the world's tokens (`GET /_fake/world`
+//! answers them) and replace the world: give a control token whenever the
+//! port is reachable by others. Every call gets a JSON
 //! reply; bad input gets `400` (the body or query does not decode) or `422`
 //! (it decodes but is refused), with `{"errors": [...]}`; an unknown
 //! `/_fake/` path `404`, a wrong method `405`.
@@ -245,6 +250,6 @@ pub use log::{CallRecord, Snapshot, LOG_CAPACITY};
 pub use model::{Timings, WorldCounts};
 pub use router::{
     RecordedReply, ServerConfig, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT,
-    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_CONNECTIONS, DEFAULT_WRITE_TIMEOUT,
 };
 pub use server::{bind, serve, ServerHandle};

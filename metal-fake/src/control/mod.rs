@@ -34,13 +34,18 @@ use axum::Router;
 use serde::Serialize;
 
 use crate::document::{seconds, WorldDoc, WorldError};
+use crate::faults::MAX_PENDING_FAULTS;
 use crate::log::LOG_CAPACITY;
 use crate::store::Store;
 use wire::{CallJson, ClockJson, ClockRequest, FaultsRequest, Summary};
 
-/// The largest control request body (64 MiB: a world of
-/// [`crate::document::MAX_RECORDS`] reservations fits).
-pub(crate) const CONTROL_BODY_LIMIT: usize = 64 * 1024 * 1024;
+/// The largest world document `POST /_fake/world` reads (64 MiB: a world
+/// of [`crate::document::MAX_RECORDS`] reservations fits).
+pub(crate) const WORLD_BODY_LIMIT: usize = 64 * 1024 * 1024;
+
+/// The largest body of the other control requests (faults, the clock):
+/// 1 MiB holds thousands of faults.
+pub(crate) const CONTROL_BODY_LIMIT: usize = 1024 * 1024;
 
 /// How long a control request's body may take to arrive.
 const CONTROL_BODY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -97,18 +102,14 @@ async fn guard(State(token): State<Arc<Option<String>>>, request: Request, next:
     next.run(request).await
 }
 
-/// The whole body, bounded in size (`413`) and time (`408`).
-async fn read(body: Body) -> Result<Bytes, Response> {
-    match tokio::time::timeout(
-        CONTROL_BODY_TIMEOUT,
-        axum::body::to_bytes(body, CONTROL_BODY_LIMIT),
-    )
-    .await
-    {
+/// The whole body, bounded in size (`limit`, else `413`) and time
+/// (`408`).
+async fn read(body: Body, limit: usize) -> Result<Bytes, Response> {
+    match tokio::time::timeout(CONTROL_BODY_TIMEOUT, axum::body::to_bytes(body, limit)).await {
         Ok(Ok(bytes)) => Ok(bytes),
         Ok(Err(e)) => Err(refuse(
             413,
-            format!("Request body unreadable or larger than {CONTROL_BODY_LIMIT} bytes: {e}"),
+            format!("Request body unreadable or larger than {limit} bytes: {e}"),
         )),
         Err(_) => Err(refuse(408, "Request body not received in time")),
     }
@@ -116,7 +117,7 @@ async fn read(body: Body) -> Result<Bytes, Response> {
 
 /// The body decoded as `T` (`400` when it does not decode).
 async fn decode<T: serde::de::DeserializeOwned>(body: Body) -> Result<T, Response> {
-    let bytes = read(body).await?;
+    let bytes = read(body, CONTROL_BODY_LIMIT).await?;
     serde_json::from_slice(&bytes).map_err(|e| refuse(400, format!("Invalid JSON body: {e}")))
 }
 
@@ -159,7 +160,7 @@ async fn get_world(State(shared): State<Arc<Store>>) -> Response {
 
 /// `POST /_fake/world`.
 async fn post_world(State(shared): State<Arc<Store>>, body: Body) -> Response {
-    let bytes = match read(body).await {
+    let bytes = match read(body, WORLD_BODY_LIMIT).await {
         Ok(b) => b,
         Err(resp) => return resp,
     };
@@ -195,6 +196,15 @@ async fn post_faults(State(shared): State<Arc<Store>>, body: Body) -> Response {
     let random_on = random.is_some();
     {
         let mut inner = shared.lock();
+        let room = inner.faults.room();
+        if added > room {
+            return refuse(
+                422,
+                format!(
+                    "{added} faults would pass the {MAX_PENDING_FAULTS} pending at once ({room} more fit); clear some first"
+                ),
+            );
+        }
         for f in faults {
             inner.faults.push(f);
         }

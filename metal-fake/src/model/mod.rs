@@ -21,6 +21,7 @@
 //! - `timings`: [`Timings`], how long each lifecycle phase lasts.
 
 mod access;
+mod bounds;
 mod catalog;
 pub(crate) mod device;
 pub(crate) mod hardware_reservation;

@@ -32,21 +32,12 @@ pub(crate) fn reply<T: Serialize + ?Sized>(view: &T) -> Result<Reply, ApiError> 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Stamp(pub(crate) chrono::DateTime<chrono::Utc>);
 
-impl fmt::Display for Stamp {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use chrono::{Datelike, Timelike};
-        let t = self.0;
-        let year = t.year();
-        if !(0..=9999).contains(&year) {
-            // Outside four digits: chrono's own text.
-            return write!(
-                f,
-                "{}",
-                t.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)
-            );
-        }
+impl Stamp {
+    /// The text, in `buf`: `YYYY-MM-DDTHH:MM:SS[.fff[fff[fff]]]Z`; `None`
+    /// outside years 0 to 9999.
+    fn write(self, buf: &mut [u8; 30]) -> Option<&str> {
         /// Writes `value` in `width` digits at `at`; returns the end.
-        fn put(b: &mut [u8; 30], at: usize, value: u32, width: usize) -> usize {
+        fn put(b: &mut [u8; 30], at: usize, value: u64, width: usize) -> usize {
             let mut v = value;
             for i in (0..width).rev() {
                 b[at + i] = b'0' + (v % 10) as u8;
@@ -54,14 +45,31 @@ impl fmt::Display for Stamp {
             }
             at + width
         }
-        let mut b = *b"0000-00-00T00:00:00.000000000Z";
-        put(&mut b, 0, year as u32, 4);
-        put(&mut b, 5, t.month(), 2);
-        put(&mut b, 8, t.day(), 2);
-        put(&mut b, 11, t.hour(), 2);
-        put(&mut b, 14, t.minute(), 2);
-        put(&mut b, 17, t.second(), 2);
-        let nanos = t.nanosecond() % 1_000_000_000;
+        let secs = self.0.timestamp();
+        let days = secs.div_euclid(86_400);
+        let of_day = secs.rem_euclid(86_400) as u64;
+        // Howard Hinnant's days-to-civil: the proleptic Gregorian date of
+        // a day count since 1970-01-01.
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z.rem_euclid(146_097);
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = yoe + era * 400 + i64::from(month <= 2);
+        if !(0..=9999).contains(&year) {
+            return None;
+        }
+        *buf = *b"0000-00-00T00:00:00.000000000Z";
+        put(buf, 0, year as u64, 4);
+        put(buf, 5, month as u64, 2);
+        put(buf, 8, day as u64, 2);
+        put(buf, 11, of_day / 3600, 2);
+        put(buf, 14, of_day / 60 % 60, 2);
+        put(buf, 17, of_day % 60, 2);
+        let nanos = self.0.timestamp_subsec_nanos() % 1_000_000_000;
         let (fraction, width) = if nanos == 0 {
             (0, 0)
         } else if nanos.is_multiple_of(1_000_000) {
@@ -73,19 +81,31 @@ impl fmt::Display for Stamp {
         };
         let mut n = 19;
         if width > 0 {
-            b[19] = b'.';
-            n = put(&mut b, 20, fraction, width);
+            buf[19] = b'.';
+            n = put(buf, 20, u64::from(fraction), width);
         }
-        b[n] = b'Z';
-        n += 1;
-        // Every byte written is an ASCII digit or punctuation.
-        f.write_str(std::str::from_utf8(&b[..n]).map_err(|_| fmt::Error)?)
+        buf[n] = b'Z';
+        // Only ASCII digits and punctuation were written.
+        std::str::from_utf8(&buf[..=n]).ok()
+    }
+}
+
+impl fmt::Display for Stamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.write(&mut [0; 30]) {
+            Some(text) => f.write_str(text),
+            // Outside four-digit years: chrono's own text.
+            None => f.write_str(&self.0.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true)),
+        }
     }
 }
 
 impl Serialize for Stamp {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        match self.write(&mut [0; 30]) {
+            Some(text) => s.serialize_str(text),
+            None => s.collect_str(self),
+        }
     }
 }
 
@@ -402,11 +422,27 @@ mod tests {
                 "{nanos} ns"
             );
         }
-        let early = chrono::DateTime::from_timestamp(-62_000_000_000, 0).unwrap();
-        assert_eq!(
-            serde_json::to_value(Stamp(early)).unwrap(),
-            serde_json::to_value(early).unwrap()
-        );
+        // Across the calendar: leap days, centuries, the epoch, before it,
+        // and years chrono writes otherwise.
+        for secs in [
+            -62_000_000_000,
+            -86_401,
+            -1,
+            0,
+            951_782_400,
+            951_868_799,
+            4_107_542_399,
+            253_402_300_799,
+            253_402_300_800,
+        ] {
+            let t = chrono::DateTime::from_timestamp(secs, 0).unwrap();
+            assert_eq!(
+                serde_json::to_value(Stamp(t)).unwrap(),
+                serde_json::to_value(t).unwrap(),
+                "{secs} s"
+            );
+            assert_eq!(Stamp(t).to_string(), serde_json::to_value(t).unwrap());
+        }
     }
 
     #[test]

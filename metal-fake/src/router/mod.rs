@@ -16,6 +16,6 @@ pub(crate) mod reply;
 pub(crate) use app::router;
 pub use config::{
     RecordedReply, ServerConfig, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT,
-    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_CONNECTIONS, DEFAULT_WRITE_TIMEOUT,
 };
 pub(crate) use kill::{ConnKill, Kill};

@@ -50,6 +50,7 @@ pub fn serve(
     let addr = listener.local_addr()?;
     let bounds = Bounds {
         header_timeout: config.header_timeout,
+        write_timeout: config.write_timeout,
         max_connections: config.max_connections.clamp(1, Semaphore::MAX_PERMITS),
     };
     let shared = fake.store().clone();
@@ -80,6 +81,7 @@ pub fn serve(
 /// The accept loop's share of [`ServerConfig`].
 struct Bounds {
     header_timeout: Duration,
+    write_timeout: Duration,
     max_connections: usize,
 }
 
@@ -141,6 +143,7 @@ async fn accept_loop(
                     router.clone().layer(Extension(kill.clone())),
                 );
                 let header_timeout = bounds.header_timeout;
+                let stream = super::timed::WriteTimeout::new(stream, bounds.write_timeout);
                 conns.spawn(async move {
                     let _permit = permit;
                     let conn = hyper::server::conn::http1::Builder::new()

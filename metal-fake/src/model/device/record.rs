@@ -297,6 +297,20 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
             return Err(unknown(from(), "project", d.project));
         }
         w.catalog.check_placement(&from, &d.plan, &d.facility)?;
+        let fields = super::rules::Fields {
+            hostname: Some(&d.hostname),
+            description: d.description.as_deref(),
+            tags: Some(&d.tags),
+            userdata: d.userdata.as_deref(),
+            ipxe_script_url: d.ipxe_script_url.as_deref(),
+            customdata: Some(&d.customdata),
+        };
+        if let Some(problem) = fields.problem() {
+            return Err(WorldError::Inconsistent(format!(
+                "device {}: {problem}",
+                d.id
+            )));
+        }
         if let Some(r) = d.reservation {
             let kept = w
                 .reservations

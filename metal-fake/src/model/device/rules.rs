@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use super::record::{Device, DeviceState, Kept, Live, Phase, FAILED_PROVISIONING_PROJECT};
 use crate::call::ApiError;
+use crate::model::bounds::{bad_tags, refuse, too_long, MAX_NAME, MAX_TEXT};
 use crate::model::World;
 
 /// The API's refusal to delete a device that is not yet provisioned.
@@ -88,6 +89,49 @@ impl<'a> CreateFields<'a> {
     }
 }
 
+/// The free-form fields of a device, as a request or a document gives
+/// them (`None`: not given).
+#[derive(Default)]
+pub(crate) struct Fields<'a> {
+    pub(crate) hostname: Option<&'a str>,
+    pub(crate) description: Option<&'a str>,
+    pub(crate) tags: Option<&'a [String]>,
+    pub(crate) userdata: Option<&'a str>,
+    pub(crate) ipxe_script_url: Option<&'a str>,
+    pub(crate) customdata: Option<&'a serde_json::Map<String, serde_json::Value>>,
+}
+
+impl Fields<'_> {
+    /// The first field out of its bounds, if any.
+    pub(crate) fn problem(&self) -> Option<String> {
+        let customdata = self.customdata.and_then(|c| {
+            let size = serde_json::to_vec(c).map_or(usize::MAX, |j| j.len());
+            (size > MAX_TEXT)
+                .then(|| format!("Customdata is too long (maximum is {MAX_TEXT} bytes)"))
+        });
+        [
+            self.hostname
+                .and_then(|h| too_long("Hostname", h, MAX_NAME)),
+            self.description
+                .and_then(|d| too_long("Description", d, MAX_TEXT)),
+            self.tags.and_then(bad_tags),
+            self.userdata
+                .and_then(|u| too_long("Userdata", u, MAX_TEXT)),
+            self.ipxe_script_url
+                .and_then(|u| too_long("Ipxe script url", u, MAX_TEXT)),
+            customdata,
+        ]
+        .into_iter()
+        .flatten()
+        .next()
+    }
+
+    /// The fields, checked as the API checks them (`422`).
+    fn check(&self) -> Result<(), ApiError> {
+        refuse([self.problem()])
+    }
+}
+
 /// The hardware reservation a create request names, for a competitor
 /// fault to take first (`None` for `next-available` or a malformed ID).
 pub(crate) fn contested(body: &types::CreateDeviceRequest) -> Option<Uuid> {
@@ -129,6 +173,15 @@ impl World {
             return Err(ApiError::not_found());
         }
         let f = CreateFields::of(body);
+        Fields {
+            hostname: f.hostname.map(String::as_str),
+            description: f.description.map(String::as_str),
+            tags: Some(f.tags),
+            userdata: f.userdata.map(String::as_str),
+            ipxe_script_url: f.ipxe_script_url.map(String::as_str),
+            customdata: Some(f.customdata),
+        }
+        .check()?;
         let mut missing = Vec::new();
         if f.plan.trim().is_empty() {
             missing.push("plan is required".to_string());
@@ -527,6 +580,15 @@ impl World {
         now: Instant,
     ) -> Result<(), ApiError> {
         let d = self.devices.get_mut(&id).ok_or_else(ApiError::not_found)?;
+        Fields {
+            hostname: body.hostname.as_deref(),
+            description: body.description.as_deref(),
+            tags: body.tags.as_deref(),
+            userdata: body.userdata.as_deref(),
+            ipxe_script_url: body.ipxe_script_url.as_deref(),
+            customdata: body.customdata.as_ref(),
+        }
+        .check()?;
         let rec = &mut d.rec;
         if let Some(h) = &body.hostname {
             rec.hostname.clone_from(h);

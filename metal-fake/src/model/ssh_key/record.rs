@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::rules::check_public_key;
+use super::rules::{check_bounds, check_public_key};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::load::unknown;
 use crate::model::world::oldest_first;
@@ -47,7 +47,19 @@ pub(crate) struct Kept {
 /// owner, of a project the world has (or the user's).
 pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
     let mut seen = HashSet::new();
+    let mut held: std::collections::HashMap<Option<Uuid>, usize> = Default::default();
     for k in &doc.ssh_keys {
+        let count = held.entry(k.project).or_default();
+        *count += 1;
+        if *count > crate::model::bounds::MAX_KEYS_PER_OWNER {
+            return Err(WorldError::SshKey {
+                id: k.id,
+                reason: format!(
+                    "its owner holds more than {} keys",
+                    crate::model::bounds::MAX_KEYS_PER_OWNER
+                ),
+            });
+        }
         if w.ssh_keys.contains_key(&k.id) {
             return Err(WorldError::Duplicate {
                 kind: "ssh key",
@@ -57,10 +69,12 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         if let Some(p) = k.project.filter(|p| !w.projects.contains_key(p)) {
             return Err(unknown(format!("ssh key {}", k.id), "project", p));
         }
-        check_public_key(&k.key).map_err(|e| WorldError::SshKey {
-            id: k.id,
-            reason: e.messages.join("; "),
-        })?;
+        check_bounds(Some(&k.label), Some(&k.key), Some(&k.tags))
+            .and_then(|()| check_public_key(&k.key))
+            .map_err(|e| WorldError::SshKey {
+                id: k.id,
+                reason: e.messages.join("; "),
+            })?;
         if !seen.insert((k.project, k.key.as_str())) {
             return Err(WorldError::SshKey {
                 id: k.id,

@@ -10,6 +10,7 @@ use uuid::Uuid;
 
 use super::record::{Kept, SshKey};
 use crate::call::ApiError;
+use crate::model::bounds::{bad_tags, refuse, too_long, MAX_KEY, MAX_KEYS_PER_OWNER, MAX_NAME};
 use crate::model::World;
 
 impl World {
@@ -25,6 +26,18 @@ impl World {
             self.projects.get(&p).ok_or_else(ApiError::not_found)?;
         }
         let key = body.key.as_deref().unwrap_or_default();
+        let label = body.label.as_deref().unwrap_or_default();
+        check_bounds(Some(label), Some(key), Some(&body.tags))?;
+        let held = self
+            .ssh_keys
+            .values()
+            .filter(|k| k.rec.project == project)
+            .count();
+        if held >= MAX_KEYS_PER_OWNER {
+            return Err(ApiError::unprocessable(format!(
+                "SSH keys are too many (maximum is {MAX_KEYS_PER_OWNER} a project, and for the user)"
+            )));
+        }
         check_public_key(key)?;
         self.check_key_unique(project, key, None)?;
         let id = Uuid::new_v4();
@@ -60,6 +73,11 @@ impl World {
             .ok_or_else(ApiError::not_found)?
             .rec
             .project;
+        check_bounds(
+            body.label.as_deref(),
+            body.key.as_deref(),
+            body.tags.as_deref(),
+        )?;
         if let Some(key) = &body.key {
             check_public_key(key)?;
             self.check_key_unique(project, key, Some(id))?;
@@ -101,6 +119,19 @@ impl World {
         }
         Ok(())
     }
+}
+
+/// Checks the sizes of a key's fields (those given).
+pub(crate) fn check_bounds(
+    label: Option<&str>,
+    key: Option<&str>,
+    tags: Option<&[String]>,
+) -> Result<(), ApiError> {
+    refuse([
+        label.and_then(|l| too_long("Label", l, MAX_NAME)),
+        key.and_then(|k| too_long("Key", k, MAX_KEY)),
+        tags.and_then(bad_tags),
+    ])
 }
 
 /// Checks a public key as the API does: not blank, a known type, and a
