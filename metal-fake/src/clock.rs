@@ -6,7 +6,7 @@
 //! itself, so paused-clock tests stay deterministic. The rate limit and
 //! injected latency stay on tokio's own clock (real time).
 
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -34,7 +34,8 @@ pub enum ClockError {
 pub(crate) struct Clock {
     wall: Wall,
     scale: f64,
-    advanced: Mutex<Duration>,
+    /// The total advance, in nanoseconds (ten years fit in 64 bits).
+    advanced: AtomicU64,
 }
 
 /// The clock as the API's timestamps show it: the wall-clock time of an
@@ -65,7 +66,7 @@ impl Clock {
                 start_wall,
             },
             scale,
-            advanced: Mutex::new(Duration::ZERO),
+            advanced: AtomicU64::new(0),
         }
     }
 
@@ -94,18 +95,20 @@ impl Clock {
 
     /// Moves the clock on by `by`; returns the total advance.
     pub(crate) fn advance(&self, by: Duration) -> Result<Duration, ClockError> {
-        let mut advanced = self.advanced.lock().unwrap_or_else(|e| e.into_inner());
-        let total = advanced.saturating_add(by);
-        if total > MAX_ADVANCE {
-            return Err(ClockError::TooFar);
-        }
-        *advanced = total;
-        Ok(total)
+        let by = u64::try_from(by.as_nanos()).map_err(|_| ClockError::TooFar)?;
+        let max = MAX_ADVANCE.as_nanos() as u64;
+        let before = self
+            .advanced
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |total| {
+                total.checked_add(by).filter(|t| *t <= max)
+            })
+            .map_err(|_| ClockError::TooFar)?;
+        Ok(Duration::from_nanos(before + by))
     }
 
     /// The total advance so far.
     pub(crate) fn advanced(&self) -> Duration {
-        *self.advanced.lock().unwrap_or_else(|e| e.into_inner())
+        Duration::from_nanos(self.advanced.load(Ordering::Acquire))
     }
 
     /// How much faster than real time the clock runs.

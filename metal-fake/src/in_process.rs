@@ -14,13 +14,12 @@
 //! caller gives up. Nothing here sleeps in real time, so tokio's paused
 //! clock works.
 
-use std::collections::HashMap;
-
 use axum::body::Body;
 use metal_api::exchange::{fail, BoxFuture, Exchange, ExchangeError};
 use metal_api::operation::Operation;
 use tower::ServiceExt;
 
+use crate::call::Params;
 use crate::fake::Fake;
 use crate::model::render::API_PREFIX;
 use crate::pipeline::Route;
@@ -78,17 +77,14 @@ impl Exchange for Fake {
 /// `operation`'s (`Some(None)`: its path, with parameters that do not
 /// decode); `None` when the request is not of `operation`.
 #[allow(clippy::option_option)]
-fn params_of(
-    operation: &Operation,
-    request: &axum::http::Request<Body>,
-) -> Option<Option<HashMap<String, String>>> {
+fn params_of(operation: &Operation, request: &axum::http::Request<Body>) -> Option<Option<Params>> {
     if request.method().as_str() != operation.method.as_str() {
         return None;
     }
     let path = request.uri().path().strip_prefix(API_PREFIX)?;
     let mut pattern = operation.path.split('/');
     let mut given = path.split('/');
-    let mut params = HashMap::new();
+    let mut params = Params::new();
     let mut decodes = true;
     loop {
         match (pattern.next(), given.next()) {
@@ -96,7 +92,7 @@ fn params_of(
             (Some(p), Some(g)) => match p.strip_prefix('{').and_then(|p| p.strip_suffix('}')) {
                 Some(name) if !g.is_empty() => match percent_decode(g) {
                     Some(value) => {
-                        params.insert(name.to_string(), value);
+                        params.push((name.to_string(), value));
                     }
                     None => decodes = false,
                 },
@@ -172,10 +168,7 @@ mod tests {
     fn a_request_of_its_operation_has_its_parameters_decoded() {
         let op = &metal_api::operation::PERFORM_ACTION;
         let got = params_of(op, &request("POST", "/metal/v1/devices/a%20b/actions"));
-        assert_eq!(
-            got,
-            Some(Some(HashMap::from([("id".to_string(), "a b".to_string())])))
-        );
+        assert_eq!(got, Some(Some(vec![("id".to_string(), "a b".to_string())])));
         assert_eq!(
             params_of(op, &request("POST", "/metal/v1/devices/%ff/actions")),
             Some(None),

@@ -147,8 +147,8 @@
 //! |---|---|---|---|
 //! | `POST /_fake/reset` | none | back to the seeded world and faults, empty call log; replies a summary | [`Fake::reset`] |
 //! | `GET /_fake/world` | | the world now, a [`document::WorldDoc`] | [`Fake::world`] |
-//! | `POST /_fake/world` | a [`document::WorldDoc`] | replaces the world (faults and calls stay); replies a summary | [`Fake::load_world`] |
-//! | `POST /_fake/faults` | `{"faults": [...], "random": {...}}` | adds faults | [`Fake::inject`], [`Fake::set_random_faults`] |
+//! | `POST /_fake/world` | a [`document::WorldDoc`] (at most 64 MiB; records within their bounds) | replaces the world (faults and calls stay); replies a summary | [`Fake::load_world`] |
+//! | `POST /_fake/faults` | `{"faults": [...], "random": {...}}` (at most 1 MiB; at most 10000 scripted faults pending in all, `422` past them) | adds faults | [`Fake::inject`], [`Fake::set_random_faults`] |
 //! | `DELETE /_fake/faults` | none | clears every fault | |
 //! | `GET /_fake/calls?operation=&limit=` | | the last `limit` (default 1000) recorded calls: `seq`, `operation`, `status` (`null`: no reply), `fault`, `at` (RFC 3339); and `total` | [`Fake::calls`] |
 //! | `GET`/`POST /_fake/clock` | `{"advance_seconds": N}` (0 to a week) | reads or advances the fake's clock | [`Fake::advance`] |

@@ -4,11 +4,10 @@
 //! ([`crate::model::Resource`]); a thing that does not exist passes (its
 //! handler answers `404`).
 
-use std::collections::HashMap;
-
 use metal_api::operation::Operation;
 
 use super::{Context, Outcome, Pipeline, Step};
+use crate::call::Params;
 use crate::model::{resource_of, Access};
 
 impl Pipeline {
@@ -18,11 +17,12 @@ impl Pipeline {
         &self,
         mut cx: Context,
         operation: &'static Operation,
-        params: &HashMap<String, String>,
+        params: &Params,
     ) -> Step {
         cx.target = params
-            .get("id")
-            .and_then(|id| uuid::Uuid::try_parse(id).ok());
+            .iter()
+            .find(|(name, _)| name == "id")
+            .and_then(|(_, id)| uuid::Uuid::try_parse(id).ok());
         let (Some(id), false) = (cx.target, cx.caller == Access::All) else {
             return Ok(cx);
         };

@@ -10,7 +10,7 @@ use axum::body::Bytes;
 use metal_api::operation::Operation;
 
 use super::{Context, Outcome, Pipeline, Step};
-use crate::call::{ApiError, Call, Reply};
+use crate::call::{ApiError, Call, Params, Reply};
 use crate::faults::FaultKind;
 use crate::handlers::Action;
 
@@ -20,7 +20,7 @@ impl Pipeline {
         &self,
         cx: Context,
         operation: &'static Operation,
-        params: HashMap<String, String>,
+        params: Params,
         query: HashMap<String, String>,
         body: Bytes,
     ) -> Step<(Context, Action)> {

@@ -45,7 +45,7 @@ use metal_api::operation::Operation;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::call::{ApiError, Reply};
+use crate::call::{ApiError, Params, Reply};
 use crate::faults::FaultKind;
 use crate::model::Access;
 use crate::router::{ConnKill, RecordedReply, ServerConfig};
@@ -177,7 +177,7 @@ impl Pipeline {
     pub(crate) async fn serve(
         &self,
         route: Route,
-        params: Option<HashMap<String, String>>,
+        params: Option<Params>,
         kill: Option<ConnKill>,
         request: Request<Body>,
     ) -> Response {
@@ -194,15 +194,15 @@ impl Pipeline {
             Err(stopped) => (stopped.cx, stopped.outcome),
         };
         self.record(&cx, &outcome);
-        let resp = wire::respond(&cx, outcome, kill).await;
-        self.finish(&cx, resp)
+        let (resp, body) = wire::respond(&cx, outcome, kill).await;
+        self.finish(&cx, resp, body)
     }
 
     /// The steps, in order.
     async fn run(
         &self,
         cx: Context,
-        params: Option<HashMap<String, String>>,
+        params: Option<Params>,
         request: Request<Body>,
     ) -> Step<(Context, Outcome)> {
         let (parts, body) = request.into_parts();

@@ -4,6 +4,7 @@
 //! the router has a limit, refusals included) and, when asked, a copy of
 //! the reply kept.
 
+use axum::body::Bytes;
 use axum::http::{header, HeaderValue};
 use axum::response::Response;
 
@@ -15,40 +16,46 @@ use crate::router::{reply, ConnKill, Kill, RecordedReply};
 /// schema has both fields.
 const INVALID_TOKEN: &str = r#"{"error":"Invalid authentication token"}"#;
 
-/// The response for `outcome`; a dropped connection or a hang never
-/// returns.
-pub(super) async fn respond(cx: &Context, outcome: Outcome, kill: Option<ConnKill>) -> Response {
+/// The response for `outcome`, and its whole body when it has one built
+/// here (not one cut short); a dropped connection or a hang never returns.
+pub(super) async fn respond(
+    cx: &Context,
+    outcome: Outcome,
+    kill: Option<ConnKill>,
+) -> (Response, Option<Bytes>) {
+    let built = |(resp, body): reply::Built| (resp, Some(body));
     let success = match cx.route {
         Route::Operation(op) => op.success,
         Route::NotAllowed | Route::NotFound => 200,
     };
     match outcome {
-        Outcome::Reply(result) => reply::of(success, result),
-        Outcome::Unauthorized => reply::json(401, INVALID_TOKEN.into()),
+        Outcome::Reply(result) => built(reply::of(success, result)),
+        Outcome::Unauthorized => built(reply::json(401, INVALID_TOKEN.into())),
         Outcome::Closing(e) => {
-            let mut resp = reply::refusal(e);
+            let (mut resp, body) = reply::refusal(e);
             resp.headers_mut()
                 .insert(header::CONNECTION, HeaderValue::from_static("close"));
-            resp
+            (resp, Some(body))
         }
-        Outcome::Failed { status } => {
-            reply::error(status, vec!["fake: injected server error".to_string()])
-        }
+        Outcome::Failed { status } => built(reply::error(
+            status,
+            vec!["fake: injected server error".to_string()],
+        )),
         Outcome::Throttled { retry_after } => {
-            let mut resp = reply::error(429, vec!["Rate limit exceeded".to_string()]);
+            let (mut resp, body) = reply::error(429, vec!["Rate limit exceeded".to_string()]);
             resp.headers_mut().insert(
                 header::RETRY_AFTER,
                 HeaderValue::from(whole_seconds(retry_after)),
             );
-            resp
+            (resp, Some(body))
         }
-        Outcome::BadGateway => reply::bad_gateway(),
-        Outcome::NotSent => drop_connection(kill, Kill::NotSent).await,
-        Outcome::Dropped => drop_connection(kill, Kill::NoReply).await,
+        Outcome::BadGateway => built(reply::bad_gateway()),
+        Outcome::NotSent => (drop_connection(kill, Kill::NotSent).await, None),
+        Outcome::Dropped => (drop_connection(kill, Kill::NoReply).await, None),
         Outcome::Hang => std::future::pending().await,
         Outcome::Truncated(result) => match reply::truncated(reply::of(success, result)) {
-            Some(cut) => cut,
-            None => drop_connection(kill, Kill::NoReply).await,
+            Some(cut) => (cut, None),
+            None => (drop_connection(kill, Kill::NoReply).await, None),
         },
     }
 }
@@ -65,7 +72,7 @@ async fn drop_connection(kill: Option<ConnKill>, why: Kill) -> Response {
 impl Pipeline {
     /// Adds the headers every reply carries and keeps a copy of the reply
     /// (when asked to).
-    pub(super) fn finish(&self, cx: &Context, mut resp: Response) -> Response {
+    pub(super) fn finish(&self, cx: &Context, mut resp: Response, body: Option<Bytes>) -> Response {
         let mut id = [0u8; uuid::fmt::Hyphenated::LENGTH];
         let id = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut id);
         if let Ok(id) = HeaderValue::from_str(id) {
@@ -80,7 +87,7 @@ impl Pipeline {
             h.insert("x-ratelimit-reset", HeaderValue::from(reset));
         }
         if self.config.record_replies {
-            if let Some(body) = reply::kept_body(&resp) {
+            if let Some(body) = body {
                 let kept = RecordedReply {
                     operation: cx.operation_id().to_string(),
                     status: resp.status().as_u16(),

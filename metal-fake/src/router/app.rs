@@ -5,10 +5,10 @@
 //! spec does not have, through the same pipeline; and the control API
 //! (`/_fake/...`) beside it.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Extension, Path, Request, State};
+use axum::extract::rejection::RawPathParamsRejection;
+use axum::extract::{Extension, RawPathParams, Request, State};
 use axum::http::Method;
 use axum::response::Response;
 use axum::routing::{MethodFilter, MethodRouter};
@@ -35,12 +35,16 @@ pub(crate) fn router(pipeline: Pipeline) -> Router {
         for op in ops {
             let handler = move |State(pipeline): State<Pipeline>,
                                 kill: Option<Extension<ConnKill>>,
-                                path: Result<Path<HashMap<String, String>>, PathRejection>,
+                                path: Result<RawPathParams, RawPathParamsRejection>,
                                 request: Request| async move {
                 pipeline
                     .serve(
                         Route::Operation(op),
-                        path.ok().map(|Path(p)| p),
+                        path.ok().map(|p| {
+                            p.iter()
+                                .map(|(name, value)| (name.to_string(), value.to_string()))
+                                .collect()
+                        }),
                         kill.map(|Extension(k)| k),
                         request,
                     )
