@@ -405,6 +405,17 @@ impl ser::SerializeStruct for Compound<'_> {
     }
 }
 
+/// The scalar `serialize_*` methods of a map key that is not a string.
+macro_rules! not_a_key {
+    ($($name:ident($t:ty)),* $(,)?) => {
+        $(
+            fn $name(self, _: $t) -> Result<(), Error> {
+                Err(key_must_be_a_string())
+            }
+        )*
+    };
+}
+
 /// A map key: a string (or what writes as one).
 struct KeyWriter<'a>(&'a mut Writer);
 
@@ -447,45 +458,24 @@ impl ser::Serializer for KeyWriter<'_> {
         Ok(())
     }
 
-    fn serialize_bool(self, _: bool) -> Result<(), Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_i8(self, _: i8) -> Result<(), Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_i16(self, _: i16) -> Result<(), Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_i32(self, _: i32) -> Result<(), Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_i64(self, _: i64) -> Result<(), Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_u8(self, _: u8) -> Result<(), Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_u16(self, _: u16) -> Result<(), Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_u32(self, _: u32) -> Result<(), Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_u64(self, _: u64) -> Result<(), Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_f32(self, _: f32) -> Result<(), Error> {
-        Err(key_must_be_a_string())
-    }
-    fn serialize_f64(self, _: f64) -> Result<(), Error> {
-        Err(key_must_be_a_string())
-    }
+    not_a_key!(
+        serialize_bool(bool),
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_f32(f32),
+        serialize_f64(f64),
+        serialize_bytes(&[u8]),
+    );
+
     fn serialize_char(self, v: char) -> Result<(), Error> {
         self.0.string(v.encode_utf8(&mut [0; 4]));
         Ok(())
-    }
-    fn serialize_bytes(self, _: &[u8]) -> Result<(), Error> {
-        Err(key_must_be_a_string())
     }
     fn serialize_none(self) -> Result<(), Error> {
         Err(key_must_be_a_string())
