@@ -17,6 +17,7 @@
 //! - `resource`: what a folder gives ([`Resource`]), and how an
 //!   operation reads a call and acts.
 //! - `list`, `render`, `load`: what every list, view and loader shares.
+//! - `request`: how a request body is read (`null` as absent).
 //! - `inspect`: what tests and `/_fake/state` look at ([`WorldCounts`]).
 //! - `timings`: [`Timings`], how long each lifecycle phase lasts.
 
@@ -32,6 +33,7 @@ mod load;
 pub(crate) mod organization;
 pub(crate) mod project;
 pub(crate) mod render;
+pub(crate) mod request;
 mod resource;
 pub(crate) mod ssh_key;
 mod timings;

@@ -20,11 +20,13 @@ pub(crate) struct SshKeyView<'a> {
     label: &'a str,
     key: &'a str,
     fingerprint: Fingerprint<'a>,
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
     tags: &'a [String],
     created_at: Stamp,
     updated_at: Stamp,
     entity: Stub,
+    /// The same link as `entity`: packngo reads it as `SSHKey.Owner`, and
+    /// the Terraform provider takes the owner's ID from its href.
+    owner: Stub,
 }
 
 /// A list of SSH keys.
@@ -50,6 +52,7 @@ impl World {
             created_at: Stamp(self.clock.wall(k.created)),
             updated_at: Stamp(self.clock.wall(k.updated)),
             entity,
+            owner: entity,
         }
     }
 }
