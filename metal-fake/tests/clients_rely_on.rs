@@ -341,16 +341,23 @@ async fn a_device_gets_every_project_and_user_key_when_none_is_named_and_none_wi
     api.check_replies();
 }
 
-#[tokio::test]
-async fn a_create_naming_only_the_reservation_takes_its_facility_and_metro() {
+/// A fake with four reservations in two facilities (`da11` in `da`,
+/// `sv15` in `sv`, alternating), the project's devices path, and the
+/// reservations.
+async fn two_facilities() -> (Api, String, Vec<Value>) {
     let fake = Fake::builder()
         .reservations(4)
         .facilities([("da11", "da"), ("sv15", "sv")])
         .build();
     let api = Api::start(fake).await;
-    let p = api.project();
-    let devices = format!("/projects/{p}/devices");
+    let devices = format!("/projects/{}/devices", api.project());
     let reservations = api.reservations().await;
+    (api, devices, reservations)
+}
+
+#[tokio::test]
+async fn a_create_naming_only_the_reservation_takes_its_facility_and_metro() {
+    let (api, devices, reservations) = two_facilities().await;
     for r in &reservations[..2] {
         // What Monogon's shepherd sends: no metro, no facility.
         let d = api
@@ -361,7 +368,7 @@ async fn a_create_naming_only_the_reservation_takes_its_facility_and_metro() {
                     "plan": r["plan"]["slug"],
                     "operating_system": "ubuntu_24_04",
                     "hardware_reservation_id": r["id"],
-                    "project_id": p,
+                    "project_id": api.project(),
                     "tags": ["wrapngo-idempotency-x"],
                 }),
             )
@@ -388,14 +395,7 @@ async fn a_create_naming_only_the_reservation_takes_its_facility_and_metro() {
 
 #[tokio::test]
 async fn facility_is_one_string_or_a_list() {
-    let fake = Fake::builder()
-        .reservations(4)
-        .facilities([("da11", "da"), ("sv15", "sv")])
-        .build();
-    let api = Api::start(fake).await;
-    let p = api.project();
-    let devices = format!("/projects/{p}/devices");
-    let reservations = api.reservations().await;
+    let (api, devices, reservations) = two_facilities().await;
     let body = |r: &Value, facility: Value| {
         json!({
             "plan": r["plan"]["slug"],

@@ -8,7 +8,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record::{Device, DeviceState, Kept, Live, Phase};
+use super::record::{Device, DeviceState};
 use super::rules::Fields;
 use crate::call::{decode, ApiError, Call};
 use crate::model::bounds::MAX_KEYS_PER_OWNER;
@@ -267,54 +267,33 @@ impl World {
             });
         }
         let id = Uuid::new_v4();
-        let seq = self.next_seq();
         let hostname = f
             .hostname
             .cloned()
             .unwrap_or_else(|| format!("fake-{}", &id.simple().to_string()[..8]));
         let fails = self.failures.next(&hostname);
-        self.devices.insert(
-            id,
-            Kept {
-                rec: Device {
-                    id,
-                    project,
-                    reservation: Some(reservation),
-                    plan,
-                    facility,
-                    hostname,
-                    operating_system: f.os.to_string(),
-                    state: DeviceState::Queued,
-                    state_elapsed_seconds: None,
-                    description: f.description.cloned(),
-                    tags: f.tags.to_vec(),
-                    locked: f.locked,
-                    always_pxe: f.always_pxe,
-                    ipxe_script_url: f.ipxe_script_url.cloned(),
-                    billing_cycle: f.billing_cycle,
-                    userdata: f.userdata.cloned(),
-                    customdata: f.customdata.clone(),
-                    reboots: 0,
-                    competitor: false,
-                },
-                live: Live {
-                    seq,
-                    phase: Phase::Provisioning,
-                    since: now,
-                    created: now,
-                    updated: now,
-                    fails,
-                    ssh_keys,
-                },
-            },
-        );
+        let rec = Device {
+            description: f.description.cloned(),
+            tags: f.tags.to_vec(),
+            locked: f.locked,
+            always_pxe: f.always_pxe,
+            ipxe_script_url: f.ipxe_script_url.cloned(),
+            billing_cycle: f.billing_cycle,
+            userdata: f.userdata.cloned(),
+            customdata: f.customdata.clone(),
+            ..Device::queued(
+                id,
+                project,
+                reservation,
+                (plan, facility),
+                hostname,
+                f.os.to_string(),
+            )
+        };
+        self.place_device(rec, fails, ssh_keys, now);
         if let (true, Some(after)) = (fails, self.timings.failed_moved_after) {
             let t = self.timings;
             self.schedule(now + t.queued + t.provisioning + after);
-        }
-        if let Some(r) = self.reservations.get_mut(&reservation) {
-            r.live.device = Some(id);
-            r.live.released_at = None;
         }
         self.devices_created += 1;
         Ok(id)

@@ -267,47 +267,49 @@ impl World {
         }
         let (project, plan, facility) = (r.rec.project, r.rec.plan.clone(), r.rec.facility.clone());
         let id = Uuid::new_v4();
-        let seq = self.next_seq();
-        self.devices.insert(
-            id,
-            Kept {
-                rec: Device {
-                    id,
-                    project,
-                    reservation: Some(reservation),
-                    plan,
-                    facility,
-                    hostname: format!("competitor-{}", &id.simple().to_string()[..8]),
-                    operating_system: "ubuntu_24_04".to_string(),
-                    state: DeviceState::Queued,
-                    state_elapsed_seconds: None,
-                    description: None,
-                    tags: vec!["competitor".to_string()],
-                    locked: false,
-                    always_pxe: false,
-                    ipxe_script_url: None,
-                    billing_cycle: None,
-                    userdata: None,
-                    customdata: serde_json::Map::new(),
-                    reboots: 0,
-                    competitor: true,
-                },
-                live: Live {
-                    seq,
-                    phase: Phase::Provisioning,
-                    since: now,
-                    created: now,
-                    updated: now,
-                    fails: false,
-                    ssh_keys: Vec::new(),
-                },
-            },
-        );
-        if let Some(r) = self.reservations.get_mut(&reservation) {
-            r.live.device = Some(id);
-        }
+        let rec = Device {
+            tags: vec!["competitor".to_string()],
+            competitor: true,
+            ..Device::queued(
+                id,
+                project,
+                reservation,
+                (plan, facility),
+                format!("competitor-{}", &id.simple().to_string()[..8]),
+                "ubuntu_24_04".to_string(),
+            )
+        };
+        self.place_device(rec, false, Vec::new(), now);
         self.competitor_devices += 1;
         Some(id)
+    }
+
+    /// Puts `rec`, a new device, on its reservation: queued from `now`
+    /// (failing at the end of provisioning when `fails`), with the SSH
+    /// keys it got.
+    pub(crate) fn place_device(
+        &mut self,
+        rec: Device,
+        fails: bool,
+        ssh_keys: Vec<Uuid>,
+        now: Instant,
+    ) {
+        let (id, reservation) = (rec.id, rec.reservation);
+        let seq = self.next_seq();
+        let live = Live {
+            seq,
+            phase: Phase::Provisioning,
+            since: now,
+            created: now,
+            updated: now,
+            fails,
+            ssh_keys,
+        };
+        self.devices.insert(id, Kept { rec, live });
+        if let Some(r) = reservation.and_then(|r| self.reservations.get_mut(&r)) {
+            r.live.device = Some(id);
+            r.live.released_at = None;
+        }
     }
 
     /// A competitor gives up its device: it is deleted as the API deletes
