@@ -298,9 +298,8 @@ async fn a_device_gets_every_project_and_user_key_when_none_is_named_and_none_wi
     let api = {
         let mut doc = api.fake.world();
         doc.projects.push(metal_fake::document::Project {
-            id: other,
-            name: None,
             organization: doc.organizations.first().map(|o| o.id),
+            ..metal_fake::document::Project::new(other)
         });
         doc.ssh_keys.push(metal_fake::document::SshKey {
             id: Uuid::new_v4(),

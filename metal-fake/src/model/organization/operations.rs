@@ -15,9 +15,12 @@ use crate::model::resource::Resource;
 use crate::model::world::oldest_first;
 use crate::model::World;
 
+/// The collection of organisations' paths and hrefs.
+pub(crate) const COLLECTION: &str = "organizations";
+
 /// Organisations.
 pub(crate) static RESOURCE: Resource = Resource {
-    collection: "organizations",
+    collection: COLLECTION,
     operations: &[],
     owner,
     load,

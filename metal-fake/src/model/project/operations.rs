@@ -59,19 +59,28 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
                 id
             }),
         };
+        if let Some(problem) = crate::model::bounds::bad_tags(&p.tags) {
+            return Err(WorldError::Inconsistent(format!(
+                "project {}: {problem}",
+                p.id
+            )));
+        }
+        let seq = w.next_seq();
         w.projects.insert(
             p.id,
             Kept {
                 rec: Project {
-                    id: p.id,
                     name: Some(
                         p.name
                             .clone()
                             .unwrap_or_else(|| format!("fake project {}", n + 1)),
                     ),
                     organization: Some(org),
+                    ..p.clone()
                 },
+                seq,
                 created: now,
+                updated: now,
             },
         );
     }
@@ -81,7 +90,7 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
 /// Saves the projects into `doc`, the main project first (so that it
 /// stays the main one).
 fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    let mut projects: Vec<Project> = w.projects.values().map(|p| p.rec.clone()).collect();
-    projects.sort_by_key(|p| Some(p.id) != w.main_project);
-    doc.projects = projects;
+    let mut projects: Vec<&Kept> = w.projects.values().collect();
+    projects.sort_by_key(|p| (Some(p.rec.id) != w.main_project, p.seq));
+    doc.projects = projects.into_iter().map(|p| p.rec.clone()).collect();
 }

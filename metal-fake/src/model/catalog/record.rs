@@ -1,8 +1,4 @@
-//! What a world offers to provision on: plans (by slug), metros (by code)
-//! and facilities (by code, each in a metro). Each record is also its
-//! entry in the world document; each view is how a device or reservation
-//! shows it. None of them has operations of its own yet: an operation on
-//! plans or facilities would make this a resource folder.
+//! The catalog's records, their views, and how they load and save.
 
 use std::fmt;
 
@@ -182,7 +178,7 @@ impl Catalog {
     pub(crate) fn load(
         doc: &crate::document::WorldDoc,
     ) -> Result<Self, crate::document::WorldError> {
-        use super::load::{unique, unknown};
+        use crate::model::load::{unique, unknown};
         use std::collections::HashSet;
         let mut seen = HashSet::new();
         let metros = doc
@@ -245,7 +241,7 @@ impl Catalog {
         plan: &str,
         facility: &str,
     ) -> Result<(), crate::document::WorldError> {
-        use super::load::unknown;
+        use crate::model::load::unknown;
         if self.plan(plan).is_none() {
             return Err(unknown(from(), "plan", plan));
         }

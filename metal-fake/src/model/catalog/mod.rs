@@ -1,0 +1,11 @@
+//! What a world offers to provision on: plans (by slug), metros (by code)
+//! and facilities (by code, each in a metro).
+//!
+//! - `record`: [`Plan`], [`Metro`], [`Facility`] (each also its entry in
+//!   the world document), the [`Catalog`] a world keeps, how it loads and
+//!   saves, and how a device or reservation shows each.
+
+mod record;
+
+pub(crate) use record::{Catalog, FacilityView, MetroView, PlanView};
+pub use record::{Facility, Metro, Plan};
