@@ -41,6 +41,7 @@ pub mod config;
 pub mod exchange;
 pub mod known;
 pub mod operation;
+pub mod variants;
 
 #[allow(
     clippy::all,
@@ -51,7 +52,7 @@ pub mod operation;
     irrefutable_let_patterns
 )]
 mod generated {
-    include!(concat!(env!("OUT_DIR"), "/metal_api.rs"));
+    include!("generated/client.rs");
 }
 
 pub use config::{Config, ConfigBuilder, ConfigError, Token};
@@ -66,5 +67,5 @@ pub use operation::Operation;
 #[cfg_attr(docsrs, doc(cfg(feature = "mock")))]
 #[allow(clippy::all, missing_docs, unused, rustdoc::all)]
 pub mod mock {
-    include!(concat!(env!("OUT_DIR"), "/metal_api_mock.rs"));
+    include!("generated/mock.rs");
 }

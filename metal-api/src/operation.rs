@@ -91,7 +91,7 @@ impl fmt::Display for Operation {
     }
 }
 
-include!(concat!(env!("OUT_DIR"), "/operations.rs"));
+include!("generated/operations.rs");
 
 #[cfg(test)]
 mod tests {
