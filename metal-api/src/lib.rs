@@ -41,6 +41,7 @@ pub mod config;
 pub mod exchange;
 pub mod known;
 pub mod operation;
+pub mod tls;
 pub mod variants;
 
 #[allow(

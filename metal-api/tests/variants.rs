@@ -173,7 +173,10 @@ fn decoded(union: &str, body: &Value) -> &'static str {
                     "Reservation"
                 }
                 AnyIpReservation::Vrf(v) => {
-                    assert_eq!(*v, both::<AnyIpReservation, types::VrfIpReservation>(body).1);
+                    assert_eq!(
+                        *v,
+                        both::<AnyIpReservation, types::VrfIpReservation>(body).1
+                    );
                     "Vrf"
                 }
             }
@@ -192,7 +195,10 @@ fn decoded(union: &str, body: &Value) -> &'static str {
         }
         "VirtualCircuit" => match serde_json::from_value::<VirtualCircuit>(body.clone()).unwrap() {
             VirtualCircuit::Vlan(v) => {
-                assert_eq!(*v, both::<VirtualCircuit, types::VlanVirtualCircuit>(body).1);
+                assert_eq!(
+                    *v,
+                    both::<VirtualCircuit, types::VlanVirtualCircuit>(body).1
+                );
                 "Vlan"
             }
             VirtualCircuit::Vrf(v) => {
