@@ -41,6 +41,9 @@ pub mod config;
 pub mod exchange;
 pub mod known;
 pub mod operation;
+#[cfg(feature = "samples")]
+#[cfg_attr(docsrs, doc(cfg(feature = "samples")))]
+pub mod samples;
 pub mod tls;
 pub mod variants;
 

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context, Result};
 
 mod mock;
+mod samples;
 mod variants;
 
 /// Where the generated files live, relative to the workspace root.
@@ -36,7 +37,8 @@ pub fn generate(spec_text: &str) -> Result<Vec<File>> {
 fn generate_with(spec_text: &str, replaced: &[(&str, &str)]) -> Result<Vec<File>> {
     let spec: openapiv3::OpenAPI = serde_json::from_str(spec_text)
         .context("openapi/metal.json is not a valid OpenAPI 3.0 document")?;
-    variants::check(&serde_json::from_str(spec_text)?, replaced)?;
+    let spec_value: serde_json::Value = serde_json::from_str(spec_text)?;
+    variants::check(&spec_value, replaced)?;
 
     let mut settings = progenitor::GenerationSettings::default();
     settings
@@ -61,6 +63,12 @@ fn generate_with(spec_text: &str, replaced: &[(&str, &str)]) -> Result<Vec<File>
         .map_err(|e| anyhow!("progenitor's httpmock generator failed: {e}"))?;
     let mock = rust_text(mock, mock::fix)?;
     let operations = operations(&spec, &client)?;
+    let client_tree = syn::parse_file(&client).context("the generated client does not parse")?;
+    let samples = samples::generate(&spec_value, &client_tree)?;
+    let samples: proc_macro2::TokenStream = samples
+        .parse()
+        .map_err(|e| anyhow!("the generated samples do not lex: {e}"))?;
+    let samples = rust_text(samples, |_| {})?;
     Ok(vec![
         File {
             name: "client.rs",
@@ -73,6 +81,10 @@ fn generate_with(spec_text: &str, replaced: &[(&str, &str)]) -> Result<Vec<File>
         File {
             name: "operations.rs",
             text: operations,
+        },
+        File {
+            name: "samples.rs",
+            text: samples,
         },
     ])
 }
@@ -245,7 +257,10 @@ mod tests {
     fn the_table_names_each_operation_by_id_and_method() {
         let files = generate_with(SPEC, &[]).unwrap();
         let names: Vec<&str> = files.iter().map(|f| f.name).collect();
-        assert_eq!(names, ["client.rs", "mock.rs", "operations.rs"]);
+        assert_eq!(
+            names,
+            ["client.rs", "mock.rs", "operations.rs", "samples.rs"]
+        );
         let table = &files[2].text;
         assert!(table.starts_with(HEADER));
         assert!(table.contains(
