@@ -1,4 +1,4 @@
-//! One test per kept operation: the request the client puts on the wire
+//! One test for each operation the policy's `Metal` trait wraps: the request
 //! (method, path under `/metal/v1`, auth token, user agent, exact query
 //! string, exact JSON body) and the decoding of the reply.
 //!
