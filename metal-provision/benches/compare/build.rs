@@ -50,7 +50,18 @@ fn children_cpu() -> Option<Duration> {
 fn cargo(dir: &Path, target: &Path, args: &[&str], incremental: bool) -> Result<Cost, String> {
     let cpu_before = children_cpu().ok_or("/proc/self/stat is unreadable (not Linux?)")?;
     let started = Instant::now();
-    let status = Command::new(env!("CARGO"))
+    let mut command = Command::new(env!("CARGO"));
+    // The toolchain this benchmark was built with, for every build: run
+    // outside `cargo bench`, rustup's `rustc` proxy would otherwise follow
+    // a dependency's own `rust-toolchain.toml` (serde_tokenstream has one)
+    // while compiling it.
+    if std::env::var_os("RUSTUP_TOOLCHAIN").is_none() && std::env::var_os("RUSTC").is_none() {
+        let rustc = Path::new(env!("CARGO")).with_file_name("rustc");
+        if rustc.exists() {
+            command.env("RUSTC", rustc);
+        }
+    }
+    let status = command
         .args(args)
         .arg("--target-dir")
         .arg(target)
@@ -74,6 +85,7 @@ fn cargo(dir: &Path, target: &Path, args: &[&str], incremental: bool) -> Result<
 /// to `dir`.
 fn export(repo: &Path, rev: &str, dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    // Binary output: not through `git()`, which reads text.
     let archive = Command::new("git")
         .args(["archive", "--format=tar", rev])
         .current_dir(repo)
