@@ -317,11 +317,13 @@ fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
 }
 
 /// The time until `X-RateLimit-Reset`: delta seconds, or a Unix time when
-/// the number is large (more than a year of seconds).
+/// the number is large (more than a year of seconds). A Unix time the
+/// system clock cannot represent (past `i64::MAX` seconds, say) is
+/// unreadable: `None`, never an overflow.
 fn reset_delay(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     let n = header_number(headers, "x-ratelimit-reset")?;
     if n > 365 * 24 * 3600 {
-        let at = SystemTime::UNIX_EPOCH + Duration::from_secs(n);
+        let at = SystemTime::UNIX_EPOCH.checked_add(Duration::from_secs(n))?;
         return Some(at.duration_since(now).unwrap_or(Duration::ZERO));
     }
     Some(Duration::from_secs(n))
@@ -375,6 +377,53 @@ mod tests {
             Some(Duration::from_secs(9))
         );
         assert_eq!(retry_delay(&headers(&[("retry-after", "soon")]), now), None);
+    }
+
+    #[test]
+    fn hostile_numbers_never_overflow_a_time() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let huge = [
+            u64::MAX.to_string(),
+            (i64::MAX as u64 + 1).to_string(),
+            i64::MAX.to_string(),
+        ];
+        for n in &huge {
+            for name in ["x-ratelimit-reset", "retry-after"] {
+                let h = headers(&[(name, n)]);
+                // Whatever each says, reading it never panics.
+                let _ = retry_delay(&h, now);
+                let _ = throttled(429, &h);
+                let _ = throttled(503, &h);
+            }
+            let h = headers(&[("x-ratelimit-remaining", "5"), ("x-ratelimit-reset", n)]);
+            let _ = rate_reading(&h, now);
+        }
+        // A Unix time past what the clock holds is unreadable.
+        for n in [u64::MAX.to_string(), (i64::MAX as u64 + 1).to_string()] {
+            let h = headers(&[("x-ratelimit-remaining", "5"), ("x-ratelimit-reset", &n)]);
+            assert_eq!(rate_reading(&h, now), None, "{n}");
+            assert_eq!(retry_delay(&h, now), None, "{n}");
+        }
+        // Retry-After in seconds holds any u64.
+        assert_eq!(
+            retry_delay(&headers(&[("retry-after", &u64::MAX.to_string())]), now),
+            Some(Duration::from_secs(u64::MAX))
+        );
+        // Negative numbers are not numbers of seconds.
+        for n in ["-1", "-9223372036854775808"] {
+            assert_eq!(retry_delay(&headers(&[("retry-after", n)]), now), None);
+            assert_eq!(
+                retry_delay(&headers(&[("x-ratelimit-reset", n)]), now),
+                None
+            );
+            assert_eq!(
+                rate_reading(
+                    &headers(&[("x-ratelimit-remaining", n), ("x-ratelimit-reset", "9")]),
+                    now
+                ),
+                None
+            );
+        }
     }
 
     #[test]

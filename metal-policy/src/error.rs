@@ -201,7 +201,9 @@ pub enum Error {
         #[source]
         source: AttemptError,
     },
-    /// The backoff policy gave up on a retryable failure.
+    /// The backoff policy gave up on a retryable failure, or the server
+    /// throttled more than [`crate::retry::MAX_THROTTLED_RETRIES`] retries
+    /// in a row (the source is then [`AttemptError::Throttled`]).
     #[error("{operation}: gave up after {attempts} attempt(s): {source}")]
     GaveUp {
         /// The operation.
@@ -227,6 +229,29 @@ pub enum Error {
         /// The last attempt's error.
         #[source]
         last: AttemptError,
+    },
+    /// A list has more distinct entries than the client's bound
+    /// ([`crate::ClientBuilder::max_list_entries`]); it was not followed
+    /// further.
+    #[error("{operation}: the list has more than {limit} entries (stopped at page {page})")]
+    ListTooLong {
+        /// The list operation.
+        operation: &'static str,
+        /// The bound, in entries.
+        limit: usize,
+        /// The page that went past it.
+        page: u32,
+    },
+    /// A page of a list repeats entries of earlier pages only, while its
+    /// `meta` says more pages follow: the server's pages do not advance, so
+    /// the list is not followed further. Listing again may succeed (a list
+    /// that shifted under many new entries can look so once).
+    #[error("{operation}: page {page} adds no entry the earlier pages lacked, though more are announced")]
+    PageRepeats {
+        /// The list operation.
+        operation: &'static str,
+        /// The page that added nothing.
+        page: u32,
     },
     /// The call's deadline passed.
     #[error("{operation}: deadline exceeded after {attempts} attempt(s){}", last.as_ref().map(|e| format!(": {e}")).unwrap_or_default())]

@@ -75,8 +75,10 @@
 //! 5. A retry is paid from the client-wide retry budget (a throttling
 //!    reply's retry is free; an empty budget ends the call at once with
 //!    [`Error::RetryBudgetExhausted`]), releases the slot, sleeps (the
-//!    backoff's delay, or the server's `Retry-After`), and goes back to
-//!    step 2, within the optional whole-call deadline.
+//!    backoff's delay, or the server's `Retry-After` when it is longer),
+//!    and goes back to step 2, within the optional whole-call deadline. A
+//!    call gives up ([`Error::GaveUp`]) after more than
+//!    [`retry::MAX_THROTTLED_RETRIES`] throttled retries in a row.
 //!
 //! Each call may override the client's deadline, attempt timeout and
 //! idempotency, and leave the retry budget out
@@ -172,7 +174,10 @@
 //!    them), and power and move were resent blindly.
 //! 7. **Pagination.** Lists follow `meta` (`last_page`, else `next`) to the
 //!    end with a configurable `per_page` (default 100); a failed page retries
-//!    that page only; entries repeated across pages appear once (by id).
+//!    that page only; entries repeated across pages appear once (by id). A
+//!    list is bounded by its entries ([`ClientBuilder::max_list_entries`],
+//!    else [`Error::ListTooLong`]), and a page that adds nothing new while
+//!    more are announced ends it with [`Error::PageRepeats`].
 //!    [`Metal::device_pages`] streams page by page. *Reference:* packngo paged
 //!    inside one wrapped call, so a failed page restarted the whole list, and
 //!    entries shifting between pages could repeat (it only sorted by
@@ -192,7 +197,8 @@
 //!    carry OpenTelemetry's HTTP client fields (`otel.kind = "client"`,
 //!    `http.request.method`, `http.response.status_code` when a reply
 //!    came, `http.request.resend_count`, `error.type`) and the rate-limit
-//!    wait; the token never appears. *Reference:* several
+//!    wait; the token never appears, and server messages that reach an
+//!    error or a log have it replaced by `<redacted>`. *Reference:* several
 //!    endpoints were labelled "Unknown", and retries were invisible.
 //! 9. **Retry budget.** One token bucket per client
 //!    ([`RetryBudget`], default smithy-rs's retry quota: 500 tokens, a
@@ -217,6 +223,7 @@ mod exchange;
 mod limit;
 pub mod metal;
 mod metrics;
+mod redact;
 pub mod retry;
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]

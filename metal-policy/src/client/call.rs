@@ -19,6 +19,7 @@ use crate::exchange::Scope;
 use crate::limit;
 use crate::limit::rate::MAX_THROTTLE_PAUSE;
 use crate::retry::decision::{classify as decide, Decision, Idempotency};
+use crate::retry::MAX_THROTTLED_RETRIES;
 
 /// Per-call settings that override the client's, without building a second
 /// client.
@@ -186,7 +187,8 @@ impl Client {
         options
             .deadline
             .unwrap_or(self.inner.deadline)
-            .map(|d| Instant::now() + d)
+            // A deadline past what the clock holds is no deadline.
+            .and_then(|d| Instant::now().checked_add(d))
     }
 
     /// Runs one logical call: attempts made by `attempt`, retried per the
@@ -239,7 +241,7 @@ impl Client {
             span.record("operation", operation_id(None, &scope));
         }
         match result {
-            Ok(r) => r,
+            Ok(r) => r.map_err(|e| self.inner.secrets.error(e)),
             Err(_elapsed) => Err(Error::DeadlineExceeded {
                 operation: operation_id(named, &scope),
                 attempts: progress.attempts,
@@ -267,6 +269,8 @@ impl Client {
         };
         let mut backoff = inner.backoff.start();
         let mut after_unknown = false;
+        // Throttling replies since the last other failure.
+        let mut throttled_in_a_row = 0u32;
         // The cost of this call's last retry paid from the budget: given
         // back if the call then succeeds.
         let mut refund = None;
@@ -307,7 +311,9 @@ impl Client {
                     inner.metrics.attempt(operation, "final");
                     return Err(e);
                 }
-                Err(Failure::Attempt(e)) => e,
+                // What the server said reaches logs and errors without the
+                // token it may have echoed.
+                Err(Failure::Attempt(e)) => inner.secrets.attempt(e),
             };
             inner.metrics.attempt(operation, error.class());
             span.record("error.type", error.class());
@@ -328,6 +334,18 @@ impl Client {
                     error,
                 } => {
                     after_unknown |= outcome_unknown;
+                    if matches!(error, AttemptError::Throttled { .. }) {
+                        throttled_in_a_row += 1;
+                    } else {
+                        throttled_in_a_row = 0;
+                    }
+                    if throttled_in_a_row > MAX_THROTTLED_RETRIES {
+                        return Err(Error::GaveUp {
+                            operation,
+                            attempts: progress.attempts,
+                            source: error,
+                        });
+                    }
                     let Some(delay) = backoff.next_delay() else {
                         return Err(Error::GaveUp {
                             operation,
@@ -351,7 +369,9 @@ impl Client {
                             refund = Some(cost);
                         }
                     }
-                    let delay = after.map_or(delay, |a| a.min(MAX_THROTTLE_PAUSE));
+                    // The server's delay, if longer than the backoff's: a
+                    // `Retry-After: 0` never turns retries into a hot loop.
+                    let delay = after.map_or(delay, |a| a.min(MAX_THROTTLE_PAUSE).max(delay));
                     debug!(operation, attempt = progress.attempts, delay_ms = delay.as_millis() as u64, error = %error, "retrying");
                     progress.last = Some(error);
                     inner.metrics.retry(operation);

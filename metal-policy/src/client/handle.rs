@@ -8,6 +8,7 @@ use std::time::Duration;
 use super::ClientBuilder;
 use crate::limit::Limits;
 use crate::metrics::Metrics;
+use crate::redact::Secrets;
 use crate::retry::backoff::BackoffFactory;
 use crate::retry::budget::Budget;
 
@@ -23,6 +24,7 @@ impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Client")
             .field("per_page", &self.inner.per_page)
+            .field("max_list_entries", &self.inner.max_list_entries)
             .field("attempt_timeout", &self.inner.attempt_timeout)
             .field("deadline", &self.inner.deadline)
             .finish_non_exhaustive()
@@ -37,9 +39,13 @@ pub(super) struct Inner {
     pub(super) attempt_timeout: Option<Duration>,
     pub(super) deadline: Option<Duration>,
     pub(super) per_page: u32,
+    /// The most distinct entries one list may have.
+    pub(super) max_list_entries: usize,
     /// The client-wide retry budget, when on.
     pub(super) budget: Option<Budget>,
     pub(super) metrics: Metrics,
+    /// The tokens the client sends, removed from what servers say.
+    pub(super) secrets: Secrets,
 }
 
 impl Client {

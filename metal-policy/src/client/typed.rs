@@ -10,7 +10,7 @@ use metal_api::{types, DeviceState};
 use uuid::Uuid;
 
 use super::call::{send, Attempt, CallOptions, Failure, Named};
-use super::pages::has_next;
+use super::pages::Pager;
 use super::Client;
 use crate::classify::no_reservation_available;
 use crate::error::{AttemptError, Error};
@@ -72,37 +72,38 @@ async fn reservation_holder(
 
 /// Our device, found by its witness tag in the project's device list
 /// (`?tag=`, every page; the tag is checked here too, so a server that
-/// ignored the filter would cost more pages, not a wrong answer).
+/// ignored the filter would cost more pages, not a wrong answer). The
+/// search is bounded as a list is ([`Pager`]).
 async fn device_tagged(
     at: &Attempt<'_>,
     project: Uuid,
     witness: &str,
-    per_page: u32,
-) -> Result<Option<types::Device>, AttemptError> {
-    let mut page = 1;
+    (per_page, max_entries): (u32, usize),
+) -> Result<Option<types::Device>, Failure> {
+    let mut pager = Pager::new(&op::FIND_PROJECT_DEVICES, max_entries);
     loop {
         let list = send(
             at.api
                 .find_project_devices()
                 .id(project)
                 .tag(witness)
-                .page(page)
+                .page(pager.page())
                 .per_page(per_page)
                 .send(),
         )
         .await?;
-        let got = list.devices.len();
-        if let Some(d) = list
-            .devices
+        let (devices, more) = pager
+            .take(list.devices, list.meta.as_ref(), |d| d.id)
+            .map_err(Failure::Final)?;
+        if let Some(d) = devices
             .into_iter()
             .find(|d| d.tags.iter().any(|t| t == witness))
         {
             return Ok(Some(d));
         }
-        if !has_next(page, list.meta.as_ref(), got) {
+        if !more {
             return Ok(None);
         }
-        page += 1;
     }
 }
 
@@ -183,6 +184,7 @@ impl Client {
         filter: DeviceFilter,
     ) -> BoxStream<'_, Result<Vec<types::Device>, Error>> {
         self.pages(
+            &op::FIND_PROJECT_DEVICES,
             move |api, page, per_page| {
                 let mut b = api
                     .find_project_devices()
@@ -213,13 +215,13 @@ impl Client {
         body: &types::CreateDeviceRequest,
         witness: &str,
     ) -> Result<types::Device, Error> {
-        let per_page = self.inner.per_page;
+        let bounds = (self.inner.per_page, self.inner.max_list_entries);
         self.run(
             idempotent(&op::CREATE_DEVICE),
             CallOptions::default(),
             |at| async move {
                 if at.after_unknown {
-                    if let Some(d) = device_tagged(&at, project, witness, per_page).await? {
+                    if let Some(d) = device_tagged(&at, project, witness, bounds).await? {
                         return Ok(d);
                     }
                 }
@@ -448,6 +450,7 @@ impl Metal for Client {
     ) -> Result<Vec<types::HardwareReservation>, Error> {
         let pages: Vec<Vec<types::HardwareReservation>> = self
             .pages(
+                &op::FIND_PROJECT_HARDWARE_RESERVATIONS,
                 move |api, page, per_page| {
                     api.find_project_hardware_reservations()
                         .id(project)

@@ -13,7 +13,7 @@ use tokio::sync::futures::Notified;
 use tokio::sync::Notify;
 use tokio::time::{sleep_until, Instant};
 
-use super::pace::{Pace, Reading};
+use super::pace::{Pace, Reading, MAX_READING_SPAN};
 
 /// The longest a server's `Retry-After`/`X-RateLimit-Reset` may pause us.
 pub const MAX_THROTTLE_PAUSE: Duration = Duration::from_secs(300);
@@ -137,7 +137,7 @@ impl RateLimiter {
         };
         let now = Instant::now();
         let mut s = self.lock();
-        s.learned_until = Some(now + reading.until);
+        s.learned_until = Some(now + reading.until.min(MAX_READING_SPAN));
         self.set_spacing(&mut s, spacing, now);
         if reading.remaining == 0 {
             // None left: no new turn before the reset.
@@ -442,6 +442,31 @@ mod tests {
         assert_eq!(rl.spacing(), Duration::from_secs(2));
         rl.acquire().await;
         assert_eq!(t0.elapsed(), Duration::from_secs(32));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_far_reset_never_panics_nor_holds_a_request_past_the_cap() {
+        use super::super::pace::MAX_LEARNED_SPACING;
+        for until in [
+            Duration::from_secs(365 * 24 * 3600),
+            Duration::from_secs(i64::MAX as u64),
+            Duration::MAX,
+        ] {
+            for remaining in [0, 1] {
+                let rl = learning(Duration::from_secs(2), Duration::ZERO);
+                let t0 = Instant::now();
+                rl.acquire().await;
+                rl.learn(reading(remaining, until));
+                for n in 1..=3u32 {
+                    rl.acquire().await;
+                    assert!(
+                        t0.elapsed() <= MAX_LEARNED_SPACING * n,
+                        "{remaining} left in {until:?}: request {n} at {:?}",
+                        t0.elapsed()
+                    );
+                }
+            }
+        }
     }
 
     #[tokio::test(start_paused = true)]
