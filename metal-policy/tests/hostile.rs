@@ -5,149 +5,33 @@
 //! bodies that echo the token). The client must not panic, must not spin,
 //! must bound what it holds, and must not repeat the token.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod common;
+
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use common::loopback::{serve, Reply, Request, Server};
+use common::Fixed;
 use metal_api::types;
 use metal_policy::retry::MAX_THROTTLED_RETRIES;
-use metal_policy::{AttemptError, Backoff, BackoffFactory, Client, ClientBuilder, Error, Metal};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
+use metal_policy::{AttemptError, Client, ClientBuilder, Error, Metal};
 use uuid::Uuid;
 
 const TOKEN: &str = "hostile-test-secret-token";
 
-/// One scripted reply.
-struct Reply {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Reply {
-    fn json(status: u16, body: impl serde::Serialize) -> Self {
-        Self {
-            status,
-            headers: vec![],
-            body: serde_json::to_string(&body).unwrap(),
-        }
-    }
-
-    fn header(mut self, name: &str, value: &str) -> Self {
-        self.headers.push((name.into(), value.into()));
-        self
-    }
-}
-
-/// What the server saw of one request.
-struct Request {
-    /// The request line's target (path and query).
-    target: String,
-    /// The `x-auth-token` header.
-    token: String,
-}
-
-/// A loopback server answering request `n` with `reply(n, request)`;
-/// counts what it served. Dropped with the test's runtime.
-struct Hostile {
-    base_url: String,
-    served: Arc<AtomicUsize>,
-}
-
-async fn serve(reply: impl Fn(usize, &Request) -> Reply + Send + Sync + 'static) -> Hostile {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base_url = format!("http://{}", listener.local_addr().unwrap());
-    let served = Arc::new(AtomicUsize::new(0));
-    let reply = Arc::new(reply);
-    let count = served.clone();
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut conn, _)) = listener.accept().await else {
-                return;
-            };
-            let (reply, count) = (reply.clone(), count.clone());
-            tokio::spawn(async move {
-                let mut buf = Vec::new();
-                loop {
-                    // One request head (the client sends no bodies here).
-                    let end = loop {
-                        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                            break i + 4;
-                        }
-                        let mut chunk = [0u8; 4096];
-                        match conn.read(&mut chunk).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                        }
-                    };
-                    let head = String::from_utf8_lossy(&buf[..end]).into_owned();
-                    buf.drain(..end);
-                    let target = head.split(' ').nth(1).unwrap_or("").to_string();
-                    let token = head
-                        .lines()
-                        .find_map(|l| {
-                            let (k, v) = l.split_once(':')?;
-                            k.eq_ignore_ascii_case("x-auth-token")
-                                .then(|| v.trim().to_string())
-                        })
-                        .unwrap_or_default();
-                    let n = count.fetch_add(1, Ordering::SeqCst);
-                    let r = reply(n, &Request { target, token });
-                    let mut out = format!(
-                        "HTTP/1.1 {} Hostile\r\ncontent-type: application/json\r\ncontent-length: {}\r\n",
-                        r.status,
-                        r.body.len()
-                    );
-                    for (k, v) in &r.headers {
-                        out.push_str(&format!("{k}: {v}\r\n"));
-                    }
-                    out.push_str("\r\n");
-                    out.push_str(&r.body);
-                    if conn.write_all(out.as_bytes()).await.is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-    });
-    Hostile { base_url, served }
-}
-
-impl Hostile {
-    fn served(&self) -> usize {
-        self.served.load(Ordering::SeqCst)
-    }
-
-    /// A policy client of this server: no client-side rate limit, a fixed
-    /// `backoff`, a 10 s deadline so that a client that spins still ends.
-    fn client(&self, backoff: Duration) -> ClientBuilder {
-        let config = metal_api::Config::builder()
-            .auth_token(TOKEN)
-            .base_url(&self.base_url)
-            .build()
-            .unwrap();
-        Client::builder()
-            .config(config)
-            .api_rate(Duration::ZERO)
-            .backoff(Arc::new(Fixed(backoff)))
-            .deadline(Some(Duration::from_secs(10)))
-    }
-}
-
-/// A fixed delay, forever.
-struct Fixed(Duration);
-
-impl BackoffFactory for Fixed {
-    fn start(&self) -> Box<dyn Backoff> {
-        struct S(Duration);
-        impl Backoff for S {
-            fn next_delay(&mut self) -> Option<Duration> {
-                Some(self.0)
-            }
-        }
-        Box::new(S(self.0))
-    }
+/// A policy client of `server`: no client-side rate limit, a fixed
+/// `backoff`, a 10 s deadline so that a client that spins still ends.
+fn client(server: &Server, backoff: Duration) -> ClientBuilder {
+    let config = metal_api::Config::builder()
+        .auth_token(TOKEN)
+        .base_url(&server.base_url)
+        .build()
+        .unwrap();
+    Client::builder()
+        .config(config)
+        .api_rate(Duration::ZERO)
+        .backoff(Arc::new(Fixed(backoff, None)))
+        .deadline(Some(Duration::from_secs(10)))
 }
 
 fn project() -> types::Project {
@@ -177,8 +61,7 @@ async fn rate_limit_headers_that_overflow_every_clock_panic_nothing() {
                     .header("x-ratelimit-reset", reset)
             })
             .await;
-            let c = server
-                .client(Duration::ZERO)
+            let c = client(&server, Duration::ZERO)
                 .learn_rate(learn)
                 .deadline(Some(Duration::from_millis(200)))
                 .build()
@@ -216,8 +99,7 @@ async fn a_429_whose_reset_overflows_every_clock_is_throttling_without_a_time() 
         // The 429 pauses the client (for the default 5 s when its Reset is
         // no readable time, else for the longest pause); a 100 ms deadline
         // ends the call during the pause.
-        let c = server
-            .client(Duration::ZERO)
+        let c = client(&server, Duration::ZERO)
             .deadline(Some(Duration::from_millis(100)))
             .build()
             .unwrap();
@@ -252,7 +134,7 @@ async fn throttling_that_asks_for_no_delay_sleeps_the_backoff_and_gives_up() {
     let backoff = Duration::from_millis(20);
     for kind in 0..3 {
         let server = serve(move |_, _| no_delay(kind)).await;
-        let c = server.client(backoff).build().unwrap();
+        let c = client(&server, backoff).build().unwrap();
         let t0 = std::time::Instant::now();
         let err = c.get_project(Uuid::new_v4()).await.unwrap_err();
         let elapsed = t0.elapsed();
@@ -288,18 +170,14 @@ async fn a_run_of_throttling_broken_by_another_failure_starts_again() {
         _ => Reply::json(200, project()),
     })
     .await;
-    let c = server.client(Duration::from_millis(1)).build().unwrap();
+    let c = client(&server, Duration::from_millis(1)).build().unwrap();
     c.get_project(Uuid::new_v4()).await.unwrap();
     assert_eq!(server.served(), 2 * max + 2);
 }
 
 /// The page number a list request asked for.
 fn page_of(r: &Request) -> i64 {
-    r.target
-        .split(['?', '&'])
-        .find_map(|p| p.strip_prefix("page="))
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(1)
+    r.query("page").and_then(|p| p.parse().ok()).unwrap_or(1)
 }
 
 fn device_page(ids: &[Uuid], page: i64, last_page: i64) -> Reply {
@@ -332,8 +210,7 @@ async fn a_list_of_fresh_entries_that_never_ends_stops_at_the_entry_bound() {
         )
     })
     .await;
-    let c = server
-        .client(Duration::ZERO)
+    let c = client(&server, Duration::ZERO)
         .per_page(2)
         .max_list_entries(20)
         .build()
@@ -365,7 +242,7 @@ async fn a_list_of_fresh_entries_that_never_ends_stops_at_the_entry_bound() {
 async fn a_list_whose_pages_repeat_one_entry_stops_at_the_first_repeat() {
     let one = Uuid::new_v4();
     let server = serve(move |_, r| device_page(&[one], page_of(r), i64::MAX)).await;
-    let c = server.client(Duration::ZERO).build().unwrap();
+    let c = client(&server, Duration::ZERO).build().unwrap();
     let err = c.list_devices(Uuid::new_v4()).await.unwrap_err();
     assert!(
         matches!(
@@ -401,7 +278,7 @@ async fn a_token_the_server_echoes_never_reaches_an_error() {
             }
         })
         .await;
-        let c = server.client(Duration::from_millis(1)).build().unwrap();
+        let c = client(&server, Duration::from_millis(1)).build().unwrap();
         let err = c
             .call_with(metal_policy::CallOptions::new().idempotent(false), |api| {
                 api.find_project_by_id().id(Uuid::new_v4()).send()
