@@ -175,6 +175,12 @@ fn policy(api: metal_api::Client, client: Who) -> Client {
 /// Makes `requests` requests (after the warm-up) in scenario `(path,
 /// client)`.
 fn child(path: Path, client: Who, requests: usize) {
+    // A subscriber that records nothing, as an application without one:
+    // with none set at all, tracing's `log` compatibility, which a test
+    // dependency (httpmock) turns on in this build, would count log calls
+    // that a build without it never makes.
+    tracing::subscriber::set_global_default(tracing::subscriber::NoSubscriber::default())
+        .expect("the first subscriber");
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

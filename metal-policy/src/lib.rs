@@ -44,9 +44,12 @@
 //!   classified failure of one attempt.
 //! - `exchange` (private): the policy's layer at `metal-api`'s hook point,
 //!   which every request passes (rate-limit turn, attempt timeout,
-//!   metrics, throttling pause).
-//! - `classify` (private): the one place a reply becomes an
-//!   [`AttemptError`].
+//!   metrics, throttling pause), and the one place an attempt begins (its
+//!   slot and its scope, through which what its requests saw comes back).
+//! - [`classify`]: the one classification, [`Class`] (not sent,
+//!   throttled, outcome unknown, permanent with its [`Permanent`] reason),
+//!   found by [`classify::classify`]; the retry decision, the budget's cost
+//!   and the client-wide pause are read off it.
 //! - [`retry`]: the [`Backoff`] schedule ([`ExponentialBackoff`]), the
 //!   client-wide [`RetryBudget`], and the decision after a failed attempt.
 //! - `limit` (private): the limits behind one interface (slot, turn,
@@ -65,13 +68,18 @@
 //!    unless the client makes it so (the witness of `create_device`) or
 //!    the caller says otherwise ([`CallOptions::idempotent`]).
 //! 2. Each attempt waits for a concurrency slot (FIFO), held for the
-//!    attempt only.
+//!    attempt only, and takes a scope at the hook point: the generated
+//!    client it uses, whose requests record what they saw for the
+//!    attempt. A request of the raw client is an attempt of its own.
 //! 3. Each HTTP request of the attempt passes `metal-api`'s hook point,
 //!    where it waits for its turn from the client-wide rate limiter, is
 //!    sent under the attempt timeout (the exchange only, never the waits),
 //!    and is observed; a throttling reply pauses the whole client. The raw
 //!    client of [`Client::api`] passes the same point.
-//! 4. A failure is classified once: retry, or stop.
+//! 4. Each reply, or failure to get one, is classified once
+//!    ([`classify::classify`]); the attempt reads its requests' record
+//!    back as a value when it ends, and the decision (retry, or stop) is
+//!    read off the failure's [`Class`].
 //! 5. A retry is paid from the client-wide retry budget (a throttling
 //!    reply's retry is free; an empty budget ends the call at once with
 //!    [`Error::RetryBudgetExhausted`]), releases the slot, sleeps (the
@@ -216,7 +224,8 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-mod classify;
+mod children;
+pub mod classify;
 pub mod client;
 pub mod error;
 mod exchange;
@@ -229,6 +238,7 @@ pub mod retry;
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod shared;
 
+pub use classify::{Class, Permanent};
 pub use client::{BuildError, CallOptions, Client, ClientBuilder};
 pub use error::{AttemptError, BoxError, Error};
 pub use metal::{DeviceFilter, Fields, KeyOwner, Metal};

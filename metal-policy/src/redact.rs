@@ -63,7 +63,8 @@ impl Secrets {
             AttemptError::Unknown { detail, .. } | AttemptError::Decode { detail, .. } => {
                 self.scrub(detail)
             }
-            AttemptError::Rejected { messages, .. } => self.scrub_all(messages),
+            AttemptError::Rejected { messages, .. }
+            | AttemptError::NoReservationAvailable { messages } => self.scrub_all(messages),
             AttemptError::InvalidRequest { reason } => self.scrub(reason),
             AttemptError::NotSent { .. }
             | AttemptError::Throttled { .. }

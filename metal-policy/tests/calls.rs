@@ -480,6 +480,49 @@ async fn a_raw_request_gets_the_attempt_timeout_and_no_retry() {
     assert_eq!(t.in_flight.load(Ordering::SeqCst), 0);
 }
 
+#[tokio::test(start_paused = true)]
+async fn a_client_kept_past_its_attempt_sends_under_the_limits_as_a_raw_request() {
+    // Each exchange takes 10 s. The client a call's attempt was given is
+    // kept and used after the call: its request takes a slot of its own
+    // (so it waits for the call in flight) and records into no attempt.
+    let t = Script::new(SPACING, |op, _, _| {
+        Reply::ok(op, types::SshKeyList::default())
+    });
+    let registry = prometheus::Registry::new();
+    let c = client(t.clone())
+        .parallelism(1)
+        .registry(registry.clone())
+        .build()
+        .unwrap();
+    let mut kept = None;
+    c.call(|api| {
+        kept = Some(api);
+        api.find_ssh_keys().send()
+    })
+    .await
+    .unwrap();
+    let kept = kept.unwrap();
+    let t0 = Instant::now();
+    let busy = {
+        let c = c.clone();
+        tokio::spawn(async move { c.call(|api| api.find_ssh_keys().send()).await.map(|_| ()) })
+    };
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    kept.find_ssh_keys().send().await.unwrap();
+    busy.await.unwrap().unwrap();
+    assert_eq!(t.max_in_flight.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        t0.elapsed(),
+        Duration::from_secs(20),
+        "it waited for the slot"
+    );
+    assert_eq!(gauge(&registry, "equinix_api_in_flight"), 0.0);
+    assert_lines(
+        &metrics_text(&registry),
+        &[r#"equinix_api_requests_total{endpoint="findSSHKeys",status_code="200"} 3"#],
+    );
+}
+
 // ------------------------------------------------ cancellation
 
 #[tokio::test(start_paused = true)]

@@ -9,7 +9,7 @@ use metal_api::{Config, ConfigError};
 use prometheus::Registry;
 
 use super::{Client, Inner};
-use crate::exchange::PolicyExchange;
+use crate::exchange::{Layer, Raw, Steps};
 use crate::limit::local::LocalLimits;
 use crate::limit::pace::Pace;
 use crate::limit::Limits;
@@ -298,16 +298,16 @@ impl ClientBuilder {
             None => limits,
         };
         let secrets = Secrets::of(api.headers());
-        let layer = PolicyExchange {
+        let steps = Steps {
             next: api.exchange().clone(),
-            limits: limits.clone(),
+            limits,
             metrics: metrics.clone(),
-            attempt_timeout: self.attempt_timeout,
         };
+        let layer = Layer::new(steps, api.clone(), self.attempt_timeout);
         Ok(Client {
             inner: Arc::new(Inner {
-                api: api.with_exchange(Arc::new(layer)),
-                limits,
+                api: api.with_exchange(Arc::new(Raw(layer.clone()))),
+                layer,
                 backoff: self
                     .backoff
                     .unwrap_or_else(|| Arc::new(ExponentialBackoff::default())),

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::ClientBuilder;
-use crate::limit::Limits;
+use crate::exchange::Layer;
 use crate::metrics::Metrics;
 use crate::redact::Secrets;
 use crate::retry::backoff::BackoffFactory;
@@ -34,7 +34,8 @@ impl fmt::Debug for Client {
 pub(super) struct Inner {
     /// The generated client, its requests through the policy's layer.
     pub(super) api: metal_api::Client,
-    pub(super) limits: Arc<dyn Limits>,
+    /// The policy's layer at the hook point, where attempts begin.
+    pub(super) layer: Arc<Layer>,
     pub(super) backoff: Arc<dyn BackoffFactory>,
     pub(super) attempt_timeout: Option<Duration>,
     pub(super) deadline: Option<Duration>,

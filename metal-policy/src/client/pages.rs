@@ -18,7 +18,7 @@ use metal_api::{types, Operation, ResponseValue};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::call::{send, CallOptions, Failure, Named};
+use super::call::{CallOptions, Deadline, Failure, Named};
 use super::Client;
 use crate::error::Error;
 use crate::retry::decision::Idempotency;
@@ -129,9 +129,9 @@ impl Client {
             let page_number = st.pager.page();
             let fetch = &st.fetch;
             let page = self
-                .run_until(named, options, deadline, |at| {
+                .run_until(named, options, Deadline::Shared(deadline), |at| {
                     let reply = fetch(at.api, page_number, per_page);
-                    async move { send(reply).await.map(split).map_err(Failure::Attempt) }
+                    async move { at.reply(reply.await).map(split).map_err(Failure::Attempt) }
                 })
                 .await
                 .and_then(|(items, meta)| st.pager.take(items, meta.as_ref(), id));

@@ -9,10 +9,9 @@ use metal_api::operation as op;
 use metal_api::{types, DeviceState};
 use uuid::Uuid;
 
-use super::call::{send, Attempt, CallOptions, Failure, Named};
+use super::call::{Attempt, CallOptions, Failure, Named};
 use super::pages::Pager;
 use super::Client;
-use crate::classify::no_reservation_available;
 use crate::error::{AttemptError, Error};
 use crate::metal::{DeviceFilter, Fields, KeyOwner, Metal};
 use crate::retry::decision::Idempotency;
@@ -37,7 +36,7 @@ async fn device_is_in(
     id: Uuid,
     states: &[DeviceState],
 ) -> Result<bool, AttemptError> {
-    let d = send(at.api.find_device_by_id().id(id).send()).await?;
+    let d = at.reply(at.api.find_device_by_id().id(id).send().await)?;
     Ok(d.state_kind().is_some_and(|s| states.contains(&s)))
 }
 
@@ -55,14 +54,14 @@ async fn reservation_holder(
     reservation: Uuid,
     witness: &str,
 ) -> Result<Holder, AttemptError> {
-    let hr = send(
+    let hr = at.reply(
         at.api
             .find_hardware_reservation_by_id()
             .id(reservation)
             .include("device")
-            .send(),
-    )
-    .await?;
+            .send()
+            .await,
+    )?;
     Ok(match hr.device {
         None => Holder::Nobody,
         Some(d) if d.tags.iter().any(|t| t == witness) => Holder::Ours(d),
@@ -82,16 +81,16 @@ async fn device_tagged(
 ) -> Result<Option<types::Device>, Failure> {
     let mut pager = Pager::new(&op::FIND_PROJECT_DEVICES, max_entries);
     loop {
-        let list = send(
+        let list = at.reply(
             at.api
                 .find_project_devices()
                 .id(project)
                 .tag(witness)
                 .page(pager.page())
                 .per_page(per_page)
-                .send(),
-        )
-        .await?;
+                .send()
+                .await,
+        )?;
         let (devices, more) = pager
             .take(list.devices, list.meta.as_ref(), |d| d.id)
             .map_err(Failure::Final)?;
@@ -151,8 +150,8 @@ async fn lookup_key(
     key: Option<&str>,
 ) -> Result<KeyLookup, AttemptError> {
     let keys = match owner {
-        KeyOwner::User => send(at.api.find_ssh_keys().send()).await?,
-        KeyOwner::Project(p) => send(at.api.find_project_ssh_keys().id(p).send()).await?,
+        KeyOwner::User => at.reply(at.api.find_ssh_keys().send().await)?,
+        KeyOwner::Project(p) => at.reply(at.api.find_project_ssh_keys().id(p).send().await)?,
     };
     // `GET /ssh-keys` also lists the keys of the user's projects (as the
     // real API does): a user key is one whose entity is not a project.
@@ -225,11 +224,16 @@ impl Client {
                         return Ok(d);
                     }
                 }
-                match send(at.api.create_device().id(project).body(body.clone()).send()).await {
+                match at.reply(
+                    at.api
+                        .create_device()
+                        .id(project)
+                        .body(body.clone())
+                        .send()
+                        .await,
+                ) {
                     Ok(d) => Ok(d),
-                    Err(AttemptError::Rejected { status, messages })
-                        if no_reservation_available(status, &messages) =>
-                    {
+                    Err(AttemptError::NoReservationAvailable { messages }) => {
                         Err(Failure::Final(Error::NoReservationAvailable { messages }))
                     }
                     Err(e) => Err(e.into()),
@@ -252,7 +256,7 @@ impl Client {
         self.run(None, CallOptions::default(), |at| {
             let reply = send_delete(at.api);
             async move {
-                match send(reply).await {
+                match at.reply(reply.await) {
                     Ok(()) => Ok(()),
                     Err(AttemptError::Rejected { status: 404, .. }) if at.after_unknown => Ok(()),
                     Err(e) => Err(e.into()),
@@ -279,7 +283,7 @@ impl Client {
                     return Ok(());
                 }
                 let body = types::DeviceActionInput::builder().type_(action);
-                match send(at.api.perform_action().id(id).body(body).send()).await {
+                match at.reply(at.api.perform_action().id(id).body(body).send().await) {
                     Ok(()) => Ok(()),
                     // The API refuses to power off a device that is off
                     // (422 "Device must be powered on"): already so is done.
@@ -381,7 +385,7 @@ impl Metal for Client {
                         }
                         Holder::Nobody => {}
                     }
-                    match send(at.api.create_device().id(project).body(body).send()).await {
+                    match at.reply(at.api.create_device().id(project).body(body).send().await) {
                         Ok(d) => Ok(d),
                         // Taken between our read and our create (the API
                         // answers 422): look again to tell a lost race.
@@ -487,13 +491,21 @@ impl Metal for Client {
             CallOptions::default(),
             |at| async move {
                 if at.after_unknown {
-                    let hr = send(at.api.find_hardware_reservation_by_id().id(id).send()).await?;
+                    let hr =
+                        at.reply(at.api.find_hardware_reservation_by_id().id(id).send().await)?;
                     if hr.project.as_ref().and_then(|p| p.id) == Some(project) {
                         return Ok(hr);
                     }
                 }
                 let body = types::MoveHardwareReservationRequest::builder().project_id(project);
-                Ok(send(at.api.move_hardware_reservation().id(id).body(body).send()).await?)
+                Ok(at.reply(
+                    at.api
+                        .move_hardware_reservation()
+                        .id(id)
+                        .body(body)
+                        .send()
+                        .await,
+                )?)
             },
         )
         .await
@@ -547,18 +559,16 @@ impl Metal for Client {
                 }
                 let created = match owner {
                     KeyOwner::User => {
-                        send(at.api.create_ssh_key().body(input.clone()).send()).await
+                        at.reply(at.api.create_ssh_key().body(input.clone()).send().await)
                     }
-                    KeyOwner::Project(p) => {
-                        send(
-                            at.api
-                                .create_project_ssh_key()
-                                .id(p)
-                                .body(input.clone())
-                                .send(),
-                        )
-                        .await
-                    }
+                    KeyOwner::Project(p) => at.reply(
+                        at.api
+                            .create_project_ssh_key()
+                            .id(p)
+                            .body(input.clone())
+                            .send()
+                            .await,
+                    ),
                 };
                 match created {
                     Ok(k) => Ok(k),

@@ -160,9 +160,49 @@ impl RateLimiter {
     fn reserve(&self) -> Turn {
         let now = Instant::now();
         let mut s = self.lock();
-        self.lapse(&mut s, now);
+        let start = self.start(&mut s, now);
+        self.reserve_from(&mut s, start)
+    }
+
+    /// Takes the next turn if it starts by now, the client not paused;
+    /// `false` (and nothing reserved) otherwise.
+    pub(crate) fn try_now(&self) -> bool {
+        let now = Instant::now();
+        let mut s = self.lock();
+        let start = self.start(&mut s, now);
+        if start > now || self.next_at(&s, start) > now {
+            return false;
+        }
+        let turn = self.reserve_from(&mut s, start);
+        s.started = Some(s.started.map_or(turn.at, |t| t.max(turn.at)));
+        true
+    }
+
+    /// The earliest a turn reserved now may start (after any pause), with
+    /// the turns given back that are already past dropped.
+    fn start(&self, s: &mut State, now: Instant) -> Instant {
+        self.lapse(s, now);
         let start = now.max(s.paused_until);
         s.freed.retain(|at| *at >= start);
+        start
+    }
+
+    /// When the turn [`Self::reserve_from`] would reserve starts.
+    fn next_at(&self, s: &State, start: Instant) -> Instant {
+        match s.freed.iter().min() {
+            Some(at) => *at,
+            None => self.scheduled(s, start).1,
+        }
+    }
+
+    /// The schedule's next `tat` before the step, and the turn's start.
+    fn scheduled(&self, s: &State, start: Instant) -> (Instant, Instant) {
+        let tolerance = s.spacing.saturating_mul(self.burst - 1);
+        let tat = s.tat.max(start);
+        (tat, start.max(tat.checked_sub(tolerance).unwrap_or(start)))
+    }
+
+    fn reserve_from(&self, s: &mut State, start: Instant) -> Turn {
         let turn = |s: &State, at, reused| Turn {
             at,
             tat_after: s.tat,
@@ -173,13 +213,11 @@ impl RateLimiter {
         };
         if let Some((i, _)) = s.freed.iter().enumerate().min_by_key(|(_, at)| **at) {
             let at = s.freed.swap_remove(i);
-            return turn(&s, at, true);
+            return turn(s, at, true);
         }
-        let tolerance = s.spacing.saturating_mul(self.burst - 1);
-        let tat = s.tat.max(start);
-        let at = start.max(tat.checked_sub(tolerance).unwrap_or(start));
+        let (tat, at) = self.scheduled(s, start);
         s.tat = tat + s.spacing;
-        turn(&s, at, false)
+        turn(s, at, false)
     }
 
     /// Waits for this request's turn; returns how long it waited.
@@ -304,6 +342,27 @@ mod tests {
         assert_eq!(t0.elapsed(), Duration::from_secs(2));
         rl.acquire().await;
         assert_eq!(t0.elapsed(), Duration::from_secs(4));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_fast_path_takes_only_a_turn_that_is_now() {
+        let rl = RateLimiter::new(Duration::from_secs(2), 1);
+        assert!(rl.try_now(), "the first turn is now");
+        assert!(!rl.try_now(), "the next is in 2 s");
+        let t0 = Instant::now();
+        rl.acquire().await;
+        assert_eq!(
+            t0.elapsed(),
+            Duration::from_secs(2),
+            "the refused fast path reserved nothing"
+        );
+        tokio::time::advance(Duration::from_secs(2)).await;
+        rl.pause(Some(Duration::from_secs(5)));
+        assert!(!rl.try_now(), "paused");
+        let unlimited = RateLimiter::new(Duration::ZERO, 1);
+        for _ in 0..3 {
+            assert!(unlimited.try_now());
+        }
     }
 
     #[tokio::test(start_paused = true)]
