@@ -426,8 +426,9 @@ async fn a_429_to_a_raw_request_pauses_the_whole_client_and_is_not_retried() {
     );
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_raw_request_holds_a_concurrency_slot_while_in_flight() {
+/// SSH key lists that take 10 s each, and a client with one slot and a
+/// registry.
+fn one_slot_of_slow_key_lists() -> (Arc<Script>, Client, prometheus::Registry) {
     let t = Script::new(SPACING, |op, _, _| {
         Reply::ok(op, types::SshKeyList::default())
     });
@@ -437,6 +438,12 @@ async fn a_raw_request_holds_a_concurrency_slot_while_in_flight() {
         .registry(registry.clone())
         .build()
         .unwrap();
+    (t, c, registry)
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_raw_request_holds_a_concurrency_slot_while_in_flight() {
+    let (t, c, registry) = one_slot_of_slow_key_lists();
     let t0 = Instant::now();
     let raw = {
         let c = c.clone();
@@ -485,15 +492,7 @@ async fn a_client_kept_past_its_attempt_sends_under_the_limits_as_a_raw_request(
     // Each exchange takes 10 s. The client a call's attempt was given is
     // kept and used after the call: its request takes a slot of its own
     // (so it waits for the call in flight) and records into no attempt.
-    let t = Script::new(SPACING, |op, _, _| {
-        Reply::ok(op, types::SshKeyList::default())
-    });
-    let registry = prometheus::Registry::new();
-    let c = client(t.clone())
-        .parallelism(1)
-        .registry(registry.clone())
-        .build()
-        .unwrap();
+    let (t, c, registry) = one_slot_of_slow_key_lists();
     let mut kept = None;
     c.call(|api| {
         kept = Some(api);

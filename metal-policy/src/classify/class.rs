@@ -183,15 +183,7 @@ fn says_no_reservation(messages: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use reqwest::header::HeaderValue;
-
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        for (k, v) in pairs {
-            h.insert(*k, HeaderValue::from_str(v).unwrap());
-        }
-        h
-    }
+    use crate::classify::test_headers as headers;
 
     fn reply(status: u16, headers: &HeaderMap, messages: &[String]) -> Option<Class> {
         classify(&Exchanged::Reply {

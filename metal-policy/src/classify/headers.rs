@@ -67,15 +67,7 @@ pub(crate) fn rate_reading(
 mod tests {
     use super::*;
     use crate::classify::class::{classify_at, Exchanged};
-    use reqwest::header::HeaderValue;
-
-    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
-        let mut h = HeaderMap::new();
-        for (k, v) in pairs {
-            h.insert(*k, HeaderValue::from_str(v).unwrap());
-        }
-        h
-    }
+    use crate::classify::test_headers as headers;
 
     #[test]
     fn retry_after_seconds_date_and_reset() {

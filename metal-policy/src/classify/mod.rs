@@ -39,3 +39,13 @@ pub(crate) mod headers;
 pub(crate) mod reply;
 
 pub use class::{classify, Class, Exchanged, Permanent};
+
+/// A header map of these pairs, for the tests of this module.
+#[cfg(test)]
+fn test_headers(pairs: &[(&'static str, &str)]) -> reqwest::header::HeaderMap {
+    let mut h = reqwest::header::HeaderMap::new();
+    for (k, v) in pairs {
+        h.insert(*k, reqwest::header::HeaderValue::from_str(v).unwrap());
+    }
+    h
+}
