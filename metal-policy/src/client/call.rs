@@ -13,6 +13,7 @@
 use std::future::Future;
 use std::time::Duration;
 
+use futures::FutureExt;
 use metal_api::{Operation, ResponseValue};
 use tokio::time::{sleep, timeout_at, Instant};
 use tracing::{debug, field::Empty, Instrument};
@@ -22,6 +23,7 @@ use crate::classify::Class;
 use crate::error::{AttemptError, Error};
 use crate::exchange::{Scope, Seen};
 use crate::limit::rate::MAX_THROTTLE_PAUSE;
+use crate::retry::budget::Budget;
 use crate::retry::decision::{decide, Decision, Idempotency};
 use crate::retry::MAX_THROTTLED_RETRIES;
 
@@ -197,8 +199,9 @@ impl Client {
         E: serde::Serialize,
     {
         self.run(None, options, move |at| {
-            let reply = f(at.api);
-            async move { at.reply(reply.await).map_err(Failure::Attempt) }
+            // Mapped in place: the operation's future is moved once, into
+            // the attempt's box, and polled where it is.
+            f(at.api).map(move |result| at.reply(result).map_err(Failure::Attempt))
         })
     }
 
@@ -265,7 +268,7 @@ impl Client {
 
     /// The attempts of one call, each within the deadline: the wait for a
     /// slot, the attempt itself and the sleep before the next. What follows
-    /// an attempt is decided by [`Retries::settle`], outside this future, so
+    /// an attempt is decided by [`Retries::failed`], outside this future, so
     /// that the future holds nothing but the awaits.
     async fn attempts<'a, T, F, Fut>(
         &'a self,
@@ -311,25 +314,26 @@ impl Client {
                 after_unknown: retries.after_unknown,
                 scope: begun.scope(),
             }));
-            let result = within(deadline, made).instrument(span.clone()).await;
-            let seen = begun.finish();
-            let delay = match retries.settle(progress, result, seen, &span) {
-                Settled::Done(r) => return r,
-                Settled::Sleep(delay) => delay,
+            // A success returns at once; the result goes out of scope
+            // before any later wait, so the call's future never holds it.
+            let (failure, seen) = {
+                let result = within(deadline, made).instrument(span.clone()).await;
+                let seen = begun.finish();
+                match result {
+                    Some(Ok(v)) => {
+                        retries.succeeded(progress, &seen, &span);
+                        return Ok(v);
+                    }
+                    Some(Err(failure)) => (Some(failure), seen),
+                    None => (None, seen),
+                }
             };
+            let delay = retries.failed(progress, failure, seen, &span)?;
             if within(deadline, sleep(delay)).await.is_none() {
                 return Err(progress.deadline_exceeded());
             }
         }
     }
-}
-
-/// What follows an attempt.
-enum Settled<T> {
-    /// The call's result.
-    Done(Result<T, Error>),
-    /// Another attempt, after this sleep.
-    Sleep(Duration),
 }
 
 /// What one call's retries keep between attempts.
@@ -348,44 +352,57 @@ struct Retries<'a> {
 }
 
 impl Retries<'_> {
-    /// Decides after one attempt (`None`: its deadline passed), with what
-    /// its requests saw: the call's result, or the sleep before the next
-    /// attempt. The decision is read off the failure's class; the retry is
-    /// paid from the budget (a throttling reply's is free), or ends the
-    /// call.
-    fn settle<T>(
-        &mut self,
-        progress: &mut Progress,
-        result: Option<Result<T, Failure>>,
-        seen: Seen,
-        span: &tracing::Span,
-    ) -> Settled<T> {
-        let inner = &self.client.inner;
-        let budget = match self.options.retry_budget {
-            Some(false) => None,
-            _ => inner.budget.as_ref(),
-        };
+    /// Records what an attempt's requests saw: the call's operation, when
+    /// the client does not name it.
+    fn saw(&self, progress: &mut Progress, seen: &Seen, span: &tracing::Span) -> &'static str {
         if self.named.is_none() {
             progress.operation = seen.operation.or(progress.operation);
         }
         let operation = progress.operation_id();
         span.record("operation", operation);
-        let error = match result {
-            None => return Settled::Done(Err(progress.deadline_exceeded())),
-            Some(Ok(v)) => {
-                inner.metrics.attempt(operation, "ok");
-                if let Some(b) = budget {
-                    b.succeeded(self.refund);
-                }
-                return Settled::Done(Ok(v));
-            }
-            Some(Err(Failure::Final(e))) => {
+        operation
+    }
+
+    /// The budget of this call's retries, when it has one.
+    fn budget(&self) -> Option<&Budget> {
+        match self.options.retry_budget {
+            Some(false) => None,
+            _ => self.client.inner.budget.as_ref(),
+        }
+    }
+
+    /// An attempt succeeded.
+    fn succeeded(&self, progress: &mut Progress, seen: &Seen, span: &tracing::Span) {
+        let operation = self.saw(progress, seen, span);
+        self.client.inner.metrics.attempt(operation, "ok");
+        if let Some(b) = self.budget() {
+            b.succeeded(self.refund);
+        }
+    }
+
+    /// Decides after a failed attempt (`None`: its deadline passed), with
+    /// what its requests saw: the sleep before the next attempt, or the
+    /// call's error. The decision is read off the failure's class; the
+    /// retry is paid from the budget (a throttling reply's is free), or
+    /// ends the call.
+    fn failed(
+        &mut self,
+        progress: &mut Progress,
+        failure: Option<Failure>,
+        seen: Seen,
+        span: &tracing::Span,
+    ) -> Result<Duration, Error> {
+        let inner = &self.client.inner;
+        let operation = self.saw(progress, &seen, span);
+        let error = match failure {
+            None => return Err(progress.deadline_exceeded()),
+            Some(Failure::Final(e)) => {
                 inner.metrics.attempt(operation, "final");
-                return Settled::Done(Err(e));
+                return Err(e);
             }
             // What the server said reaches logs and errors without the
             // token it may have echoed.
-            Some(Err(Failure::Attempt(e))) => inner.secrets.attempt(e),
+            Some(Failure::Attempt(e)) => inner.secrets.attempt(e),
         };
         inner.metrics.attempt(operation, error.outcome());
         span.record("error.type", error.outcome());
@@ -401,7 +418,7 @@ impl Retries<'_> {
         let attempts = progress.attempts;
         let class = error.class();
         let (after, error) = match decide(operation, idempotency, attempts, error) {
-            Decision::Stop(e) => return Settled::Done(Err(e)),
+            Decision::Stop(e) => return Err(e),
             Decision::Retry {
                 after,
                 outcome_unknown,
@@ -412,11 +429,11 @@ impl Retries<'_> {
             }
         };
         let gave_up = |source| {
-            Settled::Done(Err(Error::GaveUp {
+            Err(Error::GaveUp {
                 operation,
                 attempts,
                 source,
-            }))
+            })
         };
         if matches!(class, Class::Throttled { .. }) {
             self.throttled_in_a_row += 1;
@@ -429,16 +446,16 @@ impl Retries<'_> {
         let Some(delay) = self.backoff.next_delay() else {
             return gave_up(error);
         };
-        if let Some(b) = budget {
+        if let Some(b) = self.budget() {
             if let Some(cost) = b.cost(class) {
                 if !b.try_spend(cost) {
                     inner.metrics.retry_budget_refused(operation);
                     debug!(operation, attempt = attempts, cost, error = %error, "retry budget exhausted");
-                    return Settled::Done(Err(Error::RetryBudgetExhausted {
+                    return Err(Error::RetryBudgetExhausted {
                         operation,
                         attempts,
                         last: error,
-                    }));
+                    });
                 }
                 self.refund = Some(cost);
             }
@@ -449,7 +466,7 @@ impl Retries<'_> {
         debug!(operation, attempt = attempts, delay_ms = delay.as_millis() as u64, error = %error, "retrying");
         progress.last = Some(error);
         inner.metrics.retry(operation);
-        Settled::Sleep(delay)
+        Ok(delay)
     }
 }
 

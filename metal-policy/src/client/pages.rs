@@ -14,6 +14,7 @@ use std::collections::HashSet;
 use std::future::Future;
 
 use futures::stream::{self, BoxStream, StreamExt};
+use futures::FutureExt;
 use metal_api::{types, Operation, ResponseValue};
 use tokio::time::Instant;
 use uuid::Uuid;
@@ -130,8 +131,8 @@ impl Client {
             let fetch = &st.fetch;
             let page = self
                 .run_until(named, options, Deadline::Shared(deadline), |at| {
-                    let reply = fetch(at.api, page_number, per_page);
-                    async move { at.reply(reply.await).map(split).map_err(Failure::Attempt) }
+                    fetch(at.api, page_number, per_page)
+                        .map(move |result| at.reply(result).map(split).map_err(Failure::Attempt))
                 })
                 .await
                 .and_then(|(items, meta)| st.pager.take(items, meta.as_ref(), id));
