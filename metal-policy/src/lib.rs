@@ -88,6 +88,10 @@
 //!    call gives up ([`Error::GaveUp`]) after more than
 //!    [`retry::MAX_THROTTLED_RETRIES`] throttled retries in a row.
 //!
+//! What this path costs per request, against the generated client alone,
+//! is counted in instructions by `cargo bench -p metal-policy --bench
+//! instructions` (valgrind's callgrind), in process and over HTTP.
+//!
 //! Each call may override the client's deadline, attempt timeout and
 //! idempotency, and leave the retry budget out
 //! ([`CallOptions::retry_budget`]), with [`CallOptions`]
