@@ -82,6 +82,20 @@ pub enum ConfigError {
     /// reqwest could not build its client (TLS backend, resolver, ...).
     #[error("building the HTTP client: {0}")]
     Http(#[source] reqwest::Error),
+    /// TLS could not be set up (the platform's certificate verifier did
+    /// not load, say).
+    #[error("setting up TLS: {0}")]
+    Tls(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The base URL uses `https`, but this build of metal-api has no TLS
+    /// backend (see [`crate::tls`]).
+    #[error(
+        "base URL {url} uses https, but metal-api was built without a TLS backend \
+         (features rustls-ring, rustls-aws-lc, native-tls)"
+    )]
+    NoTls {
+        /// The offending URL.
+        url: String,
+    },
 }
 
 /// A secret token. Its `Debug` output is redacted and it has no `Display`.
@@ -156,7 +170,7 @@ impl fmt::Debug for ConfigBuilder {
         f.debug_struct("ConfigBuilder")
             .field("auth_token", &redacted(&self.auth_token))
             .field("consumer_token", &redacted(&self.consumer_token))
-            .field("base_url", &self.base_url)
+            .field("base_url", &self.base_url.as_deref().map(without_userinfo))
             .field("user_agent", &self.user_agent)
             .field("connect_timeout", &self.connect_timeout)
             .field("request_timeout", &self.request_timeout)
@@ -250,6 +264,10 @@ impl ConfigBuilder {
             self.base_url.as_deref().unwrap_or(DEFAULT_BASE_URL),
             self.allow_insecure_http,
         )?;
+        // A caller's own client may bring its own TLS; ours needs a backend.
+        if self.http.is_none() && base_url.starts_with("https:") && crate::tls::BACKEND.is_none() {
+            return Err(ConfigError::NoTls { url: base_url });
+        }
         let user_agent = self
             .user_agent
             .unwrap_or_else(|| concat!("metal-api/", env!("CARGO_PKG_VERSION")).to_string());
@@ -284,7 +302,7 @@ fn sensitive_header(token: &Token, which: &'static str) -> Result<HeaderValue, C
 /// form the generated client appends paths to.
 fn normalize_base_url(text: &str, allow_insecure_http: bool) -> Result<String, ConfigError> {
     let url = Url::parse(text.trim()).map_err(|source| ConfigError::InvalidBaseUrl {
-        url: text.to_string(),
+        url: without_userinfo(text),
         source,
     })?;
     match url.scheme() {
@@ -292,21 +310,35 @@ fn normalize_base_url(text: &str, allow_insecure_http: bool) -> Result<String, C
         "http" if allow_insecure_http || is_loopback(&url) => {}
         "http" => {
             return Err(ConfigError::InsecureHttp {
-                url: url.to_string(),
+                url: without_userinfo(url.as_str()),
             })
         }
         _ => {
             return Err(ConfigError::UnsupportedScheme {
-                url: url.to_string(),
+                url: without_userinfo(url.as_str()),
             })
         }
     }
     if url.query().is_some() || url.fragment().is_some() {
         return Err(ConfigError::QueryOrFragment {
-            url: url.to_string(),
+            url: without_userinfo(url.as_str()),
         });
     }
     Ok(url.as_str().trim_end_matches('/').to_string())
+}
+
+/// `text` without the userinfo (`user:password@`) of its authority, so a
+/// URL's credentials never reach an error or `Debug` output. Works on text
+/// that does not parse as a URL too.
+fn without_userinfo(text: &str) -> String {
+    let start = text.find("://").map_or(0, |i| i + 3);
+    let authority_end = text[start..]
+        .find(['/', '?', '#'])
+        .map_or(text.len(), |i| start + i);
+    match text[start..authority_end].rfind('@') {
+        Some(at) => format!("{}{}", &text[..start], &text[start + at + 1..]),
+        None => text.to_string(),
+    }
 }
 
 fn is_loopback(url: &Url) -> bool {
@@ -376,7 +408,8 @@ impl Config {
 
     /// The reqwest client that sends: the caller's (see
     /// [`ConfigBuilder::http_client`]), or one with this configuration's
-    /// timeouts, rustls, and no redirects followed.
+    /// timeouts, the TLS backend the features chose ([`crate::tls`]), and
+    /// no redirects followed.
     pub fn http_client(&self) -> Result<reqwest::Client, ConfigError> {
         if let Some(client) = &self.http {
             return Ok(client.clone());
@@ -388,7 +421,9 @@ impl Config {
         if let Some(t) = self.request_timeout {
             builder = builder.timeout(t);
         }
-        builder.build().map_err(ConfigError::Http)
+        crate::tls::configure(builder)?
+            .build()
+            .map_err(ConfigError::Http)
     }
 
     /// The generated API client, sending through [`HttpExchange`] over
@@ -417,6 +452,21 @@ impl Config {
 mod tests {
     use super::*;
 
+    #[cfg(not(any(
+        feature = "rustls-ring",
+        feature = "rustls-aws-lc",
+        feature = "native-tls"
+    )))]
+    #[test]
+    fn without_a_tls_backend_https_is_refused_and_http_works() {
+        let err = build(|b| b).unwrap_err();
+        assert!(matches!(err, ConfigError::NoTls { .. }), "{err}");
+        let c = build(|b| b.base_url("http://127.0.0.1:9/metal/v1")).unwrap();
+        c.client().unwrap();
+        // A caller's own client may have TLS of its own.
+        build(|b| b.http_client(reqwest::Client::new())).unwrap();
+    }
+
     fn build(f: impl FnOnce(ConfigBuilder) -> ConfigBuilder) -> Result<Config, ConfigError> {
         f(Config::builder().auth_token("secret-token")).build()
     }
@@ -442,6 +492,33 @@ mod tests {
         let c = build(|b| b).unwrap();
         assert_eq!(c.base_url(), DEFAULT_BASE_URL);
         assert!(c.user_agent().starts_with("metal-api/"));
+    }
+
+    #[test]
+    fn a_base_urls_credentials_never_reach_an_error_or_debug() {
+        for (url, shown) in [
+            ("https://user:pw@[bad", "https://[bad"),
+            ("ftp://user:pw@example.test/", "ftp://example.test/"),
+            ("http://user:pw@example.test/", "http://example.test/"),
+            (
+                "https://user:pw@example.test/?q=1",
+                "https://example.test/?q=1",
+            ),
+            ("user:pw@[bad/x", "[bad/x"),
+        ] {
+            let err = build(|b| b.base_url(url)).unwrap_err();
+            let text = format!("{err} {err:?}");
+            assert!(!text.contains("pw"), "{url}: {text}");
+            assert!(text.contains(shown), "{url}: {text}");
+            let builder = format!("{:?}", Config::builder().base_url(url));
+            assert!(!builder.contains("pw"), "{url}: {builder}");
+        }
+        // Text without credentials is shown whole.
+        assert_eq!(without_userinfo("not a url"), "not a url");
+        assert_eq!(
+            without_userinfo("https://example.test/a@b"),
+            "https://example.test/a@b"
+        );
     }
 
     #[test]
