@@ -719,3 +719,228 @@ async fn lists_carry_their_array_when_empty() {
     assert_eq!(k["tags"], json!([]));
     api.check_replies();
 }
+
+#[tokio::test]
+async fn projects_are_listed_created_read_updated_and_deleted_with_their_organization() {
+    let api = Api::default().await;
+    let main = api.project();
+    let org = api.read(&format!("/projects/{main}")).await["organization"]["href"].clone();
+    assert!(org
+        .as_str()
+        .unwrap()
+        .starts_with("/metal/v1/organizations/"));
+    // Created in the caller's organisation, with its tags and custom data.
+    let made = api
+        .create(
+            "/projects",
+            json!({"name": "web", "tags": ["a"], "customdata": {"k": 1}}),
+        )
+        .await;
+    let id = id_of(&made);
+    assert_eq!(made["name"], "web");
+    assert_eq!(made["organization"]["href"], org);
+    assert_eq!(made["tags"], json!(["a"]));
+    assert_eq!(made["customdata"], json!({"k": 1}));
+    let listed = api.read("/projects").await;
+    assert_eq!(listed["meta"]["total"], 2);
+    assert_eq!(
+        listed["projects"][1]["id"],
+        json!(id.to_string()),
+        "oldest first"
+    );
+    let by_name = api.read("/projects?name=web").await;
+    assert_eq!(by_name["projects"].as_array().unwrap().len(), 1);
+    // PATCH (packngo) and PUT (the spec) update; a field left out stays.
+    for method in [Method::PATCH, Method::PUT] {
+        let (status, updated) = api
+            .call(
+                method,
+                &format!("/projects/{id}"),
+                Some(json!({"name": "web2", "backend_transfer_enabled": true})),
+            )
+            .await;
+        assert_eq!(status, 200, "{updated}");
+        assert_eq!(updated["name"], "web2");
+        assert_eq!(updated["tags"], json!(["a"]));
+        assert_eq!(updated["backend_transfer_enabled"], true);
+    }
+    // A name is required.
+    let (status, _) = api.call(Method::POST, "/projects", Some(json!({}))).await;
+    assert_eq!(status, 422);
+    // `organization_id` (packngo, the SDKs) picks the organisation; one the
+    // world lacks is refused and nothing is made.
+    let org_id = org
+        .as_str()
+        .unwrap()
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let named = api
+        .create("/projects", json!({"name": "o", "organization_id": org_id}))
+        .await;
+    assert_eq!(named["organization"]["href"], org);
+    let (status, _) = api
+        .call(
+            Method::POST,
+            "/projects",
+            Some(json!({"name": "x", "organization_id": Uuid::new_v4()})),
+        )
+        .await;
+    assert_eq!(status, 422);
+    let (status, _) = api
+        .call(
+            Method::DELETE,
+            &format!("/projects/{}", id_of(&named)),
+            None,
+        )
+        .await;
+    assert_eq!(status, 204);
+    // A project holding reservations is not deleted; an empty one is.
+    let (status, body) = api
+        .call(Method::DELETE, &format!("/projects/{main}"), None)
+        .await;
+    assert_eq!(status, 422, "{body}");
+    let (status, _) = api
+        .call(Method::DELETE, &format!("/projects/{id}"), None)
+        .await;
+    assert_eq!(status, 204);
+    assert_eq!(api.get(&format!("/projects/{id}")).await.0, 404);
+    assert_eq!(api.read("/projects").await["meta"]["total"], 1);
+    // The saved world keeps the projects, tags and all.
+    let doc = api.fake.world();
+    assert_eq!(doc.projects.len(), 1);
+    api.check_replies();
+}
+
+#[tokio::test]
+async fn organizations_are_listed_and_read_with_their_projects() {
+    let api = Api::default().await;
+    let main = api.project();
+    let list = api.read("/organizations").await;
+    assert_eq!(list["organizations"].as_array().unwrap().len(), 1, "{list}");
+    let org = &list["organizations"][0];
+    assert_eq!(
+        org["projects"],
+        json!([{"href": format!("/metal/v1/projects/{main}")}])
+    );
+    let id = id_of(org);
+    let one = api.read(&format!("/organizations/{id}")).await;
+    assert_eq!(one["name"], org["name"]);
+    let projects = api.read(&format!("/organizations/{id}/projects")).await;
+    assert_eq!(projects["projects"][0]["id"], json!(main.to_string()));
+    assert_eq!(
+        api.get(&format!("/organizations/{}", Uuid::new_v4()))
+            .await
+            .0,
+        404
+    );
+    api.check_replies();
+}
+
+#[tokio::test]
+async fn the_current_user_is_the_world_s_with_the_main_project_as_default() {
+    let api = Api::default().await;
+    let user = api.read("/user").await;
+    let doc = api.fake.world();
+    assert_eq!(user["id"], json!(doc.user.unwrap().to_string()));
+    assert_eq!(user["default_project_id"], json!(api.project().to_string()));
+    // The same user owns the user's SSH keys.
+    let k = api
+        .create("/ssh-keys", json!({"label": "mine", "key": public_key(3)}))
+        .await;
+    assert_eq!(k["owner"]["href"], user["href"]);
+    api.check_replies();
+}
+
+#[tokio::test]
+async fn plans_operating_systems_and_facilities_are_the_world_s() {
+    let mut doc = metal_fake::document::WorldDoc::default();
+    doc.metros.push(metal_fake::document::Metro {
+        id: None,
+        code: "am".into(),
+    });
+    doc.facilities.push(metal_fake::document::Facility {
+        id: None,
+        code: "am6".into(),
+        metro: "am".into(),
+    });
+    doc.plans.push(metal_fake::document::Plan {
+        id: None,
+        slug: "m3.large.x86".into(),
+    });
+    doc.operating_systems
+        .push(metal_fake::document::OperatingSystem {
+            id: None,
+            slug: "ubuntu_24_04".into(),
+            distro: None,
+            version: None,
+        });
+    let api = Api::start(Fake::builder().world(doc).build()).await;
+    let plans = api.read("/plans").await;
+    assert_eq!(plans["plans"][0]["slug"], "m3.large.x86");
+    assert_eq!(api.read("/plans?slug=none").await["plans"], json!([]));
+    let os = api.read("/operating-systems").await;
+    assert_eq!(os["operating_systems"].as_array().unwrap().len(), 1);
+    assert_eq!(os["operating_systems"][0]["slug"], "ubuntu_24_04");
+    assert_eq!(os["operating_systems"][0]["distro"], "ubuntu");
+    assert_eq!(os["operating_systems"][0]["version"], "24.04");
+    let facilities = api.read("/facilities").await;
+    assert_eq!(facilities["facilities"][0]["code"], "am6");
+    assert_eq!(facilities["facilities"][0]["metro"]["code"], "am");
+    // A world without operating systems lists the built-in ones.
+    let plain = Api::default().await;
+    let os = plain.read("/operating-systems").await;
+    assert!(os["operating_systems"].as_array().unwrap().len() > 1);
+    api.check_replies();
+    plain.check_replies();
+}
+
+#[tokio::test]
+async fn bgp_config_is_empty_while_off_and_set_once_requested() {
+    let api = Api::default().await;
+    let p = api.project();
+    let path = format!("/projects/{p}/bgp-config");
+    assert_eq!(api.read(&path).await, json!({}));
+    let (status, body) = api
+        .call(
+            Method::POST,
+            &format!("/projects/{p}/bgp-configs"),
+            Some(json!({"asn": 65000, "deployment_type": "local", "md5": null})),
+        )
+        .await;
+    assert_eq!(status, 204, "{body}");
+    let on = api.read(&path).await;
+    assert_eq!(on["asn"], 65000);
+    assert_eq!(on["deployment_type"], "local");
+    assert_eq!(on["status"], "enabled");
+    assert_eq!(on["project"]["href"], format!("/metal/v1/projects/{p}"));
+    // A global one awaits review; a bad deployment type is refused.
+    let (status, _) = api
+        .call(
+            Method::POST,
+            &format!("/projects/{p}/bgp-configs"),
+            Some(json!({"asn": 65001, "deployment_type": "global"})),
+        )
+        .await;
+    assert_eq!(status, 204);
+    assert_eq!(api.read(&path).await["status"], "requested");
+    let (status, _) = api
+        .call(
+            Method::POST,
+            &format!("/projects/{p}/bgp-configs"),
+            Some(json!({"asn": 65001, "deployment_type": "both"})),
+        )
+        .await;
+    assert_eq!(status, 422);
+    // The world document keeps it.
+    let doc = api.fake.world();
+    assert_eq!(doc.projects[0].bgp_config.as_ref().unwrap().asn, 65001);
+    assert_eq!(
+        api.get(&format!("/projects/{}/bgp-config", Uuid::new_v4()))
+            .await
+            .0,
+        404
+    );
+    api.check_replies();
+}

@@ -11,7 +11,8 @@
 //!
 //! - `device`, `hardware_reservation`, `ssh_key`, `project`,
 //!   `organization`: the resources.
-//! - `catalog`: plans, metros and facilities (no operations of their own).
+//! - `catalog`: plans, operating systems, metros and facilities, listed.
+//! - `user`: the current user.
 //! - `access`: the world's tokens, and who may see what (`403`).
 //! - `world`: the tables, and the world built, loaded and saved.
 //! - `resource`: what a folder gives ([`Resource`]), and how an
@@ -37,16 +38,17 @@ pub(crate) mod request;
 mod resource;
 pub(crate) mod ssh_key;
 mod timings;
+pub(crate) mod user;
 mod world;
 
 pub(crate) use access::Access;
 pub use access::Token;
-pub use catalog::{Facility, Metro, Plan};
+pub use catalog::{Facility, Metro, OperatingSystem, Plan};
 pub use device::{Device, DeviceState};
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
 pub use organization::Organization;
-pub use project::Project;
+pub use project::{BgpConfig, Project};
 pub(crate) use resource::{Modelled, Prepare, Prepared, Resource};
 pub use ssh_key::SshKey;
 pub use timings::Timings;
@@ -61,6 +63,10 @@ pub(crate) static RESOURCES: &[&Resource] = &[
     &hardware_reservation::RESOURCE,
     &device::RESOURCE,
     &ssh_key::RESOURCE,
+    &user::RESOURCE,
+    &catalog::PLANS,
+    &catalog::OPERATING_SYSTEMS,
+    &catalog::FACILITIES,
 ];
 
 /// Every operation a resource models.

@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::bgp::BgpConfig;
+
 /// A project.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -27,6 +29,9 @@ pub struct Project {
     /// Whether backend transfer is enabled.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub backend_transfer_enabled: bool,
+    /// Its BGP configuration (absent: BGP is off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bgp_config: Option<BgpConfig>,
 }
 
 impl Project {
@@ -49,6 +54,7 @@ impl Project {
             tags: Vec::new(),
             customdata: serde_json::Map::new(),
             backend_transfer_enabled: false,
+            bgp_config: None,
         }
     }
 
@@ -71,6 +77,8 @@ pub(crate) struct Kept {
     pub(crate) seq: u64,
     pub(crate) created: Instant,
     pub(crate) updated: Instant,
+    /// When its BGP configuration was requested (or loaded).
+    pub(crate) bgp_requested: Option<Instant>,
 }
 
 impl Kept {

@@ -39,7 +39,7 @@ impl World {
     /// `k` as the API shows it.
     pub(crate) fn ssh_key_view<'a>(&'a self, k: &'a Kept) -> SshKeyView<'a> {
         let entity = match k.rec.project {
-            None => Stub::new("users", self.user),
+            None => Stub::new(crate::model::user::COLLECTION, self.user),
             Some(p) => Stub::new(project::COLLECTION, p),
         };
         SshKeyView {

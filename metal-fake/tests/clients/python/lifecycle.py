@@ -75,6 +75,8 @@ class Lifecycle:
         self.devices = metalv1.DevicesApi(self.api)
         self.keys = metalv1.SSHKeysApi(self.api)
         self.reservations = metalv1.HardwareReservationsApi(self.api)
+        self.projects = metalv1.ProjectsApi(self.api)
+        self.bgp = metalv1.BGPApi(self.api)
         self.key = None
         self.project_key = None
         self.free = []
@@ -277,6 +279,45 @@ class Lifecycle:
             f'"error" is {error!r} (body {e.body}); want "Invalid authentication token"',
         )
 
+    def reads_the_project_with_its_organization_and_bgp_off(self):
+        project = self.projects.find_project_by_id(self.project)
+        href = project.organization.href if project.organization else None
+        check(
+            href and href.startswith("/metal/v1/organizations/"),
+            f"project {project.id} has organization {href!r}",
+        )
+        bgp = self.bgp.find_bgp_config_by_project(self.project)
+        check(bgp.id is None and bgp.asn is None, f"BGP off reads {bgp!r}")
+
+    def creates_updates_and_deletes_a_project_with_bgp(self):
+        made = self.projects.create_project(
+            metalv1.ProjectCreateFromRootInput(name="python-project", tags=["python"])
+        )
+        check(made.name == "python-project" and made.tags == ["python"], f"created {made!r}")
+        listed = self.projects.find_projects().projects
+        check(any(p.id == made.id for p in listed), f"project {made.id} not listed")
+        updated = self.projects.update_project(
+            made.id, metalv1.ProjectUpdateInput(name="python-renamed")
+        )
+        check(
+            updated.name == "python-renamed" and updated.tags == ["python"],
+            f"updated {updated!r}",
+        )
+        self.bgp.request_bgp_config(
+            made.id, metalv1.BgpConfigRequestInput(asn=65200, deployment_type="local")
+        )
+        bgp = self.bgp.find_bgp_config_by_project(made.id)
+        check(bgp.status == "enabled" and bgp.asn == 65200, f"BGP requested reads {bgp!r}")
+        self.projects.delete_project(made.id)
+        api_error(lambda: self.projects.find_project_by_id(made.id), 404)
+
+    def lists_plans_and_operating_systems(self):
+        plans = metalv1.PlansApi(self.api).find_plans().plans
+        check(plans and plans[0].slug, f"plans {plans!r}")
+        systems = metalv1.OperatingSystemsApi(self.api).find_operating_systems().operating_systems
+        slugs = {o.slug for o in systems}
+        check({OS, OTHER_OS} <= slugs, f"operating systems {sorted(slugs)}")
+
     def cleanup(self):
         """Deletes the devices whose delete was refused, once active."""
         for device_id in self.leftovers:
@@ -323,6 +364,9 @@ def main():
         ("reads_404_right_after_delete", ["deletes_the_device"]),
         ("deletes_the_ssh_key", key),
         ("a_bad_token_gets_401_invalid_authentication_token", []),
+        ("reads_the_project_with_its_organization_and_bgp_off", []),
+        ("creates_updates_and_deletes_a_project_with_bgp", []),
+        ("lists_plans_and_operating_systems", []),
         ("cleanup", []),
     ]
     passed, failed, skipped = set(), [], []

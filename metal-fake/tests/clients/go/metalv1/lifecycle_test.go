@@ -339,4 +339,84 @@ func TestLifecycle(t *testing.T) {
 			t.Fatalf(`"error" is %q (and "errors" %q); want "Invalid authentication token"`, body.GetError(), body.GetErrors())
 		}
 	})
+	// The Terraform provider's project data source reads the organization
+	// link and the BGP config, which is 200 and empty while BGP is off.
+	steps.Run("reads the project with its organization and BGP off", nil, func(t *testing.T) {
+		p, _, err := c.ProjectsApi.FindProjectById(ctx, env.Project).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		org := p.GetOrganization()
+		if p.GetId() != env.Project || !strings.HasPrefix(org.GetHref(), "/metal/v1/organizations/") {
+			t.Fatalf("project %s has organization %q", p.GetId(), org.GetHref())
+		}
+		bgp, _, err := c.BGPApi.FindBgpConfigByProject(ctx, env.Project).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bgp.GetId() != "" || bgp.GetAsn() != 0 {
+			t.Fatalf("BGP off reads %+v", bgp)
+		}
+	})
+	steps.Run("creates, lists, updates with PUT and deletes a project with BGP", nil, func(t *testing.T) {
+		input := metalv1.NewProjectCreateFromRootInput("metalv1-project")
+		input.SetTags([]string{"metalv1"})
+		p, _, err := c.ProjectsApi.CreateProject(ctx).ProjectCreateFromRootInput(*input).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.GetName() != "metalv1-project" || !slices.Equal(p.GetTags(), []string{"metalv1"}) {
+			t.Fatalf("created project %+v", p)
+		}
+		list, _, err := c.ProjectsApi.FindProjects(ctx).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(list.GetProjects(), func(q metalv1.Project) bool { return q.GetId() == p.GetId() }) {
+			t.Fatalf("project %s not in the list", p.GetId())
+		}
+		update := metalv1.NewProjectUpdateInput()
+		update.SetName("metalv1-renamed")
+		u, _, err := c.ProjectsApi.UpdateProject(ctx, p.GetId()).ProjectUpdateInput(*update).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.GetName() != "metalv1-renamed" || !slices.Equal(u.GetTags(), []string{"metalv1"}) {
+			t.Fatalf("updated project %+v", u)
+		}
+		request := metalv1.NewBgpConfigRequestInput(65100, metalv1.BGPCONFIGREQUESTINPUTDEPLOYMENTTYPE_GLOBAL)
+		if _, err := c.BGPApi.RequestBgpConfig(ctx, p.GetId()).BgpConfigRequestInput(*request).Execute(); err != nil {
+			t.Fatal(err)
+		}
+		bgp, _, err := c.BGPApi.FindBgpConfigByProject(ctx, p.GetId()).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bgp.GetStatus() != metalv1.BGPCONFIGSTATUS_REQUESTED || bgp.GetAsn() != 65100 {
+			t.Fatalf("BGP requested reads %+v", bgp)
+		}
+		if _, err := c.ProjectsApi.DeleteProject(ctx, p.GetId()).Execute(); err != nil {
+			t.Fatal(err)
+		}
+		_, resp, err := c.ProjectsApi.FindProjectById(ctx, p.GetId()).Execute()
+		apiError(t, resp, err, http.StatusNotFound)
+	})
+	steps.Run("lists plans and operating systems", nil, func(t *testing.T) {
+		plans, _, err := c.PlansApi.FindPlans(ctx).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plans.GetPlans()) == 0 || plans.GetPlans()[0].GetSlug() == "" {
+			t.Fatalf("plans %+v", plans)
+		}
+		oses, _, err := c.OperatingSystemsApi.FindOperatingSystems(ctx).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, slug := range []string{harness.OS, harness.OtherOS} {
+			if !slices.ContainsFunc(oses.GetOperatingSystems(), func(o metalv1.OperatingSystem) bool { return o.GetSlug() == slug }) {
+				t.Fatalf("%s not among the operating systems", slug)
+			}
+		}
+	})
 }

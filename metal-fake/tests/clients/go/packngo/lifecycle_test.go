@@ -339,4 +339,79 @@ func TestLifecycle(t *testing.T) {
 			t.Fatalf(`"error" is %q (and "errors" %q); want "Invalid authentication token"`, e.SingleError, e.Errors)
 		}
 	})
+	// The Terraform provider's project data source reads the organization
+	// link and the BGP config, which is 200 and empty while BGP is off.
+	steps.Run("reads the project with its organization and BGP off", nil, func(t *testing.T) {
+		p, _, err := c.Projects.Get(env.Project, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.ID != env.Project || !strings.HasPrefix(p.Organization.URL, "/metal/v1/organizations/") {
+			t.Fatalf("project %s has organization %q", p.ID, p.Organization.URL)
+		}
+		bgp, _, err := c.BGPConfig.Get(env.Project, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bgp.ID != "" || bgp.Status != "" || bgp.Asn != 0 {
+			t.Fatalf("BGP off reads %+v", bgp)
+		}
+	})
+	steps.Run("creates, lists, updates with PATCH and deletes a project with BGP", nil, func(t *testing.T) {
+		p, _, err := c.Projects.Create(&packngo.ProjectCreateRequest{Name: "packngo-project"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.ID == "" || p.Name != "packngo-project" || p.Organization.URL == "" {
+			t.Fatalf("created project %+v", p)
+		}
+		all, _, err := c.Projects.List(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(all, func(q packngo.Project) bool { return q.ID == p.ID }) {
+			t.Fatalf("project %s not in the list of %d", p.ID, len(all))
+		}
+		name, on := "packngo-renamed", true
+		u, _, err := c.Projects.Update(p.ID, &packngo.ProjectUpdateRequest{Name: &name, BackendTransfer: &on})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.Name != name || !u.BackendTransfer {
+			t.Fatalf("updated project %+v", u)
+		}
+		if _, err := c.BGPConfig.Create(p.ID, packngo.CreateBGPConfigRequest{DeploymentType: "local", Asn: 65000}); err != nil {
+			t.Fatal(err)
+		}
+		bgp, _, err := c.BGPConfig.Get(p.ID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bgp.Status != "enabled" || bgp.Asn != 65000 || bgp.DeploymentType != "local" {
+			t.Fatalf("BGP requested reads %+v", bgp)
+		}
+		if _, err := c.Projects.Delete(p.ID); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = c.Projects.Get(p.ID, nil)
+		apiError(t, err, http.StatusNotFound)
+	})
+	steps.Run("lists plans and operating systems", nil, func(t *testing.T) {
+		plans, _, err := c.Plans.List(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plans) == 0 || plans[0].Slug == "" {
+			t.Fatalf("plans %+v", plans)
+		}
+		oses, _, err := c.OperatingSystems.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, slug := range []string{harness.OS, harness.OtherOS} {
+			if !slices.ContainsFunc(oses, func(o packngo.OS) bool { return o.Slug == slug && len(o.ProvisionableOn) > 0 }) {
+				t.Fatalf("%s not among %d operating systems", slug, len(oses))
+			}
+		}
+	})
 }
