@@ -143,20 +143,7 @@ fn find_organization_projects(call: &Call) -> Result<Prepared, ApiError> {
     let name = call.text("name");
     acts(move |w, caller, _| {
         w.organizations.get(&id).ok_or_else(ApiError::not_found)?;
-        let listed = w.projects.values().filter(|p| {
-            p.organization() == id
-                && caller.sees(p.rec.id)
-                && name.as_deref().is_none_or(|n| p.name() == n)
-        });
         let path = format_args!("{API_PREFIX}/{COLLECTION}/{id}/projects");
-        let page = list::page(
-            "projects",
-            &path,
-            listed,
-            |p| p.seq,
-            &listing,
-            |p| w.project_view(p),
-        );
-        reply(&page)
+        w.projects_page(&path, Some(id), name.as_deref(), caller, &listing)
     })
 }

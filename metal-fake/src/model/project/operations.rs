@@ -15,7 +15,7 @@ use crate::model::list::{self, Listing};
 use crate::model::load::{unique, unknown};
 use crate::model::organization::{self, Organization};
 use crate::model::render::{reply, API_PREFIX};
-use crate::model::resource::{acts, Modelled, Prepared, Resource};
+use crate::model::resource::{acts, Modelled, Prepared, Resource, Scope};
 use crate::model::World;
 
 /// Projects.
@@ -58,21 +58,37 @@ fn find_projects(call: &Call) -> Result<Prepared, ApiError> {
     let listing = Listing::of(call, &["name"])?;
     let name = call.text("name");
     acts(move |w, caller, _| {
-        let listed = w
-            .projects
-            .values()
-            .filter(|p| caller.sees(p.rec.id) && name.as_deref().is_none_or(|n| p.name() == n));
         let path = format_args!("{API_PREFIX}/{COLLECTION}");
+        w.projects_page(&path, None, name.as_deref(), caller, &listing)
+    })
+}
+
+impl World {
+    /// One page (at `path`) of the projects the caller sees, of
+    /// `organization` when given, named `name` when given, oldest first.
+    pub(crate) fn projects_page(
+        &self,
+        path: &dyn std::fmt::Display,
+        organization: Option<Uuid>,
+        name: Option<&str>,
+        caller: &Scope,
+        listing: &Listing,
+    ) -> Result<Reply, ApiError> {
+        let listed = self.projects.values().filter(|p| {
+            caller.sees(p.rec.id)
+                && organization.is_none_or(|o| p.organization() == o)
+                && name.is_none_or(|n| p.name() == n)
+        });
         let page = list::page(
             "projects",
-            &path,
+            path,
             listed,
             |p| p.seq,
-            &listing,
-            |p| w.project_view(p),
+            listing,
+            |p| self.project_view(p),
         );
         reply(&page)
-    })
+    }
 }
 
 fn create_project(call: &Call) -> Result<Prepared, ApiError> {
