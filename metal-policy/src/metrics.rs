@@ -4,7 +4,8 @@
 //!
 //! | name | type | labels |
 //! |------|------|--------|
-//! | `equinix_api_latency` | histogram (s) | `endpoint`, `status_code` |
+//! | `equinix_api_request_duration_seconds` | histogram (s) | `endpoint`, `status_code` |
+//! | `equinix_api_latency` | histogram (s), deprecated | `endpoint`, `status_code` |
 //! | `equinix_api_in_flight` | gauge | |
 //! | `equinix_api_waiting` | gauge | |
 //! | `equinix_api_requests_total` | counter | `endpoint`, `status_code` |
@@ -15,6 +16,12 @@
 //! | `equinix_api_shared_limits_degraded` | gauge (0/1; feature `redis`) | |
 //! | `equinix_api_retry_budget_tokens` | gauge (registered only with the budget on) | |
 //! | `equinix_api_retry_budget_refused_total` | counter | `endpoint` |
+//!
+//! Every name, type and label set above is stable: it changes only in a
+//! major version. `equinix_api_latency` holds the same observations as
+//! `equinix_api_request_duration_seconds`, under the name of the reference
+//! design (without a unit, as Prometheus names should have); it stays for
+//! existing dashboards and goes in the next major version.
 //!
 //! A request is one HTTP exchange, counted where every request passes (the
 //! policy's calls and the raw client it hands out alike); an attempt is one
@@ -33,6 +40,8 @@ use prometheus::{Histogram, HistogramOpts, HistogramVec, IntCounterVec, IntGauge
 /// registry), registered only when a registry is given.
 #[derive(Clone, Debug)]
 pub(crate) struct Metrics {
+    duration: HistogramVec,
+    /// The deprecated name of `duration`.
     latency: HistogramVec,
     requests: IntCounterVec,
     pub(crate) in_flight: IntGauge,
@@ -56,13 +65,22 @@ impl Metrics {
         registry: Option<&Registry>,
         retry_budget: bool,
     ) -> Result<Self, prometheus::Error> {
+        let buckets = vec![0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0];
         let m = Self {
+            duration: HistogramVec::new(
+                HistogramOpts::new(
+                    "equinix_api_request_duration_seconds",
+                    "Duration of each Equinix Metal API request, in seconds.",
+                )
+                .buckets(buckets.clone()),
+                &["endpoint", "status_code"],
+            )?,
             latency: HistogramVec::new(
                 HistogramOpts::new(
                     "equinix_api_latency",
-                    "Latency of each Equinix Metal API request, in seconds.",
+                    "Deprecated: equinix_api_request_duration_seconds under its old name.",
                 )
-                .buckets(vec![0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0]),
+                .buckets(buckets),
                 &["endpoint", "status_code"],
             )?,
             requests: IntCounterVec::new(
@@ -123,6 +141,7 @@ impl Metrics {
             )?,
         };
         if let Some(r) = registry {
+            r.register(Box::new(m.duration.clone()))?;
             r.register(Box::new(m.latency.clone()))?;
             r.register(Box::new(m.requests.clone()))?;
             r.register(Box::new(m.in_flight.clone()))?;
@@ -144,9 +163,11 @@ impl Metrics {
     /// Records one HTTP request: its status (`None`: no reply) and latency.
     pub(crate) fn request(&self, endpoint: &'static str, status: Option<u16>, latency: Duration) {
         let status = status.map_or_else(|| "none".to_string(), |s| s.to_string());
-        self.latency
-            .with_label_values(&[endpoint, status.as_str()])
-            .observe(latency.as_secs_f64());
+        for histogram in [&self.duration, &self.latency] {
+            histogram
+                .with_label_values(&[endpoint, status.as_str()])
+                .observe(latency.as_secs_f64());
+        }
         self.requests
             .with_label_values(&[endpoint, status.as_str()])
             .inc();
@@ -196,5 +217,52 @@ impl GaugeGuard {
 impl Drop for GaugeGuard {
     fn drop(&mut self) {
         self.0.dec();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_duration_histogram_and_its_deprecated_name_observe_the_same() {
+        let registry = Registry::new();
+        let m = Metrics::new(Some(&registry), false).unwrap();
+        m.request("findProjectById", Some(200), Duration::from_millis(300));
+        m.request("findProjectById", None, Duration::from_millis(100));
+        let families = registry.gather();
+        let histogram = |name: &str| {
+            let family = families
+                .iter()
+                .find(|f| f.name() == name)
+                .unwrap_or_else(|| panic!("{name} is not registered"));
+            let mut samples: Vec<(String, u64, f64)> = family
+                .get_metric()
+                .iter()
+                .map(|s| {
+                    let labels: Vec<String> = s
+                        .get_label()
+                        .iter()
+                        .map(|l| format!("{}={}", l.name(), l.value()))
+                        .collect();
+                    let h = s.get_histogram();
+                    (labels.join(","), h.get_sample_count(), h.get_sample_sum())
+                })
+                .collect();
+            samples.sort_by(|a, b| a.0.cmp(&b.0));
+            (family.help().to_string(), samples)
+        };
+        let (help, duration) = histogram("equinix_api_request_duration_seconds");
+        assert!(help.contains("seconds"), "{help}");
+        assert_eq!(
+            duration,
+            vec![
+                ("endpoint=findProjectById,status_code=200".into(), 1, 0.3),
+                ("endpoint=findProjectById,status_code=none".into(), 1, 0.1),
+            ]
+        );
+        let (help, latency) = histogram("equinix_api_latency");
+        assert!(help.starts_with("Deprecated"), "{help}");
+        assert_eq!(latency, duration);
     }
 }

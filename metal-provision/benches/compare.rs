@@ -11,7 +11,6 @@
 //! sections named (`overhead`, `throttling`, `shared`, `faults`, `scale`,
 //! `outage`, `build`).
 
-use std::collections::HashSet;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -518,10 +517,14 @@ async fn faults() {
         let wall = started.elapsed();
         let injected: u64 = fake.snapshot().faults_injected.values().sum();
         fake.set_random_faults(None);
-        let known: HashSet<Uuid> = outcome.device_ids().into_iter().collect();
-        let report = audit(metal.as_ref(), fake.project(), &cfg.run_tag, &known)
-            .await
-            .expect("the audit lists the devices");
+        let report = audit(
+            metal.as_ref(),
+            fake.project(),
+            &cfg.run_tag,
+            &outcome.known(),
+        )
+        .await
+        .expect("the audit lists the devices");
         let base = *fault_free.get_or_insert(wall);
         println!(
             "| fault rate {:.0}% | {:.2} s | {}/{} | {} | {} | {} | {:.2}x |",
