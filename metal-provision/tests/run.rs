@@ -348,9 +348,13 @@ async fn a_rerun_after_a_crash_adopts_what_the_first_run_left() {
 
 #[tokio::test(start_paused = true)]
 async fn two_runs_of_one_name_at_once_end_with_one_device_per_hostname() {
-    // Both runs see every reservation free and no device, and each creates
-    // one device per hostname; the later of each pair is deleted.
-    let fake = Fake::builder().reservations(12).build();
+    // Creates take a second, so each run lists the hostnames before the
+    // other's devices exist: both create one device per hostname, and the
+    // later of each pair is deleted.
+    let fake = Fake::builder()
+        .reservations(12)
+        .fault(Fault::on("createDevice", FaultKind::Latency(Duration::from_secs(1))).times(100))
+        .build();
     let cfg = config(&fake, 5);
     let (a, b) = tokio::join!(
         run(metal(&fake), &cfg, Arc::new(NoProgress)),
@@ -369,9 +373,16 @@ async fn two_runs_of_one_name_at_once_end_with_one_device_per_hostname() {
         |o: &metal_provision::Outcome| -> HashSet<Uuid> { o.device_ids().into_iter().collect() };
     assert_eq!(kept(&a), kept(&b));
     assert_eq!(kept(&a), by.values().flatten().copied().collect());
-    // Every device either created is kept by both or was removed.
+    // Both created, so duplicates were made and removed.
     let created = a.created_ids.len() + b.created_ids.len();
-    assert!(created >= 5, "{created}");
+    assert!(created > 5, "{created} devices created");
+    let removed: HashSet<Uuid> = a.removed.iter().chain(&b.removed).copied().collect();
+    let made: HashSet<Uuid> = a.created_ids.union(&b.created_ids).copied().collect();
+    assert_eq!(
+        removed,
+        &made - &kept(&a),
+        "every device made and not kept was removed"
+    );
     let metal = metal(&fake);
     for outcome in [&a, &b] {
         let report = audit(
