@@ -432,3 +432,41 @@ async fn a_rerun_removes_a_duplicate_an_earlier_run_left() {
     let by = live_by_hostname(&fake, &cfg.run_tag);
     assert_eq!(by["provision-0"], vec![ids[0]]);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_create_that_got_no_answer_is_found_again_not_made_twice() {
+    // The server creates the device and answers 500; the client gives up
+    // at once (no retries). The controller pauses, lists the hostname,
+    // finds the device and keeps it, instead of reporting a failure and
+    // leaving a device it does not know.
+    let fake = Fake::builder()
+        .reservations(3)
+        .fault(Fault::on("createDevice", FaultKind::FailAfter { status: 500 }).nth(1))
+        .build();
+    let gives_up = fake
+        .client_with(|c| {
+            c.backoff(Arc::new(ExponentialBackoff {
+                max_elapsed_time: Some(Duration::ZERO),
+                ..ExponentialBackoff::default()
+            }))
+        })
+        .unwrap();
+    let metal: Arc<dyn Metal> = Arc::new(gives_up);
+    let cfg = config(&fake, 1);
+    let outcome = run(Arc::clone(&metal), &cfg, Arc::new(NoProgress))
+        .await
+        .unwrap();
+    assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+    assert_eq!(outcome.active, 1);
+    assert_eq!(fake.devices().len(), 1, "made twice");
+    let report = audit(
+        metal.as_ref(),
+        fake.project(),
+        &cfg.run_tag,
+        &outcome.known(),
+    )
+    .await
+    .unwrap();
+    // The run did not learn that its create succeeded: it found the device.
+    assert_eq!((report.on_server, report.adopted, report.lost), (1, 1, 0));
+}

@@ -3,6 +3,7 @@
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use futures::stream::{self, StreamExt};
 use metal_api::{types, DeviceState};
@@ -14,8 +15,26 @@ use super::{FailedDevice, Outcome, Progress, RunConfig, RunError};
 
 /// How many times one hostname settles which device to keep before the
 /// run gives up on it: each round follows a change made by another run of
-/// the same name (a device deleted, a duplicate found), so a few suffice.
+/// the same name (a device deleted, a duplicate found), or a pause after a
+/// call that ended without an answer, so a few suffice.
 const MAX_ROUNDS: usize = 32;
+
+/// The longest pause before a hostname is settled again after a call that
+/// ended without an answer.
+const MAX_PAUSE: Duration = Duration::from_secs(30);
+
+/// Whether a call's error may pass if the call is made again later: it got
+/// no answer (the retries ran out, the retry budget is spent in an outage,
+/// the deadline passed), as opposed to a refusal.
+fn transient(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::RetryBudgetExhausted { .. }
+            | Error::GaveUp { .. }
+            | Error::DeadlineExceeded { .. }
+            | Error::OutcomeUnknown { .. }
+    )
+}
 
 /// Whether a reservation can take a new device now.
 pub fn is_free(reservation: &types::HardwareReservation) -> bool {
@@ -202,6 +221,10 @@ struct Worker<'a> {
 enum Next {
     /// Settle again from this listing of the hostname's devices.
     Settle(Vec<types::Device>),
+    /// A call got no answer: pause, list the hostname's devices again (a
+    /// create whose outcome was unknown is found there, not made twice),
+    /// and settle from that.
+    Again(RunError),
     /// Stop, with this error.
     Stop(RunError),
 }
@@ -209,11 +232,22 @@ enum Next {
 impl Worker<'_> {
     /// Settles, creates if need be, and waits, until one device of
     /// `hostname` is active and still the one to keep.
-    async fn provision(self, hostname: String, mut found: Vec<types::Device>) -> Hostname {
+    async fn provision(self, hostname: String, found: Vec<types::Device>) -> Hostname {
         let mut done = Hostname::default();
         self.progress.requested();
+        let mut found = Some(found);
+        let mut pauses = 0u32;
+        let mut last = None;
         for _ in 0..MAX_ROUNDS {
-            match self.round(&hostname, found, &mut done).await {
+            let listed = match found.take() {
+                Some(listed) => Ok(listed),
+                None => self.listing(&hostname).await,
+            };
+            let round = match listed {
+                Ok(listed) => self.round(&hostname, listed, &mut done).await,
+                Err(next) => Err(next),
+            };
+            match round {
                 Ok(kept) => {
                     if !kept.ours {
                         self.progress.adopted();
@@ -222,17 +256,27 @@ impl Worker<'_> {
                     done.kept = Some(kept);
                     return done;
                 }
-                Err(Next::Settle(listed)) => found = listed,
+                Err(Next::Settle(listed)) => found = Some(listed),
+                Err(Next::Again(e)) => {
+                    last = Some(e);
+                    let pause = self
+                        .config
+                        .poll_interval
+                        .saturating_mul(1 << pauses.min(16))
+                        .min(MAX_PAUSE);
+                    pauses += 1;
+                    tokio::time::sleep(pause).await;
+                }
                 Err(Next::Stop(e)) => {
                     done.error = Some(e);
                     return done;
                 }
             }
         }
-        done.error = Some(RunError::Unsettled {
+        done.error = Some(last.unwrap_or(RunError::Unsettled {
             hostname,
             rounds: MAX_ROUNDS,
-        });
+        }));
         done
     }
 
@@ -308,6 +352,12 @@ impl Worker<'_> {
                     .await?;
                 Err(Next::Settle(self.listing(hostname).await?))
             }
+            Err(WaitError::Api { source, id }) if transient(&source) => {
+                Err(Next::Again(RunError::NotActive {
+                    hostname: hostname.into(),
+                    source: WaitError::Api { source, id },
+                }))
+            }
             Err(source) => {
                 // Kept as it is, so that a cleanup still finds it.
                 done.kept = Some(Kept {
@@ -371,6 +421,16 @@ impl Worker<'_> {
                     done.race_lost += 1;
                     self.progress.race_lost();
                 }
+                Err(source) if transient(&source) => {
+                    // Back in the pool: if the create did not happen, the
+                    // reservation is still free; if it did, a later create
+                    // on it is a lost race, and the listing finds the device.
+                    lock(self.pool).push_back(reservation);
+                    return Err(Next::Again(RunError::Create {
+                        hostname: hostname.into(),
+                        source,
+                    }));
+                }
                 Err(source) => {
                     return Err(Next::Stop(RunError::Create {
                         hostname: hostname.into(),
@@ -429,10 +489,16 @@ impl Worker<'_> {
             .list_devices_matching(self.config.project, &filter)
             .await
             .map_err(|source| {
-                Next::Stop(RunError::Settle {
+                let transient = transient(&source);
+                let e = RunError::Settle {
                     hostname: hostname.into(),
                     source,
-                })
+                };
+                if transient {
+                    Next::Again(e)
+                } else {
+                    Next::Stop(e)
+                }
             })?;
         Ok(devices
             .into_iter()
