@@ -75,8 +75,9 @@
 //! panics is logged and counted ([`ServerHandle::connection_panics`]);
 //! [`ServerHandle::try_shutdown`] returns the server task's own failure.
 //!
-//! The binary (`cargo run -p metal-fake -- --help`) serves one fake and
-//! prints `metal-fake listening on http://HOST:PORT/metal/v1` first.
+//! The binary (feature `cli`: `cargo run -p metal-fake --features cli --
+//! --help`) serves one fake and prints `metal-fake listening on
+//! http://HOST:PORT/metal/v1` first.
 //!
 //! # The control API
 //!

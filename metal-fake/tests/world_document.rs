@@ -21,7 +21,7 @@ fn the_shipped_schema_is_the_generated_one() {
     assert!(
         shipped == schema(),
         "metal-fake/world.schema.json is stale: regenerate it with \
-         `cargo run -p metal-fake -- --world-schema > metal-fake/world.schema.json`"
+         `cargo run -p metal-fake --features cli -- --world-schema > metal-fake/world.schema.json`"
     );
 }
 

@@ -1,7 +1,7 @@
 """A full device lifecycle through the Equinix Python SDK (`equinix` 0.19.0,
 metalv1, unmodified) against the metal-fake binary.
 
-Run by `cargo test -p metal-fake --test external_clients`, which makes the
+Run by `cargo test -p metal-fake --features cli --test external_clients`, which makes the
 virtualenv, starts the binary and sets METAL_FAKE_URL (ending in /metal/v1),
 METAL_FAKE_TOKEN and METAL_FAKE_PROJECT. Each step is a function; a step
 that needs one that did not pass is skipped, saying so, so that a run fails
@@ -249,7 +249,7 @@ def main():
     if not (url and token and project):
         print(
             "METAL_FAKE_URL, METAL_FAKE_TOKEN and METAL_FAKE_PROJECT are not set: "
-            "run through `cargo test -p metal-fake --test external_clients`",
+            "run through `cargo test -p metal-fake --features cli --test external_clients`",
             file=sys.stderr,
         )
         return 2

@@ -3,7 +3,7 @@
 // of named steps that skip, saying why, when a step they need failed, and
 // bounded polling.
 //
-// The tests run through `cargo test -p metal-fake --test external_clients`,
+// The tests run through `cargo test -p metal-fake --features cli --test external_clients`,
 // which starts the metal-fake binary and sets METAL_FAKE_URL,
 // METAL_FAKE_TOKEN and METAL_FAKE_PROJECT. Run directly without them, they
 // skip.
@@ -50,7 +50,7 @@ func Load(t *testing.T) Env {
 	}
 	if env.URL == "" || env.Token == "" || env.Project == "" {
 		t.Skip("METAL_FAKE_URL, METAL_FAKE_TOKEN and METAL_FAKE_PROJECT are not set: " +
-			"run through `cargo test -p metal-fake --test external_clients`")
+			"run through `cargo test -p metal-fake --features cli --test external_clients`")
 	}
 	return env
 }
