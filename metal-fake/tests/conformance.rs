@@ -1,7 +1,7 @@
 //! The conformance suite: the scenarios and fault cases of `common`, run
 //! against (1) the in-process fake, (2) the policy client over HTTP against
 //! the fake server, (3) the real API when `METAL_AUTH_TOKEN`,
-//! `METAL_PROJECT` and `METAL_RESERVATION` are set (optionally
+//! `METAL_PROJECT_ID` and `METAL_RESERVATION` are set (optionally
 //! `METAL_API_URL`, `METAL_OS`). Every target must report the same outcome.
 
 mod common;

@@ -95,13 +95,13 @@ impl FakeProcess {
         }
     }
 
-    /// Sets the variables the clients read: METAL_FAKE_URL,
-    /// METAL_FAKE_TOKEN and METAL_FAKE_PROJECT.
+    /// Sets the variables the clients read, the workspace's one set:
+    /// METAL_API_URL, METAL_AUTH_TOKEN and METAL_PROJECT_ID.
     pub fn env(&self, command: &mut Command) {
         command
-            .env("METAL_FAKE_URL", &self.url)
-            .env("METAL_FAKE_TOKEN", TOKEN)
-            .env("METAL_FAKE_PROJECT", &self.project);
+            .env(metal_api::config::ENV_BASE_URL, &self.url)
+            .env(metal_api::config::ENV_AUTH_TOKEN, TOKEN)
+            .env(metal_api::config::ENV_PROJECT_ID, &self.project);
     }
 
     /// What the server logged so far.
