@@ -229,6 +229,38 @@ fn the_default_run_meets_a_failed_device_and_still_provisions_every_device() {
     assert_eq!(warnings, failed, "{}", text(&out.stderr));
 }
 
+#[test]
+fn the_default_rates_and_retries_provision_hundreds_of_devices() {
+    // The default fault and failure rates, seed and retries, with quick
+    // timings: about 20 devices fail to provision, and none of the 200
+    // hostnames runs out of tries (with two retries at a failure rate of
+    // 0.2, four in five such runs fell short).
+    let out = finish(
+        provision(&[
+            "--devices",
+            "200",
+            "--parallelism",
+            "64",
+            "--api-rate",
+            "1ms",
+            "--rate-limit",
+            "0",
+            "--provision-time",
+            "200ms",
+            "--progress-interval",
+            "1h",
+        ])
+        .spawn()
+        .unwrap(),
+        Duration::from_secs(300),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let line = summary(&out);
+    assert!(line.starts_with("provisioned 200/200 devices"), "{line}");
+    assert!(line.contains(", 0 duplicates, 0 lost, "), "{line}");
+    assert!(!line.ends_with(" 0 failed"), "no device failed: {line}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_device_is_replaced_and_the_run_exits_zero() {
     let fake = fake(3)
