@@ -166,10 +166,10 @@
 //!
 //! `tests/conformance.rs` runs the same scenarios against the in-process
 //! fake, the policy client over HTTP against the fake server, and the real
-//! API when `METAL_AUTH_TOKEN`, `METAL_PROJECT_ID` and `METAL_RESERVATION` (a
-//! provisionable reservation the suite may provision, reboot, power-cycle
-//! and delete; optional `METAL_API_URL`, `METAL_OS`) are set; otherwise it
-//! prints that the real run is skipped. `tests/lifecycle.rs` runs the
+//! API: an ignored test, run with `--ignored` and `METAL_AUTH_TOKEN`,
+//! `METAL_PROJECT_ID` and `METAL_RESERVATION` set (a provisionable
+//! reservation the suite may provision, reboot, power-cycle and delete;
+//! optional `METAL_API_URL`, `METAL_OS`). `tests/lifecycle.rs` runs the
 //! lifecycle scenarios of [`fidelity`] in-process and over HTTP.
 
 pub mod call;
