@@ -1,4 +1,4 @@
-//! Auth and ownership (issue 10, item 6): the real API's 401 body, the 403
+//! Auth and ownership: the real API's 401 body, the 403
 //! for another organisation's resources (404 still for what does not
 //! exist), `GET /ssh-keys` with the keys of the token's projects, and MD5
 //! fingerprints as `ssh-keygen -l -E md5` prints them.

@@ -1,4 +1,4 @@
-//! Runs `examples/control_api.py` (issue 13, item 4) against the binary:
+//! Runs `examples/control_api.py` against the binary:
 //! the Equinix Python SDK (`equinix==0.19.0`, metalv1) and the control API.
 //! The test makes a venv under the target directory and installs the SDK
 //! there. It is `#[ignore]`d with what it needs, which cargo's summary

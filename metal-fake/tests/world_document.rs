@@ -1,4 +1,4 @@
-//! The world document (issue 13, item 2): the shipped JSON Schema is the
+//! The world document: the shipped JSON Schema is the
 //! one generated from the Rust types, the example world validates against
 //! it and loads, and a world read back is the world sent.
 

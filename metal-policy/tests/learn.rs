@@ -1,5 +1,5 @@
 //! The pace learned from the server's `X-RateLimit-Remaining` and
-//! `X-RateLimit-Reset` (issue 11, item 1), on a scripted exchange and
+//! `X-RateLimit-Reset`, on a scripted exchange and
 //! tokio's paused clock: the spacing spreads `Remaining` until `Reset` (in
 //! seconds or as a Unix time), never faster than a configured `api_rate`,
 //! for the whole client; without headers the configured or default spacing
