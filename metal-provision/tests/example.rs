@@ -17,9 +17,9 @@ use std::sync::mpsc;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+mod common;
+use common::create_beside;
 use metal_fake::{FailProvisioning, Fake, Fault, FaultKind, ServerConfig, ServerHandle, Timings};
-use metal_policy::Metal;
-use metal_provision::RunConfig;
 
 const TOKEN: &str = "example-test-token";
 
@@ -330,25 +330,6 @@ async fn first_device(fake: &Fake) -> metal_api::types::Device {
         assert!(Instant::now() < deadline, "the run created no device");
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-}
-
-/// Another API user creates `hostname` with the run's tag on a free
-/// reservation the run does not reach for (it takes them in order).
-async fn create_beside(fake: &Fake, hostname: &str) -> uuid::Uuid {
-    let cfg = RunConfig::new(fake.project(), 1);
-    let reservation = fake
-        .reservations()
-        .into_iter()
-        .rev()
-        .find(metal_provision::controller::is_free)
-        .expect("a free reservation");
-    let body = metal_provision::controller::create_request(&cfg, hostname, &reservation).unwrap();
-    fake.client()
-        .create_device(fake.project(), &body)
-        .await
-        .unwrap()
-        .id
-        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,11 +5,26 @@ use std::sync::Arc;
 
 use std::time::Duration;
 
+mod common;
+use common::create_beside;
 use metal_api::DeviceState;
 use metal_fake::{FailProvisioning, Fake, Fault, FaultKind, RandomFaults, Timings};
 use metal_policy::{ExponentialBackoff, Fields, Metal, Waiter};
-use metal_provision::{audit, cleanup, run, NoProgress, RunConfig, RunError, SshKeySpec};
+use metal_provision::{audit, cleanup, run, NoProgress, Outcome, RunConfig, RunError, SshKeySpec};
 use uuid::Uuid;
+
+/// What the audit finds of `outcome`'s run: devices on the server,
+/// duplicates, adopted, lost.
+async fn audited(
+    metal: &dyn Metal,
+    cfg: &RunConfig,
+    outcome: &Outcome,
+) -> (usize, usize, usize, usize) {
+    let a = audit(metal, cfg.project, &cfg.run_tag, &outcome.known())
+        .await
+        .unwrap();
+    (a.on_server, a.duplicates, a.adopted, a.lost)
+}
 
 fn metal(fake: &Fake) -> Arc<dyn Metal> {
     Arc::new(fake.client().clone())
@@ -45,23 +60,8 @@ async fn provisions_every_device_once_despite_faults() {
     assert!(injected > 0, "the run met no fault");
 
     fake.set_random_faults(None);
-    let report = audit(
-        metal.as_ref(),
-        fake.project(),
-        &cfg.run_tag,
-        &outcome.known(),
-    )
-    .await
-    .unwrap();
-    assert_eq!(
-        (
-            report.on_server,
-            report.duplicates,
-            report.adopted,
-            report.lost
-        ),
-        (6, 0, 0, 0)
-    );
+    let report = audited(metal.as_ref(), &cfg, &outcome).await;
+    assert_eq!(report, (6, 0, 0, 0));
     // The fake agrees: six devices exist, each on its own reservation.
     assert_eq!(fake.devices().len(), 6);
 }
@@ -201,18 +201,8 @@ async fn a_failed_device_is_deleted_and_its_hostname_tried_elsewhere() {
         .await
         .unwrap_err();
     assert!(err.is_not_found(), "{err}");
-    let report = audit(
-        metal.as_ref(),
-        fake.project(),
-        &cfg.run_tag,
-        &outcome.known(),
-    )
-    .await
-    .unwrap();
-    assert_eq!(
-        (report.on_server, report.duplicates, report.lost),
-        (2, 0, 0)
-    );
+    let report = audited(metal.as_ref(), &cfg, &outcome).await;
+    assert_eq!(report, (2, 0, 0, 0));
 }
 
 #[tokio::test(start_paused = true)]
@@ -327,23 +317,8 @@ async fn a_rerun_after_a_crash_adopts_what_the_first_run_left() {
     assert!(by.values().all(|ids| ids.len() == 1), "{by:?}");
     assert_eq!(fake.devices().len(), 6);
     // The audit says which devices the run did not create.
-    let report = audit(
-        metal.as_ref(),
-        fake.project(),
-        &cfg.run_tag,
-        &outcome.known(),
-    )
-    .await
-    .unwrap();
-    assert_eq!(
-        (
-            report.on_server,
-            report.duplicates,
-            report.adopted,
-            report.lost
-        ),
-        (6, 0, 4, 0)
-    );
+    let report = audited(metal.as_ref(), &cfg, &outcome).await;
+    assert_eq!(report, (6, 0, 4, 0));
 }
 
 #[tokio::test(start_paused = true)]
@@ -385,19 +360,8 @@ async fn two_runs_of_one_name_at_once_end_with_one_device_per_hostname() {
     );
     let metal = metal(&fake);
     for outcome in [&a, &b] {
-        let report = audit(
-            metal.as_ref(),
-            fake.project(),
-            &cfg.run_tag,
-            &outcome.known(),
-        )
-        .await
-        .unwrap();
-        assert_eq!(
-            (report.on_server, report.duplicates, report.lost),
-            (5, 0, 0)
-        );
-        assert_eq!(report.adopted, outcome.adopted.len());
+        let report = audited(metal.as_ref(), &cfg, &outcome).await;
+        assert_eq!(report, (5, 0, outcome.adopted.len(), 0));
     }
     assert_eq!(a.created.len() + a.adopted.len(), 5);
 }
@@ -409,19 +373,9 @@ async fn a_rerun_removes_a_duplicate_an_earlier_run_left() {
     // other.
     let fake = Fake::builder().reservations(4).build();
     let cfg = config(&fake, 1);
-    let reservations = fake.reservations();
-    let client = fake.client();
     let mut ids = Vec::new();
-    for r in &reservations[..2] {
-        let body = metal_provision::controller::create_request(&cfg, "provision-0", r).unwrap();
-        ids.push(
-            client
-                .create_device(fake.project(), &body)
-                .await
-                .unwrap()
-                .id
-                .unwrap(),
-        );
+    for _ in 0..2 {
+        ids.push(create_beside(&fake, "provision-0").await);
         tokio::time::sleep(Duration::from_secs(1)).await;
     }
     let outcome = run(metal(&fake), &cfg, Arc::new(NoProgress)).await.unwrap();
@@ -459,14 +413,7 @@ async fn a_create_that_got_no_answer_is_found_again_not_made_twice() {
     assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
     assert_eq!(outcome.active, 1);
     assert_eq!(fake.devices().len(), 1, "made twice");
-    let report = audit(
-        metal.as_ref(),
-        fake.project(),
-        &cfg.run_tag,
-        &outcome.known(),
-    )
-    .await
-    .unwrap();
+    let report = audited(metal.as_ref(), &cfg, &outcome).await;
     // The run did not learn that its create succeeded: it found the device.
-    assert_eq!((report.on_server, report.adopted, report.lost), (1, 1, 0));
+    assert_eq!(report, (1, 0, 1, 0));
 }

@@ -6,9 +6,10 @@
 use std::time::Duration;
 
 use metal_api::DeviceState;
+mod common;
+use common::create_beside;
 use metal_fake::{FailProvisioning, Fake, Fault, FaultKind, Timings};
-use metal_policy::{wait_for_device, ExponentialBackoff, Metal, WaitError, Waiter};
-use metal_provision::RunConfig;
+use metal_policy::{wait_for_device, ExponentialBackoff, WaitError, Waiter};
 use tokio::time::Instant;
 use uuid::Uuid;
 
@@ -21,24 +22,6 @@ fn fake() -> metal_fake::FakeBuilder {
         provisioning: Duration::from_secs(50),
         ..Timings::default()
     })
-}
-
-/// Creates `hostname` on the first free reservation; returns its ID.
-async fn create(fake: &Fake, hostname: &str) -> Uuid {
-    let config = RunConfig::new(fake.project(), 1);
-    let reservation = fake
-        .reservations()
-        .into_iter()
-        .find(metal_provision::controller::is_free)
-        .unwrap();
-    let body =
-        metal_provision::controller::create_request(&config, hostname, &reservation).unwrap();
-    fake.client()
-        .create_device(fake.project(), &body)
-        .await
-        .unwrap()
-        .id
-        .unwrap()
 }
 
 /// Reads every `every`, no jitter.
@@ -55,7 +38,7 @@ fn every(every: Duration) -> Waiter {
 #[tokio::test(start_paused = true)]
 async fn returns_the_device_once_it_is_active() {
     let fake = fake().build();
-    let id = create(&fake, "web-1").await;
+    let id = create_beside(&fake, "web-1").await;
     let started = Instant::now();
     let device = every(Duration::from_secs(5))
         .wait_for_device(&fake.client(), id, &ACTIVE, Duration::from_secs(600))
@@ -71,7 +54,7 @@ async fn returns_the_device_once_it_is_active() {
 #[tokio::test(start_paused = true)]
 async fn any_of_several_states_ends_the_wait() {
     let fake = fake().build();
-    let id = create(&fake, "web-1").await;
+    let id = create_beside(&fake, "web-1").await;
     let device = every(Duration::from_secs(1))
         .wait_for_device(
             &fake.client(),
@@ -89,7 +72,7 @@ async fn a_failed_device_is_a_typed_error_at_once() {
     let fake = fake()
         .fail_provisioning(FailProvisioning::Hostname("web-1".into()))
         .build();
-    let id = create(&fake, "web-1").await;
+    let id = create_beside(&fake, "web-1").await;
     let started = Instant::now();
     let err = every(Duration::from_secs(5))
         .wait_for_device(&fake.client(), id, &ACTIVE, Duration::from_secs(3600))
@@ -122,7 +105,7 @@ async fn a_failed_device_is_a_typed_error_at_once() {
 #[tokio::test(start_paused = true)]
 async fn the_deadline_ends_the_wait_with_the_last_state() {
     let fake = fake().build();
-    let id = create(&fake, "web-1").await;
+    let id = create_beside(&fake, "web-1").await;
     let started = Instant::now();
     let err = every(Duration::from_secs(7))
         .wait_for_device(&fake.client(), id, &ACTIVE, Duration::from_secs(30))
@@ -153,7 +136,7 @@ async fn a_read_that_hangs_is_bounded_by_the_deadline() {
     let fake = fake()
         .fault(Fault::on("findDeviceById", FaultKind::Hang).times(1000))
         .build();
-    let id = create(&fake, "web-1").await;
+    let id = create_beside(&fake, "web-1").await;
     let registry = prometheus::Registry::new();
     let client = fake.client_with(|c| c.registry(registry.clone())).unwrap();
     let started = Instant::now();
@@ -193,7 +176,7 @@ async fn an_unknown_device_is_the_reads_error() {
 #[tokio::test(start_paused = true)]
 async fn the_default_schedule_backs_off_between_reads() {
     let fake = fake().build();
-    let id = create(&fake, "web-1").await;
+    let id = create_beside(&fake, "web-1").await;
     wait_for_device(&fake.client(), id, &ACTIVE, Duration::from_secs(600))
         .await
         .unwrap();
