@@ -360,7 +360,7 @@ async fn two_runs_of_one_name_at_once_end_with_one_device_per_hostname() {
     );
     let metal = metal(&fake);
     for outcome in [&a, &b] {
-        let report = audited(metal.as_ref(), &cfg, &outcome).await;
+        let report = audited(metal.as_ref(), &cfg, outcome).await;
         assert_eq!(report, (5, 0, outcome.adopted.len(), 0));
     }
     assert_eq!(a.created.len() + a.adopted.len(), 5);
