@@ -16,9 +16,10 @@ pub fn line(text: &str) {
 }
 
 /// The variables that shape a run, as they were set.
-const VARIABLES: [&str; 4] = [
+const VARIABLES: [&str; 5] = [
     "BENCH_ONLY",
     "BENCH_SKIP_BUILD",
+    "BENCH_BUILD_BASE",
     "BENCH_QUICK",
     "METAL_TEST_REDIS_URL",
 ];
