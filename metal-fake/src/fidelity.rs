@@ -79,6 +79,14 @@
 //! | blocks come from made-up pools (public `139.178.64.0/18`, global `145.40.192.0/20`), aligned, never overlapping each other, a seeded block, or the addresses devices get; a world document's blocks must be aligned and apart, their assignments inside them and to devices of their project | made up | the world document's `ip_reservations` | `reservations_and_assignments_round_trip_through_the_world_document` |
 //! | bounds: 256 assignments a block; tags as for devices; `details`, `comments` and `customdata` 256 KiB | the fake's, as for the other records | no | `requests_and_assignments_…` (tags) |
 //!
+//! packngo (v0.31.0, unmodified) runs the cloud provider's flow against
+//! the binary: reserve a tagged public address, find it by tag with
+//! `include=assignments`, assign it, see it in the device's `ip_addresses`
+//! and `DeviceIPs.List`, have the release refused while assigned, unassign
+//! (then `404`), assign to another device in CIDR notation, unassign,
+//! release (then `404`): `tests/external_ip_reservations.rs`
+//! (`TestIPReservations` in `tests/clients/go/packngo`).
+//!
 //! Not modelled: VRF, private IPv4 and IPv6 blocks (`422`),
 //! `updateIPAddress`, custom data reads, `findIPAvailabilities`, and
 //! `findIPAddressById` of a device's own addresses (`404`).

@@ -116,6 +116,22 @@ async fn assign(api: &metal_api::Client, device: &str, address: &str) -> types::
         .into_inner()
 }
 
+/// What `findIPAddressById` of `id` answers.
+async fn get(
+    api: &metal_api::Client,
+    id: Uuid,
+) -> Result<metal_api::ResponseValue<IpAddress>, metal_api::Error<types::Error>> {
+    api.find_ip_address_by_id().id(id).send().await
+}
+
+/// What `deleteIPAddress` of `id` answers.
+async fn delete(
+    api: &metal_api::Client,
+    id: Uuid,
+) -> Result<metal_api::ResponseValue<()>, metal_api::Error<types::Error>> {
+    api.delete_ip_address().id(id).send().await
+}
+
 async fn device_addresses(api: &metal_api::Client, device: &str) -> Vec<String> {
     let d = api.find_device_by_id().id(id(device)).send().await.unwrap();
     d.into_inner()
@@ -204,13 +220,7 @@ async fn a_requested_block_is_an_ip_reservation_created_at_once_and_listed() {
     assert!(other.ip_addresses.is_empty());
 
     // Read by ID, it is a reservation (not an assignment, not a VRF block).
-    let got = api
-        .find_ip_address_by_id()
-        .id(r.id.unwrap())
-        .send()
-        .await
-        .unwrap()
-        .into_inner();
+    let got = get(&api, r.id.unwrap()).await.unwrap().into_inner();
     assert!(matches!(got, IpAddress::Reservation(_)), "{got:?}");
 }
 
@@ -255,13 +265,7 @@ async fn an_assigned_address_shows_on_the_device_and_the_reservation() {
 
     // The reservation names it: a stub, or whole with include=assignments
     // (what the cloud provider asks for, to read the assignment's ID).
-    let got = api
-        .find_ip_address_by_id()
-        .id(r.id.unwrap())
-        .send()
-        .await
-        .unwrap()
-        .into_inner();
+    let got = get(&api, r.id.unwrap()).await.unwrap().into_inner();
     let IpAddress::Reservation(got) = got else {
         panic!("{got:?}")
     };
@@ -290,13 +294,7 @@ async fn an_assigned_address_shows_on_the_device_and_the_reservation() {
     );
 
     // Read by ID, the assignment is an assignment.
-    let got = api
-        .find_ip_address_by_id()
-        .id(a.id.unwrap())
-        .send()
-        .await
-        .unwrap()
-        .into_inner();
+    let got = get(&api, a.id.unwrap()).await.unwrap().into_inner();
     assert!(matches!(got, IpAddress::Assignment(_)), "{got:?}");
 
     // A second assignment of it to the same device is refused; to another
@@ -330,18 +328,14 @@ async fn unassigning_frees_the_address_and_the_assignment_reads_404() {
     let a = assign(&api, DA_DEVICE, &address).await;
 
     // The cloud provider's move: unassign, then assign to another device.
-    api.delete_ip_address()
-        .id(a.id.unwrap())
-        .send()
-        .await
-        .unwrap();
-    let (status, _) = refusal(api.find_ip_address_by_id().id(a.id.unwrap()).send().await).await;
+    delete(&api, a.id.unwrap()).await.unwrap();
+    let (status, _) = refusal(get(&api, a.id.unwrap()).await).await;
     assert_eq!(
         status, 404,
         "Terraform's metal_ip_attachment reads 404 once it is gone"
     );
     assert!(!device_addresses(&api, DA_DEVICE).await.contains(&address));
-    let (status, _) = refusal(api.delete_ip_address().id(a.id.unwrap()).send().await).await;
+    let (status, _) = refusal(delete(&api, a.id.unwrap()).await).await;
     assert_eq!(status, 404);
     assign(&api, DA_DEVICE_2, &address).await;
     assert!(device_addresses(&api, DA_DEVICE_2).await.contains(&address));
@@ -353,32 +347,16 @@ async fn a_reservation_with_assignments_is_not_released() {
     let api = fake.api_client();
     let r = reserve(&api, capp_request("da")).await;
     let a = assign(&api, DA_DEVICE, r.address.as_deref().unwrap()).await;
-    let (status, messages) = refusal(api.delete_ip_address().id(r.id.unwrap()).send().await).await;
+    let (status, messages) = refusal(delete(&api, r.id.unwrap()).await).await;
     assert_eq!(status, 422);
     assert!(messages[0].contains("has assignments"), "{messages:?}");
     // Still there, still assigned.
-    api.find_ip_address_by_id()
-        .id(r.id.unwrap())
-        .send()
-        .await
-        .unwrap();
-    api.find_ip_address_by_id()
-        .id(a.id.unwrap())
-        .send()
-        .await
-        .unwrap();
+    get(&api, r.id.unwrap()).await.unwrap();
+    get(&api, a.id.unwrap()).await.unwrap();
 
-    api.delete_ip_address()
-        .id(a.id.unwrap())
-        .send()
-        .await
-        .unwrap();
-    api.delete_ip_address()
-        .id(r.id.unwrap())
-        .send()
-        .await
-        .unwrap();
-    let (status, _) = refusal(api.find_ip_address_by_id().id(r.id.unwrap()).send().await).await;
+    delete(&api, a.id.unwrap()).await.unwrap();
+    delete(&api, r.id.unwrap()).await.unwrap();
+    let (status, _) = refusal(get(&api, r.id.unwrap()).await).await;
     assert_eq!(status, 404);
     let list = api
         .find_ip_reservations()
@@ -398,24 +376,14 @@ async fn a_deleted_devices_assignments_go_with_it() {
     let a = assign(&api, DA_DEVICE, r.address.as_deref().unwrap()).await;
     api.delete_device().id(id(DA_DEVICE)).send().await.unwrap();
     fake.advance(std::time::Duration::from_secs(3600)).unwrap();
-    let (status, _) = refusal(api.find_ip_address_by_id().id(a.id.unwrap()).send().await).await;
+    let (status, _) = refusal(get(&api, a.id.unwrap()).await).await;
     assert_eq!(status, 404);
-    let got = api
-        .find_ip_address_by_id()
-        .id(r.id.unwrap())
-        .send()
-        .await
-        .unwrap()
-        .into_inner();
+    let got = get(&api, r.id.unwrap()).await.unwrap().into_inner();
     let IpAddress::Reservation(got) = got else {
         panic!("{got:?}")
     };
     assert!(got.assignments.is_empty());
-    api.delete_ip_address()
-        .id(r.id.unwrap())
-        .send()
-        .await
-        .unwrap();
+    delete(&api, r.id.unwrap()).await.unwrap();
 }
 
 #[tokio::test(start_paused = true)]
@@ -724,11 +692,7 @@ async fn over_http_the_control_plane_address_flow_matches_the_spec() {
         .send()
         .await
         .unwrap();
-    api.find_ip_address_by_id()
-        .id(a.id.unwrap())
-        .send()
-        .await
-        .unwrap();
+    get(&api, a.id.unwrap()).await.unwrap();
     api.find_ip_assignments()
         .id(id(DA_DEVICE))
         .send()
@@ -739,18 +703,10 @@ async fn over_http_the_control_plane_address_flow_matches_the_spec() {
         .send()
         .await
         .unwrap();
-    let _ = refusal(api.delete_ip_address().id(r.id.unwrap()).send().await).await;
-    api.delete_ip_address()
-        .id(a.id.unwrap())
-        .send()
-        .await
-        .unwrap();
-    api.delete_ip_address()
-        .id(r.id.unwrap())
-        .send()
-        .await
-        .unwrap();
-    let _ = refusal(api.find_ip_address_by_id().id(r.id.unwrap()).send().await).await;
+    let _ = refusal(delete(&api, r.id.unwrap()).await).await;
+    delete(&api, a.id.unwrap()).await.unwrap();
+    delete(&api, r.id.unwrap()).await.unwrap();
+    let _ = refusal(get(&api, r.id.unwrap()).await).await;
     let replies = server.recorded_replies();
     assert!(replies.len() >= 13);
     common::schema::check_all(&replies);

@@ -10,7 +10,7 @@ use super::view::{AssignmentList, COLLECTION};
 use crate::call::{ApiError, Call, Reply};
 use crate::model::access::Owner;
 use crate::model::list::Listing;
-use crate::model::render::reply;
+use crate::model::render::{reply, Expand};
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
 use crate::model::World;
 
@@ -119,13 +119,7 @@ fn find_ip_address_by_id(call: &Call) -> Result<Prepared, ApiError> {
         if let Some(r) = w.ips.reservations.get(&id) {
             return reply(&w.ip_reservation_view(r, &expand));
         }
-        let a = w.live_assignment(id).ok_or_else(ApiError::not_found)?;
-        let r = w
-            .ips
-            .reservations
-            .get(&a.reservation)
-            .ok_or_else(ApiError::not_found)?;
-        reply(&w.ip_assignment_view(a, r, &expand))
+        assignment_reply(w, id, &expand)
     })
 }
 
@@ -153,12 +147,17 @@ fn create_ip_assignment(call: &Call) -> Result<Prepared, ApiError> {
     let expand = expand(call);
     acts(move |w, _, now| {
         let id = w.assign_ip(device, &body.address, now)?;
-        let a = w.ips.assignments.get(&id).ok_or_else(ApiError::not_found)?;
-        let r = w
-            .ips
-            .reservations
-            .get(&a.reservation)
-            .ok_or_else(ApiError::not_found)?;
-        reply(&w.ip_assignment_view(a, r, &expand))
+        assignment_reply(w, id, &expand)
     })
+}
+
+/// The assignment `id` (whose device is there) as the reply.
+fn assignment_reply(w: &World, id: Uuid, expand: &Expand) -> Result<Reply, ApiError> {
+    let a = w.live_assignment(id).ok_or_else(ApiError::not_found)?;
+    let r = w
+        .ips
+        .reservations
+        .get(&a.reservation)
+        .ok_or_else(ApiError::not_found)?;
+    reply(&w.ip_assignment_view(a, r, expand))
 }

@@ -10,6 +10,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::record::{IpReservationType, Kept, KeptAssignment};
+use super::rules::Block;
 use crate::model::catalog::{FacilityView, MetroView};
 use crate::model::device;
 use crate::model::project::{self, ProjectField};
@@ -26,17 +27,8 @@ pub(crate) struct ReservationView<'a> {
     href: Href,
     #[serde(rename = "type")]
     type_: &'static str,
-    address_family: u8,
-    address: Ipv4Addr,
-    network: Ipv4Addr,
-    gateway: Ipv4Addr,
-    netmask: Ipv4Addr,
-    cidr: u8,
-    public: bool,
-    management: bool,
-    manageable: bool,
-    enabled: bool,
-    global_ip: bool,
+    #[serde(flatten)]
+    addresses: Addressing,
     addon: bool,
     bill: bool,
     state: &'static str,
@@ -52,6 +44,42 @@ pub(crate) struct ReservationView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     facility: Option<FacilityView<'a>>,
     created_at: Stamp,
+}
+
+/// The addresses a reservation or an assignment holds, as both show them
+/// (elastic IPv4: public, not the device's management addresses).
+#[derive(Serialize)]
+struct Addressing {
+    address_family: u8,
+    address: Ipv4Addr,
+    network: Ipv4Addr,
+    gateway: Ipv4Addr,
+    netmask: Ipv4Addr,
+    cidr: u8,
+    public: bool,
+    management: bool,
+    manageable: bool,
+    enabled: bool,
+    global_ip: bool,
+}
+
+impl Addressing {
+    /// The addresses of `block`, whose gateway is `parent`'s.
+    fn of(block: Block, parent: Block, kind: IpReservationType) -> Self {
+        Self {
+            address_family: 4,
+            address: block.network(),
+            network: block.network(),
+            gateway: parent.gateway(),
+            netmask: block.netmask(),
+            cidr: block.cidr(),
+            public: true,
+            management: false,
+            manageable: true,
+            enabled: true,
+            global_ip: kind == IpReservationType::GlobalIpv4,
+        }
+    }
 }
 
 /// An assignment where its reservation names it: included, or a stub.
@@ -78,17 +106,8 @@ pub(crate) struct AssignmentView<'a> {
     href: Href,
     #[serde(rename = "type")]
     type_: &'static str,
-    address_family: u8,
-    address: Ipv4Addr,
-    network: Ipv4Addr,
-    gateway: Ipv4Addr,
-    netmask: Ipv4Addr,
-    cidr: u8,
-    public: bool,
-    management: bool,
-    manageable: bool,
-    enabled: bool,
-    global_ip: bool,
+    #[serde(flatten)]
+    addresses: Addressing,
     state: &'static str,
     assigned_to: Stub,
     parent_block: ParentBlock,
@@ -152,17 +171,7 @@ impl World {
             id: rec.id,
             href: Href::new(COLLECTION, rec.id),
             type_: rec.kind.as_str(),
-            address_family: 4,
-            address: block.network(),
-            network: block.network(),
-            gateway: block.gateway(),
-            netmask: block.netmask(),
-            cidr: block.cidr(),
-            public: true,
-            management: false,
-            manageable: true,
-            enabled: true,
-            global_ip: rec.kind == IpReservationType::GlobalIpv4,
+            addresses: Addressing::of(block, block, rec.kind),
             addon: true,
             bill: true,
             state: rec.state.as_str(),
@@ -197,17 +206,7 @@ impl World {
             id: a.rec.id,
             href: Href::new(COLLECTION, a.rec.id),
             type_: "IPAssignment",
-            address_family: 4,
-            address: block.network(),
-            network: block.network(),
-            gateway: parent.gateway(),
-            netmask: block.netmask(),
-            cidr: block.cidr(),
-            public: true,
-            management: false,
-            manageable: true,
-            enabled: true,
-            global_ip: r.rec.kind == IpReservationType::GlobalIpv4,
+            addresses: Addressing::of(block, parent, r.rec.kind),
             state: "active",
             assigned_to: Stub::new(device::COLLECTION, a.rec.device),
             parent_block: ParentBlock {
