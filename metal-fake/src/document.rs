@@ -57,7 +57,7 @@ pub const MAX_RECORDS: usize = 100_000;
 pub const MAX_NAME: usize = 255;
 
 /// A whole world: organisations, projects, tokens, metros, facilities,
-/// plans, hardware reservations, devices and SSH keys.
+/// plans, hardware reservations, devices, SSH keys and IP reservations.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorldDoc {
