@@ -55,3 +55,38 @@
 //! Not covered: `GET /_fake/state` (outside the API, no token) carries
 //! `Content-Type` only; a reply the fake never sends (a dropped
 //! connection, a hang) has no headers.
+//!
+//! # IP reservations and assignments
+//!
+//! The elastic addresses cluster-api-provider-packet and
+//! cloud-provider-equinix-metal put in front of a control plane, and
+//! Terraform's `metal_reserved_ip_block` and `metal_ip_attachment`. The
+//! tests are in `tests/ip_reservations.rs`, in-process and over HTTP (every
+//! reply checked against the spec).
+//!
+//! | behaviour | evidence | configurable | test |
+//! | --- | --- | --- | --- |
+//! | `requestIPReservation` of `public_ipv4` (quantity 1 to 256, a power of 2; in a metro, or a facility and its metro) or `global_ipv4` (1 to 4; no metro or facility) answers `201` with the block at once, `state: created`, its `address`/`network` (the first address), `gateway`, `netmask`, `cidr` (`32 - log2(quantity)`), `tags`, `details`, `customdata`, `project` and `project_lite`; a request outside those is `422` | the sizes: Equinix's docs on reserved public IPv4 (/32 to /24) and global anycast IPs (/32 to /30); CAPP's `CreateIP` reads `address` straight from the reply; Terraform computes `quantity` as `1 << (32 - cidr)` and refuses a global block with a location; **thin**: the `422` texts are the fake's | no | `a_requested_block_is_an_ip_reservation_created_at_once_and_listed`, `requests_and_assignments_outside_the_rules_are_refused`, `global_blocks_have_no_metro_and_assign_in_every_metro` |
+//! | an empty `metro` or `facility` (`""`) is no location | CAPP sends `"facility": ""` beside the metro | no | `a_requested_block_is_an_ip_reservation_created_at_once_and_listed` |
+//! | a reply decodes as a plain `IPReservation` (`type` `public_ipv4`/`global_ipv4`, fields a VRF block lacks), and an assignment as `IPAssignment` (`type: IPAssignment`, `assigned_to`, `parent_block`), for `metal_api::variants` and equinix-sdk-go's strict `oneOf` decoding | equinix-sdk-go metalv1 `FindIPAddressById200Response`/`RequestIPReservation201Response` (exactly one variant must decode; `IPReservation` requires `type`) | no | every test; the spec check in `over_http_the_control_plane_address_flow_matches_the_spec` |
+//! | a project holds at most 256 public IPv4 (and 256 global IPv4) addresses in approved blocks; beyond, `fail_on_approval_required: true` is `422`, otherwise the block is `pending` and its addresses cannot be assigned (`422`) | Equinix's docs: "a default limit of 256 public IPv4 addresses total in a Project"; packngo's `FailOnApprovalRequired` ("fail immediately with a 422"); CAPP maps that `422` to its quota error. **Thin**: whether approval depends only on the quota, and the global limit, are not public; a pending block is never approved by the fake (a world document may seed `created` or `pending`) | the world document's `state` | `requests_and_assignments_outside_the_rules_are_refused` |
+//! | `findIPReservations` lists the project's blocks oldest first, `types` (comma-separated) filters them, `per_page` defaults to 250; assignments are `{href}` stubs unless `include=assignments`, the project a stub unless `include=project`, metro and facility whole unless excluded | the spec's parameters and default; cloud-provider-equinix-metal lists with `include=assignments` and reads each assignment's `id` and `address`; packngo reads only the first page. **Not covered**: `types` repeated (`types=a&types=b`, as progenitor sends several) is read as its last value | no | `a_requested_block_…`, `an_assigned_address_shows_on_the_device_and_the_reservation`, `global_blocks_…` |
+//! | `createIPAssignment` takes `a.b.c.d` (one address) or `a.b.c.d/n` (the network of a block) of one of the device's project's approved blocks; public blocks only to a device of their metro, global ones anywhere; the assignment shows in the device's `ip_addresses` (after its own), in `findIPAssignments`, and in the block's `assignments`. Refused (`422`): an address of no block of the project ("Address is not reserved for the project"), another metro, not a network, twice on one device | CAPP assigns the reservation's bare `address`; Terraform's `metal_ip_attachment` sends CIDR notation and reads `network/cidr` and `assigned_to` back; the message from packngo issue 183; the metro rule from Equinix's docs ("can be used with any server in the same metro"). **Thin**: the other messages are the fake's | no | `an_assigned_address_…`, `requests_and_assignments_…` |
+//! | one address may be assigned to several devices | cloud-provider-equinix-metal handles a control-plane address "assigned to more than one node" (so the API allowed it). **Thin**: not documented | no | `an_assigned_address_…` |
+//! | `deleteIPAddress` of an assignment unassigns it (`204`; then `404`), and the address can go to another device; of a block, releases it (`204`; then `404`) | the spec (the one call does both); the cloud provider's move is unassign then assign; Terraform's destroy ignores `404` | no | `unassigning_frees_the_address_and_the_assignment_reads_404`, `a_reservation_with_assignments_is_not_released` |
+//! | a block with assignments is not released: `422`, nothing changes | **thin**: no public report of the real API's answer; Terraform destroys attachments before their block. Chosen so that a controller that forgets to unassign finds out | no | `a_reservation_with_assignments_is_not_released` |
+//! | a deleted device's assignments go with it: its addresses return to their block, which can then be released | **thin**: what the real API does is not public; a device gone takes its addresses | no | `a_deleted_devices_assignments_go_with_it` |
+//! | blocks come from made-up pools (public `139.178.64.0/18`, global `145.40.192.0/20`), aligned, never overlapping each other, a seeded block, or the addresses devices get; a world document's blocks must be aligned and apart, their assignments inside them and to devices of their project | made up | the world document's `ip_reservations` | `reservations_and_assignments_round_trip_through_the_world_document` |
+//! | bounds: 256 assignments a block; tags as for devices; `details`, `comments` and `customdata` 256 KiB | the fake's, as for the other records | no | `requests_and_assignments_…` (tags) |
+//!
+//! packngo (v0.31.0, unmodified) runs the cloud provider's flow against
+//! the binary: reserve a tagged public address, find it by tag with
+//! `include=assignments`, assign it, see it in the device's `ip_addresses`
+//! and `DeviceIPs.List`, have the release refused while assigned, unassign
+//! (then `404`), assign to another device in CIDR notation, unassign,
+//! release (then `404`): `tests/external_ip_reservations.rs`
+//! (`TestIPReservations` in `tests/clients/go/packngo`).
+//!
+//! Not modelled: VRF, private IPv4 and IPv6 blocks (`422`),
+//! `updateIPAddress`, custom data reads, `findIPAvailabilities`, and
+//! `findIPAddressById` of a device's own addresses (`404`).
