@@ -11,6 +11,7 @@
 //!
 //! - `device`, `hardware_reservation`, `ssh_key`, `project`,
 //!   `organization`: the resources.
+//! - `ip_reservation`: IP reservations and their assignments to devices.
 //! - `catalog`: plans, operating systems, metros and facilities, listed.
 //! - `user`: the current user.
 //! - `access`: the world's tokens, and who may see what (`403`).
@@ -28,6 +29,7 @@ mod catalog;
 pub(crate) mod device;
 pub(crate) mod hardware_reservation;
 mod inspect;
+pub(crate) mod ip_reservation;
 mod json;
 mod list;
 mod load;
@@ -47,6 +49,7 @@ pub use catalog::{Facility, Metro, OperatingSystem, Plan};
 pub use device::{Device, DeviceState};
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
+pub use ip_reservation::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 pub use organization::Organization;
 pub use project::{BgpConfig, Project};
 pub(crate) use resource::{Modelled, Prepare, Prepared, Resource};
@@ -63,6 +66,7 @@ pub(crate) static RESOURCES: &[&Resource] = &[
     &hardware_reservation::RESOURCE,
     &device::RESOURCE,
     &ssh_key::RESOURCE,
+    &ip_reservation::RESOURCE,
     &user::RESOURCE,
     &catalog::PLANS,
     &catalog::OPERATING_SYSTEMS,
