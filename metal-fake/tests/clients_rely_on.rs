@@ -6,6 +6,8 @@
 //! evidence for each is in `metal_fake::fidelity` ("What real clients rely
 //! on"). Time passes on the fake's own clock (`Fake::advance`).
 
+mod http;
+
 #[allow(dead_code)]
 #[path = "common/schema.rs"]
 mod schema;
@@ -36,7 +38,7 @@ impl Api {
         Self {
             fake,
             server,
-            http: reqwest::Client::new(),
+            http: http::client(),
         }
     }
 
