@@ -71,11 +71,29 @@ impl Call {
             .ok_or_else(ApiError::not_found)
     }
 
-    /// The body decoded as JSON; a body that does not decode is
+    /// The body decoded as JSON, read as the real API reads it: `null` is
+    /// the same as a field left out (except inside free-form objects such
+    /// as `customdata`, which are kept whole), and a free-form object may
+    /// come as the text of a JSON object. A body that does not decode is
     /// `422 Invalid request body`.
+    ///
+    /// ```
+    /// # use metal_fake::Call;
+    /// # fn read(call: &Call) -> Result<(), metal_fake::ApiError> {
+    /// // `{"label": "desk", "tags": null}` decodes as `{"label": "desk"}`.
+    /// let body: metal_api::types::SshKeyInput = call.json()?;
+    /// # let _ = body; Ok(()) }
+    /// ```
     pub fn json<T: serde::de::DeserializeOwned>(&self) -> Result<T, ApiError> {
-        serde_json::from_slice(&self.body)
-            .map_err(|e| ApiError::unprocessable(format!("Invalid request body: {e}")))
+        decode(self.json_value()?)
+    }
+
+    /// The body as a JSON value, read as [`Call::json`] reads it, before
+    /// it is decoded into the operation's type.
+    pub(crate) fn json_value(&self) -> Result<serde_json::Value, ApiError> {
+        let mut body = serde_json::from_slice(&self.body).map_err(invalid_body)?;
+        crate::model::request::normalize(&mut body);
+        Ok(body)
     }
 
     /// A query parameter, when present and not empty.
@@ -95,6 +113,18 @@ impl Call {
                 .map_err(|_| ApiError::unprocessable(format!("{name} must be a positive integer"))),
         }
     }
+}
+
+/// `body` (as [`Call::json_value`] gives it) decoded; `422 Invalid
+/// request body` when it does not.
+pub(crate) fn decode<T: serde::de::DeserializeOwned>(
+    body: serde_json::Value,
+) -> Result<T, ApiError> {
+    serde_json::from_value(body).map_err(invalid_body)
+}
+
+fn invalid_body(e: serde_json::Error) -> ApiError {
+    ApiError::unprocessable(format!("Invalid request body: {e}"))
 }
 
 /// A successful reply's body: JSON (a generated `metal_api::types` value,

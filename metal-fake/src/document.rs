@@ -42,8 +42,8 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 pub use crate::model::{
-    Device, DeviceState, Facility, HardwareReservation, Metro, Organization, Plan, Project, SshKey,
-    Token,
+    BgpConfig, Device, DeviceState, Facility, HardwareReservation, Metro, OperatingSystem,
+    Organization, Plan, Project, SshKey, Token,
 };
 pub use crate::model::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 
@@ -84,6 +84,9 @@ pub struct WorldDoc {
     /// Plans, by slug.
     #[serde(default)]
     pub plans: Vec<Plan>,
+    /// Operating systems, by slug (a built-in list if none).
+    #[serde(default)]
+    pub operating_systems: Vec<OperatingSystem>,
     /// Hardware reservations.
     #[serde(default)]
     pub reservations: Vec<HardwareReservation>,

@@ -102,9 +102,10 @@ struct Args {
     /// (the real API takes minutes); at most a week.
     #[arg(long, default_value = "240", value_parser = parse_seconds)]
     release_seconds: Duration,
-    /// Seconds a deleted device reads as `deprovisioning` before it is gone;
-    /// at most a week.
-    #[arg(long, default_value = "30", value_parser = parse_seconds)]
+    /// Seconds a deleted device reads as `deprovisioning` before it is gone
+    /// (0: gone at once, as the real API's reads after a delete are); at
+    /// most a week.
+    #[arg(long, default_value = "0", value_parser = parse_seconds)]
     deprovision_seconds: Duration,
     /// Probability in [0, 1] that a new device fails to provision (ends
     /// `failed`), drawn from --seed.

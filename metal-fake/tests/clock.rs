@@ -16,11 +16,20 @@ use std::io::Read;
 use std::time::Duration;
 
 use metal_api::types;
-use metal_fake::{Fake, ServerConfig};
+use metal_fake::{Fake, ServerConfig, Timings};
 use serde_json::{json, Value};
 use uuid::Uuid;
 
 const HOUR: Duration = Duration::from_secs(3600);
+
+/// A fake whose deleted devices read `deprovisioning` for 30 s (off by
+/// default: gone at once), so that the clock has a change to make.
+fn lagging() -> metal_fake::FakeBuilder {
+    Fake::builder().reservations(1).timings(Timings {
+        deprovisioning: Duration::from_secs(30),
+        ..Timings::default()
+    })
+}
 
 fn create_body(reservation: Uuid) -> Value {
     json!({
@@ -57,7 +66,7 @@ async fn state(fake: &Fake, id: Uuid) -> Result<String, u16> {
 
 #[tokio::test(start_paused = true)]
 async fn a_delete_finishes_after_an_advance_in_process() {
-    let fake = Fake::builder().reservations(1).build();
+    let fake = lagging().build();
     let id = create(&fake).await;
     fake.advance(HOUR).unwrap();
     assert_eq!(state(&fake, id).await.as_deref(), Ok("active"));
@@ -77,7 +86,7 @@ async fn a_delete_finishes_after_an_advance_in_process() {
 #[tokio::test(start_paused = true)]
 async fn a_delete_finishes_on_a_scaled_clock() {
     // 30 s of deprovisioning are 3 ms of tokio's time at 10000 times.
-    let fake = Fake::builder().reservations(1).time_scale(10_000.0).build();
+    let fake = lagging().time_scale(10_000.0).build();
     let id = create(&fake).await;
     tokio::time::advance(Duration::from_secs(1)).await;
     assert_eq!(state(&fake, id).await.as_deref(), Ok("active"));
@@ -142,7 +151,7 @@ async fn delete_then_advance_over_http(
 
 #[tokio::test]
 async fn a_delete_finishes_after_an_advance_over_http() {
-    let fake = Fake::builder().reservations(1).build();
+    let fake = lagging().build();
     let server = metal_fake::bind(fake.clone(), "127.0.0.1:0", ServerConfig::new("clock"))
         .await
         .unwrap();
@@ -156,9 +165,19 @@ async fn a_delete_finishes_after_an_advance_over_http() {
 #[tokio::test]
 async fn a_delete_finishes_after_an_advance_of_the_binary_at_a_time_scale() {
     let token = "clock-binary";
-    let mut child = binary::command(token, &["--time-scale", "2", "--reservations", "1"])
-        .spawn()
-        .unwrap();
+    let mut child = binary::command(
+        token,
+        &[
+            "--time-scale",
+            "2",
+            "--reservations",
+            "1",
+            "--deprovision-seconds",
+            "30",
+        ],
+    )
+    .spawn()
+    .unwrap();
     let line = binary::first_line(&mut child);
     let base_url = line.trim().rsplit(' ').next().unwrap().to_string();
     let world: Value = reqwest::get(format!(

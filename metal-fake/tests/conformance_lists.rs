@@ -800,7 +800,14 @@ async fn headers(t: &Target) -> Result<(), String> {
             404,
         ),
         (Method::GET, "/nowhere".into(), Some(TOKEN), 404),
-        (Method::PATCH, format!("/projects/{p}"), Some(TOKEN), 405),
+        // packngo PATCHes projects, so PATCH is served there; not on a
+        // project's device list.
+        (
+            Method::PATCH,
+            format!("/projects/{p}/devices"),
+            Some(TOKEN),
+            405,
+        ),
         (Method::GET, "/locations/metros".into(), Some(TOKEN), 501),
         (
             Method::POST,

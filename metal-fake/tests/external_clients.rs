@@ -5,13 +5,19 @@
 //! module with `go.mod` and `go.sum`, and a Python script); each test
 //! starts its own fake and runs one client against it.
 //!
-//! The lifecycle: create a user SSH key; list SSH keys; list the project's
-//! provisionable reservations; create a device on one, with tags; refuse a
-//! delete while a second device provisions; read until `active`; list the
-//! project's devices and find it; update its description and tags; reboot;
-//! power off and on; refuse a delete while locked; unlock; delete; read
-//! until 404; delete the SSH key; a bad token gets 401 with the real API's
-//! body. packngo also locks and unlocks with `PATCH`, as its `Lock` does.
+//! The lifecycle: create a user SSH key and a project's (each owned by its
+//! user or project: packngo's `Owner`, metalv1's and Python's `entity`);
+//! list SSH keys; list the project's provisionable reservations; create a
+//! device on one, with tags; create one naming one project key, which gets
+//! that key only (packngo and metalv1 name only the reservation, no place,
+//! and it lands where its reservation is: packngo with no tags sends
+//! `"tags": null`, metalv1 `"facility": null`); refuse a delete while a second device provisions; read until
+//! `active`; list the project's devices and find it; update its
+//! description and tags; reboot; reinstall with another operating system
+//! (and `preserve_data`; metalv1 also `deprovision_fast`); power off and
+//! on; refuse a delete while locked; unlock; delete; read 404 right after;
+//! delete the SSH key; a bad token gets 401 with the real API's body.
+//! packngo also locks and unlocks with `PATCH`, as its `Lock` does.
 //!
 //! Each test needs its toolchain (`go`; `python3` with `venv`, and PyPI
 //! reachable the first time: the virtualenv is kept under the target
@@ -35,7 +41,7 @@ use external::{clients_dir, go, missing, python_with_sdk, run, FakeProcess};
 /// first time (cached after); the lifecycle itself takes seconds.
 const DEADLINE: Duration = Duration::from_secs(900);
 
-/// Reservations in each fake's project: the lifecycle uses two.
+/// Reservations in each fake's project: the lifecycle uses three.
 const RESERVATIONS: usize = 4;
 
 /// Fails the test, with the client's output and the server's log, unless

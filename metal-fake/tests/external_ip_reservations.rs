@@ -1,9 +1,10 @@
 //! packngo (v0.31.0, unmodified) reserves, assigns, moves and releases an
 //! elastic address against the `metal-fake` binary, as
 //! cloud-provider-equinix-metal does for a control-plane address: the Go
-//! test `TestIPReservations` in `tests/clients/go/packngo`. It runs when
-//! `go` is on the machine and skips, saying so, when it is not (under
-//! `CI=true` it fails instead), as `tests/external_clients.rs` does.
+//! test `TestIPReservations` in `tests/clients/go/packngo`. It needs `go`
+//! (and the Go module proxy the first time), so it is `#[ignore]`d with
+//! that reason and fails when run with `--ignored` without it, as
+//! `tests/external_clients.rs` does.
 
 use std::process::Command;
 use std::time::Duration;
@@ -12,16 +13,17 @@ use std::time::Duration;
 #[allow(dead_code)]
 mod external;
 
-use external::{clients_dir, go, run, skip, FakeProcess};
+use external::{clients_dir, go, missing, run, FakeProcess};
 
 /// The longest the run may take, packngo's build included.
 const DEADLINE: Duration = Duration::from_secs(900);
 
 #[test]
+#[ignore = "needs go, and the Go module proxy the first time"]
 fn packngo_reserves_assigns_moves_and_releases_an_elastic_address() {
     let test = "packngo_reserves_assigns_moves_and_releases_an_elastic_address";
     let Some(go) = go() else {
-        return skip(test, "no Go toolchain (`go` is not on PATH)");
+        missing(test, "a Go toolchain (`go` is not on PATH)");
     };
     let mut download = Command::new(go);
     download
@@ -30,7 +32,10 @@ fn packngo_reserves_assigns_moves_and_releases_an_elastic_address() {
         .env("GOWORK", "off");
     match run(&format!("{test}.download"), &mut download, DEADLINE) {
         (Some(status), _) if status.success() => {}
-        (_, output) => return skip(test, &format!("`go mod download` failed: {output}")),
+        (_, output) => missing(
+            test,
+            &format!("the Go modules (`go mod download` failed: {output})"),
+        ),
     }
     let fake = FakeProcess::start(test, 2);
     let mut command = Command::new(go);

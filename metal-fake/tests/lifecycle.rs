@@ -90,6 +90,12 @@ impl Scenario {
             Timings::default()
         };
         let timings = match self {
+            // With the deprovisioning lag (off by default), whose reads and
+            // second delete this scenario checks.
+            Self::DeleteWhileProvisioning if !http => Timings {
+                deprovisioning: Duration::from_secs(30),
+                ..base
+            },
             Self::FailedDeviceLeavesTheProject if http => Timings {
                 failed_moved_after: Some(Duration::from_millis(200)),
                 failed_forbidden_for: Duration::from_secs(1),

@@ -89,21 +89,34 @@ impl World {
         self.projects
             .get(&project)
             .ok_or_else(ApiError::not_found)?;
-        let mut recs: Vec<&R> = recs.collect();
-        recs.sort_by_key(|r| seq(r));
         let path = format_args!("{}/{collection}", Href::new(project::COLLECTION, project));
-        let (range, meta) = paginate(
-            recs.len(),
-            listing.page,
-            listing.per_page,
-            &path,
-            &listing.echo,
-        );
-        Ok(Page {
-            key,
-            items: recs[range].iter().map(|r| render(r)).collect(),
-            meta,
-        })
+        Ok(page(key, &path, recs, seq, listing, render))
+    }
+}
+
+/// One page of `recs` (the records that passed a list's filters) at
+/// `path`, ordered by `seq`, each rendered by `render`, under `key`.
+pub(crate) fn page<'w, R: 'w, T>(
+    key: &'static str,
+    path: &dyn std::fmt::Display,
+    recs: impl Iterator<Item = &'w R>,
+    seq: impl Fn(&R) -> u64,
+    listing: &Listing,
+    render: impl Fn(&'w R) -> T,
+) -> Page<T> {
+    let mut recs: Vec<&R> = recs.collect();
+    recs.sort_by_key(|r| seq(r));
+    let (range, meta) = paginate(
+        recs.len(),
+        listing.page,
+        listing.per_page,
+        path,
+        &listing.echo,
+    );
+    Page {
+        key,
+        items: recs[range].iter().map(|r| render(r)).collect(),
+        meta,
     }
 }
 

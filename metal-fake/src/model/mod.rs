@@ -12,12 +12,14 @@
 //! - `device`, `hardware_reservation`, `ssh_key`, `project`,
 //!   `organization`: the resources.
 //! - `ip_reservation`: IP reservations and their assignments to devices.
-//! - `catalog`: plans, metros and facilities (no operations of their own).
+//! - `catalog`: plans, operating systems, metros and facilities, listed.
+//! - `user`: the current user.
 //! - `access`: the world's tokens, and who may see what (`403`).
 //! - `world`: the tables, and the world built, loaded and saved.
 //! - `resource`: what a folder gives ([`Resource`]), and how an
 //!   operation reads a call and acts.
 //! - `list`, `render`, `load`: what every list, view and loader shares.
+//! - `request`: how a request body is read (`null` as absent).
 //! - `inspect`: what tests and `/_fake/state` look at ([`WorldCounts`]).
 //! - `timings`: [`Timings`], how long each lifecycle phase lasts.
 
@@ -34,20 +36,22 @@ mod load;
 pub(crate) mod organization;
 pub(crate) mod project;
 pub(crate) mod render;
+pub(crate) mod request;
 mod resource;
 pub(crate) mod ssh_key;
 mod timings;
+pub(crate) mod user;
 mod world;
 
 pub(crate) use access::Access;
 pub use access::Token;
-pub use catalog::{Facility, Metro, Plan};
+pub use catalog::{Facility, Metro, OperatingSystem, Plan};
 pub use device::{Device, DeviceState};
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
 pub use ip_reservation::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 pub use organization::Organization;
-pub use project::Project;
+pub use project::{BgpConfig, Project};
 pub(crate) use resource::{Modelled, Prepare, Prepared, Resource};
 pub use ssh_key::SshKey;
 pub use timings::Timings;
@@ -63,6 +67,10 @@ pub(crate) static RESOURCES: &[&Resource] = &[
     &device::RESOURCE,
     &ssh_key::RESOURCE,
     &ip_reservation::RESOURCE,
+    &user::RESOURCE,
+    &catalog::PLANS,
+    &catalog::OPERATING_SYSTEMS,
+    &catalog::FACILITIES,
 ];
 
 /// Every operation a resource models.

@@ -28,7 +28,9 @@ pub struct Timings {
     /// `reinstalling` lasts this long.
     pub reinstall: Duration,
     /// After a delete, the device reads as `deprovisioning` this long, then
-    /// it is gone (`404`).
+    /// it is gone (`404`). Zero, the default, is gone at once, as the real
+    /// API's reads after a delete are (Monogon's live test, Terraform's
+    /// destroy checks); a lag models the old `deprovisioning` reads.
     pub deprovisioning: Duration,
     /// After a device is deleted, its reservation becomes provisionable again
     /// this long after the delete (default 4 minutes, as packngo issue 139
@@ -57,7 +59,7 @@ impl Default for Timings {
             provisioning: Duration::from_secs(60),
             power: Duration::from_secs(5),
             reinstall: Duration::from_secs(60),
-            deprovisioning: Duration::from_secs(30),
+            deprovisioning: Duration::ZERO,
             reservation_release: Duration::from_secs(240),
             stale_reservation_list: Duration::ZERO,
             failed_moved_after: None,

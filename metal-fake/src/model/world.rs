@@ -122,11 +122,11 @@ impl World {
             });
         }
         for (n, (id, count)) in spec.projects.iter().enumerate() {
-            doc.projects.push(project::Project {
-                id: *id,
-                name: Some(format!("fake project {}", n + 1)),
-                organization: Some(organization),
-            });
+            doc.projects.push(project::Project::named(
+                *id,
+                format!("fake project {}", n + 1),
+                organization,
+            ));
             for i in 0..*count {
                 doc.reservations
                     .push(hardware_reservation::HardwareReservation {

@@ -208,8 +208,9 @@ pub async fn wait_state(t: &Target, id: Uuid, want: &str) -> Result<(), String> 
     }
 }
 
-/// Waits until a deleted device is gone (`404`): it reads as
-/// `deprovisioning` for a while first, as the real API's do.
+/// Waits until a deleted device is gone (`404`): at once, or after reading
+/// as `deprovisioning` for a while (a fake with a deprovisioning lag; some
+/// of the real API's reads once did).
 pub async fn wait_gone(t: &Target, id: Uuid) -> Result<(), String> {
     let deadline = Instant::now() + t.patience;
     loop {

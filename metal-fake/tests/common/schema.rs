@@ -6,12 +6,26 @@ use std::collections::HashMap;
 use metal_fake::RecordedReply;
 use serde_json::{json, Value};
 
+/// The fields the fake sends beyond the spec, because real clients read
+/// them (see `metal_fake::fidelity`): (schema, field, the field's schema).
+pub const BEYOND_SPEC: &[(&str, &str, &str)] = &[
+    // packngo's `SSHKey.Owner`; the Terraform provider reads its href.
+    ("SSHKey", "owner", "#/components/schemas/Href"),
+];
+
 /// The spec, with `additionalProperties: false` added to every object
 /// schema that lists its properties, so a reply with a field the spec does
-/// not know fails.
+/// not know fails (but for those of [`BEYOND_SPEC`]).
 pub fn strict_spec() -> Value {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi/metal.json");
     let mut spec: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    for (schema, field, reference) in BEYOND_SPEC {
+        let properties = spec
+            .pointer_mut(&format!("/components/schemas/{schema}/properties"))
+            .and_then(Value::as_object_mut)
+            .unwrap_or_else(|| panic!("the spec has no schema {schema} with properties"));
+        properties.insert(field.to_string(), json!({ "$ref": reference }));
+    }
     if let Some(Value::Object(schemas)) = spec.pointer_mut("/components/schemas") {
         for schema in schemas.values_mut() {
             if let Value::Object(s) = schema {

@@ -3,12 +3,15 @@
 //!
 //! - `record`: [`Device`], what the world keeps and its document entry;
 //!   the state it reports at an instant.
-//! - `rules`: create (on a reservation, or `next-available`), update,
-//!   actions, delete, the changes due as time passes, competitors.
+//! - `create`: the create request as clients send it, the reservation it
+//!   lands on (named, or `next-available`), the SSH keys it gets.
+//! - `rules`: update, actions, delete, the changes due as time passes,
+//!   competitors.
 //! - `filter`: the filters of the project's device list.
 //! - `view`: a device as the API sends it.
 //! - `operations`: the operations modelled, and who owns a device.
 
+mod create;
 mod filter;
 mod operations;
 mod record;

@@ -5,9 +5,9 @@ use metal_api::types;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::create::{contested, read_create};
 use super::filter::DeviceFilter;
 use super::record;
-use super::rules::contested;
 use super::view::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::model::access::Owner;
@@ -61,7 +61,7 @@ fn find_project_devices(call: &Call) -> Result<Prepared, ApiError> {
 
 fn create_device(call: &Call) -> Result<Prepared, ApiError> {
     let project = call.id("id")?;
-    let body: types::CreateDeviceRequest = call.json()?;
+    let body = read_create(call)?;
     let contested = contested(&body);
     let expand = expand(call);
     Ok(Prepared {
@@ -99,7 +99,7 @@ fn perform_action(call: &Call) -> Result<Prepared, ApiError> {
     let input: types::DeviceActionInput = call.json()?;
     acts(move |w, _, now| {
         w.check_device_access(id)?;
-        w.act(id, input.type_, now)?;
+        w.act(id, &input, now)?;
         Ok(Reply::Empty)
     })
 }

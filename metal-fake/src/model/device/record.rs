@@ -79,6 +79,42 @@ pub struct Device {
     pub competitor: bool,
 }
 
+impl Device {
+    /// A device just created on `reservation`, with `(plan, facility)`
+    /// (the reservation's), `hostname` and `operating_system`; nothing
+    /// else set.
+    pub(crate) fn queued(
+        id: Uuid,
+        project: Uuid,
+        reservation: Uuid,
+        (plan, facility): (String, String),
+        hostname: String,
+        operating_system: String,
+    ) -> Self {
+        Self {
+            id,
+            project,
+            reservation: Some(reservation),
+            plan,
+            facility,
+            hostname,
+            operating_system,
+            state: DeviceState::Queued,
+            state_elapsed_seconds: None,
+            description: None,
+            tags: Vec::new(),
+            locked: false,
+            always_pxe: false,
+            ipxe_script_url: None,
+            billing_cycle: None,
+            userdata: None,
+            customdata: serde_json::Map::new(),
+            reboots: 0,
+            competitor: false,
+        }
+    }
+}
+
 fn default_os() -> String {
     "ubuntu_22_04".to_string()
 }

@@ -1,6 +1,7 @@
-//! The API's rules for devices: what each change checks and does (create,
-//! update, actions, delete), the changes that happen on their own as time
-//! passes (`settle`), and the competitor that takes a reservation.
+//! The API's rules for devices: what each change checks and does (update,
+//! actions, delete; create is in `create`), the changes that happen on
+//! their own as time passes (`settle`), and the competitor that takes a
+//! reservation.
 
 use metal_api::types;
 use tokio::time::Instant;
@@ -18,76 +19,9 @@ pub(crate) const DELETE_WHILE_PROVISIONING: &str =
 pub(crate) const DELETE_LOCKED: &str = "Cannot delete a locked item";
 /// The refusal to reinstall a locked device (in the style of the delete's).
 pub(crate) const REINSTALL_LOCKED: &str = "Cannot reinstall a locked item";
-/// The API's refusal to provision on a reservation whose device failed.
-pub(crate) const NOT_PROVISIONABLE: &str = "Server is not provisionable";
 /// What the API answered for a device moved away after its provisioning
 /// failed (packngo PR 112's log).
 pub(crate) const NOT_AUTHORIZED: &str = "You are not authorized to view this device";
-
-/// The `hardware_reservation_id` that asks the API to choose a reservation.
-const NEXT_AVAILABLE: &str = "next-available";
-
-/// The real API's message when `next-available` finds no reservation
-/// (kubernetes-retired/cluster-api-provider-packet issue 191), with `503`.
-pub(crate) const NO_RESERVATION_AVAILABLE: &str =
-    "There are no available hardware reservations for selected plan and facility";
-
-/// The fields of a create request, whichever `oneOf` variant it came in.
-struct CreateFields<'a> {
-    reservation: &'a str,
-    plan: &'a str,
-    os: &'a str,
-    hostname: Option<&'a String>,
-    description: Option<&'a String>,
-    tags: &'a [String],
-    locked: bool,
-    always_pxe: bool,
-    ipxe_script_url: Option<&'a String>,
-    userdata: Option<&'a String>,
-    customdata: &'a serde_json::Map<String, serde_json::Value>,
-    billing_cycle: Option<String>,
-    metro: Option<&'a str>,
-    facilities: &'a [String],
-}
-
-impl<'a> CreateFields<'a> {
-    fn of(body: &'a types::CreateDeviceRequest) -> Self {
-        match body {
-            types::CreateDeviceRequest::MetroInput(b) => Self {
-                reservation: &b.hardware_reservation_id,
-                plan: &b.plan,
-                os: &b.operating_system,
-                hostname: b.hostname.as_ref(),
-                description: b.description.as_ref(),
-                tags: &b.tags,
-                locked: b.locked,
-                always_pxe: b.always_pxe,
-                ipxe_script_url: b.ipxe_script_url.as_ref(),
-                userdata: b.userdata.as_ref(),
-                customdata: &b.customdata,
-                billing_cycle: b.billing_cycle.map(|c| c.to_string()),
-                metro: Some(&b.metro),
-                facilities: &[],
-            },
-            types::CreateDeviceRequest::FacilityInput(b) => Self {
-                reservation: &b.hardware_reservation_id,
-                plan: &b.plan,
-                os: &b.operating_system,
-                hostname: b.hostname.as_ref(),
-                description: b.description.as_ref(),
-                tags: &b.tags,
-                locked: b.locked,
-                always_pxe: b.always_pxe,
-                ipxe_script_url: b.ipxe_script_url.as_ref(),
-                userdata: b.userdata.as_ref(),
-                customdata: &b.customdata,
-                billing_cycle: b.billing_cycle.map(|c| c.to_string()),
-                metro: None,
-                facilities: &b.facility,
-            },
-        }
-    }
-}
 
 /// The free-form fields of a device, as a request or a document gives
 /// them (`None`: not given).
@@ -127,228 +61,27 @@ impl Fields<'_> {
     }
 
     /// The fields, checked as the API checks them (`422`).
-    fn check(&self) -> Result<(), ApiError> {
+    pub(crate) fn check(&self) -> Result<(), ApiError> {
         refuse([self.problem()])
     }
 }
 
-/// The hardware reservation a create request names, for a competitor
-/// fault to take first (`None` for `next-available` or a malformed ID).
-pub(crate) fn contested(body: &types::CreateDeviceRequest) -> Option<Uuid> {
-    Uuid::parse_str(CreateFields::of(body).reservation).ok()
-}
-
 impl World {
-    /// Whether `plan` (a slug or ID) names the plan with this slug, and
-    /// `place` (a metro, or facilities) its facility.
-    fn matches_place(&self, plan: &str, slug: &str, f: &CreateFields<'_>, facility: &str) -> bool {
-        let Some(facility) = self.catalog.facility(facility) else {
-            return false;
-        };
-        let plan_ok = plan == slug
-            || self
-                .catalog
-                .plan(slug)
-                .and_then(|p| p.id)
-                .is_some_and(|id| id.to_string() == plan);
-        let place_ok = match f.metro {
-            Some(m) => m == facility.metro || m == self.catalog.metro_id_of(facility).to_string(),
-            None => f.facilities.iter().any(|c| {
-                c == "any"
-                    || *c == facility.code
-                    || facility.id.is_some_and(|id| *c == id.to_string())
-            }),
-        };
-        plan_ok && place_ok
-    }
-
-    /// `createDevice`.
-    pub(crate) fn create_device(
-        &mut self,
-        project: Uuid,
-        body: &types::CreateDeviceRequest,
-        now: Instant,
-    ) -> Result<Uuid, ApiError> {
-        if !self.projects.contains_key(&project) {
-            return Err(ApiError::not_found());
-        }
-        let f = CreateFields::of(body);
-        Fields {
-            hostname: f.hostname.map(String::as_str),
-            description: f.description.map(String::as_str),
-            tags: Some(f.tags),
-            userdata: f.userdata.map(String::as_str),
-            ipxe_script_url: f.ipxe_script_url.map(String::as_str),
-            customdata: Some(f.customdata),
-        }
-        .check()?;
-        let mut missing = Vec::new();
-        if f.plan.trim().is_empty() {
-            missing.push("plan is required".to_string());
-        }
-        if f.os.trim().is_empty() {
-            missing.push("operating_system is required".to_string());
-        }
-        if f.metro.is_some_and(|m| m.trim().is_empty())
-            || (f.metro.is_none() && f.facilities.is_empty())
-        {
-            missing.push("metro or facility is required".to_string());
-        }
-        if !missing.is_empty() {
-            return Err(ApiError {
-                status: 422,
-                messages: missing,
-            });
-        }
-        let reservation = self.pick_reservation(project, &f, now)?;
-        let r = self
-            .reservations
-            .get(&reservation)
-            .ok_or_else(ApiError::not_found)?;
-        if r.rec.project != project {
-            return Err(ApiError::unprocessable(
-                "Hardware reservation does not belong to this project",
-            ));
-        }
-        if let Some(holder) = r.live.device {
-            let failed = self
-                .devices
-                .get(&holder)
-                .is_some_and(|d| d.state(&self.timings, now) == DeviceState::Failed);
-            return Err(ApiError::unprocessable(if failed {
-                NOT_PROVISIONABLE
-            } else {
-                "Hardware reservation already has a device provisioned on it"
-            }));
-        }
-        if !r.provisionable(now) {
-            return Err(ApiError::unprocessable(
-                "Hardware reservation is not provisionable yet",
-            ));
-        }
-        let (plan, facility) = (r.rec.plan.clone(), r.rec.facility.clone());
-        let plan_ok = f.plan == plan
-            || self
-                .catalog
-                .plan(&plan)
-                .and_then(|p| p.id)
-                .is_some_and(|id| id.to_string() == f.plan);
-        if !plan_ok {
-            return Err(ApiError::unprocessable(format!(
-                "Plan {} does not match the hardware reservation's plan {plan}",
-                f.plan
-            )));
-        }
-        if !self.matches_place(&plan, &plan, &f, &facility) {
-            let refusal = match (f.metro, self.catalog.facility(&facility)) {
-                (Some(metro), Some(fac)) => format!(
-                    "Metro {metro} does not match the hardware reservation's metro {}",
-                    fac.metro
-                ),
-                _ => format!(
-                    "Facility does not match the hardware reservation's facility {facility}"
-                ),
-            };
-            return Err(ApiError::unprocessable(refusal));
-        }
-        let id = Uuid::new_v4();
-        let seq = self.next_seq();
-        let hostname = f
-            .hostname
-            .cloned()
-            .unwrap_or_else(|| format!("fake-{}", &id.simple().to_string()[..8]));
-        let fails = self.failures.next(&hostname);
-        let ssh_keys = self.attached_keys(project);
-        self.devices.insert(
-            id,
-            Kept {
-                rec: Device {
-                    id,
-                    project,
-                    reservation: Some(reservation),
-                    plan,
-                    facility,
-                    hostname,
-                    operating_system: f.os.to_string(),
-                    state: DeviceState::Queued,
-                    state_elapsed_seconds: None,
-                    description: f.description.cloned(),
-                    tags: f.tags.to_vec(),
-                    locked: f.locked,
-                    always_pxe: f.always_pxe,
-                    ipxe_script_url: f.ipxe_script_url.cloned(),
-                    billing_cycle: f.billing_cycle,
-                    userdata: f.userdata.cloned(),
-                    customdata: f.customdata.clone(),
-                    reboots: 0,
-                    competitor: false,
-                },
-                live: Live {
-                    seq,
-                    phase: Phase::Provisioning,
-                    since: now,
-                    created: now,
-                    updated: now,
-                    fails,
-                    ssh_keys,
-                },
-            },
-        );
-        if let (true, Some(after)) = (fails, self.timings.failed_moved_after) {
-            let t = self.timings;
-            self.schedule(now + t.queued + t.provisioning + after);
-        }
-        if let Some(r) = self.reservations.get_mut(&reservation) {
-            r.live.device = Some(id);
-            r.live.released_at = None;
-        }
-        self.devices_created += 1;
-        Ok(id)
-    }
-
-    fn pick_reservation(
-        &self,
-        project: Uuid,
-        f: &CreateFields<'_>,
-        now: Instant,
-    ) -> Result<Uuid, ApiError> {
-        let text = f.reservation.trim();
-        if text.is_empty() {
-            return Err(ApiError::unprocessable(
-                "hardware_reservation_id is required: the fake provisions only on hardware reservations",
-            ));
-        }
-        if text == NEXT_AVAILABLE {
-            // The oldest of the project's provisionable reservations whose
-            // plan and place match the request; none is the real API's 503
-            // (kubernetes-retired/cluster-api-provider-packet issue 191),
-            // without `Retry-After`.
-            return self
-                .reservations
-                .values()
-                .filter(|r| {
-                    r.rec.project == project
-                        && r.provisionable(now)
-                        && self.matches_place(f.plan, &r.rec.plan, f, &r.rec.facility)
-                })
-                .min_by_key(|r| r.live.seq)
-                .map(|r| r.rec.id)
-                .ok_or_else(|| ApiError::new(503, NO_RESERVATION_AVAILABLE));
-        }
-        Uuid::parse_str(text).map_err(|_| {
-            ApiError::unprocessable(format!("Invalid hardware_reservation_id {text:?}"))
-        })
-    }
-
-    /// `performAction`.
+    /// `performAction`. A reinstall installs the action's
+    /// `operating_system` (the device's own when none is given, as
+    /// metal-cli's `device reinstall` without `-O` asks) and its
+    /// `ipxe_script_url`; with `deprovision_fast` it skips the disk wipe
+    /// and takes half as long; `preserve_data` changes nothing the fake
+    /// shows (it has no disks). The other actions read only `type`.
     pub(crate) fn act(
         &mut self,
         id: Uuid,
-        action: types::DeviceActionInputType,
+        input: &types::DeviceActionInput,
         now: Instant,
     ) -> Result<(), ApiError> {
         use types::DeviceActionInputType as A;
         use DeviceState as S;
+        let action = input.type_;
         let timings = self.timings;
         let d = self.devices.get_mut(&id).ok_or_else(ApiError::not_found)?;
         let state = d.state(&timings, now);
@@ -361,6 +94,7 @@ impl World {
         if action == A::Reinstall && d.rec.locked {
             return Err(ApiError::unprocessable(REINSTALL_LOCKED));
         }
+        let mut since = now;
         match (action, state) {
             (_, S::Queued | S::Provisioning | S::Reinstalling | S::Deprovisioning | S::Failed) => {
                 return Err(busy(state))
@@ -376,7 +110,21 @@ impl World {
             (A::PowerOff, _) => d.live.phase = Phase::PoweringOff,
             (A::Reboot, S::Active) => d.rec.reboots += 1,
             (A::Reboot, _) => return Err(ApiError::unprocessable("Device must be powered on")),
-            (A::Reinstall, _) => d.live.phase = Phase::Reinstalling,
+            (A::Reinstall, _) => {
+                if let Some(os) = input.operating_system.as_deref().map(str::trim) {
+                    if !os.is_empty() {
+                        d.rec.operating_system = os.to_string();
+                    }
+                }
+                if let Some(url) = &input.ipxe_script_url {
+                    d.rec.ipxe_script_url = Some(url.clone());
+                }
+                if input.deprovision_fast == Some(true) {
+                    // Begun half-way: the wipe is the half skipped.
+                    since = now.checked_sub(timings.reinstall / 2).unwrap_or(now);
+                }
+                d.live.phase = Phase::Reinstalling;
+            }
             (A::Rescue, _) => {
                 return Err(ApiError::unprocessable(
                     "Rescue mode is not supported by the fake",
@@ -384,16 +132,16 @@ impl World {
             }
         }
         if action != A::Reboot {
-            d.live.since = now;
+            d.live.since = since;
         }
         d.live.updated = now;
         Ok(())
     }
 
     /// `deleteDevice`: refused while locked or not yet provisioned (the
-    /// API's 422s); otherwise the device reads as `deprovisioning` until
-    /// [`crate::Timings::deprovisioning`] has passed, then is gone, and
-    /// its reservation is provisionable again
+    /// API's 422s); otherwise the device is gone (`404`) at once, or, with
+    /// a [`crate::Timings::deprovisioning`] lag, reads as `deprovisioning`
+    /// until it has passed; its reservation is provisionable again
     /// [`crate::Timings::reservation_release`] after the delete. Deleting
     /// a device already deprovisioning changes nothing and succeeds.
     pub(crate) fn delete_device(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
@@ -416,7 +164,12 @@ impl World {
         if let Some(r) = reservation.and_then(|r| self.reservations.get_mut(&r)) {
             r.live.released_at = Some(now + timings.reservation_release);
         }
-        self.schedule(now + timings.deprovisioning);
+        if timings.deprovisioning.is_zero() {
+            // Gone at once, as the real API's reads after a delete are.
+            self.remove_device(id);
+        } else {
+            self.schedule(now + timings.deprovisioning);
+        }
         Ok(())
     }
 
@@ -479,11 +232,17 @@ impl World {
             self.free(reservation, id, Some(at + t.reservation_release));
         }
         for id in gone {
-            if let Some(d) = self.devices.remove(&id) {
-                self.free(d.rec.reservation, id, None);
-            }
+            self.remove_device(id);
         }
         self.next_settle = next;
+    }
+
+    /// The device is gone; its reservation (keeping its release time) no
+    /// longer holds it.
+    fn remove_device(&mut self, id: Uuid) {
+        if let Some(d) = self.devices.remove(&id) {
+            self.free(d.rec.reservation, id, None);
+        }
     }
 
     /// `reservation` no longer holds `device`; `release` (when given)
@@ -499,19 +258,6 @@ impl World {
         }
     }
 
-    /// The SSH keys the API attaches to a new device of `project`: the
-    /// project's and the user's, oldest first.
-    fn attached_keys(&self, project: Uuid) -> Vec<Uuid> {
-        let mut keys: Vec<(u64, Uuid)> = self
-            .ssh_keys
-            .values()
-            .filter(|k| k.rec.project.is_none_or(|p| p == project))
-            .map(|k| (k.seq, k.rec.id))
-            .collect();
-        keys.sort_unstable();
-        keys.into_iter().map(|(_, id)| id).collect()
-    }
-
     /// A competitor takes `reservation`, when it is free: a device without
     /// the caller's tags appears on it. Returns the device's ID.
     pub(crate) fn take_reservation(&mut self, reservation: Uuid, now: Instant) -> Option<Uuid> {
@@ -521,47 +267,49 @@ impl World {
         }
         let (project, plan, facility) = (r.rec.project, r.rec.plan.clone(), r.rec.facility.clone());
         let id = Uuid::new_v4();
-        let seq = self.next_seq();
-        self.devices.insert(
-            id,
-            Kept {
-                rec: Device {
-                    id,
-                    project,
-                    reservation: Some(reservation),
-                    plan,
-                    facility,
-                    hostname: format!("competitor-{}", &id.simple().to_string()[..8]),
-                    operating_system: "ubuntu_24_04".to_string(),
-                    state: DeviceState::Queued,
-                    state_elapsed_seconds: None,
-                    description: None,
-                    tags: vec!["competitor".to_string()],
-                    locked: false,
-                    always_pxe: false,
-                    ipxe_script_url: None,
-                    billing_cycle: None,
-                    userdata: None,
-                    customdata: serde_json::Map::new(),
-                    reboots: 0,
-                    competitor: true,
-                },
-                live: Live {
-                    seq,
-                    phase: Phase::Provisioning,
-                    since: now,
-                    created: now,
-                    updated: now,
-                    fails: false,
-                    ssh_keys: Vec::new(),
-                },
-            },
-        );
-        if let Some(r) = self.reservations.get_mut(&reservation) {
-            r.live.device = Some(id);
-        }
+        let rec = Device {
+            tags: vec!["competitor".to_string()],
+            competitor: true,
+            ..Device::queued(
+                id,
+                project,
+                reservation,
+                (plan, facility),
+                format!("competitor-{}", &id.simple().to_string()[..8]),
+                "ubuntu_24_04".to_string(),
+            )
+        };
+        self.place_device(rec, false, Vec::new(), now);
         self.competitor_devices += 1;
         Some(id)
+    }
+
+    /// Puts `rec`, a new device, on its reservation: queued from `now`
+    /// (failing at the end of provisioning when `fails`), with the SSH
+    /// keys it got.
+    pub(crate) fn place_device(
+        &mut self,
+        rec: Device,
+        fails: bool,
+        ssh_keys: Vec<Uuid>,
+        now: Instant,
+    ) {
+        let (id, reservation) = (rec.id, rec.reservation);
+        let seq = self.next_seq();
+        let live = Live {
+            seq,
+            phase: Phase::Provisioning,
+            since: now,
+            created: now,
+            updated: now,
+            fails,
+            ssh_keys,
+        };
+        self.devices.insert(id, Kept { rec, live });
+        if let Some(r) = reservation.and_then(|r| self.reservations.get_mut(&r)) {
+            r.live.device = Some(id);
+            r.live.released_at = None;
+        }
     }
 
     /// A competitor gives up its device: it is deleted as the API deletes

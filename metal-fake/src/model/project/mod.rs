@@ -3,13 +3,18 @@
 //!
 //! - `record`: [`Project`], what the world keeps and its document entry.
 //! - `view`: a project as the API sends it, and as other records name it.
+//! - `rules`: creating, updating and deleting a project.
+//! - `bgp`: its BGP configuration ([`BgpConfig`]): read and requested.
 //! - `operations`: the operations modelled, who owns a project, and how
 //!   projects load and save.
 
+mod bgp;
 mod operations;
 mod record;
+mod rules;
 mod view;
 
+pub use bgp::BgpConfig;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::Project;

@@ -1,24 +1,39 @@
 //! The project operations the fake models, and who owns a project.
 
 use metal_api::operation as op;
+use metal_api::types;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::bgp;
 use super::record::{Kept, Project};
 use super::view::COLLECTION;
-use crate::call::{ApiError, Call};
+use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
+use crate::model::list::{self, Listing};
 use crate::model::load::{unique, unknown};
 use crate::model::organization::{self, Organization};
-use crate::model::render::reply;
-use crate::model::resource::{acts, Modelled, Prepared, Resource};
+use crate::model::render::{reply, API_PREFIX};
+use crate::model::resource::{acts, Modelled, Prepared, Resource, Scope};
 use crate::model::World;
 
 /// Projects.
 pub(crate) static RESOURCE: Resource = Resource {
     collection: COLLECTION,
-    operations: &[Modelled::new(&op::FIND_PROJECT_BY_ID, find_project_by_id)],
+    operations: &[
+        Modelled::new(&op::FIND_PROJECTS, find_projects),
+        Modelled::new(&op::CREATE_PROJECT, create_project),
+        Modelled::new(&op::FIND_PROJECT_BY_ID, find_project_by_id),
+        // packngo's `Projects.Update` sends PATCH.
+        Modelled::new(&op::UPDATE_PROJECT, update_project).also_patch(),
+        Modelled::new(&op::DELETE_PROJECT, delete_project),
+        Modelled::new(
+            &op::FIND_BGP_CONFIG_BY_PROJECT,
+            bgp::find_bgp_config_by_project,
+        ),
+        Modelled::new(&op::REQUEST_BGP_CONFIG, bgp::request_bgp_config),
+    ],
     owner,
     load,
     save,
@@ -30,9 +45,84 @@ fn owner(w: &World, id: Uuid) -> Option<Owner> {
 
 fn find_project_by_id(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
+    acts(move |w, _, _| project_reply(w, id))
+}
+
+fn project_reply(w: &World, id: Uuid) -> Result<Reply, ApiError> {
+    let p = w.projects.get(&id).ok_or_else(ApiError::not_found)?;
+    reply(&w.project_view(p))
+}
+
+/// The projects the caller sees, oldest first; `name` matches exactly.
+fn find_projects(call: &Call) -> Result<Prepared, ApiError> {
+    let listing = Listing::of(call, &["name"])?;
+    let name = call.text("name");
+    acts(move |w, caller, _| {
+        let path = format_args!("{API_PREFIX}/{COLLECTION}");
+        w.projects_page(&path, None, name.as_deref(), caller, &listing)
+    })
+}
+
+impl World {
+    /// One page (at `path`) of the projects the caller sees, of
+    /// `organization` when given, named `name` when given, oldest first.
+    pub(crate) fn projects_page(
+        &self,
+        path: &dyn std::fmt::Display,
+        organization: Option<Uuid>,
+        name: Option<&str>,
+        caller: &Scope,
+        listing: &Listing,
+    ) -> Result<Reply, ApiError> {
+        let listed = self.projects.values().filter(|p| {
+            caller.sees(p.rec.id)
+                && organization.is_none_or(|o| p.organization() == o)
+                && name.is_none_or(|n| p.name() == n)
+        });
+        let page = list::page(
+            "projects",
+            path,
+            listed,
+            |p| p.seq,
+            listing,
+            |p| self.project_view(p),
+        );
+        reply(&page)
+    }
+}
+
+fn create_project(call: &Call) -> Result<Prepared, ApiError> {
+    let body: types::ProjectCreateInput = call.json()?;
+    // packngo's `ProjectCreateRequest` and the SDKs' create-from-root input
+    // name the organisation in the body, beside the spec's fields.
+    let organization = match call.json_value()?.get("organization_id") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(v) => Some(
+            v.as_str()
+                .and_then(|s| Uuid::parse_str(s).ok())
+                .ok_or_else(|| ApiError::unprocessable("organization_id must be a UUID"))?,
+        ),
+    };
+    acts(move |w, caller, now| {
+        let id = w.create_project(&body, organization, caller, now)?;
+        project_reply(w, id)
+    })
+}
+
+fn update_project(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let body: types::ProjectUpdateInput = call.json()?;
+    acts(move |w, _, now| {
+        w.update_project(id, &body, now)?;
+        project_reply(w, id)
+    })
+}
+
+fn delete_project(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
     acts(move |w, _, _| {
-        let p = w.projects.get(&id).ok_or_else(ApiError::not_found)?;
-        reply(&w.project_view(p))
+        w.delete_project(id)?;
+        Ok(Reply::Empty)
     })
 }
 
@@ -59,19 +149,36 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
                 id
             }),
         };
+        let problem = crate::model::bounds::bad_tags(&p.tags)
+            .or_else(|| p.bgp_config.as_ref().and_then(bgp::BgpConfig::check));
+        if let Some(problem) = problem {
+            return Err(WorldError::Inconsistent(format!(
+                "project {}: {problem}",
+                p.id
+            )));
+        }
+        let bgp_config = p.bgp_config.clone().map(|c| bgp::BgpConfig {
+            id: Some(c.id.unwrap_or_else(Uuid::new_v4)),
+            ..c
+        });
+        let seq = w.next_seq();
         w.projects.insert(
             p.id,
             Kept {
                 rec: Project {
-                    id: p.id,
                     name: Some(
                         p.name
                             .clone()
                             .unwrap_or_else(|| format!("fake project {}", n + 1)),
                     ),
                     organization: Some(org),
+                    bgp_config,
+                    ..p.clone()
                 },
+                seq,
                 created: now,
+                updated: now,
+                bgp_requested: p.bgp_config.as_ref().map(|_| now),
             },
         );
     }
@@ -81,7 +188,7 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
 /// Saves the projects into `doc`, the main project first (so that it
 /// stays the main one).
 fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    let mut projects: Vec<Project> = w.projects.values().map(|p| p.rec.clone()).collect();
-    projects.sort_by_key(|p| Some(p.id) != w.main_project);
-    doc.projects = projects;
+    let mut projects: Vec<&Kept> = w.projects.values().collect();
+    projects.sort_by_key(|p| (Some(p.rec.id) != w.main_project, p.seq));
+    doc.projects = projects.into_iter().map(|p| p.rec.clone()).collect();
 }

@@ -6,6 +6,8 @@ use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::bgp::BgpConfig;
+
 /// A project.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -18,6 +20,52 @@ pub struct Project {
     /// The organisation that owns it (a default one if absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub organization: Option<Uuid>,
+    /// Its tags.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+    /// Its custom data.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub customdata: serde_json::Map<String, serde_json::Value>,
+    /// Whether backend transfer is enabled.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub backend_transfer_enabled: bool,
+    /// Its BGP configuration (absent: BGP is off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bgp_config: Option<BgpConfig>,
+}
+
+impl Project {
+    /// A project with only its ID set: named `fake project N`, in the
+    /// default organisation, untagged, when loaded.
+    ///
+    /// ```
+    /// let id = uuid::Uuid::new_v4();
+    /// let p = metal_fake::document::Project {
+    ///     name: Some("web".into()),
+    ///     ..metal_fake::document::Project::new(id)
+    /// };
+    /// assert!(p.tags.is_empty() && p.organization.is_none());
+    /// ```
+    pub fn new(id: Uuid) -> Self {
+        Self {
+            id,
+            name: None,
+            organization: None,
+            tags: Vec::new(),
+            customdata: serde_json::Map::new(),
+            backend_transfer_enabled: false,
+            bgp_config: None,
+        }
+    }
+
+    /// A project with only its ID, name and organisation set.
+    pub(crate) fn named(id: Uuid, name: String, organization: Uuid) -> Self {
+        Self {
+            name: Some(name),
+            organization: Some(organization),
+            ..Self::new(id)
+        }
+    }
 }
 
 /// A project as the world keeps it: its name and organisation always
@@ -25,7 +73,12 @@ pub struct Project {
 #[derive(Clone, Debug)]
 pub(crate) struct Kept {
     pub(crate) rec: Project,
+    /// Creation order across all records.
+    pub(crate) seq: u64,
     pub(crate) created: Instant,
+    pub(crate) updated: Instant,
+    /// When its BGP configuration was requested (or loaded).
+    pub(crate) bgp_requested: Option<Instant>,
 }
 
 impl Kept {

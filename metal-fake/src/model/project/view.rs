@@ -4,6 +4,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::record::Kept;
+use crate::model::organization;
 use crate::model::render::{Href, Stamp, Stub};
 use crate::model::World;
 
@@ -20,27 +21,36 @@ pub(crate) struct ProjectView<'a> {
     updated_at: Stamp,
     #[serde(rename = "type")]
     type_: &'static str,
+    /// The Terraform provider takes `organization_id` from its href.
+    organization: Stub,
+    tags: &'a [String],
+    customdata: &'a serde_json::Map<String, serde_json::Value>,
+    backend_transfer_enabled: bool,
 }
 
 /// A project where another record names it: included, or a stub.
 #[derive(Serialize)]
 #[serde(untagged)]
 pub(crate) enum ProjectField<'a> {
-    Full(ProjectView<'a>),
+    Full(Box<ProjectView<'a>>),
     Stub(Stub),
 }
 
 impl World {
     /// `p` as the API shows it.
     pub(crate) fn project_view<'a>(&'a self, p: &'a Kept) -> ProjectView<'a> {
-        let made = Stamp(self.clock.wall(p.created));
+        let id = p.rec.id;
         ProjectView {
-            id: p.rec.id,
-            href: Href::new(COLLECTION, p.rec.id),
+            id,
+            href: Href::new(COLLECTION, id),
             name: p.name(),
-            created_at: made,
-            updated_at: made,
+            created_at: Stamp(self.clock.wall(p.created)),
+            updated_at: Stamp(self.clock.wall(p.updated)),
             type_: "default",
+            organization: Stub::new(organization::COLLECTION, p.organization()),
+            tags: &p.rec.tags,
+            customdata: &p.rec.customdata,
+            backend_transfer_enabled: p.rec.backend_transfer_enabled,
         }
     }
 
@@ -48,7 +58,7 @@ impl World {
     /// `include` (and it exists), else a stub.
     pub(crate) fn project_field(&self, id: Uuid, include: bool) -> ProjectField<'_> {
         match self.projects.get(&id) {
-            Some(p) if include => ProjectField::Full(self.project_view(p)),
+            Some(p) if include => ProjectField::Full(Box::new(self.project_view(p))),
             _ => ProjectField::Stub(Stub::new(COLLECTION, id)),
         }
     }

@@ -13,4 +13,5 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::SshKey;
+pub(crate) use rules::{check_bounds, check_public_key};
 pub(crate) use view::COLLECTION;

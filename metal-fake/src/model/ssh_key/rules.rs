@@ -25,9 +25,26 @@ impl World {
         if let Some(p) = project {
             self.projects.get(&p).ok_or_else(ApiError::not_found)?;
         }
-        let key = body.key.as_deref().unwrap_or_default();
-        let label = body.label.as_deref().unwrap_or_default();
-        check_bounds(Some(label), Some(key), Some(&body.tags))?;
+        self.insert_ssh_key(
+            project,
+            body.label.as_deref().unwrap_or_default(),
+            body.key.as_deref().unwrap_or_default(),
+            &body.tags,
+            now,
+        )
+    }
+
+    /// A new key of `project` (`None`: the user's), checked as the API
+    /// checks one (bounds, a valid public key, unique per owner).
+    pub(crate) fn insert_ssh_key(
+        &mut self,
+        project: Option<Uuid>,
+        label: &str,
+        key: &str,
+        tags: &[String],
+        now: Instant,
+    ) -> Result<Uuid, ApiError> {
+        check_bounds(Some(label), Some(key), Some(tags))?;
         let held = self
             .ssh_keys
             .values()
@@ -48,9 +65,9 @@ impl World {
                 rec: SshKey {
                     id,
                     project,
-                    label: body.label.clone().unwrap_or_default(),
+                    label: label.to_string(),
                     key: key.to_string(),
-                    tags: body.tags.clone(),
+                    tags: tags.to_vec(),
                 },
                 seq,
                 created: now,

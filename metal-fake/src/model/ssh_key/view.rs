@@ -20,11 +20,13 @@ pub(crate) struct SshKeyView<'a> {
     label: &'a str,
     key: &'a str,
     fingerprint: Fingerprint<'a>,
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
     tags: &'a [String],
     created_at: Stamp,
     updated_at: Stamp,
     entity: Stub,
+    /// The same link as `entity`: packngo reads it as `SSHKey.Owner`, and
+    /// the Terraform provider takes the owner's ID from its href.
+    owner: Stub,
 }
 
 /// A list of SSH keys.
@@ -37,7 +39,7 @@ impl World {
     /// `k` as the API shows it.
     pub(crate) fn ssh_key_view<'a>(&'a self, k: &'a Kept) -> SshKeyView<'a> {
         let entity = match k.rec.project {
-            None => Stub::new("users", self.user),
+            None => Stub::new(crate::model::user::COLLECTION, self.user),
             Some(p) => Stub::new(project::COLLECTION, p),
         };
         SshKeyView {
@@ -50,6 +52,7 @@ impl World {
             created_at: Stamp(self.clock.wall(k.created)),
             updated_at: Stamp(self.clock.wall(k.updated)),
             entity,
+            owner: entity,
         }
     }
 }

@@ -23,7 +23,14 @@ PUBLIC_KEY = (
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOVjFzMYflwcJIRqu3RsfO+ZD/Kfa7XSjW5O0gNcTh++"
     " external-clients"
 )
+# A second one, for a project's key; the same as harness.ProjectKey.
+PROJECT_KEY = (
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMJQ8x4ZofZgvfC/27rI+MqdzBlsJ18MGi4GffRCqMQe"
+    " external-clients-project"
+)
 OS = "ubuntu_24_04"
+# The operating system a reinstall installs.
+OTHER_OS = "debian_12"
 # Bounds every wait for a state: the fake provisions in a second or two.
 PATIENCE = 30.0
 INTERVAL = 0.1
@@ -68,7 +75,10 @@ class Lifecycle:
         self.devices = metalv1.DevicesApi(self.api)
         self.keys = metalv1.SSHKeysApi(self.api)
         self.reservations = metalv1.HardwareReservationsApi(self.api)
+        self.projects = metalv1.ProjectsApi(self.api)
+        self.bgp = metalv1.BGPApi(self.api)
         self.key = None
+        self.project_key = None
         self.free = []
         self.device = None
         # Devices to delete once active at the end (the refused delete's).
@@ -122,6 +132,14 @@ class Lifecycle:
         )
         self.key = key
 
+    def creates_a_project_ssh_key_whose_entity_is_the_project(self):
+        key = self.keys.create_project_ssh_key(
+            self.project, metalv1.SSHKeyCreateInput(label="python-project", key=PROJECT_KEY)
+        )
+        want = f"/metal/v1/projects/{self.project}"
+        check(key.entity and key.entity.href == want, f"the project's key has entity {key.entity!r}")
+        self.project_key = key
+
     def lists_ssh_keys(self):
         keys = self.keys.find_ssh_keys().ssh_keys or []
         check(
@@ -134,8 +152,29 @@ class Lifecycle:
         every = found.hardware_reservations or []
         self.free = [r for r in every if r.provisionable and r.plan and r.plan.slug]
         check(
-            len(self.free) >= 2,
-            f"want at least 2 provisionable reservations, got {len(self.free)} of {len(every)}",
+            len(self.free) >= 3,
+            f"want at least 3 provisionable reservations, got {len(self.free)} of {len(every)}",
+        )
+
+    def creates_a_device_with_one_project_key(self):
+        # Only the project key named goes on the device, not the user's.
+        reservation = self.free[2]
+        request = metalv1.CreateDeviceRequest(
+            metalv1.DeviceCreateInMetroInput(
+                metro=metalv1.MetroInputMetro(reservation.facility.metro.code),
+                plan=reservation.plan.slug,
+                operating_system=OS,
+                hardware_reservation_id=reservation.id,
+                hostname="python-one-key",
+                project_ssh_keys=[self.project_key.id],
+            )
+        )
+        device = self.devices.create_device(self.project, request)
+        self.leftovers.append(device.id)
+        keys = [k.href for k in device.ssh_keys or []]
+        check(
+            keys == [f"/metal/v1/ssh-keys/{self.project_key.id}"],
+            f"device's keys {keys!r}, want only {self.project_key.id}",
         )
 
     def creates_a_device_on_a_reservation(self):
@@ -190,6 +229,16 @@ class Lifecycle:
         self.action("reboot")
         self.wait_state(self.device.id, "active")
 
+    def reinstalls_with_another_operating_system(self):
+        # What metal-cli's `device reinstall -O ... --preserve-data` sends.
+        self.devices.perform_action(
+            self.device.id,
+            metalv1.DeviceActionInput(type="reinstall", operating_system=OTHER_OS, preserve_data=True),
+        )
+        self.wait_state(self.device.id, "active")
+        slug = self.devices.find_device_by_id(self.device.id).operating_system.slug
+        check(slug == OTHER_OS, f"operating system after the reinstall {slug!r}, want {OTHER_OS}")
+
     def powers_off_and_on(self):
         self.action("power_off")
         self.wait_state(self.device.id, "inactive")
@@ -211,15 +260,10 @@ class Lifecycle:
     def deletes_the_device(self):
         self.devices.delete_device(self.device.id)
 
-    def reads_404_after_delete(self):
-        def probe():
-            try:
-                state = self.devices.find_device_by_id(self.device.id).state
-            except ApiException as e:
-                return e.status == 404, f"status {e.status}"
-            return False, f"state {state}"
-
-        until(f"device {self.device.id} gone", probe)
+    def reads_404_right_after_delete(self):
+        # As Monogon's wrapngo live test and the Terraform provider's
+        # destroy check read.
+        api_error(lambda: self.devices.find_device_by_id(self.device.id), 404)
 
     def deletes_the_ssh_key(self):
         self.keys.delete_ssh_key(self.key.id)
@@ -234,6 +278,45 @@ class Lifecycle:
             error == "Invalid authentication token",
             f'"error" is {error!r} (body {e.body}); want "Invalid authentication token"',
         )
+
+    def reads_the_project_with_its_organization_and_bgp_off(self):
+        project = self.projects.find_project_by_id(self.project)
+        href = project.organization.href if project.organization else None
+        check(
+            href and href.startswith("/metal/v1/organizations/"),
+            f"project {project.id} has organization {href!r}",
+        )
+        bgp = self.bgp.find_bgp_config_by_project(self.project)
+        check(bgp.id is None and bgp.asn is None, f"BGP off reads {bgp!r}")
+
+    def creates_updates_and_deletes_a_project_with_bgp(self):
+        made = self.projects.create_project(
+            metalv1.ProjectCreateFromRootInput(name="python-project", tags=["python"])
+        )
+        check(made.name == "python-project" and made.tags == ["python"], f"created {made!r}")
+        listed = self.projects.find_projects().projects
+        check(any(p.id == made.id for p in listed), f"project {made.id} not listed")
+        updated = self.projects.update_project(
+            made.id, metalv1.ProjectUpdateInput(name="python-renamed")
+        )
+        check(
+            updated.name == "python-renamed" and updated.tags == ["python"],
+            f"updated {updated!r}",
+        )
+        self.bgp.request_bgp_config(
+            made.id, metalv1.BgpConfigRequestInput(asn=65200, deployment_type="local")
+        )
+        bgp = self.bgp.find_bgp_config_by_project(made.id)
+        check(bgp.status == "enabled" and bgp.asn == 65200, f"BGP requested reads {bgp!r}")
+        self.projects.delete_project(made.id)
+        api_error(lambda: self.projects.find_project_by_id(made.id), 404)
+
+    def lists_plans_and_operating_systems(self):
+        plans = metalv1.PlansApi(self.api).find_plans().plans
+        check(plans and plans[0].slug, f"plans {plans!r}")
+        systems = metalv1.OperatingSystemsApi(self.api).find_operating_systems().operating_systems
+        slugs = {o.slug for o in systems}
+        check({OS, OTHER_OS} <= slugs, f"operating systems {sorted(slugs)}")
 
     def cleanup(self):
         """Deletes the devices whose delete was refused, once active."""
@@ -260,21 +343,30 @@ def main():
     # Each step and the steps it needs, in order.
     plan = [
         ("creates_a_user_ssh_key", []),
+        ("creates_a_project_ssh_key_whose_entity_is_the_project", []),
         ("lists_ssh_keys", key),
         ("lists_provisionable_reservations", []),
+        (
+            "creates_a_device_with_one_project_key",
+            reservations + ["creates_a_project_ssh_key_whose_entity_is_the_project"],
+        ),
         ("creates_a_device_on_a_reservation", reservations),
         ("refuses_delete_while_provisioning", reservations),
         ("reads_the_device_until_active", ["creates_a_device_on_a_reservation"]),
         ("lists_the_projects_devices_and_finds_it", active),
         ("updates_description_and_tags", active),
         ("reboots", active),
+        ("reinstalls_with_another_operating_system", active),
         ("powers_off_and_on", active),
         ("refuses_delete_while_locked", active),
         ("unlocks", ["refuses_delete_while_locked"]),
         ("deletes_the_device", ["unlocks"]),
-        ("reads_404_after_delete", ["deletes_the_device"]),
+        ("reads_404_right_after_delete", ["deletes_the_device"]),
         ("deletes_the_ssh_key", key),
         ("a_bad_token_gets_401_invalid_authentication_token", []),
+        ("reads_the_project_with_its_organization_and_bgp_off", []),
+        ("creates_updates_and_deletes_a_project_with_bgp", []),
+        ("lists_plans_and_operating_systems", []),
         ("cleanup", []),
     ]
     passed, failed, skipped = set(), [], []

@@ -19,8 +19,15 @@ import (
 // ed25519 key made for these tests (its private half was not kept).
 const PublicKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOVjFzMYflwcJIRqu3RsfO+ZD/Kfa7XSjW5O0gNcTh++ external-clients"
 
+// ProjectKey is a second valid ed25519 public key (its private half was
+// not kept either), for a project's key.
+const ProjectKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMJQ8x4ZofZgvfC/27rI+MqdzBlsJ18MGi4GffRCqMQe external-clients-project"
+
 // OS is the operating system slug the devices are created with.
 const OS = "ubuntu_24_04"
+
+// OtherOS is the operating system a reinstall installs.
+const OtherOS = "debian_12"
 
 // Patience bounds every wait for a state: the Rust test starts the fake
 // with provisioning and power transitions of a second or two.

@@ -104,6 +104,7 @@ func TestLifecycle(t *testing.T) {
 	steps := harness.NewSteps(t)
 	var (
 		key          *metalv1.SSHKey
+		projectKey   *metalv1.SSHKey
 		reservations []metalv1.HardwareReservation
 		device       *metalv1.Device
 	)
@@ -120,6 +121,20 @@ func TestLifecycle(t *testing.T) {
 			t.Fatalf("created key %+v", k)
 		}
 		key = k
+	})
+	steps.Run("creates a project SSH key whose entity is the project", nil, func(t *testing.T) {
+		input := metalv1.NewSSHKeyCreateInput()
+		input.SetLabel("metalv1-project")
+		input.SetKey(harness.ProjectKey)
+		k, _, err := c.SSHKeysApi.CreateProjectSSHKey(ctx, env.Project).SSHKeyCreateInput(*input).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		entity := k.GetEntity()
+		if entity.GetHref() != "/metal/v1/projects/"+env.Project {
+			t.Fatalf("the project's key has entity %q", entity.GetHref())
+		}
+		projectKey = k
 	})
 	steps.Run("lists SSH keys", []string{"creates a user SSH key"}, func(t *testing.T) {
 		list, _, err := c.SSHKeysApi.FindSSHKeys(ctx).Execute()
@@ -141,10 +156,42 @@ func TestLifecycle(t *testing.T) {
 				reservations = append(reservations, r)
 			}
 		}
-		if len(reservations) < 2 {
-			t.Fatalf("want at least 2 provisionable reservations, got %d of %d", len(reservations), len(list.GetHardwareReservations()))
+		if len(reservations) < 3 {
+			t.Fatalf("want at least 3 provisionable reservations, got %d of %d", len(reservations), len(list.GetHardwareReservations()))
 		}
 	})
+	// The facility shape with no facility (the SDK writes "facility": null)
+	// and one project key: the device goes where its reservation is, with
+	// that key only.
+	steps.Run("creates a device naming only its reservation and one key",
+		[]string{"lists provisionable reservations", "creates a project SSH key whose entity is the project"}, func(t *testing.T) {
+			r := reservations[2]
+			plan := r.GetPlan()
+			input := metalv1.NewDeviceCreateInFacilityInput(nil, harness.OS, plan.GetSlug())
+			input.SetHardwareReservationId(r.GetId())
+			input.SetHostname("metalv1-reservation-only")
+			input.SetProjectSshKeys([]string{projectKey.GetId()})
+			d, _, err := c.DevicesApi.CreateDevice(ctx, env.Project).
+				CreateDeviceRequest(metalv1.DeviceCreateInFacilityInputAsCreateDeviceRequest(input)).
+				Execute()
+			if err != nil {
+				t.Fatal(err)
+			}
+			facility, want := d.GetFacility(), r.GetFacility()
+			if facility.GetCode() != want.GetCode() {
+				t.Fatalf("device in facility %q, want the reservation's %q", facility.GetCode(), want.GetCode())
+			}
+			keys := d.GetSshKeys()
+			if len(keys) != 1 || !strings.HasSuffix(keys[0].GetHref(), "/"+projectKey.GetId()) {
+				t.Fatalf("device's keys %+v, want only %s", keys, projectKey.GetId())
+			}
+			lifecycle.Cleanup(func() {
+				waitState(lifecycle, ctx, c, d.GetId(), metalv1.DEVICESTATE_ACTIVE)
+				if _, err := c.DevicesApi.DeleteDevice(ctx, d.GetId()).Execute(); err != nil {
+					lifecycle.Errorf("delete of device %s once active: %v", d.GetId(), err)
+				}
+			})
+		})
 	steps.Run("creates a device on a reservation", []string{"lists provisionable reservations"}, func(t *testing.T) {
 		device = createOn(t, ctx, c, env, reservations[0], "metalv1-1")
 		// The API renders the reservation as an {href} stub unless asked
@@ -216,6 +263,25 @@ func TestLifecycle(t *testing.T) {
 		action(t, ctx, c, device.GetId(), metalv1.DEVICEACTIONINPUTTYPE_REBOOT)
 		waitState(t, ctx, c, device.GetId(), metalv1.DEVICESTATE_ACTIVE)
 	})
+	// What metal-cli's `device reinstall -O ... --preserve-data
+	// --deprovision-fast` sends.
+	steps.Run("reinstalls with another operating system", active, func(t *testing.T) {
+		input := metalv1.NewDeviceActionInput(metalv1.DEVICEACTIONINPUTTYPE_REINSTALL)
+		input.SetOperatingSystem(harness.OtherOS)
+		input.SetPreserveData(true)
+		input.SetDeprovisionFast(true)
+		if _, err := c.DevicesApi.PerformAction(ctx, device.GetId()).DeviceActionInput(*input).Execute(); err != nil {
+			t.Fatal(err)
+		}
+		waitState(t, ctx, c, device.GetId(), metalv1.DEVICESTATE_ACTIVE)
+		d, _, err := c.DevicesApi.FindDeviceById(ctx, device.GetId()).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if os := d.GetOperatingSystem(); os.GetSlug() != harness.OtherOS {
+			t.Fatalf("operating system after the reinstall %q, want %s", os.GetSlug(), harness.OtherOS)
+		}
+	})
 	steps.Run("powers off and on", active, func(t *testing.T) {
 		action(t, ctx, c, device.GetId(), metalv1.DEVICEACTIONINPUTTYPE_POWER_OFF)
 		waitState(t, ctx, c, device.GetId(), metalv1.DEVICESTATE_INACTIVE)
@@ -249,14 +315,14 @@ func TestLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	steps.Run("reads 404 after delete", []string{"deletes the device"}, func(t *testing.T) {
-		harness.Until(t, "device "+device.GetId()+" gone", func() (bool, string) {
-			d, resp, err := c.DevicesApi.FindDeviceById(ctx, device.GetId()).Execute()
-			if err == nil {
-				return false, "state " + string(d.GetState())
-			}
-			return resp != nil && resp.StatusCode == http.StatusNotFound, err.Error()
-		})
+	// Right after the delete, as Monogon's wrapngo live test and the
+	// Terraform provider's destroy check read.
+	steps.Run("reads 404 right after delete", []string{"deletes the device"}, func(t *testing.T) {
+		d, resp, err := c.DevicesApi.FindDeviceById(ctx, device.GetId()).Execute()
+		if err == nil {
+			t.Fatalf("the deleted device reads %s", d.GetState())
+		}
+		apiError(t, resp, err, http.StatusNotFound)
 	})
 	steps.Run("deletes the SSH key", []string{"creates a user SSH key"}, func(t *testing.T) {
 		if _, err := c.SSHKeysApi.DeleteSSHKey(ctx, key.GetId()).Execute(); err != nil {
@@ -271,6 +337,86 @@ func TestLifecycle(t *testing.T) {
 		// The real API's single-string shape: {"error": "..."}.
 		if body.GetError() != "Invalid authentication token" {
 			t.Fatalf(`"error" is %q (and "errors" %q); want "Invalid authentication token"`, body.GetError(), body.GetErrors())
+		}
+	})
+	// The Terraform provider's project data source reads the organization
+	// link and the BGP config, which is 200 and empty while BGP is off.
+	steps.Run("reads the project with its organization and BGP off", nil, func(t *testing.T) {
+		p, _, err := c.ProjectsApi.FindProjectById(ctx, env.Project).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		org := p.GetOrganization()
+		if p.GetId() != env.Project || !strings.HasPrefix(org.GetHref(), "/metal/v1/organizations/") {
+			t.Fatalf("project %s has organization %q", p.GetId(), org.GetHref())
+		}
+		bgp, _, err := c.BGPApi.FindBgpConfigByProject(ctx, env.Project).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bgp.GetId() != "" || bgp.GetAsn() != 0 {
+			t.Fatalf("BGP off reads %+v", bgp)
+		}
+	})
+	steps.Run("creates, lists, updates with PUT and deletes a project with BGP", nil, func(t *testing.T) {
+		input := metalv1.NewProjectCreateFromRootInput("metalv1-project")
+		input.SetTags([]string{"metalv1"})
+		p, _, err := c.ProjectsApi.CreateProject(ctx).ProjectCreateFromRootInput(*input).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.GetName() != "metalv1-project" || !slices.Equal(p.GetTags(), []string{"metalv1"}) {
+			t.Fatalf("created project %+v", p)
+		}
+		list, _, err := c.ProjectsApi.FindProjects(ctx).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(list.GetProjects(), func(q metalv1.Project) bool { return q.GetId() == p.GetId() }) {
+			t.Fatalf("project %s not in the list", p.GetId())
+		}
+		update := metalv1.NewProjectUpdateInput()
+		update.SetName("metalv1-renamed")
+		u, _, err := c.ProjectsApi.UpdateProject(ctx, p.GetId()).ProjectUpdateInput(*update).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.GetName() != "metalv1-renamed" || !slices.Equal(u.GetTags(), []string{"metalv1"}) {
+			t.Fatalf("updated project %+v", u)
+		}
+		request := metalv1.NewBgpConfigRequestInput(65100, metalv1.BGPCONFIGREQUESTINPUTDEPLOYMENTTYPE_GLOBAL)
+		if _, err := c.BGPApi.RequestBgpConfig(ctx, p.GetId()).BgpConfigRequestInput(*request).Execute(); err != nil {
+			t.Fatal(err)
+		}
+		bgp, _, err := c.BGPApi.FindBgpConfigByProject(ctx, p.GetId()).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bgp.GetStatus() != metalv1.BGPCONFIGSTATUS_REQUESTED || bgp.GetAsn() != 65100 {
+			t.Fatalf("BGP requested reads %+v", bgp)
+		}
+		if _, err := c.ProjectsApi.DeleteProject(ctx, p.GetId()).Execute(); err != nil {
+			t.Fatal(err)
+		}
+		_, resp, err := c.ProjectsApi.FindProjectById(ctx, p.GetId()).Execute()
+		apiError(t, resp, err, http.StatusNotFound)
+	})
+	steps.Run("lists plans and operating systems", nil, func(t *testing.T) {
+		plans, _, err := c.PlansApi.FindPlans(ctx).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plans.GetPlans()) == 0 || plans.GetPlans()[0].GetSlug() == "" {
+			t.Fatalf("plans %+v", plans)
+		}
+		oses, _, err := c.OperatingSystemsApi.FindOperatingSystems(ctx).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, slug := range []string{harness.OS, harness.OtherOS} {
+			if !slices.ContainsFunc(oses.GetOperatingSystems(), func(o metalv1.OperatingSystem) bool { return o.GetSlug() == slug }) {
+				t.Fatalf("%s not among the operating systems", slug)
+			}
 		}
 	})
 }

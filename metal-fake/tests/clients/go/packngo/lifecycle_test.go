@@ -84,6 +84,7 @@ func TestLifecycle(t *testing.T) {
 	steps := harness.NewSteps(t)
 	var (
 		key          *packngo.SSHKey
+		projectKey   *packngo.SSHKey
 		reservations []packngo.HardwareReservation
 		device       *packngo.Device
 	)
@@ -96,7 +97,23 @@ func TestLifecycle(t *testing.T) {
 		if k.ID == "" || k.Label != "packngo" || k.Key != harness.PublicKey || k.FingerPrint == "" {
 			t.Fatalf("created key %+v", k)
 		}
+		// packngo's SSHKey.Owner, which the Terraform provider reads.
+		if !strings.HasPrefix(k.Owner.Href, "/metal/v1/users/") {
+			t.Fatalf("the user's key has owner %q", k.Owner.Href)
+		}
 		key = k
+	})
+	steps.Run("creates a project SSH key owned by the project", nil, func(t *testing.T) {
+		k, _, err := c.SSHKeys.Create(&packngo.SSHKeyCreateRequest{
+			Label: "packngo-project", Key: harness.ProjectKey, ProjectID: env.Project,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k.Owner.Href != "/metal/v1/projects/"+env.Project {
+			t.Fatalf("the project's key has owner %q", k.Owner.Href)
+		}
+		projectKey = k
 	})
 	steps.Run("lists SSH keys", []string{"creates a user SSH key"}, func(t *testing.T) {
 		keys, _, err := c.SSHKeys.List()
@@ -117,10 +134,40 @@ func TestLifecycle(t *testing.T) {
 				reservations = append(reservations, r)
 			}
 		}
-		if len(reservations) < 2 {
-			t.Fatalf("want at least 2 provisionable reservations, got %d of %d", len(reservations), len(all))
+		if len(reservations) < 3 {
+			t.Fatalf("want at least 3 provisionable reservations, got %d of %d", len(reservations), len(all))
 		}
 	})
+	// As Monogon's shepherd creates: the reservation, plan, OS and one
+	// project key, no metro or facility, and no tags (packngo sends
+	// "tags": null).
+	steps.Run("creates a device naming only its reservation and one key",
+		[]string{"lists provisionable reservations", "creates a project SSH key owned by the project"}, func(t *testing.T) {
+			r := reservations[2]
+			d, _, err := c.Devices.Create(&packngo.DeviceCreateRequest{
+				Hostname:              "packngo-shepherd",
+				Plan:                  r.Plan.Slug,
+				OS:                    harness.OS,
+				ProjectID:             env.Project,
+				HardwareReservationID: r.ID,
+				ProjectSSHKeys:        []string{projectKey.ID},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Facility == nil || d.Facility.Code != r.Facility.Code {
+				t.Fatalf("device in facility %+v, want the reservation's %s", d.Facility, r.Facility.Code)
+			}
+			if len(d.SSHKeys) != 1 || !strings.HasSuffix(d.SSHKeys[0].URL, "/"+projectKey.ID) {
+				t.Fatalf("device's keys %+v, want only %s", d.SSHKeys, projectKey.ID)
+			}
+			lifecycle.Cleanup(func() {
+				waitState(lifecycle, c, d.ID, "active")
+				if _, err := c.Devices.Delete(d.ID, false); err != nil {
+					lifecycle.Errorf("delete of device %s once active: %v", d.ID, err)
+				}
+			})
+		})
 	steps.Run("creates a device on a reservation", []string{"lists provisionable reservations"}, func(t *testing.T) {
 		device = createOn(t, c, env, reservations[0], "packngo-1")
 		// The API renders the reservation as an {href} stub unless asked
@@ -193,6 +240,22 @@ func TestLifecycle(t *testing.T) {
 		}
 		waitState(t, c, device.ID, "active")
 	})
+	// metal-cli's `device reinstall -O ... --preserve-data`, through
+	// packngo's Reinstall.
+	steps.Run("reinstalls with another operating system", active, func(t *testing.T) {
+		fields := &packngo.DeviceReinstallFields{OperatingSystem: harness.OtherOS, PreserveData: true}
+		if _, err := c.Devices.Reinstall(device.ID, fields); err != nil {
+			t.Fatal(err)
+		}
+		waitState(t, c, device.ID, "active")
+		d, _, err := c.Devices.Get(device.ID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.OS == nil || d.OS.Slug != harness.OtherOS {
+			t.Fatalf("operating system after the reinstall %+v, want %s", d.OS, harness.OtherOS)
+		}
+	})
 	steps.Run("powers off and on", active, func(t *testing.T) {
 		if _, err := c.Devices.PowerOff(device.ID); err != nil {
 			t.Fatal(err)
@@ -251,15 +314,14 @@ func TestLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	steps.Run("reads 404 after delete", []string{"deletes the device"}, func(t *testing.T) {
-		harness.Until(t, "device "+device.ID+" gone", func() (bool, string) {
-			d, _, err := c.Devices.Get(device.ID, nil)
-			if err == nil {
-				return false, "state " + d.State
-			}
-			var e *packngo.ErrorResponse
-			return errors.As(err, &e) && e.Response.StatusCode == http.StatusNotFound, err.Error()
-		})
+	// Right after the delete, as Monogon's wrapngo live test and the
+	// Terraform provider's destroy check read.
+	steps.Run("reads 404 right after delete", []string{"deletes the device"}, func(t *testing.T) {
+		d, _, err := c.Devices.Get(device.ID, nil)
+		if err == nil {
+			t.Fatalf("the deleted device reads %s", d.State)
+		}
+		apiError(t, err, http.StatusNotFound)
 	})
 	steps.Run("deletes the SSH key", []string{"creates a user SSH key"}, func(t *testing.T) {
 		if _, err := c.SSHKeys.Delete(key.ID); err != nil {
@@ -275,6 +337,81 @@ func TestLifecycle(t *testing.T) {
 		// The real API's single-string shape: {"error": "..."}.
 		if e.SingleError != "Invalid authentication token" {
 			t.Fatalf(`"error" is %q (and "errors" %q); want "Invalid authentication token"`, e.SingleError, e.Errors)
+		}
+	})
+	// The Terraform provider's project data source reads the organization
+	// link and the BGP config, which is 200 and empty while BGP is off.
+	steps.Run("reads the project with its organization and BGP off", nil, func(t *testing.T) {
+		p, _, err := c.Projects.Get(env.Project, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.ID != env.Project || !strings.HasPrefix(p.Organization.URL, "/metal/v1/organizations/") {
+			t.Fatalf("project %s has organization %q", p.ID, p.Organization.URL)
+		}
+		bgp, _, err := c.BGPConfig.Get(env.Project, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bgp.ID != "" || bgp.Status != "" || bgp.Asn != 0 {
+			t.Fatalf("BGP off reads %+v", bgp)
+		}
+	})
+	steps.Run("creates, lists, updates with PATCH and deletes a project with BGP", nil, func(t *testing.T) {
+		p, _, err := c.Projects.Create(&packngo.ProjectCreateRequest{Name: "packngo-project"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.ID == "" || p.Name != "packngo-project" || p.Organization.URL == "" {
+			t.Fatalf("created project %+v", p)
+		}
+		all, _, err := c.Projects.List(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(all, func(q packngo.Project) bool { return q.ID == p.ID }) {
+			t.Fatalf("project %s not in the list of %d", p.ID, len(all))
+		}
+		name, on := "packngo-renamed", true
+		u, _, err := c.Projects.Update(p.ID, &packngo.ProjectUpdateRequest{Name: &name, BackendTransfer: &on})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.Name != name || !u.BackendTransfer {
+			t.Fatalf("updated project %+v", u)
+		}
+		if _, err := c.BGPConfig.Create(p.ID, packngo.CreateBGPConfigRequest{DeploymentType: "local", Asn: 65000}); err != nil {
+			t.Fatal(err)
+		}
+		bgp, _, err := c.BGPConfig.Get(p.ID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bgp.Status != "enabled" || bgp.Asn != 65000 || bgp.DeploymentType != "local" {
+			t.Fatalf("BGP requested reads %+v", bgp)
+		}
+		if _, err := c.Projects.Delete(p.ID); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = c.Projects.Get(p.ID, nil)
+		apiError(t, err, http.StatusNotFound)
+	})
+	steps.Run("lists plans and operating systems", nil, func(t *testing.T) {
+		plans, _, err := c.Plans.List(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plans) == 0 || plans[0].Slug == "" {
+			t.Fatalf("plans %+v", plans)
+		}
+		oses, _, err := c.OperatingSystems.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, slug := range []string{harness.OS, harness.OtherOS} {
+			if !slices.ContainsFunc(oses, func(o packngo.OS) bool { return o.Slug == slug && len(o.ProvisionableOn) > 0 }) {
+				t.Fatalf("%s not among %d operating systems", slug, len(oses))
+			}
 		}
 	})
 }

@@ -1,8 +1,4 @@
-//! What a world offers to provision on: plans (by slug), metros (by code)
-//! and facilities (by code, each in a metro). Each record is also its
-//! entry in the world document; each view is how a device or reservation
-//! shows it. None of them has operations of its own yet: an operation on
-//! plans or facilities would make this a resource folder.
+//! The catalog's records, their views, and how they load and save.
 
 use std::fmt;
 
@@ -45,9 +41,38 @@ pub struct Facility {
     pub metro: String,
 }
 
-/// The plans, metros and facilities of a world, every ID filled in.
+/// An operating system devices may be installed with.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OperatingSystem {
+    /// Its ID (random if absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Uuid>,
+    /// Its slug (`ubuntu_24_04`).
+    pub slug: String,
+    /// Its distribution (`ubuntu`; the slug's first word if absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distro: Option<String>,
+    /// Its version (`24.04`; the rest of the slug if absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+}
+
+/// The operating systems of a world whose document names none.
+const DEFAULT_OPERATING_SYSTEMS: [&str; 6] = [
+    "ubuntu_22_04",
+    "ubuntu_24_04",
+    "debian_12",
+    "rocky_9",
+    "flatcar_stable",
+    "custom_ipxe",
+];
+
+/// The plans, metros, facilities and operating systems of a world, every
+/// ID filled in.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Catalog {
+    pub(crate) operating_systems: Vec<OperatingSystem>,
     pub(crate) plans: Vec<Plan>,
     pub(crate) metros: Vec<Metro>,
     pub(crate) facilities: Vec<Facility>,
@@ -182,7 +207,7 @@ impl Catalog {
     pub(crate) fn load(
         doc: &crate::document::WorldDoc,
     ) -> Result<Self, crate::document::WorldError> {
-        use super::load::{unique, unknown};
+        use crate::model::load::{unique, unknown};
         use std::collections::HashSet;
         let mut seen = HashSet::new();
         let metros = doc
@@ -224,7 +249,39 @@ impl Catalog {
                 })
             })
             .collect::<Result<Vec<_>, crate::document::WorldError>>()?;
+        let mut seen = HashSet::new();
+        let named: Vec<OperatingSystem> = if doc.operating_systems.is_empty() {
+            DEFAULT_OPERATING_SYSTEMS
+                .iter()
+                .map(|slug| OperatingSystem {
+                    id: None,
+                    slug: (*slug).to_string(),
+                    distro: None,
+                    version: None,
+                })
+                .collect()
+        } else {
+            doc.operating_systems.clone()
+        };
+        let operating_systems = named
+            .into_iter()
+            .map(|os| {
+                unique(&mut seen, os.slug.clone(), "operating system", &os.slug)?;
+                let (distro, version) = os.slug.split_once('_').unwrap_or((&os.slug, ""));
+                Ok(OperatingSystem {
+                    id: Some(os.id.unwrap_or_else(Uuid::new_v4)),
+                    distro: Some(os.distro.clone().unwrap_or_else(|| distro.to_string())),
+                    version: Some(
+                        os.version
+                            .clone()
+                            .unwrap_or_else(|| version.replace('_', ".")),
+                    ),
+                    slug: os.slug,
+                })
+            })
+            .collect::<Result<Vec<_>, crate::document::WorldError>>()?;
         Ok(Self {
+            operating_systems,
             plans,
             metros,
             facilities,
@@ -233,6 +290,7 @@ impl Catalog {
 
     /// Saves the catalog into `doc`.
     pub(crate) fn save(&self, doc: &mut crate::document::WorldDoc) {
+        doc.operating_systems.clone_from(&self.operating_systems);
         doc.plans.clone_from(&self.plans);
         doc.metros.clone_from(&self.metros);
         doc.facilities.clone_from(&self.facilities);
@@ -245,7 +303,7 @@ impl Catalog {
         plan: &str,
         facility: &str,
     ) -> Result<(), crate::document::WorldError> {
-        use super::load::unknown;
+        use crate::model::load::unknown;
         if self.plan(plan).is_none() {
             return Err(unknown(from(), "plan", plan));
         }

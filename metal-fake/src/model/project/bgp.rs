@@ -1,0 +1,134 @@
+//! A project's BGP configuration: off until requested (read as `200` with
+//! an empty object, as cloud-provider-equinix-metal relies on), then the
+//! ASN, deployment type and MD5 asked for.
+
+use metal_api::types;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::view::COLLECTION;
+use crate::call::{ApiError, Call, Reply};
+use crate::model::render::{reply, Href, Stamp, Stub};
+use crate::model::resource::{acts, Prepared};
+
+/// A project's BGP configuration, as the world document holds it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BgpConfig {
+    /// Its ID (random if absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Uuid>,
+    /// The project's autonomous system number.
+    pub asn: i64,
+    /// `local` (enabled at once) or `global` (requested, awaiting review).
+    pub deployment_type: String,
+    /// The BGP password.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub md5: Option<String>,
+}
+
+/// The deployment types the spec allows.
+const DEPLOYMENT_TYPES: [&str; 2] = ["local", "global"];
+
+/// The most prefixes a local configuration announces (the API's default).
+const MAX_PREFIX: u32 = 10;
+
+impl BgpConfig {
+    /// `enabled` for a local configuration, `requested` for a global one
+    /// (which Equinix reviewed by hand).
+    fn status(&self) -> &'static str {
+        if self.deployment_type == "global" {
+            "requested"
+        } else {
+            "enabled"
+        }
+    }
+
+    /// Checks a document's configuration.
+    pub(crate) fn check(&self) -> Option<String> {
+        (!DEPLOYMENT_TYPES.contains(&self.deployment_type.as_str())).then(|| {
+            format!(
+                "deployment_type must be local or global, not {}",
+                self.deployment_type
+            )
+        })
+    }
+}
+
+/// A BGP configuration in a reply: all of it when on, `{}` when off.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum BgpConfigView<'a> {
+    On {
+        id: Uuid,
+        href: Href,
+        asn: i64,
+        deployment_type: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        md5: Option<&'a str>,
+        max_prefix: u32,
+        status: &'static str,
+        created_at: Stamp,
+        requested_at: Stamp,
+        project: Stub,
+        sessions: [(); 0],
+        ranges: [(); 0],
+    },
+    Off {},
+}
+
+pub(super) fn find_bgp_config_by_project(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    acts(move |w, _, _| {
+        let p = w.projects.get(&id).ok_or_else(ApiError::not_found)?;
+        let view = match (&p.rec.bgp_config, p.bgp_requested) {
+            (Some(c), Some(at)) => {
+                let at = Stamp(w.clock.wall(at));
+                BgpConfigView::On {
+                    id: c.id.unwrap_or_default(),
+                    href: Href::new("bgp-configs", c.id.unwrap_or_default()),
+                    asn: c.asn,
+                    deployment_type: &c.deployment_type,
+                    md5: c.md5.as_deref(),
+                    max_prefix: MAX_PREFIX,
+                    status: c.status(),
+                    created_at: at,
+                    requested_at: at,
+                    project: Stub::new(COLLECTION, id),
+                    sessions: [],
+                    ranges: [],
+                }
+            }
+            _ => BgpConfigView::Off {},
+        };
+        reply(&view)
+    })
+}
+
+pub(super) fn request_bgp_config(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let body: types::BgpConfigRequestInput = call.json()?;
+    if !(1..=4_294_967_295).contains(&body.asn) {
+        return Err(ApiError::unprocessable(
+            "asn must be between 1 and 4294967295",
+        ));
+    }
+    let md5 = body.md5.clone().map(String::from).filter(|m| !m.is_empty());
+    let deployment_type = match body.deployment_type {
+        types::BgpConfigRequestInputDeploymentType::Local => "local",
+        types::BgpConfigRequestInputDeploymentType::Global => "global",
+    };
+    acts(move |w, _, now| {
+        let p = w.projects.get_mut(&id).ok_or_else(ApiError::not_found)?;
+        let kept_id = p.rec.bgp_config.as_ref().and_then(|c| c.id);
+        p.rec.bgp_config = Some(BgpConfig {
+            id: Some(kept_id.unwrap_or_else(Uuid::new_v4)),
+            asn: body.asn,
+            deployment_type: deployment_type.to_string(),
+            md5: md5.clone(),
+        });
+        p.bgp_requested.get_or_insert(now);
+        Ok(Reply::Empty)
+    })
+}
