@@ -5,10 +5,10 @@
 //! scenarios re-execute it so) it is one worker process calling the fake
 //! server through a `Client` with shared limits.
 //!
-//! Redis: `$METAL_TEST_REDIS_URL`, else a `redis-server` started here on a
-//! free port; without either the scenarios print that they skip (under
-//! `CI=true` they fail instead). The restart scenario always starts its own
-//! `redis-server` (it stops it).
+//! Redis (`redis_harness`): `$METAL_TEST_REDIS_URL`, else a `redis-server`
+//! started here on a free port; without either the scenarios print that
+//! they skip (under `CI=true` they fail instead). The restart scenario
+//! always starts its own `redis-server` (it stops it).
 
 use std::collections::HashMap;
 use std::process::{Child, Command, Stdio};
@@ -19,6 +19,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use metal_api::exchange::{BoxFuture, Exchange};
 use metal_fake::{Fake, ServerConfig, ServerHandle};
 use metal_policy::{Client, ExponentialBackoff, Metal, SharedLimits};
+use redis_harness::{Options, Plain, Server};
 use uuid::Uuid;
 
 const TOKEN: &str = "shared-test-token";
@@ -46,96 +47,6 @@ fn main() {
 }
 
 // ---------------------------------------------------------------- Redis
-
-struct TestRedis {
-    url: String,
-    port: u16,
-    child: Option<Child>,
-}
-
-impl TestRedis {
-    fn stop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-impl Drop for TestRedis {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap()
-}
-
-async fn answers(url: &str) -> bool {
-    let Ok(client) = redis::Client::open(url) else {
-        return false;
-    };
-    for _ in 0..100 {
-        if let Ok(Ok(_)) = tokio::time::timeout(
-            Duration::from_millis(200),
-            client.get_multiplexed_async_connection(),
-        )
-        .await
-        {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    false
-}
-
-/// Starts `redis-server` on `port`; `None` if it cannot.
-async fn start_redis(port: u16) -> Option<TestRedis> {
-    let child = Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-        .args(["--save", "", "--appendonly", "no"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let r = TestRedis {
-        url: format!("redis://127.0.0.1:{port}/"),
-        port,
-        child: Some(child),
-    };
-    answers(&r.url).await.then_some(r)
-}
-
-async fn redis_for(test: &str, own: bool) -> Option<TestRedis> {
-    if !own {
-        if let Ok(url) = std::env::var("METAL_TEST_REDIS_URL") {
-            if answers(&url).await {
-                return Some(TestRedis {
-                    url,
-                    port: 0,
-                    child: None,
-                });
-            }
-        }
-    }
-    let r = start_redis(free_port()).await;
-    if r.is_none() {
-        // Locally the scenario skips, saying so; under CI it must run.
-        assert_ne!(
-            std::env::var("CI").as_deref(),
-            Ok("true"),
-            "{test}: no Redis under CI=true (set METAL_TEST_REDIS_URL or put redis-server on PATH)"
-        );
-        println!(
-            "{test}: skipped: no Redis (set METAL_TEST_REDIS_URL or put redis-server on PATH)"
-        );
-    }
-    r
-}
 
 // ---------------------------------------------------------------- worker
 
@@ -365,7 +276,7 @@ async fn run_workers<F: std::future::Future<Output = ()>>(
 
 async fn three_processes_share_the_budget_without_429s() {
     let name = "three_processes_share_the_budget_without_429s";
-    let Some(redis) = redis_for(name, false).await else {
+    let Some(redis) = Plain::get(name).await else {
         return;
     };
     let f = fixture().await;
@@ -390,7 +301,7 @@ async fn holders(url: &str, prefix: &str) -> i64 {
     let client = redis::Client::open(url).unwrap();
     let mut c = client.get_multiplexed_async_connection().await.unwrap();
     redis::cmd("ZCARD")
-        .arg(format!("{prefix}:holders"))
+        .arg(format!("{{{prefix}}}:holders"))
         .query_async(&mut c)
         .await
         .unwrap()
@@ -398,7 +309,7 @@ async fn holders(url: &str, prefix: &str) -> i64 {
 
 async fn a_killed_process_gives_its_slots_back_within_the_lease() {
     let name = "a_killed_process_gives_its_slots_back_within_the_lease";
-    let Some(redis) = redis_for(name, false).await else {
+    let Some(redis) = Plain::get(name).await else {
         return;
     };
     let f = fixture().await;
@@ -444,18 +355,18 @@ async fn a_killed_process_gives_its_slots_back_within_the_lease() {
 
 async fn restarting_redis_mid_run_neither_stops_nor_loses_calls() {
     let name = "restarting_redis_mid_run_neither_stops_nor_loses_calls";
-    let Some(mut redis) = redis_for(name, true).await else {
+    // Its own server: it stops it.
+    let Some(mut server) = redis_harness::or_skip(name, Server::start(Options::new()).await) else {
         return;
     };
+    let url = server.url();
     let f = fixture().await;
     let secs = 4;
-    let port = redis.port;
-    let url = redis.url.clone();
     let rs = run_workers(&f, &url, secs, async {
         tokio::time::sleep(Duration::from_millis(700 + 1000)).await;
-        redis.stop();
+        server.stop().await;
         tokio::time::sleep(Duration::from_millis(1000)).await;
-        redis = start_redis(port).await.expect("redis-server restarts");
+        server.restart().await.expect("redis-server restarts");
     })
     .await;
     let ok: i64 = rs.iter().map(|r| r["ok"]).sum();
@@ -479,7 +390,7 @@ async fn restarting_redis_mid_run_neither_stops_nor_loses_calls() {
 /// of meeting one too.
 async fn a_429_seen_by_one_client_pauses_the_others() {
     let name = "a_429_seen_by_one_client_pauses_the_others";
-    let Some(redis) = redis_for(name, false).await else {
+    let Some(redis) = Plain::get(name).await else {
         return;
     };
     // Three requests per second (a bucket of three): the fourth quick

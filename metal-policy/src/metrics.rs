@@ -13,6 +13,7 @@
 //! | `equinix_api_rate_limit_wait_seconds` | histogram (s) | |
 //! | `equinix_api_throttled_total` | counter | `endpoint` |
 //! | `equinix_api_shared_limits_degraded` | gauge (0/1; feature `redis`) | |
+//! | `equinix_api_shared_limits_vanished_total` | counter (feature `redis`) | |
 //! | `equinix_api_retry_budget_tokens` | gauge (registered only with the budget on) | |
 //! | `equinix_api_retry_budget_refused_total` | counter | `endpoint` |
 //!
@@ -27,6 +28,8 @@
 
 use std::time::Duration;
 
+#[cfg(feature = "redis")]
+use prometheus::IntCounter;
 use prometheus::{Histogram, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, Opts, Registry};
 
 /// The collectors; always present (gauges are useful to tests even with no
@@ -47,6 +50,10 @@ pub(crate) struct Metrics {
     /// 1 while shared limits fall back to local ones (feature `redis`).
     #[cfg(feature = "redis")]
     pub(crate) shared_degraded: IntGauge,
+    /// Times the shared rate schedule was found gone from Redis (feature
+    /// `redis`).
+    #[cfg(feature = "redis")]
+    pub(crate) shared_vanished: IntCounter,
 }
 
 impl Metrics {
@@ -121,6 +128,11 @@ impl Metrics {
                 "equinix_api_shared_limits_degraded",
                 "1 while the limits shared through Redis fall back to local limits.",
             )?,
+            #[cfg(feature = "redis")]
+            shared_vanished: IntCounter::new(
+                "equinix_api_shared_limits_vanished_total",
+                "Times the rate schedule shared through Redis was found gone (evicted, deleted, lost in a restart or failover).",
+            )?,
         };
         if let Some(r) = registry {
             r.register(Box::new(m.latency.clone()))?;
@@ -137,6 +149,8 @@ impl Metrics {
             r.register(Box::new(m.retry_budget_refused.clone()))?;
             #[cfg(feature = "redis")]
             r.register(Box::new(m.shared_degraded.clone()))?;
+            #[cfg(feature = "redis")]
+            r.register(Box::new(m.shared_vanished.clone()))?;
         }
         Ok(m)
     }

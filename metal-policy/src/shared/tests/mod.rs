@@ -1,0 +1,130 @@
+//! The shared limits against real Redis servers: `$METAL_TEST_REDIS_URL`
+//! or a `redis-server` each test starts (`redis_harness`); without one a
+//! test says it skips, and under `CI=true` it fails instead. Redis's clock
+//! is real time, so these tests use real time with generous margins.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use prometheus::{IntCounter, IntGauge};
+use redis_harness::Plain;
+use uuid::Uuid;
+
+use super::backend::{millis, Shared};
+use super::config::SharedLimits;
+use crate::limit::pace::Pace;
+
+mod eviction;
+mod scripts;
+
+/// A backend and its metrics.
+struct Probe {
+    shared: Arc<Shared>,
+    degraded: IntGauge,
+    vanished: IntCounter,
+}
+
+impl Probe {
+    fn new(config: SharedLimits, pace: Pace, burst: u32, parallelism: usize) -> Self {
+        let degraded = IntGauge::new("degraded", "d").unwrap();
+        let vanished = IntCounter::new("vanished", "v").unwrap();
+        let shared = Shared::new(
+            config,
+            pace,
+            burst,
+            parallelism,
+            degraded.clone(),
+            vanished.clone(),
+        )
+        .unwrap();
+        Self {
+            shared: Arc::new(shared),
+            degraded,
+            vanished,
+        }
+    }
+}
+
+/// A prefix no other test uses.
+fn prefix() -> String {
+    format!("test-{}", Uuid::new_v4())
+}
+
+/// A backend on its own prefix at `url`, pacing by `spacing`.
+fn backend(url: &str, spacing: Duration, burst: u32, parallelism: usize) -> Arc<Shared> {
+    let config = SharedLimits::redis(url, prefix())
+        .lease(Duration::from_millis(1000))
+        .timeout(Duration::from_millis(500));
+    Probe::new(config, Pace::fixed(spacing), burst, parallelism).shared
+}
+
+async fn reserve(s: &Shared) -> Duration {
+    Duration::from_micros(s.reserve_turn().await.unwrap().wait)
+}
+
+async fn acquire(s: &Shared, id: &str, wttl: Duration) -> bool {
+    let mut inv = s.scripts.acquire.key(&s.keys.holders);
+    inv.key(&s.keys.queue)
+        .key(&s.keys.queue_expiry)
+        .key(&s.keys.seq)
+        .arg(id)
+        .arg(s.parallelism)
+        .arg(millis(s.config.lease))
+        .arg(millis(wttl));
+    s.run::<u8>(inv).await.unwrap() == 1
+}
+
+async fn release(s: &Shared, id: &str) {
+    let mut inv = s.scripts.release.key(&s.keys.holders);
+    inv.key(&s.keys.queue).key(&s.keys.queue_expiry).arg(id);
+    s.run::<u8>(inv).await.unwrap();
+}
+
+/// Whether `got` (a wait measured from some instant within the last
+/// `elapsed`) could be `want` measured from the start of `elapsed`, give or
+/// take a few ms of clock granularity: robust to slow Redis round trips.
+fn near(got: Duration, want: Duration, elapsed: Duration) -> bool {
+    let slack = Duration::from_millis(5);
+    got + elapsed + slack >= want && got <= want + slack
+}
+
+/// The log lines written while it lives (this thread's: a
+/// `#[tokio::test]` runs its tasks on the test's thread).
+#[derive(Clone, Default)]
+struct Logs(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Logs {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Logs {
+    /// Captures this thread's logs (`DEBUG` and up) until the guard drops.
+    fn capture() -> (Self, tracing::subscriber::DefaultGuard) {
+        let logs = Self::default();
+        let writer = logs.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::DEBUG)
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish();
+        (logs, tracing::subscriber::set_default(subscriber))
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+
+    /// The `WARN` lines that contain `needle`.
+    fn warnings(&self, needle: &str) -> usize {
+        self.text()
+            .lines()
+            .filter(|l| l.contains(" WARN ") && l.contains(needle))
+            .count()
+    }
+}
