@@ -12,10 +12,13 @@ use uuid::Uuid;
 
 use super::backend::{millis, Shared};
 use super::config::SharedLimits;
+use super::slots;
 use crate::limit::pace::Pace;
 
+mod acl;
 mod eviction;
 mod scripts;
+mod tls;
 
 /// A backend and its metrics.
 struct Probe {
@@ -127,4 +130,43 @@ impl Logs {
             .filter(|l| l.contains(" WARN ") && l.contains(needle))
             .count()
     }
+}
+
+/// Makes the ACL user `user` with `password` and exactly `rules` on
+/// `server` (as the default user, on its plain port).
+async fn acl_user(server: &redis_harness::Server, user: &str, password: &str, rules: &str) {
+    let mut cmd = redis::cmd("ACL");
+    cmd.arg("SETUSER")
+        .arg(user)
+        .arg("reset")
+        .arg("on")
+        .arg(format!(">{password}"));
+    for rule in rules.split(' ') {
+        cmd.arg(rule);
+    }
+    let _: () = server.query(&cmd).await.unwrap();
+}
+
+/// What `server` denied since it started (`ACL LOG`), one line each;
+/// not `CLIENT SETINFO`, which the redis crate sends on connect and which
+/// the documented rules leave out (see the module docs).
+async fn acl_denials(server: &redis_harness::Server) -> Vec<String> {
+    let log: Vec<std::collections::HashMap<String, redis::Value>> =
+        server.query(redis::cmd("ACL").arg("LOG")).await.unwrap();
+    log.iter()
+        .map(|entry| {
+            let field = |k: &str| match entry.get(k) {
+                Some(redis::Value::BulkString(b)) => String::from_utf8_lossy(b).into_owned(),
+                Some(v) => format!("{v:?}"),
+                None => String::new(),
+            };
+            format!(
+                "{} {} {}",
+                field("reason"),
+                field("object"),
+                field("context")
+            )
+        })
+        .filter(|line| !line.contains("client|setinfo"))
+        .collect()
 }
