@@ -36,7 +36,7 @@ use std::time::Duration;
 
 pub use certs::Certs;
 pub use cluster::Cluster;
-pub use sentinel::Sentinel;
+pub use sentinel::{Sentinel, MASTER_NAME as SENTINEL_MASTER};
 pub use server::{ClientCerts, Options, Server};
 
 /// How long a started process may take to answer.

@@ -37,7 +37,8 @@ pub(crate) enum Connector {
         client: ClusterClient,
         seeds: Vec<redis::Client>,
     },
-    Sentinel(tokio::sync::Mutex<SentinelClient>),
+    /// The sentinels' client, and the master's name.
+    Sentinel(tokio::sync::Mutex<SentinelClient>, String),
 }
 
 /// A connection to one node or to the cluster.
@@ -170,7 +171,7 @@ impl Connector {
                 }
                 let certs = certificates(config)?;
                 let client = sentinel_client(&master, &name, master_tls, &sentinels, certs)?;
-                Ok(Self::Sentinel(tokio::sync::Mutex::new(client)))
+                Ok(Self::Sentinel(tokio::sync::Mutex::new(client), name))
             }
         }
     }
@@ -187,7 +188,7 @@ impl Connector {
                     .await?,
             )),
             Self::Cluster { client, .. } => Ok(Conn::Cluster(client.get_async_connection().await?)),
-            Self::Sentinel(sentinel) => {
+            Self::Sentinel(sentinel, _) => {
                 let client = sentinel.lock().await.async_get_client().await?;
                 Ok(Conn::Node(
                     client
@@ -215,11 +216,34 @@ impl Connector {
                     RedisError::from((redis::ErrorKind::InvalidClientConfig, "no cluster node"))
                 }))
             }
-            Self::Sentinel(sentinel) => {
+            Self::Sentinel(sentinel, _) => {
                 let client = sentinel.lock().await.async_get_client().await?;
                 client.get_async_pubsub().await
             }
         }
+    }
+
+    /// With Sentinel, the master's name.
+    pub(crate) fn sentinel_master(&self) -> Option<&str> {
+        match self {
+            Self::Sentinel(_, name) => Some(name),
+            _ => None,
+        }
+    }
+
+    /// With Sentinel: a subscription to a sentinel's `+switch-master`
+    /// announcements (a failover's new master).
+    pub(crate) async fn master_switches(&self) -> Result<PubSub, RedisError> {
+        let Self::Sentinel(sentinel, _) = self else {
+            return Err(RedisError::from((
+                redis::ErrorKind::InvalidClientConfig,
+                "not a Sentinel",
+            )));
+        };
+        let client = sentinel.lock().await.async_get_sentinel_client().await?;
+        let mut ps = client.get_async_pubsub().await?;
+        ps.subscribe("+switch-master").await?;
+        Ok(ps)
     }
 }
 

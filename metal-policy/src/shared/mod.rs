@@ -35,9 +35,12 @@
 //!   host part) and carries the master's credentials, TLS mode and
 //!   database; each sentinel URL carries the sentinels' own (the first
 //!   one's credentials serve them all). Each new connection asks the
-//!   sentinels for the master, and checks that it is one (`ROLE`); after
-//!   a failover the old master refuses writes, the client degrades, and
-//!   its next probe connects to the new master.
+//!   sentinels for the master, and checks that it is one (`ROLE`). The
+//!   client also listens to a sentinel's `+switch-master` announcements
+//!   and connects to the new master as soon as one is announced (a
+//!   failover asked for leaves the old master answering, as a master,
+//!   until the sentinel demotes it); a master that stops answering
+//!   degrades the client until its next probe finds the new one.
 //!
 //! # TLS
 //!

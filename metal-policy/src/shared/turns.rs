@@ -12,7 +12,7 @@ use redis::ScriptInvocation;
 use tokio::time::{sleep, timeout, Instant};
 use tracing::debug;
 
-use super::backend::{micros, Shared};
+use super::backend::{micros, watch_master, Shared};
 use super::error::SharedError;
 use crate::limit::pace::Reading;
 use crate::limit::rate::{DEFAULT_THROTTLE_PAUSE, MAX_THROTTLE_PAUSE};
@@ -69,20 +69,26 @@ impl Shared {
         }
     }
 
-    /// Starts, once, the task that listens for other processes'
-    /// announcements of a pulled-back schedule (learning only: without it
-    /// the schedule is never pulled back).
-    fn listen(self: &Arc<Self>) {
-        if !self.pace.learn {
+    /// Starts, once, the background tasks: the listener for other
+    /// processes' announcements of a pulled-back schedule (learning only:
+    /// without it the schedule is never pulled back), and, with Sentinel,
+    /// the watcher of master switches.
+    fn start_tasks(self: &Arc<Self>) {
+        let mut tasks = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
+        if tasks.is_some() {
             return;
         }
-        let mut listener = self.listener.lock().unwrap_or_else(|p| p.into_inner());
-        if listener.is_some() {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
             return;
+        };
+        let mut started = Vec::new();
+        if self.pace.learn {
+            started.push(rt.spawn(listen(Arc::downgrade(self))));
         }
-        if let Ok(rt) = tokio::runtime::Handle::try_current() {
-            *listener = Some(rt.spawn(listen(Arc::downgrade(self))));
+        if self.connector.sentinel_master().is_some() {
+            started.push(rt.spawn(watch_master(Arc::downgrade(self))));
         }
+        *tasks = Some(started);
     }
 
     /// Waits for this request's turn of the shared schedule (or, degraded,
@@ -92,7 +98,7 @@ impl Shared {
     /// since pulled back for a faster learned pace is reserved again.
     pub(crate) async fn acquire_turn(self: &Arc<Self>) -> Duration {
         let began = Instant::now();
-        self.listen();
+        self.start_tasks();
         loop {
             if !self.try_redis() {
                 self.local_rate.acquire().await;

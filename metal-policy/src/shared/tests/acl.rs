@@ -7,64 +7,8 @@
 use std::time::Duration;
 
 use redis_harness::{or_skip, Certs, ClientCerts, Options, Server};
-use tokio::time::sleep;
 
 use super::*;
-use crate::limit::pace::Reading;
-
-const USER: &str = "limits";
-const PASSWORD: &str = "acl-test-password";
-
-/// Runs every operation of two learning processes through `config`'s
-/// Redis, on one prefix.
-async fn every_operation(config: SharedLimits) {
-    let pace = Pace {
-        base: Duration::from_millis(400),
-        floor: Duration::ZERO,
-        learn: true,
-        share: 1,
-    };
-    let config = config.lease(Duration::from_millis(90));
-    let a = Probe::new(config.clone(), pace, 1, 2);
-    let b = Probe::new(config, pace, 1, 2);
-    // Turns, and the subscription each learning process starts.
-    a.shared.acquire_turn().await;
-    b.shared.acquire_turn().await;
-    // A wait dropped before its turn gives it back.
-    assert!(
-        tokio::time::timeout(Duration::from_millis(50), a.shared.acquire_turn())
-            .await
-            .is_err()
-    );
-    sleep(Duration::from_millis(50)).await;
-    // B's next turn is ~400 ms away; A learns a much faster pace, which
-    // pulls the schedule back and announces it.
-    let waiting = tokio::spawn({
-        let b = Arc::clone(&b.shared);
-        async move { b.acquire_turn().await }
-    });
-    sleep(Duration::from_millis(100)).await;
-    a.shared
-        .learn(Reading {
-            remaining: 100,
-            until: Duration::from_secs(10),
-        })
-        .await;
-    waiting.await.unwrap();
-    // A pause, waited out (the turn asks for the pause left after it).
-    a.shared.pause(Some(Duration::from_millis(100))).await;
-    b.shared.acquire_turn().await;
-    // A slot held past a renewal (a third of the lease), then released.
-    let slot = a.shared.acquire_slot().await;
-    assert!(matches!(slot, slots::SharedSlot::Lease(_)));
-    sleep(Duration::from_millis(100)).await;
-    drop(slot);
-    sleep(Duration::from_millis(50)).await;
-    for p in [&a, &b] {
-        assert!(!p.shared.degraded(), "every operation went through Redis");
-        assert_eq!(p.vanished.get(), 0);
-    }
-}
 
 #[tokio::test]
 async fn the_documented_acl_is_enough_for_every_operation_over_redis_and_rediss() {

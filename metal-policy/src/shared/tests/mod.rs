@@ -8,17 +8,24 @@ use std::time::Duration;
 
 use prometheus::{IntCounter, IntGauge};
 use redis_harness::Plain;
+use tokio::time::sleep;
 use uuid::Uuid;
 
 use super::backend::{millis, Shared};
 use super::config::SharedLimits;
 use super::slots;
-use crate::limit::pace::Pace;
+use crate::limit::pace::{Pace, Reading};
 
 mod acl;
+mod cluster;
 mod eviction;
 mod scripts;
+mod sentinel;
 mod tls;
+
+/// The ACL user the tests make with [`SharedLimits::acl`]'s rules.
+const USER: &str = "limits";
+const PASSWORD: &str = "acl-test-password";
 
 /// A backend and its metrics.
 struct Probe {
@@ -169,4 +176,55 @@ async fn acl_denials(server: &redis_harness::Server) -> Vec<String> {
         })
         .filter(|line| !line.contains("client|setinfo"))
         .collect()
+}
+
+/// Runs every operation of two learning processes through `config`'s
+/// Redis, on one prefix.
+async fn every_operation(config: SharedLimits) {
+    let pace = Pace {
+        base: Duration::from_millis(400),
+        floor: Duration::ZERO,
+        learn: true,
+        share: 1,
+    };
+    let config = config.lease(Duration::from_millis(90));
+    let a = Probe::new(config.clone(), pace, 1, 2);
+    let b = Probe::new(config, pace, 1, 2);
+    // Turns, and the subscription each learning process starts.
+    a.shared.acquire_turn().await;
+    b.shared.acquire_turn().await;
+    // A wait dropped before its turn gives it back.
+    assert!(
+        tokio::time::timeout(Duration::from_millis(50), a.shared.acquire_turn())
+            .await
+            .is_err()
+    );
+    sleep(Duration::from_millis(50)).await;
+    // B's next turn is ~400 ms away; A learns a much faster pace, which
+    // pulls the schedule back and announces it.
+    let waiting = tokio::spawn({
+        let b = Arc::clone(&b.shared);
+        async move { b.acquire_turn().await }
+    });
+    sleep(Duration::from_millis(100)).await;
+    a.shared
+        .learn(Reading {
+            remaining: 100,
+            until: Duration::from_secs(10),
+        })
+        .await;
+    waiting.await.unwrap();
+    // A pause, waited out (the turn asks for the pause left after it).
+    a.shared.pause(Some(Duration::from_millis(100))).await;
+    b.shared.acquire_turn().await;
+    // A slot held past a renewal (a third of the lease), then released.
+    let slot = a.shared.acquire_slot().await;
+    assert!(matches!(slot, slots::SharedSlot::Lease(_)));
+    sleep(Duration::from_millis(100)).await;
+    drop(slot);
+    sleep(Duration::from_millis(50)).await;
+    for p in [&a, &b] {
+        assert!(!p.shared.degraded(), "every operation went through Redis");
+        assert_eq!(p.vanished.get(), 0);
+    }
 }
