@@ -32,6 +32,9 @@ struct Health {
 pub(crate) struct Shared {
     pub(super) connector: Connector,
     conn: Mutex<Option<Conn>>,
+    /// Held while connecting: concurrent calls wait for one connection
+    /// rather than each making (and handshaking) their own.
+    connecting: tokio::sync::Mutex<()>,
     pub(super) keys: Keys,
     pub(super) scripts: Scripts,
     pub(super) config: SharedLimits,
@@ -92,6 +95,7 @@ impl Shared {
         Ok(Self {
             connector,
             conn: Mutex::new(None),
+            connecting: tokio::sync::Mutex::new(()),
             keys: Keys::new(&config.prefix),
             scripts: Scripts::new(),
             pace,
@@ -165,11 +169,18 @@ impl Shared {
     /// The cached connection, or a new one whose server's eviction policy
     /// cannot drop the limits' keys.
     async fn connection(&self) -> Result<Conn, SharedError> {
-        let cached = self.conn.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        if let Some(c) = cached {
+        let cached = || self.conn.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if let Some(c) = cached() {
             return Ok(c);
         }
         let t = self.config.timeout;
+        let _connecting = timeout(t, self.connecting.lock())
+            .await
+            .map_err(|_| SharedError::Timeout(t))?;
+        // Another call may have connected while this one waited.
+        if let Some(c) = cached() {
+            return Ok(c);
+        }
         let mut c = timeout(t, self.connector.connect(t))
             .await
             .map_err(|_| SharedError::Timeout(t))?
