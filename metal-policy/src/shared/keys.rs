@@ -29,7 +29,8 @@ const PAUSE: &str = include_str!("scripts/pause.lua");
 
 /// Takes a slot or queues for one. KEYS: holders, queue, queue expiry,
 /// seq. ARGV: id, limit, lease ms, waiter ttl ms. Returns 1 when the slot
-/// is taken, else 0 (the caller stays queued and polls again).
+/// is taken, else minus the waiter's place in line (the caller stays
+/// queued and polls again).
 const ACQUIRE: &str = include_str!("scripts/acquire.lua");
 
 /// Renews (or re-registers) a held lease. KEYS: holders. ARGV: id, lease ms.

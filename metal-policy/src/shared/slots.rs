@@ -13,8 +13,13 @@ use uuid::Uuid;
 use super::backend::{millis, Shared};
 use super::config::WAITER_TTL;
 
-/// How often a waiter for a shared slot asks again (jittered ±50%).
+/// How often the next waiter for a shared slot asks again (jittered
+/// ±50%); the one behind it every two, and so on up to [`POLL_BACK`]: a
+/// slot goes to the next waiter within about one poll, and the waiters
+/// further back, who cannot take it yet, cost Redis fewer calls.
 const POLL: Duration = Duration::from_millis(10);
+/// The place in line from which waiters poll no less often.
+const POLL_BACK: u32 = 8;
 
 /// A held shared concurrency slot: a Redis lease renewed in the
 /// background, or a local permit while degraded. Dropping it releases it.
@@ -77,7 +82,7 @@ impl Shared {
                     .arg(self.parallelism)
                     .arg(millis(self.config.lease))
                     .arg(millis(WAITER_TTL));
-                match self.run::<u8>(inv).await {
+                match self.run::<i64>(inv).await {
                     Ok(1) => {
                         waiter.armed = false;
                         let id = std::mem::take(&mut waiter.id);
@@ -88,9 +93,12 @@ impl Shared {
                             renew,
                         });
                     }
-                    Ok(_) => {
+                    Ok(behind) => {
+                        let place = u32::try_from(behind.unsigned_abs())
+                            .unwrap_or(POLL_BACK)
+                            .clamp(1, POLL_BACK);
                         let jitter = rand::rng().random_range(0.5..1.5);
-                        sleep(POLL.mul_f64(jitter)).await;
+                        sleep((POLL * place).mul_f64(jitter)).await;
                     }
                     Err(_) => break,
                 }

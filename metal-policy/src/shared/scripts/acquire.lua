@@ -1,7 +1,8 @@
 -- Takes a slot or queues for one. KEYS: holders, queue, queue expiry,
 -- seq. ARGV: id, limit, lease ms, waiter ttl ms. Returns 1 when the slot
--- is taken, else 0 (the caller stays queued and polls again). No TTLs
--- (see reserve.lua): expired holders and waiters are pruned here.
+-- is taken, else minus the waiter's place in line (-1: next; the caller
+-- stays queued and polls again, less often the further back it is). No
+-- TTLs (see reserve.lua): expired holders and waiters are pruned here.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local id, limit = ARGV[1], tonumber(ARGV[2])
@@ -24,5 +25,6 @@ if not redis.call('ZSCORE', KEYS[2], id) then
 end
 redis.call('ZADD', KEYS[3], now + wttl, id)
 local free = limit - redis.call('ZCARD', KEYS[1])
-if redis.call('ZRANK', KEYS[2], id) < free then return take() end
-return 0
+local rank = redis.call('ZRANK', KEYS[2], id)
+if rank < free then return take() end
+return free - rank - 1

@@ -73,6 +73,11 @@ async fn reserve(s: &Shared) -> Duration {
 }
 
 async fn acquire(s: &Shared, id: &str, wttl: Duration) -> bool {
+    acquire_reply(s, id, wttl).await == 1
+}
+
+/// The acquire script's reply: 1 (taken) or minus the place in line.
+async fn acquire_reply(s: &Shared, id: &str, wttl: Duration) -> i64 {
     let mut inv = s.scripts.acquire.key(&s.keys.holders);
     inv.key(&s.keys.queue)
         .key(&s.keys.queue_expiry)
@@ -81,7 +86,7 @@ async fn acquire(s: &Shared, id: &str, wttl: Duration) -> bool {
         .arg(s.parallelism)
         .arg(millis(s.config.lease))
         .arg(millis(wttl));
-    s.run::<u8>(inv).await.unwrap() == 1
+    s.run::<i64>(inv).await.unwrap()
 }
 
 async fn release(s: &Shared, id: &str) {

@@ -83,6 +83,27 @@ async fn slots_are_served_in_arrival_order_and_leases_expire() {
 }
 
 #[tokio::test]
+async fn a_waiter_is_told_its_place_in_line() {
+    let Some(r) = Plain::get("a_waiter_is_told_its_place_in_line").await else {
+        return;
+    };
+    let s = backend(&r.url, Duration::ZERO, 1, 1);
+    let ttl = Duration::from_secs(5);
+    assert_eq!(acquire_reply(&s, "a", ttl).await, 1);
+    assert_eq!(acquire_reply(&s, "b", ttl).await, -1, "next");
+    assert_eq!(acquire_reply(&s, "c", ttl).await, -2);
+    assert_eq!(acquire_reply(&s, "d", ttl).await, -3);
+    release(&s, "a").await;
+    assert_eq!(
+        acquire_reply(&s, "c", ttl).await,
+        -1,
+        "b's slot is free, b is ahead"
+    );
+    assert_eq!(acquire_reply(&s, "b", ttl).await, 1);
+    assert_eq!(acquire_reply(&s, "d", ttl).await, -2);
+}
+
+#[tokio::test]
 async fn a_waiter_that_stops_polling_leaves_the_queue() {
     let Some(r) = Plain::get("a_waiter_that_stops_polling_leaves_the_queue").await else {
         return;
