@@ -200,8 +200,9 @@ impl SharedLimits {
 
     /// The smallest ACL rules that let a user run the shared limits under
     /// this prefix: its keys and channel only, and the commands the client
-    /// and its scripts send. Give them to `ACL SETUSER <user> on
-    /// ><password> <rules>` (or a `user` line of an ACL file).
+    /// and its scripts send. Give them to
+    /// `ACL SETUSER <user> on ><password> <rules>` (or a `user` line of an
+    /// ACL file).
     ///
     /// ```
     /// use metal_policy::SharedLimits;
