@@ -14,16 +14,19 @@ use uuid::Uuid;
 #[derive(Clone, Debug)]
 pub struct Call {
     operation: &'static Operation,
-    params: HashMap<String, String>,
+    params: Params,
     query: HashMap<String, String>,
     body: Bytes,
 }
 
+/// The path parameters of one request, by name, in the path's order.
+pub(crate) type Params = Vec<(String, String)>;
+
 impl Call {
     /// A call of `operation` with these path parameters, query and body.
-    pub fn new(
+    pub(crate) fn new(
         operation: &'static Operation,
-        params: HashMap<String, String>,
+        params: Params,
         query: HashMap<String, String>,
         body: Bytes,
     ) -> Self {
@@ -42,7 +45,10 @@ impl Call {
 
     /// A path parameter (`"id"` for `/devices/{id}`), percent-decoded.
     pub fn param(&self, name: &str) -> Option<&str> {
-        self.params.get(name).map(String::as_str)
+        self.params
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
     }
 
     /// A query parameter, percent-decoded (the last one if repeated).

@@ -7,6 +7,8 @@
 //! as `metal-fake/world.schema.json`; `metal-fake --world-schema` prints
 //! it. `metal-fake/examples/world.json` is an example.
 //!
+//! Each entry is the resource's own record (a [`Device`] is what the fake
+//! keeps of a device), so the document and the model cannot drift apart.
 //! Plans, facilities and metros are named by slug and code; everything else
 //! by UUID. A project without an organisation belongs to a default one,
 //! made when needed. Devices report the `state` they are seeded with and
@@ -39,10 +41,19 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+pub use crate::model::{
+    Device, DeviceState, Facility, HardwareReservation, Metro, Organization, Plan, Project, SshKey,
+    Token,
+};
+
 /// The most records of one kind a world document may hold (projects,
 /// reservations, devices, SSH keys, ...): every list call renders all of
 /// them before it paginates.
 pub const MAX_RECORDS: usize = 100_000;
+
+/// The longest name, code, slug, hostname, tag or token of a world
+/// document, in bytes.
+pub const MAX_NAME: usize = 255;
 
 /// A whole world: organisations, projects, tokens, metros, facilities,
 /// plans, hardware reservations, devices and SSH keys.
@@ -54,245 +65,33 @@ pub struct WorldDoc {
     pub user: Option<Uuid>,
     /// Organisations; each owns projects.
     #[serde(default)]
-    pub organizations: Vec<OrganizationDoc>,
+    pub organizations: Vec<Organization>,
     /// Projects. The first is the main project ([`crate::Fake::project`]).
     #[serde(default)]
-    pub projects: Vec<ProjectDoc>,
+    pub projects: Vec<Project>,
     /// API tokens besides the server's own (which sees every project), and
     /// what each sees. A token reading a project it does not see gets
     /// `403`.
     #[serde(default)]
-    pub tokens: Vec<TokenDoc>,
+    pub tokens: Vec<Token>,
     /// Metros, by code.
     #[serde(default)]
-    pub metros: Vec<MetroDoc>,
+    pub metros: Vec<Metro>,
     /// Facilities, by code, each in a metro.
     #[serde(default)]
-    pub facilities: Vec<FacilityDoc>,
+    pub facilities: Vec<Facility>,
     /// Plans, by slug.
     #[serde(default)]
-    pub plans: Vec<PlanDoc>,
+    pub plans: Vec<Plan>,
     /// Hardware reservations.
     #[serde(default)]
-    pub reservations: Vec<ReservationDoc>,
+    pub reservations: Vec<HardwareReservation>,
     /// Devices.
     #[serde(default)]
-    pub devices: Vec<DeviceDoc>,
+    pub devices: Vec<Device>,
     /// SSH keys, the user's and projects'.
     #[serde(default)]
-    pub ssh_keys: Vec<SshKeyDoc>,
-}
-
-/// An organisation.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct OrganizationDoc {
-    /// Its ID.
-    pub id: Uuid,
-    /// Its name.
-    #[serde(default)]
-    pub name: String,
-}
-
-/// A project.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ProjectDoc {
-    /// Its ID.
-    pub id: Uuid,
-    /// Its name (`fake project N` if absent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// The organisation that owns it (a default one if absent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub organization: Option<Uuid>,
-}
-
-/// An API token and what it sees: every project of its organisations, and
-/// the projects named.
-#[derive(Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct TokenDoc {
-    /// The `X-Auth-Token` value.
-    pub token: String,
-    /// Organisations whose projects it sees.
-    #[serde(default)]
-    pub organizations: Vec<Uuid>,
-    /// Projects it sees besides.
-    #[serde(default)]
-    pub projects: Vec<Uuid>,
-}
-
-impl std::fmt::Debug for TokenDoc {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TokenDoc")
-            .field("token", &"<redacted>")
-            .field("organizations", &self.organizations)
-            .field("projects", &self.projects)
-            .finish()
-    }
-}
-
-/// A metro.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct MetroDoc {
-    /// Its ID (random if absent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<Uuid>,
-    /// Its code (`da`).
-    pub code: String,
-}
-
-/// A facility.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct FacilityDoc {
-    /// Its ID (random if absent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<Uuid>,
-    /// Its code (`da11`).
-    pub code: String,
-    /// The code of its metro, one of `metros`.
-    pub metro: String,
-}
-
-/// A plan.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PlanDoc {
-    /// Its ID (random if absent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<Uuid>,
-    /// Its slug (`c3.small.x86`).
-    pub slug: String,
-}
-
-/// A hardware reservation. Which device it holds is said by the device.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ReservationDoc {
-    /// Its ID.
-    pub id: Uuid,
-    /// The project that holds it.
-    pub project: Uuid,
-    /// The plan's slug, one of `plans`.
-    pub plan: String,
-    /// The facility's code, one of `facilities`.
-    pub facility: String,
-    /// Seconds until it is provisionable again after a device was deleted
-    /// from it (absent: free now).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub released_in_seconds: Option<f64>,
-}
-
-/// The state a device is seeded in.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum DeviceState {
-    /// Just created; provisioning next.
-    Queued,
-    /// Provisioning; active next.
-    Provisioning,
-    /// Running.
-    #[default]
-    Active,
-    /// Powering on; active next.
-    PoweringOn,
-    /// Powering off; inactive next.
-    PoweringOff,
-    /// Powered off.
-    Inactive,
-    /// Reinstalling; active next.
-    Reinstalling,
-    /// Its provisioning failed; it stays until deleted.
-    Failed,
-    /// Being deleted; gone next.
-    Deprovisioning,
-}
-
-/// A device.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct DeviceDoc {
-    /// Its ID.
-    pub id: Uuid,
-    /// Its project.
-    pub project: Uuid,
-    /// The hardware reservation it runs on, one of `reservations` of the
-    /// same project, held by no other device.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reservation: Option<Uuid>,
-    /// The plan's slug (the reservation's, when it has one).
-    pub plan: String,
-    /// The facility's code (the reservation's, when it has one).
-    pub facility: String,
-    /// Its hostname.
-    pub hostname: String,
-    /// The operating system's slug.
-    #[serde(default = "default_os")]
-    pub operating_system: String,
-    /// Its state now (default `active`).
-    #[serde(default)]
-    pub state: DeviceState,
-    /// Seconds since its phase began: for `queued` and `provisioning`,
-    /// since it was created; for the power states and `reinstalling`, since
-    /// that action. Default: just entered the state.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub state_elapsed_seconds: Option<f64>,
-    /// Its description.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub description: Option<String>,
-    /// Its tags.
-    #[serde(default)]
-    pub tags: Vec<String>,
-    /// Whether it is locked.
-    #[serde(default)]
-    pub locked: bool,
-    /// Whether it boots from the network every time.
-    #[serde(default)]
-    pub always_pxe: bool,
-    /// Its iPXE script URL.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ipxe_script_url: Option<String>,
-    /// Its billing cycle (`hourly`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub billing_cycle: Option<String>,
-    /// Its user data.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub userdata: Option<String>,
-    /// Its custom data.
-    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
-    pub customdata: serde_json::Map<String, serde_json::Value>,
-    /// How many times it was rebooted.
-    #[serde(default)]
-    pub reboots: u32,
-    /// Placed by another API user (a competitor), not by the controller.
-    #[serde(default)]
-    pub competitor: bool,
-}
-
-fn default_os() -> String {
-    "ubuntu_22_04".to_string()
-}
-
-/// An SSH key.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SshKeyDoc {
-    /// Its ID.
-    pub id: Uuid,
-    /// The project that owns it; absent: the user's key.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub project: Option<Uuid>,
-    /// Its label.
-    #[serde(default)]
-    pub label: String,
-    /// The public key (`ssh-ed25519 AAAA... comment`).
-    pub key: String,
-    /// Its tags.
-    #[serde(default)]
-    pub tags: Vec<String>,
+    pub ssh_keys: Vec<SshKey>,
 }
 
 /// Why a world document was refused. Over HTTP, `422` with the message.
@@ -359,6 +158,65 @@ pub enum WorldError {
 }
 
 impl WorldDoc {
+    /// Refuses a document with more than [`MAX_RECORDS`] records of one
+    /// kind.
+    pub(crate) fn check_bounds(&self) -> Result<(), WorldError> {
+        let counts = [
+            ("organizations", self.organizations.len()),
+            ("projects", self.projects.len()),
+            ("tokens", self.tokens.len()),
+            ("metros", self.metros.len()),
+            ("facilities", self.facilities.len()),
+            ("plans", self.plans.len()),
+            ("reservations", self.reservations.len()),
+            ("devices", self.devices.len()),
+            ("ssh_keys", self.ssh_keys.len()),
+        ];
+        for (kind, count) in counts {
+            if count > MAX_RECORDS {
+                return Err(WorldError::TooMany { kind, count });
+            }
+        }
+        // Names and codes are single lines of a few words: bounded so that
+        // no record makes every list that shows it large.
+        let names = self
+            .organizations
+            .iter()
+            .map(|o| ("organization name", o.name.as_str()))
+            .chain(
+                self.projects
+                    .iter()
+                    .filter_map(|p| Some(("project name", p.name.as_deref()?))),
+            )
+            .chain(self.metros.iter().map(|m| ("metro code", m.code.as_str())))
+            .chain(self.facilities.iter().flat_map(|f| {
+                [
+                    ("facility code", f.code.as_str()),
+                    ("facility metro", f.metro.as_str()),
+                ]
+            }))
+            .chain(self.plans.iter().map(|p| ("plan slug", p.slug.as_str())))
+            .chain(self.tokens.iter().map(|t| ("token", t.token.as_str())));
+        for (field, value) in names {
+            if value.len() > MAX_NAME {
+                return Err(WorldError::Inconsistent(format!(
+                    "a {field} is longer than {MAX_NAME} bytes"
+                )));
+            }
+        }
+        if let Some(t) = self
+            .tokens
+            .iter()
+            .find(|t| t.projects.len() + t.organizations.len() > MAX_RECORDS)
+        {
+            return Err(WorldError::TooMany {
+                kind: "token's projects and organizations",
+                count: t.projects.len() + t.organizations.len(),
+            });
+        }
+        Ok(())
+    }
+
     /// Decodes a document from JSON text.
     ///
     /// ```

@@ -71,10 +71,18 @@ impl FaultKind {
 
     /// Whether the model applies the change before the fault shows.
     pub fn applies_change(&self) -> bool {
-        matches!(
-            self,
-            Self::FailAfter { .. } | Self::DropAfter | Self::Hang | Self::Truncated
-        )
+        self.stage() == Stage::After
+    }
+
+    /// When the fault strikes: the one place each kind's timing is said.
+    pub(crate) fn stage(&self) -> Stage {
+        match self {
+            Self::NotSent | Self::FailBefore { .. } | Self::Throttle { .. } | Self::BadGateway => {
+                Stage::Before
+            }
+            Self::FailAfter { .. } | Self::DropAfter | Self::Hang | Self::Truncated => Stage::After,
+            Self::Latency(_) | Self::Competitor => Stage::Around,
+        }
     }
 
     /// Every kind with representative parameters, for suites that run all.
@@ -112,6 +120,18 @@ impl FaultKind {
             Self::Truncated,
         ]
     }
+}
+
+/// When a fault strikes, relative to the change a call makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Stage {
+    /// Before the server acts: nothing changes.
+    Before,
+    /// After the server acted: the reply is lost or spoiled.
+    After,
+    /// Around a call that otherwise goes through (latency, a competitor
+    /// taking the reservation first).
+    Around,
 }
 
 /// A scripted fault: which calls it hits and what happens to them.
@@ -211,6 +231,9 @@ fn probability(rate: f64) -> f64 {
     }
 }
 
+/// The most scripted faults the control API keeps pending at once.
+pub(crate) const MAX_PENDING_FAULTS: usize = 10_000;
+
 /// The scripted and random faults of one fake, and the per-operation call
 /// counts they are matched against.
 #[derive(Debug)]
@@ -255,6 +278,12 @@ impl FaultPlan {
         if fault.times > 0 {
             self.scripted.push(fault);
         }
+    }
+
+    /// How many more scripted faults the control API may add (at most
+    /// [`MAX_PENDING_FAULTS`] pending: every call scans them).
+    pub(crate) fn room(&self) -> usize {
+        MAX_PENDING_FAULTS.saturating_sub(self.scripted.len())
     }
 
     /// Counts one call of `operation` (whose path names `target`, if it

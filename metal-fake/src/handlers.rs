@@ -1,14 +1,14 @@
 //! Which handler serves each operation of the spec: the model's, one a test
 //! gave ([`crate::FakeBuilder::handler`]), or none (`501`).
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
 use metal_api::operation::Operation;
 
 use crate::call::{ApiError, Call, Reply};
-use crate::model::{Prepare, Prepared, MODELLED};
+use crate::model::{modelled, Prepare, Prepared};
 
 /// A handler a test gives for one operation.
 pub(crate) type Custom = Arc<dyn Fn(&Call) -> Result<Reply, ApiError> + Send + Sync>;
@@ -30,14 +30,13 @@ pub(crate) enum Action {
 
 /// The handler of every operation: the model's unless changed.
 #[derive(Clone)]
-pub(crate) struct Handlers(HashMap<&'static str, Handler>);
+pub(crate) struct Handlers(BTreeMap<&'static str, Handler>);
 
 impl Default for Handlers {
     fn default() -> Self {
         Self(
-            MODELLED
-                .iter()
-                .map(|(op, prepare)| (op.id, Handler::Model(*prepare)))
+            modelled()
+                .map(|m| (m.operation.id, Handler::Model(m.prepare)))
                 .collect(),
         )
     }

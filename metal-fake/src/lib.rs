@@ -6,35 +6,83 @@
 //!
 //! # Module guide
 //!
-//! - [`fake`]: [`Fake`], its builder, [`Fake::api_client`] and the
-//!   inspection API.
-//! - [`policy`]: [`Fake::client`], the policy client over the fake
-//!   in-process, which a controller under test programs against.
-//! - [`call`]: what a handler of one operation gets ([`Call`]) and gives
-//!   ([`Reply`], [`ApiError`]).
-//! - [`model`]: the world (projects, reservations, devices, SSH keys),
-//!   device lifecycles on the fake's clock, and the operations it serves,
-//!   keyed by the spec's operationId.
+//! The public surface is what a test author needs: [`Fake`] and
+//! [`FakeBuilder`], faults ([`Fault`], [`FaultKind`], [`RandomFaults`],
+//! [`FailProvisioning`], [`RandomFailures`]), the world document
+//! ([`document`]), handlers for operations the fake does not model
+//! ([`Call`], [`Reply`], [`ApiError`]), the server ([`bind`], [`serve`],
+//! [`ServerConfig`], [`ServerHandle`]) and what a test reads back
+//! ([`Snapshot`], [`CallRecord`], [`WorldCounts`]). Everything else is
+//! private:
+//!
+//! - `fake`: [`Fake`] (what a test arranges), its builder, what a test
+//!   inspects (grouped in `fake/inspect.rs`), and [`Fake::client`], the
+//!   policy client over the fake in-process.
+//! - `model`: the world, one folder a resource (`model/device/`,
+//!   `model/hardware_reservation/`, `model/ssh_key/`, `model/project/`,
+//!   `model/organization/`): each owns its record (also its entry in the
+//!   world document), its rules, its view (rendered straight to bytes,
+//!   with `include`/`exclude`), its table of operations and its owner (for
+//!   access). The operations the fake models are the union of the
+//!   folders' tables.
+//! - `pipeline`: the one path every API request takes, in-process or over
+//!   HTTP: auth, rate limit, access, body, prepare, fault, act, record;
+//!   each step takes and returns the request's context. The call log is
+//!   written by its record step alone.
+//! - `clock`: the fake's one clock; every schedule, settle, timestamp and
+//!   call time reads it.
+//! - `router`: the axum router built from [`metal_api::operation::ALL`];
+//!   each route hands its operation to the pipeline.
+//! - `in_process`: the [`metal_api::Exchange`] of [`Fake`]: a request of
+//!   the operation it is handed goes straight into the pipeline with it.
+//! - `server`: the router on a TCP listener ([`bind`], [`serve`]).
+//! - `store`: the state all clones share, behind one lock.
 //! - `handlers`: which handler serves each operation (the model's, a
 //!   test's own, or none: `501`).
-//! - `shared`: the state all clones share, and the one exchange that picks
-//!   a call's fault, acts and records.
-//! - `router`: the axum router built from [`metal_api::operation::ALL`]:
-//!   token, rate limit, replies and wire faults ([`ServerConfig`]).
-//! - `in_process`: the router called as a `tower::Service`, as the
-//!   [`metal_api::Exchange`] of [`Fake`].
-//! - [`server`]: the router on a TCP listener ([`bind`], [`serve`],
-//!   [`ServerHandle`]).
-//! - [`render`]: `include`/`exclude`, href stubs, pagination.
-//! - [`faults`]: [`Fault`] (scripted) and [`RandomFaults`] (seeded); which
-//!   devices fail to provision ([`FailProvisioning`], [`RandomFailures`]).
-//! - [`fidelity`]: how the fake follows the real API (device lifecycle,
-//!   list filters, `next-available`, reply headers): the evidence for each
-//!   behaviour, and what is configurable (doc only).
-//! - [`state`]: the call log and counters ([`Snapshot`]).
-//! - [`document`]: the world as a JSON document ([`document::WorldDoc`]),
-//!   its schema, and why a document is refused.
+//! - `faults`: what can go wrong with one exchange, and when each kind
+//!   strikes (before acting, after, around), said once.
+//! - `log`: the call log and counters.
 //! - `control`: the control API (`/_fake/...`), for tests in any language.
+//! - [`document`]: the world as a JSON document, its schema, and why a
+//!   document is refused.
+//! - [`fidelity`]: how the fake follows the real API: the evidence for
+//!   each behaviour, and what is configurable (doc only).
+//!
+//! # Adding a resource
+//!
+//! A resource of the Metal API (IP reservations, say) is a folder under
+//! `src/model/` and three small edits; nothing else in the crate names
+//! resources:
+//!
+//! 1. `model/<resource>/record.rs`: the record, deriving `Serialize`,
+//!    `Deserialize` and `JsonSchema` (it is also the resource's entry in
+//!    the world document, so there is no second type to convert to),
+//!    what the world keeps beside it (creation order, instants), and its
+//!    `load` (check what it names, refuse with a
+//!    [`document::WorldError`]) and `save`.
+//! 2. `model/<resource>/view.rs`: how the API shows it: a struct of
+//!    borrowed fields deriving `Serialize`, written straight to bytes;
+//!    hrefs, stubs and `include`/`exclude` from `model/render.rs`.
+//! 3. `model/<resource>/operations.rs`: one `Resource` value: the
+//!    collection of its paths (`ips`), its table of operations (each the
+//!    spec's operation and a function that reads the `Call` and returns
+//!    what it does to the world), its `owner` (which project owns the
+//!    thing an `{id}` names, for `403`), and its `load` and `save`.
+//! 4. `model/<resource>/mod.rs`: the module list and re-exports only.
+//!    Add `rules.rs` when it changes state on its own rules, `filter.rs`
+//!    when its list takes filters.
+//! 5. `model/mod.rs`: one line in `RESOURCES` (and its `mod` and `pub
+//!    use` lines).
+//! 6. `model/world.rs`: the table (`HashMap<Uuid, Kept>`), one field.
+//! 7. `document.rs`: the document's list, one field (and its bound in
+//!    `check_bounds`).
+//!
+//! Then `cargo run -p metal-fake -- --world-schema >
+//! metal-fake/world.schema.json`, a row per behaviour in [`fidelity`], and
+//! its tests. The operations it models leave the `501` of unmodelled
+//! operations; the router, the pipeline, the access step, the call log
+//! and the control API need no change. That is 4 new files (6 with rules
+//! and filters) and 3 edited ones.
 //!
 //! # In-process
 //!
@@ -68,7 +116,9 @@
 //! of the rate limit; bodies over [`DEFAULT_BODY_LIMIT`] (2 MiB) get `413`,
 //! bodies slower than [`DEFAULT_BODY_TIMEOUT`] (10 s) `408`; a connection
 //! that sends no request head for [`DEFAULT_HEADER_TIMEOUT`] (10 s) is
-//! closed; at most [`DEFAULT_MAX_CONNECTIONS`] (1024) are served at once,
+//! closed, and so is one whose replies wait unread for
+//! [`DEFAULT_WRITE_TIMEOUT`] (30 s); at most [`DEFAULT_MAX_CONNECTIONS`]
+//! (1024) are served at once,
 //! the others waiting unaccepted. Every refusal has the API's error body,
 //! `{"errors": [...]}`, but a bad token's `401`, which has the real API's
 //! `{"error": "..."}` (see Auth and ownership). A connection task that
@@ -85,7 +135,10 @@
 //! script) can arrange a scenario and read what happened, as moto's server
 //! mode and LocalStack allow. It needs no API token;
 //! [`ServerConfig::control_token`] (the binary's `--control-token`) guards
-//! it with its own, sent as `X-Fake-Control-Token`. Every call gets a JSON
+//! it with its own, sent as `X-Fake-Control-Token`. Without it, anyone who
+//! reaches the server can read the world's tokens (`GET /_fake/world`
+//! answers them) and replace the world: give a control token whenever the
+//! port is reachable by others. Every call gets a JSON
 //! reply; bad input gets `400` (the body or query does not decode) or `422`
 //! (it decodes but is refused), with `{"errors": [...]}`; an unknown
 //! `/_fake/` path `404`, a wrong method `405`.
@@ -94,8 +147,8 @@
 //! |---|---|---|---|
 //! | `POST /_fake/reset` | none | back to the seeded world and faults, empty call log; replies a summary | [`Fake::reset`] |
 //! | `GET /_fake/world` | | the world now, a [`document::WorldDoc`] | [`Fake::world`] |
-//! | `POST /_fake/world` | a [`document::WorldDoc`] | replaces the world (faults and calls stay); replies a summary | [`Fake::load_world`] |
-//! | `POST /_fake/faults` | `{"faults": [...], "random": {...}}` | adds faults | [`Fake::inject`], [`Fake::set_random_faults`] |
+//! | `POST /_fake/world` | a [`document::WorldDoc`] (at most 64 MiB; records within their bounds) | replaces the world (faults and calls stay); replies a summary | [`Fake::load_world`] |
+//! | `POST /_fake/faults` | `{"faults": [...], "random": {...}}` (at most 1 MiB; at most 10000 scripted faults pending in all, `422` past them) | adds faults | [`Fake::inject`], [`Fake::set_random_faults`] |
 //! | `DELETE /_fake/faults` | none | clears every fault | |
 //! | `GET /_fake/calls?operation=&limit=` | | the last `limit` (default 1000) recorded calls: `seq`, `operation`, `status` (`null`: no reply), `fault`, `at` (RFC 3339); and `total` | [`Fake::calls`] |
 //! | `GET`/`POST /_fake/clock` | `{"advance_seconds": N}` (0 to a week) | reads or advances the fake's clock | [`Fake::advance`] |
@@ -171,30 +224,32 @@
 //! prints that the real run is skipped. `tests/lifecycle.rs` runs the
 //! lifecycle scenarios of [`fidelity`] in-process and over HTTP.
 
-pub mod call;
+mod call;
+mod clock;
 mod control;
 pub mod document;
-pub mod fake;
-pub mod faults;
+mod fake;
+mod faults;
 pub mod fidelity;
 mod handlers;
 mod in_process;
-pub mod model;
-pub mod policy;
-pub mod render;
+mod log;
+mod model;
+mod pipeline;
 mod router;
-pub mod server;
-mod shared;
-pub mod state;
+mod server;
+mod store;
 
 pub use call::{ApiError, Call, Reply};
-pub use fake::{BuildError, Fake, FakeBuilder, DEFAULT_TOKEN, IN_PROCESS_BASE_URL};
+pub use clock::ClockError;
+pub use fake::{
+    BuildError, Fake, FakeBuilder, DEFAULT_TOKEN, IN_PROCESS_ATTEMPT_TIMEOUT, IN_PROCESS_BASE_URL,
+};
 pub use faults::{FailProvisioning, Fault, FaultKind, RandomFailures, RandomFaults};
+pub use log::{CallRecord, Snapshot, LOG_CAPACITY};
 pub use model::{Timings, WorldCounts};
 pub use router::{
     RecordedReply, ServerConfig, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT,
-    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_CONNECTIONS, DEFAULT_WRITE_TIMEOUT,
 };
 pub use server::{bind, serve, ServerHandle};
-pub use shared::ClockError;
-pub use state::{CallRecord, Snapshot};

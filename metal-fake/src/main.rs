@@ -18,7 +18,12 @@
 //!
 //! With `--state-file FILE`, the world is loaded from `FILE` at start when
 //! it exists (in place of `--world` and the shortcuts), and saved to it on
-//! SIGINT or SIGTERM; a failed save exits with code 1.
+//! SIGINT or SIGTERM, readable by its owner only (mode 0600: it holds the
+//! world's tokens); a failed save exits with code 1.
+//!
+//! `GET /_fake/world` answers the world with its tokens to anyone who can
+//! reach the server, unless `--control-token` guards the control API: give
+//! one whenever the port is reachable by others.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -60,7 +65,8 @@ struct Args {
     #[arg(long)]
     world_schema: bool,
     /// Guards the control API (/_fake/...) with this token, sent as
-    /// `X-Fake-Control-Token` (default: no guard).
+    /// `X-Fake-Control-Token` (default: no guard, and `GET /_fake/world`
+    /// then shows the world's tokens to anyone who can reach the server).
     #[arg(long)]
     control_token: Option<String>,
     /// Runs the fake's clock this many times faster than real time (1 to
@@ -68,7 +74,7 @@ struct Args {
     #[arg(long, default_value_t = 1.0, value_parser = parse_time_scale)]
     time_scale: f64,
     /// Loads the world from this file at start when it exists, and saves it
-    /// there on SIGINT or SIGTERM.
+    /// there on SIGINT or SIGTERM (mode 0600: it holds the world's tokens).
     #[arg(long)]
     state_file: Option<PathBuf>,
     /// The X-Auth-Token the server accepts (default: $METAL_AUTH_TOKEN).
@@ -161,13 +167,25 @@ fn read_world(path: &Path) -> Result<WorldDoc, String> {
 }
 
 /// Writes the world to `path`, whole or not at all (a temporary file
-/// beside it, then renamed).
+/// beside it, then renamed). The world holds its tokens, so the file is
+/// readable by its owner only (mode 0600 on Unix), from its creation on.
 fn save_world(fake: &Fake, path: &Path) -> Result<(), String> {
     let text = serde_json::to_vec_pretty(&fake.world()).map_err(|e| e.to_string())?;
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
-    std::fs::write(&tmp, text).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    let written = (|| {
+        // A stale temporary file may have been made with other bits.
+        let _ = std::fs::remove_file(&tmp);
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut file = options.open(&tmp)?;
+        file.write_all(&text)?;
+        file.sync_all()
+    })();
+    written.map_err(|e| format!("{}: {e}", tmp.display()))?;
     std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
 }
 

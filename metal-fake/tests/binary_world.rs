@@ -189,6 +189,16 @@ fn state_file_keeps_the_world_across_a_restart() {
     let (_, before) = get(&format!("{}/_fake/world", r.root), &[]);
     assert_eq!(interrupt(r), Some(0));
     assert!(Path::new(&state).exists(), "saved on SIGINT");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&state).unwrap().permissions().mode();
+        assert_eq!(
+            mode & 0o777,
+            0o600,
+            "the saved world holds tokens: {mode:o}"
+        );
+    }
 
     // Restarted: the same world, whatever --reservations says.
     let r = start(&["--state-file", state_arg, "--reservations", "7"]);

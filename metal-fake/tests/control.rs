@@ -508,3 +508,84 @@ async fn the_clock_is_tokio_s_own_at_scale_one() {
         Err(metal_fake::BuildError::TimeScale(_))
     ));
 }
+
+#[tokio::test]
+async fn control_faults_are_bounded_in_body_and_in_number_pending() {
+    let fake = Fake::builder().build();
+    let s = serve(&fake, ServerConfig::new(TOKEN)).await;
+    // A body past 1 MiB is refused before it is decoded.
+    let huge = format!(
+        r#"{{"faults": [{}]}}"#,
+        vec![r#"{"kind": "hang"}"#; 70_000].join(",")
+    );
+    let (status, body) = control(&s, Method::POST, "/_fake/faults", Some(&huge)).await;
+    assert_eq!(status, 413, "{body}");
+    // At most 10000 pending, across posts; a post past it adds nothing.
+    let faults = |n: usize| {
+        format!(
+            r#"{{"faults": [{}]}}"#,
+            vec![r#"{"operation": "findProjectById", "kind": "hang"}"#; n].join(",")
+        )
+    };
+    let (status, body) = control(&s, Method::POST, "/_fake/faults", Some(&faults(9_999))).await;
+    assert_eq!((status, body["added"].clone()), (200, json!(9_999)));
+    let (status, body) = control(&s, Method::POST, "/_fake/faults", Some(&faults(2))).await;
+    assert_eq!(status, 422, "{body}");
+    assert!(first_error(&body).contains("10000"), "{body}");
+    let (status, _) = control(&s, Method::POST, "/_fake/faults", Some(&faults(1))).await;
+    assert_eq!(status, 200, "the last place is still free");
+    let (status, _) = control(&s, Method::POST, "/_fake/faults", Some(&faults(1))).await;
+    assert_eq!(status, 422);
+    let (status, _) = control(&s, Method::DELETE, "/_fake/faults", None).await;
+    assert_eq!(status, 200);
+    let (status, _) = control(&s, Method::POST, "/_fake/faults", Some(&faults(1))).await;
+    assert_eq!(status, 200, "cleared, there is room again");
+    s.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_world_whose_records_are_too_large_is_refused_and_changes_nothing() {
+    let fake = Fake::builder().reservations(1).build();
+    let s = serve(&fake, ServerConfig::new(TOKEN)).await;
+    let (_, world) = control(&s, Method::GET, "/_fake/world", None).await;
+    let project = world["projects"][0]["id"].clone();
+    let reservation = world["reservations"][0].clone();
+    let device = |tags: Vec<String>, hostname: String| {
+        json!({
+            "organizations": world["organizations"],
+            "projects": world["projects"],
+            "plans": world["plans"],
+            "metros": world["metros"],
+            "facilities": world["facilities"],
+            "reservations": [reservation],
+            "devices": [{
+                "id": Uuid::new_v4(), "project": project, "reservation": reservation["id"],
+                "plan": reservation["plan"], "facility": reservation["facility"],
+                "hostname": hostname, "tags": tags,
+            }],
+        })
+        .to_string()
+    };
+    let many = (0..257).map(|i| format!("t{i}")).collect();
+    for (doc, why) in [
+        (device(many, "web".into()), "too many tags"),
+        (
+            device(vec!["a".repeat(256)], "web".into()),
+            "a tag too long",
+        ),
+        (device(Vec::new(), "h".repeat(256)), "a hostname too long"),
+    ] {
+        let (status, body) = control(&s, Method::POST, "/_fake/world", Some(&doc)).await;
+        assert_eq!(status, 422, "{why}: {body}");
+        assert!(first_error(&body).contains("too"), "{why}: {body}");
+    }
+    let (status, _) = control(
+        &s,
+        Method::POST,
+        "/_fake/world",
+        Some(&device(vec!["ok".into()], "web".into())),
+    )
+    .await;
+    assert_eq!(status, 200, "within the bounds");
+    s.shutdown().await;
+}

@@ -383,3 +383,35 @@ async fn an_oversized_body_gets_413_with_the_api_error_body() {
     assert_eq!(created.status(), 201);
     assert_eq!(fake.snapshot().requests["createProjectSSHKey"]["413"], 2);
 }
+
+#[tokio::test]
+async fn a_client_that_never_reads_its_replies_is_closed_after_the_write_timeout() {
+    // Each page of 1000 reservations is hundreds of kilobytes: forty of
+    // them fill any loopback socket's buffers.
+    let fake = Fake::builder().reservations(1000).build();
+    let server = server(&fake, ServerConfig::new(TOKEN).write_timeout(SHORT)).await;
+    let mut conn = TcpStream::connect(addr(&server)).await.unwrap();
+    let request = format!(
+        "GET /metal/v1/projects/{}/hardware-reservations?per_page=1000 HTTP/1.1\r\nhost: x\r\nx-auth-token: {TOKEN}\r\n\r\n",
+        fake.project()
+    );
+    let requests = 40;
+    conn.write_all(request.repeat(requests).as_bytes())
+        .await
+        .unwrap();
+    // Read nothing for a while: the server's writes stall, then time out.
+    tokio::time::sleep(SHORT * 5).await;
+    let mut got = Vec::new();
+    let read = timeout(LONG, conn.read_to_end(&mut got)).await;
+    assert!(
+        read.is_ok(),
+        "the server kept the connection open ({} bytes read in {LONG:?})",
+        got.len()
+    );
+    let replies = got.windows(12).filter(|w| w == b"HTTP/1.1 200").count();
+    assert!(
+        replies < requests,
+        "closed before every reply was sent: {replies} of {requests}"
+    );
+    server.shutdown().await;
+}

@@ -34,13 +34,18 @@ use axum::Router;
 use serde::Serialize;
 
 use crate::document::{seconds, WorldDoc, WorldError};
-use crate::shared::Shared;
-use crate::state::LOG_CAPACITY;
+use crate::faults::MAX_PENDING_FAULTS;
+use crate::log::LOG_CAPACITY;
+use crate::store::Store;
 use wire::{CallJson, ClockJson, ClockRequest, FaultsRequest, Summary};
 
-/// The largest control request body (64 MiB: a world of
-/// [`crate::document::MAX_RECORDS`] reservations fits).
-pub(crate) const CONTROL_BODY_LIMIT: usize = 64 * 1024 * 1024;
+/// The largest world document `POST /_fake/world` reads (64 MiB: a world
+/// of [`crate::document::MAX_RECORDS`] reservations fits).
+pub(crate) const WORLD_BODY_LIMIT: usize = 64 * 1024 * 1024;
+
+/// The largest body of the other control requests (faults, the clock):
+/// 1 MiB holds thousands of faults.
+pub(crate) const CONTROL_BODY_LIMIT: usize = 1024 * 1024;
 
 /// How long a control request's body may take to arrive.
 const CONTROL_BODY_TIMEOUT: Duration = Duration::from_secs(30);
@@ -52,7 +57,7 @@ const DEFAULT_CALLS: usize = 1000;
 pub(crate) const CONTROL_TOKEN_HEADER: &str = "x-fake-control-token";
 
 /// The control API's router over `shared`, guarded by `token` when given.
-pub(crate) fn router(shared: Arc<Shared>, token: Option<String>) -> Router {
+pub(crate) fn router(shared: Arc<Store>, token: Option<String>) -> Router {
     Router::new()
         .route("/_fake/state", get(state))
         .route("/_fake/reset", post(reset))
@@ -97,18 +102,14 @@ async fn guard(State(token): State<Arc<Option<String>>>, request: Request, next:
     next.run(request).await
 }
 
-/// The whole body, bounded in size (`413`) and time (`408`).
-async fn read(body: Body) -> Result<Bytes, Response> {
-    match tokio::time::timeout(
-        CONTROL_BODY_TIMEOUT,
-        axum::body::to_bytes(body, CONTROL_BODY_LIMIT),
-    )
-    .await
-    {
+/// The whole body, bounded in size (`limit`, else `413`) and time
+/// (`408`).
+async fn read(body: Body, limit: usize) -> Result<Bytes, Response> {
+    match tokio::time::timeout(CONTROL_BODY_TIMEOUT, axum::body::to_bytes(body, limit)).await {
         Ok(Ok(bytes)) => Ok(bytes),
         Ok(Err(e)) => Err(refuse(
             413,
-            format!("Request body unreadable or larger than {CONTROL_BODY_LIMIT} bytes: {e}"),
+            format!("Request body unreadable or larger than {limit} bytes: {e}"),
         )),
         Err(_) => Err(refuse(408, "Request body not received in time")),
     }
@@ -116,7 +117,7 @@ async fn read(body: Body) -> Result<Bytes, Response> {
 
 /// The body decoded as `T` (`400` when it does not decode).
 async fn decode<T: serde::de::DeserializeOwned>(body: Body) -> Result<T, Response> {
-    let bytes = read(body).await?;
+    let bytes = read(body, CONTROL_BODY_LIMIT).await?;
     serde_json::from_slice(&bytes).map_err(|e| refuse(400, format!("Invalid JSON body: {e}")))
 }
 
@@ -128,7 +129,7 @@ fn unknown_parameter<'a>(query: &'a HashMap<String, String>, known: &[&str]) -> 
         .find(|k| !known.contains(k))
 }
 
-fn summary(shared: &Shared) -> Response {
+fn summary(shared: &Store) -> Response {
     json(200, &Summary::of(&shared.world_doc()))
 }
 
@@ -140,12 +141,12 @@ fn world_refused(e: WorldError) -> Response {
 }
 
 /// `GET /_fake/state`: the counters and the world's contents.
-async fn state(State(shared): State<Arc<Shared>>) -> Response {
+async fn state(State(shared): State<Arc<Store>>) -> Response {
     json(200, &shared.snapshot())
 }
 
 /// `POST /_fake/reset`.
-async fn reset(State(shared): State<Arc<Shared>>) -> Response {
+async fn reset(State(shared): State<Arc<Store>>) -> Response {
     match shared.reset() {
         Ok(()) => summary(&shared),
         Err(e) => refuse(500, format!("the seeded world no longer loads: {e}")),
@@ -153,13 +154,13 @@ async fn reset(State(shared): State<Arc<Shared>>) -> Response {
 }
 
 /// `GET /_fake/world`.
-async fn get_world(State(shared): State<Arc<Shared>>) -> Response {
+async fn get_world(State(shared): State<Arc<Store>>) -> Response {
     json(200, &shared.world_doc())
 }
 
 /// `POST /_fake/world`.
-async fn post_world(State(shared): State<Arc<Shared>>, body: Body) -> Response {
-    let bytes = match read(body).await {
+async fn post_world(State(shared): State<Arc<Store>>, body: Body) -> Response {
+    let bytes = match read(body, WORLD_BODY_LIMIT).await {
         Ok(b) => b,
         Err(resp) => return resp,
     };
@@ -171,7 +172,7 @@ async fn post_world(State(shared): State<Arc<Shared>>, body: Body) -> Response {
 }
 
 /// `POST /_fake/faults`: every fault is checked before any is added.
-async fn post_faults(State(shared): State<Arc<Shared>>, body: Body) -> Response {
+async fn post_faults(State(shared): State<Arc<Store>>, body: Body) -> Response {
     let request: FaultsRequest = match decode(body).await {
         Ok(r) => r,
         Err(resp) => return resp,
@@ -195,6 +196,15 @@ async fn post_faults(State(shared): State<Arc<Shared>>, body: Body) -> Response 
     let random_on = random.is_some();
     {
         let mut inner = shared.lock();
+        let room = inner.faults.room();
+        if added > room {
+            return refuse(
+                422,
+                format!(
+                    "{added} faults would pass the {MAX_PENDING_FAULTS} pending at once ({room} more fit); clear some first"
+                ),
+            );
+        }
         for f in faults {
             inner.faults.push(f);
         }
@@ -209,7 +219,7 @@ async fn post_faults(State(shared): State<Arc<Shared>>, body: Body) -> Response 
 }
 
 /// `DELETE /_fake/faults`.
-async fn delete_faults(State(shared): State<Arc<Shared>>) -> Response {
+async fn delete_faults(State(shared): State<Arc<Store>>) -> Response {
     shared.lock().faults.clear();
     json(200, &serde_json::json!({ "cleared": true }))
 }
@@ -217,7 +227,7 @@ async fn delete_faults(State(shared): State<Arc<Shared>>) -> Response {
 /// `GET /_fake/calls?operation=&limit=`: the last `limit` calls (default
 /// 1000) of `operation` (or of all), oldest first, and how many matched.
 async fn calls(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<Store>>,
     query: Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
     let Ok(Query(query)) = query else {
@@ -239,7 +249,7 @@ async fn calls(
     };
     let mut matched: Vec<_> = shared
         .lock()
-        .stats
+        .log
         .log_since(0)
         .into_iter()
         .filter(|c| operation.is_none_or(|op| c.operation == op))
@@ -250,29 +260,29 @@ async fn calls(
     let calls: Vec<CallJson> = listed
         .into_iter()
         .map(|c| {
-            let at = clock.wall(c.at).to_rfc3339();
+            let at = clock.wall().wall(c.at).to_rfc3339();
             CallJson::of(c, at)
         })
         .collect();
     json(200, &serde_json::json!({ "total": total, "calls": calls }))
 }
 
-fn clock_json(shared: &Shared) -> ClockJson {
+fn clock_json(shared: &Store) -> ClockJson {
     let clock = shared.clock();
     ClockJson {
-        now: clock.wall(clock.now()).to_rfc3339(),
+        now: clock.wall().wall(clock.now()).to_rfc3339(),
         advanced_seconds: clock.advanced().as_secs_f64(),
         time_scale: clock.scale(),
     }
 }
 
 /// `GET /_fake/clock`.
-async fn get_clock(State(shared): State<Arc<Shared>>) -> Response {
+async fn get_clock(State(shared): State<Arc<Store>>) -> Response {
     json(200, &clock_json(&shared))
 }
 
 /// `POST /_fake/clock`: `{"advance_seconds": N}`, at most a week a call.
-async fn post_clock(State(shared): State<Arc<Shared>>, body: Body) -> Response {
+async fn post_clock(State(shared): State<Arc<Store>>, body: Body) -> Response {
     let request: ClockRequest = match decode(body).await {
         Ok(r) => r,
         Err(resp) => return resp,

@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use crate::document::{seconds, WorldDoc};
 use crate::faults::{Fault, FaultKind, RandomFaults};
-use crate::state::CallRecord;
+use crate::log::CallRecord;
 
 /// `POST /_fake/faults`: scripted faults, and random ones.
 #[derive(Debug, Deserialize)]
@@ -171,7 +171,7 @@ impl RandomSpec {
 #[derive(Debug, Serialize)]
 pub(super) struct CallJson {
     pub(super) seq: u64,
-    pub(super) operation: String,
+    pub(super) operation: &'static str,
     /// `null` when no reply was sent.
     pub(super) status: Option<u16>,
     pub(super) fault: Option<&'static str>,

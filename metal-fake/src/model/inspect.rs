@@ -1,15 +1,16 @@
-//! What tests and `/_fake/state` inspect: every device and reservation,
-//! reboots, competitors, and counts of the world's contents.
+//! What tests and `/_fake/state` inspect: every device and reservation as
+//! the API shows them, reboots, competitors, and counts of the world's
+//! contents.
 
 use std::collections::BTreeMap;
 
-use metal_api::types;
+use serde::Serialize;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::records::{state_of, DeviceRec, ReservationRec};
-use super::world::World;
-use crate::render::Expand;
+use super::render::Expand;
+use super::world::oldest_first;
+use super::World;
 
 /// Counts of the world's contents, for `/_fake/state` and tests.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -32,30 +33,46 @@ pub struct WorldCounts {
     pub reboots: u64,
 }
 
+/// A list, as JSON bytes, of views.
+fn json_list<T: Serialize>(views: Vec<T>) -> Vec<u8> {
+    // A view of the world's own records always encodes: its maps have
+    // string keys and its numbers are finite.
+    super::json::to_vec(&views).unwrap_or_else(|_| b"[]".to_vec())
+}
+
 impl World {
-    /// Every device, rendered with its project included, in creation order.
-    pub(crate) fn all_devices(&self, now: Instant) -> Vec<types::Device> {
-        let mut recs: Vec<&DeviceRec> = self.devices.values().collect();
-        recs.sort_by_key(|d| d.seq);
+    /// Every device, with its project and reservation included, in
+    /// creation order: a JSON array as the API renders devices.
+    pub(crate) fn all_devices(&self, now: Instant) -> Vec<u8> {
         let expand = Expand::parse(Some("project,hardware_reservation"), None);
-        recs.into_iter()
-            .map(|d| self.device(d, &expand, now))
-            .collect()
+        json_list(
+            oldest_first(&self.devices, |d| d.live.seq)
+                .into_iter()
+                .map(|d| self.device_view(d, &expand, now))
+                .collect(),
+        )
     }
 
-    /// Every reservation with its device included, in creation order.
-    pub(crate) fn all_reservations(&self, now: Instant) -> Vec<types::HardwareReservation> {
-        let mut recs: Vec<&ReservationRec> = self.reservations.values().collect();
-        recs.sort_by_key(|r| r.seq);
+    /// Every reservation with its device and project included, in creation
+    /// order: a JSON array as the API renders reservations.
+    pub(crate) fn all_reservations(&self, now: Instant) -> Vec<u8> {
         let expand = Expand::parse(Some("device,project"), None);
-        recs.into_iter()
-            .map(|r| self.reservation(r, &expand, now))
-            .collect()
+        json_list(
+            oldest_first(&self.reservations, |r| r.live.seq)
+                .into_iter()
+                .map(|r| self.reservation_view(r, &expand, now))
+                .collect(),
+        )
     }
 
     /// Reboots performed on a device, `None` for an unknown device.
     pub(crate) fn reboots(&self, id: Uuid) -> Option<u32> {
-        self.devices.get(&id).map(|d| d.reboots)
+        self.devices.get(&id).map(|d| d.rec.reboots)
+    }
+
+    /// Whether a device was placed by a competitor.
+    pub(crate) fn is_competitor(&self, id: Uuid) -> bool {
+        self.devices.get(&id).is_some_and(|d| d.rec.competitor)
     }
 
     /// Counts of the world's contents at `now`.
@@ -68,32 +85,20 @@ impl World {
         };
         for d in self.devices.values() {
             *c.devices_by_state
-                .entry(state_of(d, &self.timings, now).to_string())
+                .entry(d.state(&self.timings, now).as_str().to_string())
                 .or_default() += 1;
-            c.reboots += u64::from(d.reboots);
+            c.reboots += u64::from(d.rec.reboots);
         }
         for r in self.reservations.values() {
-            if r.device.is_some() {
+            if r.live.device.is_some() {
                 c.reservations_with_device += 1;
             } else {
                 c.reservations_without_device += 1;
             }
-            if self.provisionable(r, now) {
+            if r.provisionable(now) {
                 c.reservations_provisionable += 1;
             }
         }
         c
-    }
-
-    /// A competitor gives up its device: it is deleted as the API deletes
-    /// (its reservation is released), without a call. `false` when the
-    /// device is unknown or not a competitor's.
-    pub(crate) fn release_competitor(&mut self, id: Uuid, now: Instant) -> bool {
-        self.is_competitor(id) && self.delete_device(id, now).is_ok()
-    }
-
-    /// Whether a device was placed by a competitor.
-    pub(crate) fn is_competitor(&self, id: Uuid) -> bool {
-        self.devices.get(&id).is_some_and(|d| d.competitor)
     }
 }

@@ -1,33 +1,77 @@
-//! The in-memory Metal world: projects, plans, facilities, hardware
-//! reservations, devices and SSH keys, with device lifecycles on the fake's
-//! clock ([`tokio::time::Instant`], so paused-clock tests are deterministic).
+//! The in-memory Metal world, one folder a resource, with device
+//! lifecycles on the fake's clock ([`tokio::time::Instant`], so
+//! paused-clock tests are deterministic).
 //!
-//! - `timings`: [`Timings`], how long each lifecycle phase lasts.
-//! - `records`: what the world keeps of each thing.
-//! - `world`: the world itself and how it is built.
-//! - `rules` and `keys`: what each change checks and does (devices and
-//!   reservations; SSH keys).
-//! - `view` and `reads`: records rendered as the API's generated types.
-//! - `access`: which token sees which project (`403` otherwise).
-//! - `document`: the world to and from a [`crate::document::WorldDoc`].
+//! Each resource's folder owns its record (also its entry in the world
+//! document), its rules, its view (how it renders, with
+//! `include`/`exclude`, straight to bytes), its table of operations and
+//! its owner (for access); its `operations.rs` gives one [`Resource`]
+//! value, and [`RESOURCES`] lists them. The operations the fake models
+//! are the union of their tables.
+//!
+//! - `device`, `hardware_reservation`, `ssh_key`, `project`,
+//!   `organization`: the resources.
+//! - `catalog`: plans, metros and facilities (no operations of their own).
+//! - `access`: the world's tokens, and who may see what (`403`).
+//! - `world`: the tables, and the world built, loaded and saved.
+//! - `resource`: what a folder gives ([`Resource`]), and how an
+//!   operation reads a call and acts.
+//! - `list`, `render`, `load`: what every list, view and loader shares.
 //! - `inspect`: what tests and `/_fake/state` look at ([`WorldCounts`]).
-//! - `dispatch`: the operations the model serves, keyed by the spec's
-//!   operation; the one place a call acts on the model.
+//! - `timings`: [`Timings`], how long each lifecycle phase lasts.
 
 mod access;
-mod dispatch;
-mod document;
+mod bounds;
+mod catalog;
+pub(crate) mod device;
+pub(crate) mod hardware_reservation;
 mod inspect;
-mod keys;
-mod reads;
-mod records;
-mod rules;
+mod json;
+mod list;
+mod load;
+pub(crate) mod organization;
+pub(crate) mod project;
+pub(crate) mod render;
+mod resource;
+pub(crate) mod ssh_key;
 mod timings;
-mod view;
 mod world;
 
-pub(crate) use access::{id_in_path, Access};
-pub(crate) use dispatch::{Prepare, Prepared, ALSO_PATCH, MODELLED};
+pub(crate) use access::Access;
+pub use access::Token;
+pub use catalog::{Facility, Metro, Plan};
+pub use device::{Device, DeviceState};
+pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
+pub use organization::Organization;
+pub use project::Project;
+pub(crate) use resource::{Modelled, Prepare, Prepared, Resource};
+pub use ssh_key::SshKey;
 pub use timings::Timings;
 pub(crate) use world::{World, WorldSpec};
+
+/// Every resource the fake models, in the order a world document loads
+/// them (a record names only records loaded before it). Adding a resource
+/// is a folder and one line here.
+pub(crate) static RESOURCES: &[&Resource] = &[
+    &organization::RESOURCE,
+    &project::RESOURCE,
+    &hardware_reservation::RESOURCE,
+    &device::RESOURCE,
+    &ssh_key::RESOURCE,
+];
+
+/// Every operation a resource models.
+pub(crate) fn modelled() -> impl Iterator<Item = &'static Modelled> {
+    RESOURCES.iter().flat_map(|r| r.operations.iter())
+}
+
+/// The resource whose things the `{id}` of `path` (an operation's path in
+/// the spec, `/devices/{id}/actions`) names: the one of its first segment.
+pub(crate) fn resource_of(path: &str) -> Option<&'static Resource> {
+    let collection = path.trim_start_matches('/').split('/').next()?;
+    RESOURCES
+        .iter()
+        .copied()
+        .find(|r| r.collection == collection)
+}

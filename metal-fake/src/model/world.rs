@@ -1,18 +1,18 @@
-//! The world: every record of the fake Metal API, how it is built, and the
-//! fake's clock as the API's timestamps show it.
+//! The world: every record of the fake Metal API, one table a resource,
+//! how it is built from the builder's shortcuts or from a world document,
+//! and how it is saved as one.
 
 use std::collections::{BTreeMap, HashMap};
 
-use chrono::{DateTime, Utc};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::access::Access;
-use super::records::{
-    DeviceRec, FacilityRec, OrganizationRec, PlanRec, ProjectRec, ReservationRec, SshKeyRec,
-    TokenRec,
-};
+use super::access::KeptToken;
+use super::catalog::{Catalog, Facility, Metro, Plan};
 use super::timings::Timings;
+use super::{device, hardware_reservation, organization, project, ssh_key, RESOURCES};
+use crate::clock::Wall;
+use crate::document::{WorldDoc, WorldError};
 use crate::faults::FailurePlan;
 
 /// What the world is built from (see [`crate::FakeBuilder`]).
@@ -24,83 +24,50 @@ pub(crate) struct WorldSpec {
     pub timings: Timings,
 }
 
-/// The state of the fake Metal API. The rules that change it are in
-/// `rules`, its rendering as API types in `view` and `reads`, and what
-/// tests inspect in `inspect`.
+/// The state of the fake Metal API. Each resource's folder holds its
+/// rules, its view and its operations; the tables are here.
 #[derive(Debug)]
 pub(crate) struct World {
-    pub(super) timings: Timings,
-    pub(super) epoch: Instant,
-    pub(super) epoch_wall: DateTime<Utc>,
-    pub(super) user: Uuid,
+    pub(crate) timings: Timings,
+    /// The fake's clock as the API's timestamps show it.
+    pub(crate) clock: Wall,
+    pub(crate) user: Uuid,
+    pub(crate) catalog: Catalog,
     /// Organisations by ID; every project belongs to one.
-    pub(super) organizations: BTreeMap<Uuid, OrganizationRec>,
+    pub(crate) organizations: BTreeMap<Uuid, organization::Kept>,
     /// The world's own API tokens (besides the server's configured one,
     /// which sees everything).
-    pub(super) tokens: Vec<TokenRec>,
+    pub(crate) tokens: Vec<KeptToken>,
     /// The project [`crate::Fake::project`] names: the first one seeded.
-    pub(super) main_project: Option<Uuid>,
-    /// What the call being served may see (set around each exchange).
-    pub(crate) caller: Access,
-    pub(super) plans: Vec<PlanRec>,
-    pub(super) facilities: Vec<FacilityRec>,
-    pub(super) projects: BTreeMap<Uuid, ProjectRec>,
-    pub(super) reservations: HashMap<Uuid, ReservationRec>,
-    pub(super) devices: HashMap<Uuid, DeviceRec>,
-    pub(super) ssh_keys: HashMap<Uuid, SshKeyRec>,
-    pub(super) seq: u64,
+    pub(crate) main_project: Option<Uuid>,
+    pub(crate) projects: BTreeMap<Uuid, project::Kept>,
+    pub(crate) reservations: HashMap<Uuid, hardware_reservation::Kept>,
+    pub(crate) devices: HashMap<Uuid, device::Kept>,
+    pub(crate) ssh_keys: HashMap<Uuid, ssh_key::Kept>,
+    seq: u64,
     /// Devices ever created through the API (not by a competitor).
-    pub(super) devices_created: u64,
+    pub(crate) devices_created: u64,
     /// Devices a competitor placed.
-    pub(super) competitor_devices: u64,
+    pub(crate) competitor_devices: u64,
     /// Which devices fail to provision.
-    pub(super) failures: FailurePlan,
+    pub(crate) failures: FailurePlan,
     /// The earliest instant a lifecycle change is due that `settle` makes
     /// (a deleted device disappearing, a failed device leaving the
     /// project); `None` when none is pending.
-    pub(super) next_settle: Option<Instant>,
+    pub(crate) next_settle: Option<Instant>,
 }
 
 impl World {
-    pub(crate) fn new(spec: &WorldSpec, now: Instant) -> Self {
-        let plans: Vec<PlanRec> = if spec.plans.is_empty() {
-            vec!["c3.small.x86".to_string()]
-        } else {
-            spec.plans.clone()
-        }
-        .into_iter()
-        .map(|slug| PlanRec {
-            id: Uuid::new_v4(),
-            slug,
-        })
-        .collect();
-        let mut metro_ids: HashMap<String, Uuid> = HashMap::new();
-        let facilities: Vec<FacilityRec> = if spec.facilities.is_empty() {
-            vec![("da11".to_string(), "da".to_string())]
-        } else {
-            spec.facilities.clone()
-        }
-        .into_iter()
-        .map(|(code, metro)| FacilityRec {
-            id: Uuid::new_v4(),
-            metro_id: *metro_ids.entry(metro.clone()).or_insert_with(Uuid::new_v4),
-            code,
-            metro,
-        })
-        .collect();
-        let epoch_wall = DateTime::from_timestamp(Utc::now().timestamp(), 0).unwrap_or_default();
-        let organization = Uuid::new_v4();
-        let mut world = Self {
-            timings: spec.timings,
-            epoch: now,
-            epoch_wall,
+    /// An empty world on `clock`.
+    fn empty(timings: Timings, clock: Wall) -> Self {
+        Self {
+            timings,
+            clock,
             user: Uuid::new_v4(),
+            catalog: Catalog::default(),
             organizations: BTreeMap::new(),
             tokens: Vec::new(),
-            main_project: spec.projects.first().map(|(id, _)| *id),
-            caller: Access::All,
-            plans,
-            facilities,
+            main_project: None,
             projects: BTreeMap::new(),
             reservations: HashMap::new(),
             devices: HashMap::new(),
@@ -108,48 +75,121 @@ impl World {
             seq: 0,
             devices_created: 0,
             competitor_devices: 0,
-            // None fail until the fake sets its plan (`World::set_failures`).
+            // None fail until the fake sets its plan (`set_failures`).
             failures: FailurePlan::default(),
             next_settle: None,
-        };
-        if !spec.projects.is_empty() {
-            let seq = world.next_seq();
-            world.organizations.insert(
-                organization,
-                OrganizationRec {
-                    seq,
-                    name: "fake organization".to_string(),
-                },
-            );
         }
-        for (n, (project, count)) in spec.projects.iter().enumerate() {
-            world.projects.insert(
-                *project,
-                ProjectRec {
-                    name: format!("fake project {}", n + 1),
-                    organization,
-                    created: now,
-                },
-            );
+    }
+
+    /// The world of the builder's shortcuts: projects with reservations
+    /// cycling through the plans and facilities, in one organisation.
+    pub(crate) fn new(spec: &WorldSpec, clock: Wall, now: Instant) -> Self {
+        let mut doc = WorldDoc::default();
+        let plans = if spec.plans.is_empty() {
+            vec!["c3.small.x86".to_string()]
+        } else {
+            spec.plans.clone()
+        };
+        doc.plans = plans
+            .into_iter()
+            .map(|slug| Plan { id: None, slug })
+            .collect();
+        let facilities = if spec.facilities.is_empty() {
+            vec![("da11".to_string(), "da".to_string())]
+        } else {
+            spec.facilities.clone()
+        };
+        for (code, metro) in facilities {
+            if !doc.metros.iter().any(|m| m.code == metro) {
+                doc.metros.push(Metro {
+                    id: None,
+                    code: metro.clone(),
+                });
+            }
+            doc.facilities.push(Facility {
+                id: None,
+                code,
+                metro,
+            });
+        }
+        let organization = Uuid::new_v4();
+        if !spec.projects.is_empty() {
+            doc.organizations.push(organization::Organization {
+                id: organization,
+                name: "fake organization".to_string(),
+            });
+        }
+        for (n, (id, count)) in spec.projects.iter().enumerate() {
+            doc.projects.push(project::Project {
+                id: *id,
+                name: Some(format!("fake project {}", n + 1)),
+                organization: Some(organization),
+            });
             for i in 0..*count {
-                let seq = world.next_seq();
-                let id = Uuid::new_v4();
-                world.reservations.insert(
-                    id,
-                    ReservationRec {
-                        id,
-                        seq,
-                        project: *project,
-                        plan: i % world.plans.len(),
-                        facility: i % world.facilities.len(),
-                        device: None,
-                        released_at: None,
-                        created: now,
-                    },
-                );
+                doc.reservations
+                    .push(hardware_reservation::HardwareReservation {
+                        id: Uuid::new_v4(),
+                        project: *id,
+                        plan: doc.plans[i % doc.plans.len()].slug.clone(),
+                        facility: doc.facilities[i % doc.facilities.len()].code.clone(),
+                        released_in_seconds: None,
+                    });
             }
         }
-        world
+        let mut w = Self::empty(spec.timings, clock);
+        w.main_project = doc.projects.first().map(|p| p.id);
+        // A document made here loads: its references are its own, and it
+        // holds as many reservations as the builder was asked for.
+        if let Err(e) = w.load(&doc, now) {
+            tracing::error!("metal-fake: the builder's world does not load: {e}");
+        }
+        w
+    }
+
+    /// The world `doc` describes, on the fake's clock at `now`: each
+    /// resource loads its records, in the order of [`RESOURCES`] (a record
+    /// names only records loaded before it).
+    pub(crate) fn from_doc(
+        doc: &WorldDoc,
+        timings: Timings,
+        clock: Wall,
+        now: Instant,
+    ) -> Result<World, WorldError> {
+        doc.check_bounds()?;
+        let mut w = Self::empty(timings, clock);
+        if let Some(user) = doc.user {
+            w.user = user;
+        }
+        w.main_project = doc.projects.first().map(|p| p.id);
+        w.load(doc, now)?;
+        Ok(w)
+    }
+
+    /// Loads `doc`'s records: the catalog, then each resource in the order
+    /// of [`RESOURCES`] (a record names only records loaded before it),
+    /// then the tokens.
+    fn load(&mut self, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+        self.catalog = Catalog::load(doc)?;
+        for resource in RESOURCES {
+            (resource.load)(self, doc, now)?;
+        }
+        self.tokens = KeptToken::load(self, doc)?;
+        Ok(())
+    }
+
+    /// The world as a document, at `now`: each resource saves its records,
+    /// oldest first.
+    pub(crate) fn to_doc(&self, now: Instant) -> WorldDoc {
+        let mut doc = WorldDoc {
+            user: Some(self.user),
+            ..WorldDoc::default()
+        };
+        self.catalog.save(&mut doc);
+        for resource in RESOURCES {
+            (resource.save)(self, &mut doc, now);
+        }
+        doc.tokens = self.tokens.iter().map(|t| t.rec.clone()).collect();
+        doc
     }
 
     /// The lifecycle timings.
@@ -163,19 +203,43 @@ impl World {
     }
 
     /// The next sequence number (creation order across all records).
-    pub(super) fn next_seq(&mut self) -> u64 {
+    pub(crate) fn next_seq(&mut self) -> u64 {
         self.seq += 1;
         self.seq
     }
 
-    /// The wall-clock time the API shows for `at` on the fake's clock.
-    pub(super) fn wall(&self, at: Instant) -> DateTime<Utc> {
-        let since = at.saturating_duration_since(self.epoch);
-        self.epoch_wall + chrono::Duration::from_std(since).unwrap_or_default()
+    /// `settle` has work to do at `at`.
+    pub(crate) fn schedule(&mut self, at: Instant) {
+        self.next_settle = Some(self.next_settle.map_or(at, |n| n.min(at)));
     }
 
-    /// Whether a create on `r` would succeed now (free and released).
-    pub(super) fn provisionable(&self, r: &ReservationRec, now: Instant) -> bool {
-        r.device.is_none() && r.released_at.is_none_or(|t| now >= t)
+    /// Replaces which devices fail to provision.
+    pub(crate) fn set_failures(&mut self, plan: FailurePlan) {
+        self.failures = plan;
+    }
+
+    /// Which devices fail to provision, taken out (for a world replaced by
+    /// a document: faults stay).
+    pub(crate) fn take_failures(&mut self) -> FailurePlan {
+        std::mem::take(&mut self.failures)
+    }
+}
+
+/// Records sorted by creation order, for saving and inspecting.
+pub(crate) fn oldest_first<'a, K: 'a, V: 'a>(
+    table: impl IntoIterator<Item = (&'a K, &'a V)>,
+    seq: impl Fn(&V) -> u64,
+) -> Vec<&'a V> {
+    let mut all: Vec<&V> = table.into_iter().map(|(_, v)| v).collect();
+    all.sort_by_key(|v| seq(v));
+    all
+}
+
+#[cfg(test)]
+impl World {
+    /// An empty world on a clock starting now, default timings.
+    pub(crate) fn for_tests() -> Self {
+        let clock = crate::clock::Clock::new(1.0);
+        Self::empty(Timings::default(), clock.wall())
     }
 }

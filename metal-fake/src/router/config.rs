@@ -20,6 +20,10 @@ pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// idle for longer, the connection is closed.
 pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How long a connection's write may wait for the client to read by
+/// default (30 s); longer, the connection is closed.
+pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// How many connections the server serves at once by default (1024).
 /// Beyond it, new connections wait in the listener's backlog, unaccepted,
 /// until one closes.
@@ -50,6 +54,7 @@ pub struct ServerConfig {
     pub(crate) body_limit: usize,
     pub(crate) body_timeout: Duration,
     pub(crate) header_timeout: Duration,
+    pub(crate) write_timeout: Duration,
     pub(crate) max_connections: usize,
     pub(crate) control_token: Option<String>,
 }
@@ -63,6 +68,7 @@ impl fmt::Debug for ServerConfig {
             .field("body_limit", &self.body_limit)
             .field("body_timeout", &self.body_timeout)
             .field("header_timeout", &self.header_timeout)
+            .field("write_timeout", &self.write_timeout)
             .field("max_connections", &self.max_connections)
             .field(
                 "control_token",
@@ -84,6 +90,7 @@ impl ServerConfig {
             body_limit: DEFAULT_BODY_LIMIT,
             body_timeout: DEFAULT_BODY_TIMEOUT,
             header_timeout: DEFAULT_HEADER_TIMEOUT,
+            write_timeout: DEFAULT_WRITE_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             control_token: None,
         }
@@ -140,6 +147,15 @@ impl ServerConfig {
     /// closed. Over HTTP only (hyper's `header_read_timeout`).
     pub fn header_timeout(mut self, timeout: Duration) -> Self {
         self.header_timeout = timeout;
+        self
+    }
+
+    /// How long a write to a connection may wait for the client to read
+    /// (default [`DEFAULT_WRITE_TIMEOUT`]): a client that sends requests
+    /// and never reads the replies is closed after it, freeing the replies
+    /// queued for it and its connection permit. Over HTTP only.
+    pub fn write_timeout(mut self, timeout: Duration) -> Self {
+        self.write_timeout = timeout;
         self
     }
 

@@ -1,8 +1,8 @@
 //! Replies as the API sends them: JSON bodies with `Content-Type:
 //! application/json; charset=utf-8`, the
 //! `Error` body (`{"errors": [...]}`), no body, a proxy's HTML 502, and a
-//! body cut short. A body built here from bytes is kept as an extension so
-//! the gate can record it.
+//! body cut short. Each comes with its body's bytes, which the pipeline
+//! keeps when it records replies.
 
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderValue, StatusCode};
@@ -12,36 +12,29 @@ use metal_api::types;
 
 use crate::call::{ApiError, Reply};
 
-/// The body of a response built here, kept for recording.
-#[derive(Clone)]
-struct KeptBody(Bytes);
+/// A response built here, and its whole body.
+pub(crate) type Built = (Response, Bytes);
 
-/// The whole body of a response built here from bytes (never a stream).
-pub(super) fn kept_body(resp: &Response) -> Option<Bytes> {
-    resp.extensions().get::<KeptBody>().map(|k| k.0.clone())
-}
-
-fn with_body(status: u16, content_type: Option<&'static str>, body: Bytes) -> Response {
+fn with_body(status: u16, content_type: Option<&'static str>, body: Bytes) -> Built {
     let mut resp = Response::new(Body::from(body.clone()));
     *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     if let Some(ct) = content_type {
         resp.headers_mut()
             .insert(header::CONTENT_TYPE, HeaderValue::from_static(ct));
     }
-    resp.extensions_mut().insert(KeptBody(body));
-    resp
+    (resp, body)
 }
 
 /// The `Content-Type` of every JSON reply, as the real API sends it.
 pub(crate) const JSON_CONTENT_TYPE: &str = "application/json; charset=utf-8";
 
 /// A JSON body.
-pub(super) fn json(status: u16, body: Bytes) -> Response {
+pub(crate) fn json(status: u16, body: Bytes) -> Built {
     with_body(status, Some(JSON_CONTENT_TYPE), body)
 }
 
 /// The API's `Error` body.
-pub(super) fn error(status: u16, messages: Vec<String>) -> Response {
+pub(crate) fn error(status: u16, messages: Vec<String>) -> Built {
     let body = types::Error {
         error: None,
         errors: messages,
@@ -50,12 +43,12 @@ pub(super) fn error(status: u16, messages: Vec<String>) -> Response {
 }
 
 /// An API refusal.
-pub(super) fn refusal(e: ApiError) -> Response {
+pub(crate) fn refusal(e: ApiError) -> Built {
     error(e.status, e.messages)
 }
 
 /// A handler's result, with the operation's success status.
-pub(super) fn of(success: u16, result: Result<Reply, ApiError>) -> Response {
+pub(crate) fn of(success: u16, result: Result<Reply, ApiError>) -> Built {
     match result {
         Ok(Reply::Json(body)) => json(success, body),
         Ok(Reply::Empty) => with_body(success, None, Bytes::new()),
@@ -66,7 +59,7 @@ pub(super) fn of(success: u16, result: Result<Reply, ApiError>) -> Response {
 const BAD_GATEWAY_PAGE: &str = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n</body>\r\n</html>\r\n";
 
 /// A proxy's HTML 502 page.
-pub(super) fn bad_gateway() -> Response {
+pub(crate) fn bad_gateway() -> Built {
     with_body(
         502,
         Some("text/html"),
@@ -81,10 +74,11 @@ pub(super) fn bad_gateway() -> Response {
 /// it has: without the pause it would abort before the head left, and the
 /// client would see no reply at all. `None` when the body is too short to
 /// cut.
-pub(super) fn truncated(full: Response) -> Option<Response> {
-    let body = kept_body(&full).filter(|b| b.len() > 1)?;
+pub(crate) fn truncated((full, body): Built) -> Option<Response> {
+    if body.len() <= 1 {
+        return None;
+    }
     let (mut parts, _) = full.into_parts();
-    parts.extensions.remove::<KeptBody>();
     parts
         .headers
         .insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));

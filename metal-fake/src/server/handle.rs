@@ -7,7 +7,8 @@ use std::sync::Arc;
 use tokio::sync::oneshot;
 use tokio::task::{JoinError, JoinHandle};
 
-use crate::router::{Recorded, RecordedReply};
+use crate::pipeline::Recorded;
+use crate::router::RecordedReply;
 
 /// A running server. Dropping it stops the server.
 #[derive(Debug)]

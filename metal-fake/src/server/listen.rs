@@ -27,9 +27,10 @@ use tokio::task::{JoinError, JoinSet};
 
 use super::handle::ServerHandle;
 use crate::fake::Fake;
-use crate::render::API_PREFIX;
+use crate::model::render::API_PREFIX;
+use crate::pipeline::Pipeline;
 use crate::router::{self, ConnKill, ServerConfig};
-use crate::shared::Shared;
+use crate::store::Store;
 
 /// Binds `addr` (port 0 picks a free port) and serves `fake` on it.
 pub async fn bind(
@@ -49,10 +50,13 @@ pub fn serve(
     let addr = listener.local_addr()?;
     let bounds = Bounds {
         header_timeout: config.header_timeout,
+        write_timeout: config.write_timeout,
         max_connections: config.max_connections.clamp(1, Semaphore::MAX_PERMITS),
     };
-    let shared = fake.shared().clone();
-    let (router, recorded) = router::router(shared.clone(), config);
+    let shared = fake.store().clone();
+    let pipeline = Pipeline::new(shared.clone(), config);
+    let recorded = pipeline.recorded().clone();
+    let router = router::router(pipeline);
     let panics = Arc::new(AtomicU64::new(0));
     let (tx, rx) = oneshot::channel();
     let task = tokio::spawn(accept_loop(
@@ -77,6 +81,7 @@ pub fn serve(
 /// The accept loop's share of [`ServerConfig`].
 struct Bounds {
     header_timeout: Duration,
+    write_timeout: Duration,
     max_connections: usize,
 }
 
@@ -84,7 +89,7 @@ struct Bounds {
 /// handle's) and the fake's (`GET /_fake/state`).
 struct Panics {
     count: Arc<AtomicU64>,
-    shared: Arc<Shared>,
+    shared: Arc<Store>,
 }
 
 impl Panics {
@@ -138,6 +143,7 @@ async fn accept_loop(
                     router.clone().layer(Extension(kill.clone())),
                 );
                 let header_timeout = bounds.header_timeout;
+                let stream = super::timed::WriteTimeout::new(stream, bounds.write_timeout);
                 conns.spawn(async move {
                     let _permit = permit;
                     let conn = hyper::server::conn::http1::Builder::new()

@@ -12,6 +12,7 @@
 
 mod handle;
 mod listen;
+mod timed;
 
 pub use handle::ServerHandle;
 pub use listen::{bind, serve};

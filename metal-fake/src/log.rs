@@ -1,5 +1,6 @@
-//! What tests inspect: the log of calls received, counters by operation and
-//! status, faults injected, and a snapshot of the world's contents.
+//! The call log: every call the fake received (written by the pipeline's
+//! record step alone), counters by operation and status, faults injected,
+//! and a snapshot of the world's contents.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -20,7 +21,7 @@ pub struct CallRecord {
     pub seq: u64,
     /// The operationId (`"createDevice"`), or `"unknown"` for a path the
     /// fake does not serve.
-    pub operation: String,
+    pub operation: &'static str,
     /// The status sent, `None` when no reply was sent (dropped, hung, never
     /// sent).
     pub status: Option<u16>,
@@ -49,39 +50,39 @@ pub struct Snapshot {
 
 /// The log and counters.
 #[derive(Debug, Default)]
-pub(crate) struct Stats {
+pub(crate) struct CallLog {
     log: VecDeque<CallRecord>,
-    requests: BTreeMap<String, BTreeMap<String, u64>>,
-    faults: BTreeMap<String, u64>,
+    /// By operation, then by status (`None`: no reply).
+    requests: BTreeMap<&'static str, BTreeMap<Option<u16>, u64>>,
+    faults: BTreeMap<&'static str, u64>,
     calls: u64,
     connection_panics: u64,
 }
 
-impl Stats {
+impl CallLog {
     pub(crate) fn record(
         &mut self,
-        operation: &str,
+        operation: &'static str,
         status: Option<u16>,
         fault: Option<&'static str>,
         at: Instant,
     ) {
         self.calls += 1;
-        let key = status.map_or_else(|| "none".to_string(), |s| s.to_string());
         *self
             .requests
-            .entry(operation.to_string())
+            .entry(operation)
             .or_default()
-            .entry(key)
+            .entry(status)
             .or_default() += 1;
         if let Some(f) = fault {
-            *self.faults.entry(f.to_string()).or_default() += 1;
+            *self.faults.entry(f).or_default() += 1;
         }
         if self.log.len() == LOG_CAPACITY {
             self.log.pop_front();
         }
         self.log.push_back(CallRecord {
             seq: self.calls,
-            operation: operation.to_string(),
+            operation,
             status,
             fault,
             at,
@@ -111,8 +112,25 @@ impl Stats {
     pub(crate) fn snapshot(&self, world: WorldCounts) -> Snapshot {
         Snapshot {
             world,
-            requests: self.requests.clone(),
-            faults_injected: self.faults.clone(),
+            requests: self
+                .requests
+                .iter()
+                .map(|(op, by_status)| {
+                    let by_status = by_status
+                        .iter()
+                        .map(|(status, n)| {
+                            let key = status.map_or_else(|| "none".to_string(), |s| s.to_string());
+                            (key, *n)
+                        })
+                        .collect();
+                    (op.to_string(), by_status)
+                })
+                .collect(),
+            faults_injected: self
+                .faults
+                .iter()
+                .map(|(f, n)| (f.to_string(), *n))
+                .collect(),
             calls: self.calls,
             connection_panics: self.connection_panics,
         }
@@ -125,7 +143,7 @@ mod tests {
 
     #[test]
     fn log_since_copies_only_the_newer_calls_and_survives_the_cap() {
-        let mut stats = Stats::default();
+        let mut stats = CallLog::default();
         let at = Instant::now();
         for _ in 0..LOG_CAPACITY + 5 {
             stats.record("getDevice", Some(200), None, at);

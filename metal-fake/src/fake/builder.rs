@@ -1,33 +1,22 @@
-//! [`Fake`]: the handle on one fake Metal API (cheap to clone, shared by
-//! the in-process exchange and the HTTP server), its builder, the
-//! generated client over it ([`Fake::api_client`]), and the inspection API
-//! tests use.
+//! [`FakeBuilder`]: what a [`Fake`] is built with (its world, timings,
+//! faults, token, rate limit, clock, and the handlers of operations the
+//! model does not serve), and why a build is refused ([`BuildError`]).
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use axum::http::{HeaderMap, HeaderValue};
-use axum::Router;
-use metal_api::types;
-use tokio::time::Instant;
+use axum::http::HeaderValue;
 use uuid::Uuid;
 
+use super::{Fake, DEFAULT_TOKEN};
 use crate::call::{ApiError, Call, Reply};
+use crate::clock::{Clock, MAX_TIME_SCALE};
 use crate::document::{WorldDoc, WorldError};
 use crate::faults::{FailProvisioning, Fault, RandomFailures, RandomFaults};
 use crate::handlers::Handlers;
 use crate::model::{Timings, World, WorldSpec};
+use crate::pipeline::Pipeline;
 use crate::router::{self, ServerConfig};
-use crate::shared::{Clock, ClockError, Seed, Shared, MAX_TIME_SCALE};
-use crate::state::{CallRecord, Snapshot};
-
-/// The token [`Fake::api_client`] sends and the in-process router accepts,
-/// unless [`FakeBuilder::token`] says otherwise.
-pub const DEFAULT_TOKEN: &str = "metal-fake-token";
-
-/// The base URL of [`Fake::api_client`]: no request leaves the process, so
-/// the host is one that cannot resolve.
-pub const IN_PROCESS_BASE_URL: &str = "http://metal-fake.invalid/metal/v1";
+use crate::store::{Seed, Store};
 
 /// Builds a [`Fake`]: its projects and reservations, plans, facilities,
 /// timings, faults, token, and the handlers of operations the model does
@@ -344,7 +333,7 @@ impl FakeBuilder {
         let clock = Clock::new(self.time_scale);
         let now = clock.now();
         let mut world = match &self.world {
-            Some(doc) => World::from_doc(doc, self.timings, now)?,
+            Some(doc) => World::from_doc(doc, self.timings, clock.wall(), now)?,
             None => {
                 let mut projects = vec![(self.project, self.reservations)];
                 projects.extend(self.others);
@@ -354,7 +343,7 @@ impl FakeBuilder {
                     facilities: self.facilities,
                     timings: self.timings,
                 };
-                World::new(&spec, now)
+                World::new(&spec, clock.wall(), now)
             }
         };
         let seed = Seed {
@@ -365,13 +354,15 @@ impl FakeBuilder {
             random_failures: self.random_failures,
         };
         world.set_failures(seed.failure_plan());
-        let shared = Arc::new(Shared::new(world, seed, self.handlers, clock));
+        let store = Arc::new(Store::new(world, seed, self.handlers, clock));
         // In-process: the fake's own token, the builder's rate limit (none
         // by default), nothing recorded.
         let config = ServerConfig::new(self.token).rate_limit(self.rate_limit);
-        let (router, _) = router::router(shared.clone(), config);
+        let pipeline = Pipeline::new(store.clone(), config);
+        let router = router::router(pipeline.clone());
         Ok(Fake {
-            shared,
+            store,
+            pipeline,
             router,
             token,
         })
@@ -383,245 +374,4 @@ fn spec_operation(operation: &str) -> &'static metal_api::Operation {
     metal_api::operation::find(operation).unwrap_or_else(|| {
         panic!("metal-fake: {operation:?} is not an operationId of openapi/metal.json")
     })
-}
-
-/// A fake Metal API: an in-memory model with device lifecycles and fault
-/// injection, behind one router that serves every operation of the spec.
-/// Cheap to clone (all clones share one world); `Send + Sync`.
-///
-/// Call it in-process with the generated client ([`Fake::api_client`]; the
-/// fake is itself a [`metal_api::Exchange`]), or serve it over HTTP with
-/// [`crate::bind`].
-#[derive(Clone)]
-pub struct Fake {
-    shared: Arc<Shared>,
-    router: Router,
-    token: HeaderValue,
-}
-
-impl std::fmt::Debug for Fake {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Fake")
-            .field("project", &self.shared.project())
-            .finish_non_exhaustive()
-    }
-}
-
-impl Fake {
-    /// A builder with defaults: one project with 10 reservations of plan
-    /// `c3.small.x86` in facility `da11` (metro `da`), default timings, no
-    /// faults, token [`DEFAULT_TOKEN`].
-    pub fn builder() -> FakeBuilder {
-        FakeBuilder::default()
-    }
-
-    /// The generated client over this fake, in-process: no sockets, tokio's
-    /// paused clock usable, every fault injectable. Its base URL is
-    /// [`IN_PROCESS_BASE_URL`] and it sends the fake's token.
-    ///
-    /// ```
-    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-    /// let fake = metal_fake::Fake::builder().reservations(2).build();
-    /// let page = fake
-    ///     .api_client()
-    ///     .find_project_hardware_reservations()
-    ///     .id(fake.project())
-    ///     .send()
-    ///     .await
-    ///     .unwrap();
-    /// assert_eq!(page.hardware_reservations.len(), 2);
-    /// # }
-    /// ```
-    pub fn api_client(&self) -> metal_api::Client {
-        let mut headers = HeaderMap::new();
-        headers.insert("x-auth-token", self.token.clone());
-        metal_api::Client::over(IN_PROCESS_BASE_URL, headers, Arc::new(self.clone()))
-    }
-
-    /// The router the in-process exchange calls.
-    pub(crate) fn router(&self) -> &Router {
-        &self.router
-    }
-
-    /// The state every clone shares (the HTTP server serves it too).
-    pub(crate) fn shared(&self) -> &Arc<Shared> {
-        &self.shared
-    }
-
-    /// The main project's ID.
-    pub fn project(&self) -> Uuid {
-        self.shared.project()
-    }
-
-    /// The world now, as a document ([`crate::document`]): what
-    /// `GET /_fake/world` answers, and what [`Fake::load_world`] and
-    /// [`FakeBuilder::world`] take back.
-    pub fn world(&self) -> WorldDoc {
-        self.shared.world_doc()
-    }
-
-    /// Replaces the world with `doc`'s. Faults and the call log stay; a
-    /// refused document changes nothing.
-    ///
-    /// ```
-    /// let fake = metal_fake::Fake::builder().reservations(1).build();
-    /// let saved = fake.world();
-    /// let mut empty = saved.clone();
-    /// empty.reservations.clear();
-    /// fake.load_world(&empty).unwrap();
-    /// assert!(fake.reservations().is_empty());
-    /// fake.load_world(&saved).unwrap();
-    /// assert_eq!(fake.reservations().len(), 1);
-    /// ```
-    pub fn load_world(&self, doc: &WorldDoc) -> Result<(), WorldError> {
-        self.shared.load(doc)
-    }
-
-    /// Back to the world and faults the fake was built with, with an empty
-    /// call log (`POST /_fake/reset`). The clock is not turned back.
-    pub fn reset(&self) -> Result<(), WorldError> {
-        self.shared.reset()
-    }
-
-    /// Moves the fake's clock on by `by` (`POST /_fake/clock`): devices
-    /// provision, power transitions end and reservations come free as if
-    /// that time had passed. Returns the total advance; refused past ten
-    /// years in all.
-    ///
-    /// ```
-    /// # #[tokio::main(flavor = "current_thread")] async fn main() {
-    /// use std::time::Duration;
-    /// let fake = metal_fake::Fake::builder().build();
-    /// let before = fake.now();
-    /// fake.advance(Duration::from_secs(600)).unwrap();
-    /// assert!(fake.now() >= before + Duration::from_secs(600));
-    /// # }
-    /// ```
-    pub fn advance(&self, by: Duration) -> Result<Duration, ClockError> {
-        self.shared.clock().advance(by)
-    }
-
-    /// Now, on the fake's clock: tokio's clock, scaled
-    /// ([`FakeBuilder::time_scale`]) and advanced ([`Fake::advance`]).
-    pub fn now(&self) -> Instant {
-        self.shared.now()
-    }
-
-    /// Adds a scripted fault.
-    pub fn inject(&self, fault: Fault) {
-        self.shared.lock().faults.push(fault);
-    }
-
-    /// Scripts a provisioning failure from now on (see
-    /// [`FakeBuilder::fail_provisioning`]).
-    pub fn fail_provisioning(&self, fail: FailProvisioning) {
-        self.shared.lock().world.fail_provisioning(fail);
-    }
-
-    /// The lifecycle timings the fake was built with.
-    pub fn timings(&self) -> Timings {
-        self.shared.lock().world.timings()
-    }
-
-    /// Replaces the random faults (`None` turns them off).
-    pub fn set_random_faults(&self, random: Option<RandomFaults>) {
-        self.shared.lock().faults.set_random(random);
-    }
-
-    /// A competitor takes this reservation now, if it is free; returns the
-    /// competitor's device.
-    pub fn take_reservation(&self, reservation: Uuid) -> Option<Uuid> {
-        self.shared
-            .lock()
-            .world
-            .take_reservation(reservation, self.shared.now())
-    }
-
-    /// A competitor gives its device back: the device is deleted and its
-    /// reservation released, with no API call (so nothing is logged or
-    /// rate limited). `false` if `device` is not a competitor's.
-    ///
-    /// A device still provisioning cannot be deleted yet (`false`), as
-    /// through the API.
-    ///
-    /// ```
-    /// use std::time::Duration;
-    /// let fake = metal_fake::Fake::builder()
-    ///     .reservations(1)
-    ///     .timings(metal_fake::Timings::uniform(Duration::ZERO))
-    ///     .build();
-    /// let reservation = fake.provisionable_reservations()[0];
-    /// let device = fake.take_reservation(reservation).unwrap();
-    /// assert!(fake.release_competitor(device));
-    /// assert!(fake.devices().is_empty());
-    /// assert!(!fake.release_competitor(device));
-    /// ```
-    pub fn release_competitor(&self, device: Uuid) -> bool {
-        self.shared
-            .lock()
-            .world
-            .release_competitor(device, self.shared.now())
-    }
-
-    /// Counters and the world's contents now.
-    pub fn snapshot(&self) -> Snapshot {
-        self.shared.snapshot()
-    }
-
-    /// The calls received, oldest first (the last
-    /// [`crate::state::LOG_CAPACITY`]).
-    pub fn calls(&self) -> Vec<CallRecord> {
-        self.calls_since(0)
-    }
-
-    /// The calls received after the one numbered `seq` (a
-    /// [`CallRecord::seq`] read earlier), oldest first: what a reader
-    /// following the log has not seen yet, without copying the rest of
-    /// it. `calls_since(0)` is [`Fake::calls`].
-    pub fn calls_since(&self, seq: u64) -> Vec<CallRecord> {
-        self.shared.lock().stats.log_since(seq)
-    }
-
-    /// How many calls of `operation` were received (within the log).
-    pub fn call_count(&self, operation: &str) -> usize {
-        self.calls()
-            .iter()
-            .filter(|c| c.operation == operation)
-            .count()
-    }
-
-    /// Every device, with project and reservation included, oldest first.
-    pub fn devices(&self) -> Vec<types::Device> {
-        let now = self.shared.now();
-        self.shared.lock().world.all_devices(now)
-    }
-
-    /// Every hardware reservation, with device and project included.
-    pub fn reservations(&self) -> Vec<types::HardwareReservation> {
-        let now = self.shared.now();
-        self.shared.lock().world.all_reservations(now)
-    }
-
-    /// Provisionable reservations of the main project, oldest first.
-    pub fn provisionable_reservations(&self) -> Vec<Uuid> {
-        let project = self.project();
-        self.reservations()
-            .into_iter()
-            .filter(|r| {
-                r.provisionable == Some(true)
-                    && r.project.as_ref().and_then(|p| p.id) == Some(project)
-            })
-            .filter_map(|r| r.id)
-            .collect()
-    }
-
-    /// How many times a device was rebooted; `None` if it does not exist.
-    pub fn reboots(&self, device: Uuid) -> Option<u32> {
-        self.shared.lock().world.reboots(device)
-    }
-
-    /// Whether a device was placed by an injected competitor.
-    pub fn is_competitor(&self, device: Uuid) -> bool {
-        self.shared.lock().world.is_competitor(device)
-    }
 }

@@ -58,7 +58,7 @@
 
 use std::time::Duration;
 
-use crate::fake::Fake;
+use super::Fake;
 
 /// The per-attempt timeout of [`Fake::client`]: the HTTP client's own
 /// default request timeout, so a hung reply ends as it would over HTTP.

@@ -1,38 +1,58 @@
-//! The API's rules for SSH keys: a valid public key, unique per owner.
+//! The API's rules for SSH keys: a valid public key, unique per owner; and
+//! the fingerprint the API shows.
+
+use std::fmt;
 
 use metal_api::types;
+use serde::{Serialize, Serializer};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::records::{KeyOwner, SshKeyRec};
-use super::world::World;
+use super::record::{Kept, SshKey};
 use crate::call::ApiError;
+use crate::model::bounds::{bad_tags, refuse, too_long, MAX_KEY, MAX_KEYS_PER_OWNER, MAX_NAME};
+use crate::model::World;
 
 impl World {
-    /// `createSSHKey` and `createProjectSSHKey`: a new key of `owner`.
-    pub(super) fn create_ssh_key(
+    /// `createSSHKey` and `createProjectSSHKey`: a new key of `project`
+    /// (`None`: the user's).
+    pub(crate) fn create_ssh_key(
         &mut self,
-        owner: KeyOwner,
+        project: Option<Uuid>,
         body: &types::SshKeyCreateInput,
         now: Instant,
     ) -> Result<Uuid, ApiError> {
-        if let KeyOwner::Project(p) = owner {
+        if let Some(p) = project {
             self.projects.get(&p).ok_or_else(ApiError::not_found)?;
         }
         let key = body.key.as_deref().unwrap_or_default();
+        let label = body.label.as_deref().unwrap_or_default();
+        check_bounds(Some(label), Some(key), Some(&body.tags))?;
+        let held = self
+            .ssh_keys
+            .values()
+            .filter(|k| k.rec.project == project)
+            .count();
+        if held >= MAX_KEYS_PER_OWNER {
+            return Err(ApiError::unprocessable(format!(
+                "SSH keys are too many (maximum is {MAX_KEYS_PER_OWNER} a project, and for the user)"
+            )));
+        }
         check_public_key(key)?;
-        self.check_key_unique(owner, key, None)?;
+        self.check_key_unique(project, key, None)?;
         let id = Uuid::new_v4();
         let seq = self.next_seq();
         self.ssh_keys.insert(
             id,
-            SshKeyRec {
-                id,
+            Kept {
+                rec: SshKey {
+                    id,
+                    project,
+                    label: body.label.clone().unwrap_or_default(),
+                    key: key.to_string(),
+                    tags: body.tags.clone(),
+                },
                 seq,
-                owner,
-                label: body.label.clone().unwrap_or_default(),
-                key: key.to_string(),
-                tags: body.tags.clone(),
                 created: now,
                 updated: now,
             },
@@ -41,51 +61,57 @@ impl World {
     }
 
     /// `updateSSHKey`: a new label, key or tags.
-    pub(super) fn update_ssh_key(
+    pub(crate) fn update_ssh_key(
         &mut self,
         id: Uuid,
         body: &types::SshKeyInput,
         now: Instant,
     ) -> Result<(), ApiError> {
-        let owner = self
+        let project = self
             .ssh_keys
             .get(&id)
             .ok_or_else(ApiError::not_found)?
-            .owner;
+            .rec
+            .project;
+        check_bounds(
+            body.label.as_deref(),
+            body.key.as_deref(),
+            body.tags.as_deref(),
+        )?;
         if let Some(key) = &body.key {
             check_public_key(key)?;
-            self.check_key_unique(owner, key, Some(id))?;
+            self.check_key_unique(project, key, Some(id))?;
         }
-        let rec = self.ssh_keys.get_mut(&id).ok_or_else(ApiError::not_found)?;
+        let k = self.ssh_keys.get_mut(&id).ok_or_else(ApiError::not_found)?;
         if let Some(label) = &body.label {
-            rec.label.clone_from(label);
+            k.rec.label.clone_from(label);
         }
         if let Some(key) = &body.key {
-            rec.key.clone_from(key);
+            k.rec.key.clone_from(key);
         }
         if let Some(tags) = &body.tags {
-            rec.tags.clone_from(tags);
+            k.rec.tags.clone_from(tags);
         }
-        rec.updated = now;
+        k.updated = now;
         Ok(())
     }
 
     /// `deleteSSHKey`.
-    pub(super) fn delete_ssh_key(&mut self, id: Uuid) -> Result<(), ApiError> {
+    pub(crate) fn delete_ssh_key(&mut self, id: Uuid) -> Result<(), ApiError> {
         self.ssh_keys.remove(&id).ok_or_else(ApiError::not_found)?;
         Ok(())
     }
 
     fn check_key_unique(
         &self,
-        owner: KeyOwner,
+        project: Option<Uuid>,
         key: &str,
         except: Option<Uuid>,
     ) -> Result<(), ApiError> {
         let taken = self
             .ssh_keys
             .values()
-            .any(|k| k.owner == owner && k.key == key && Some(k.id) != except);
+            .any(|k| k.rec.project == project && k.rec.key == key && Some(k.rec.id) != except);
         if taken {
             return Err(ApiError::unprocessable(
                 "Fingerprint has already been taken",
@@ -95,10 +121,23 @@ impl World {
     }
 }
 
+/// Checks the sizes of a key's fields (those given).
+pub(crate) fn check_bounds(
+    label: Option<&str>,
+    key: Option<&str>,
+    tags: Option<&[String]>,
+) -> Result<(), ApiError> {
+    refuse([
+        label.and_then(|l| too_long("Label", l, MAX_NAME)),
+        key.and_then(|k| too_long("Key", k, MAX_KEY)),
+        tags.and_then(bad_tags),
+    ])
+}
+
 /// Checks a public key as the API does: not blank, a known type, and a
 /// body that is base64 (what `ssh-keygen` decodes before it hashes; the
 /// fake does not parse the decoded blob further). `422` otherwise.
-pub(super) fn check_public_key(key: &str) -> Result<(), ApiError> {
+pub(crate) fn check_public_key(key: &str) -> Result<(), ApiError> {
     let mut parts = key.split_whitespace();
     let kind = parts.next().unwrap_or_default();
     let body = parts.next().unwrap_or_default();
@@ -123,20 +162,32 @@ fn key_blob(body: &str) -> Option<Vec<u8>> {
     LENIENT.decode(body).ok()
 }
 
-/// The key's fingerprint as `ssh-keygen -l -E md5` prints it (without the
+/// A key's fingerprint as `ssh-keygen -l -E md5` prints it (without the
 /// `MD5:` prefix): the MD5 of the base64-decoded second field, in
 /// colon-separated lowercase hex. Empty for a key that does not decode
 /// (never stored: [`check_public_key`] refuses it).
-pub(super) fn fingerprint(key: &str) -> String {
-    use md5::{Digest, Md5};
-    let Some(blob) = key.split_whitespace().nth(1).and_then(key_blob) else {
-        return String::new();
-    };
-    Md5::digest(&blob)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect::<Vec<_>>()
-        .join(":")
+pub(crate) struct Fingerprint<'a>(pub(crate) &'a str);
+
+impl fmt::Display for Fingerprint<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use md5::{Digest, Md5};
+        let Some(blob) = self.0.split_whitespace().nth(1).and_then(key_blob) else {
+            return Ok(());
+        };
+        for (i, b) in Md5::digest(&blob).iter().enumerate() {
+            if i > 0 {
+                f.write_str(":")?;
+            }
+            write!(f, "{b:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for Fingerprint<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
 }
 
 #[cfg(test)]
@@ -151,28 +202,21 @@ mod tests {
 
     #[test]
     fn the_fingerprint_is_the_md5_of_the_decoded_key() {
-        assert_eq!(fingerprint(KEY), KEY_MD5);
+        assert_eq!(Fingerprint(KEY).to_string(), KEY_MD5);
     }
 
     #[test]
     fn an_update_without_tags_keeps_them_and_an_empty_list_clears_them() {
-        use crate::model::world::WorldSpec;
+        let mut w = World::for_tests();
         let now = Instant::now();
-        let spec = WorldSpec {
-            projects: Vec::new(),
-            plans: Vec::new(),
-            facilities: Vec::new(),
-            timings: Default::default(),
-        };
-        let mut w = World::new(&spec, now);
         let created = types::SshKeyCreateInput {
             key: Some(KEY.into()),
             label: Some("desk".into()),
             tags: vec!["a".into()],
             instances_ids: Vec::new(),
         };
-        let id = w.create_ssh_key(KeyOwner::User, &created, now).unwrap();
-        let tags = |w: &World| w.ssh_keys[&id].tags.clone();
+        let id = w.create_ssh_key(None, &created, now).unwrap();
+        let tags = |w: &World| w.ssh_keys[&id].rec.tags.clone();
         let update = |tags: Option<Vec<String>>| types::SshKeyInput {
             key: None,
             label: Some("desk-2".into()),

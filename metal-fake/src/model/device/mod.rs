@@ -1,0 +1,21 @@
+//! Devices: their lifecycle on the fake's clock, the rules of each change,
+//! the list's filters, and how the API shows them.
+//!
+//! - `record`: [`Device`], what the world keeps and its document entry;
+//!   the state it reports at an instant.
+//! - `rules`: create (on a reservation, or `next-available`), update,
+//!   actions, delete, the changes due as time passes, competitors.
+//! - `filter`: the filters of the project's device list.
+//! - `view`: a device as the API sends it.
+//! - `operations`: the operations modelled, and who owns a device.
+
+mod filter;
+mod operations;
+mod record;
+mod rules;
+mod view;
+
+pub(crate) use operations::RESOURCE;
+pub(crate) use record::Kept;
+pub use record::{Device, DeviceState};
+pub(crate) use view::{DeviceField, COLLECTION};

@@ -1,0 +1,105 @@
+//! The device operations the fake models, and who owns a device.
+
+use metal_api::operation as op;
+use metal_api::types;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::filter::DeviceFilter;
+use super::record;
+use super::rules::contested;
+use super::view::COLLECTION;
+use crate::call::{ApiError, Call, Reply};
+use crate::model::access::Owner;
+use crate::model::list::Listing;
+use crate::model::render::{reply, Expand};
+use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
+use crate::model::World;
+
+/// Devices.
+pub(crate) static RESOURCE: Resource = Resource {
+    collection: COLLECTION,
+    operations: &[
+        Modelled::new(&op::FIND_DEVICE_BY_ID, find_device_by_id),
+        Modelled::new(&op::FIND_PROJECT_DEVICES, find_project_devices),
+        Modelled::new(&op::CREATE_DEVICE, create_device),
+        // packngo's `Devices.Lock` and `Unlock` send PATCH.
+        Modelled::new(&op::UPDATE_DEVICE, update_device).also_patch(),
+        Modelled::new(&op::DELETE_DEVICE, delete_device),
+        Modelled::new(&op::PERFORM_ACTION, perform_action),
+    ],
+    owner,
+    load: record::load,
+    save: record::save,
+};
+
+fn owner(w: &World, id: Uuid) -> Option<Owner> {
+    w.devices.get(&id).map(|d| Owner::Project(d.rec.project))
+}
+
+/// One device as the API sends it.
+fn device_reply(w: &World, id: Uuid, expand: &Expand, now: Instant) -> Result<Reply, ApiError> {
+    let d = w.devices.get(&id).ok_or_else(ApiError::not_found)?;
+    reply(&w.device_view(d, expand, now))
+}
+
+fn find_device_by_id(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let expand = expand(call);
+    acts(move |w, _, now| {
+        w.check_device_access(id)?;
+        device_reply(w, id, &expand, now)
+    })
+}
+
+fn find_project_devices(call: &Call) -> Result<Prepared, ApiError> {
+    let project = call.id("id")?;
+    let listing = Listing::of(call, DeviceFilter::PARAMS)?;
+    let filter = DeviceFilter::of(call)?;
+    acts(move |w, _, now| reply(&w.device_page(project, &filter, &listing, now)?))
+}
+
+fn create_device(call: &Call) -> Result<Prepared, ApiError> {
+    let project = call.id("id")?;
+    let body: types::CreateDeviceRequest = call.json()?;
+    let contested = contested(&body);
+    let expand = expand(call);
+    Ok(Prepared {
+        act: Box::new(move |w, _, now| {
+            let id = w.create_device(project, &body, now)?;
+            device_reply(w, id, &expand, now)
+        }),
+        contested,
+    })
+}
+
+fn update_device(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let body: types::DeviceUpdateInput = call.json()?;
+    let expand = expand(call);
+    acts(move |w, _, now| {
+        w.check_device_access(id)?;
+        w.update_device(id, &body, now)?;
+        device_reply(w, id, &expand, now)
+    })
+}
+
+fn delete_device(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    // `force_delete` changes nothing the fake models.
+    acts(move |w, _, now| {
+        w.check_device_access(id)?;
+        w.delete_device(id, now)?;
+        Ok(Reply::Empty)
+    })
+}
+
+fn perform_action(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let input: types::DeviceActionInput = call.json()?;
+    acts(move |w, _, now| {
+        w.check_device_access(id)?;
+        w.act(id, input.type_, now)?;
+        Ok(Reply::Empty)
+    })
+}

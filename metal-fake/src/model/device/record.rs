@@ -1,0 +1,382 @@
+//! What the fake keeps of a device: its description (also its entry in the
+//! world document), and where it is in its lifecycle on the fake's clock.
+
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use crate::document::{seconds, WorldDoc, WorldError};
+use crate::model::load::unknown;
+use crate::model::world::oldest_first;
+use crate::model::{Timings, World};
+
+/// A device: what a world document seeds, and what the world keeps.
+///
+/// `state` and `state_elapsed_seconds` are the state a document seeds the
+/// device in; while the fake runs, the device moves on from there on the
+/// fake's clock, and a saved document (`Fake::world`, `GET /_fake/world`) shows where
+/// it is then.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Device {
+    /// Its ID.
+    pub id: Uuid,
+    /// Its project.
+    pub project: Uuid,
+    /// The hardware reservation it runs on, one of `reservations` of the
+    /// same project, held by no other device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reservation: Option<Uuid>,
+    /// The plan's slug (the reservation's, when it has one).
+    pub plan: String,
+    /// The facility's code (the reservation's, when it has one).
+    pub facility: String,
+    /// Its hostname.
+    pub hostname: String,
+    /// The operating system's slug.
+    #[serde(default = "default_os")]
+    pub operating_system: String,
+    /// Its state (default `active`).
+    #[serde(default)]
+    pub state: DeviceState,
+    /// Seconds since its phase began: for `queued` and `provisioning`,
+    /// since it was created; for the power states and `reinstalling`, since
+    /// that action. Default: just entered the state.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_elapsed_seconds: Option<f64>,
+    /// Its description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Its tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Whether it is locked.
+    #[serde(default)]
+    pub locked: bool,
+    /// Whether it boots from the network every time.
+    #[serde(default)]
+    pub always_pxe: bool,
+    /// Its iPXE script URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ipxe_script_url: Option<String>,
+    /// Its billing cycle (`hourly`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub billing_cycle: Option<String>,
+    /// Its user data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub userdata: Option<String>,
+    /// Its custom data.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub customdata: serde_json::Map<String, serde_json::Value>,
+    /// How many times it was rebooted.
+    #[serde(default)]
+    pub reboots: u32,
+    /// Placed by another API user (a competitor), not by the controller.
+    #[serde(default)]
+    pub competitor: bool,
+}
+
+fn default_os() -> String {
+    "ubuntu_22_04".to_string()
+}
+
+/// The state a device is in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DeviceState {
+    /// Just created; provisioning next.
+    Queued,
+    /// Provisioning; active next.
+    Provisioning,
+    /// Running.
+    #[default]
+    Active,
+    /// Powering on; active next.
+    PoweringOn,
+    /// Powering off; inactive next.
+    PoweringOff,
+    /// Powered off.
+    Inactive,
+    /// Reinstalling; active next.
+    Reinstalling,
+    /// Its provisioning failed; it stays until deleted.
+    Failed,
+    /// Being deleted; gone next.
+    Deprovisioning,
+}
+
+impl DeviceState {
+    /// The state's name in the API (`powering_off`).
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::Provisioning => "provisioning",
+            Self::Active => "active",
+            Self::PoweringOn => "powering_on",
+            Self::PoweringOff => "powering_off",
+            Self::Inactive => "inactive",
+            Self::Reinstalling => "reinstalling",
+            Self::Failed => "failed",
+            Self::Deprovisioning => "deprovisioning",
+        }
+    }
+
+    /// Whether a device in this state has its addresses: from the end of a
+    /// successful provisioning on.
+    pub(crate) fn has_addresses(self) -> bool {
+        !matches!(self, Self::Queued | Self::Provisioning | Self::Failed)
+    }
+}
+
+/// The power/provisioning phase of a device: what the last request (or
+/// its creation) started; the state it reports follows from the phase and
+/// the time since it began.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    Provisioning,
+    PoweringOn,
+    PoweringOff,
+    Reinstalling,
+    /// Deleted; gone after [`Timings::deprovisioning`].
+    Deprovisioning,
+}
+
+/// What the world keeps of a device besides its description.
+#[derive(Clone, Debug)]
+pub(crate) struct Live {
+    /// Creation order across all records.
+    pub(crate) seq: u64,
+    pub(crate) phase: Phase,
+    /// When the phase began.
+    pub(crate) since: Instant,
+    pub(crate) created: Instant,
+    pub(crate) updated: Instant,
+    /// Its provisioning ends in `failed` instead of `active`.
+    pub(crate) fails: bool,
+    /// The SSH keys attached at create (the project's and the user's).
+    pub(crate) ssh_keys: Vec<Uuid>,
+}
+
+/// A device as the world keeps it.
+#[derive(Clone, Debug)]
+pub(crate) struct Kept {
+    pub(crate) rec: Device,
+    pub(crate) live: Live,
+}
+
+/// The project a device whose provisioning failed moves to when
+/// [`Timings::failed_moved_after`] is set: not one of the world's, so the
+/// token cannot see it (`403`), and it is not in any listed project.
+pub(crate) const FAILED_PROVISIONING_PROJECT: Uuid =
+    Uuid::from_u128(0xfa11_ed00_0000_4000_8000_0000_0000_0000);
+
+impl Kept {
+    /// The state the device reports at `now`.
+    pub(crate) fn state(&self, t: &Timings, now: Instant) -> DeviceState {
+        use DeviceState as S;
+        let elapsed = now.saturating_duration_since(self.live.since);
+        let settled = |d: Duration| elapsed >= d;
+        match self.live.phase {
+            Phase::Provisioning if !settled(t.queued) => S::Queued,
+            Phase::Provisioning if !settled(t.queued + t.provisioning) => S::Provisioning,
+            Phase::Provisioning if self.live.fails => S::Failed,
+            Phase::Deprovisioning => S::Deprovisioning,
+            Phase::PoweringOn if !settled(t.power) => S::PoweringOn,
+            Phase::PoweringOff if !settled(t.power) => S::PoweringOff,
+            Phase::PoweringOff => S::Inactive,
+            Phase::Reinstalling if !settled(t.reinstall) => S::Reinstalling,
+            Phase::Provisioning | Phase::PoweringOn | Phase::Reinstalling => S::Active,
+        }
+    }
+
+    /// When a device that fails provisioning reports `failed` (`None` for
+    /// a device that does not fail, or was deleted).
+    pub(crate) fn failed_at(&self, t: &Timings) -> Option<Instant> {
+        (self.live.fails && self.live.phase == Phase::Provisioning)
+            .then(|| self.live.since + t.queued + t.provisioning)
+    }
+
+    /// When the device's state last changed on its own, or a request
+    /// changed it: what `updated_at` shows.
+    pub(crate) fn last_change(&self, t: &Timings, now: Instant) -> Instant {
+        let steps: &[Duration] = match self.live.phase {
+            Phase::Provisioning => &[t.queued, t.queued + t.provisioning],
+            Phase::PoweringOn | Phase::PoweringOff => &[t.power],
+            Phase::Reinstalling => &[t.reinstall],
+            Phase::Deprovisioning => &[],
+        };
+        steps
+            .iter()
+            .map(|s| self.live.since + *s)
+            .filter(|at| *at <= now)
+            .fold(self.live.updated, Instant::max)
+    }
+
+    /// How far provisioning (or reinstalling) has come, in percent: 0 while
+    /// queued, rising while provisioning, 100 once done; `None` for a
+    /// device that failed or is being deleted.
+    pub(crate) fn provisioning_percentage(&self, t: &Timings, now: Instant) -> Option<f32> {
+        let elapsed = now.saturating_duration_since(self.live.since);
+        let (before, length) = match self.live.phase {
+            Phase::Deprovisioning => return None,
+            Phase::Provisioning if self.live.fails && elapsed >= t.queued + t.provisioning => {
+                return None
+            }
+            Phase::Provisioning => (t.queued, t.provisioning),
+            Phase::Reinstalling => (Duration::ZERO, t.reinstall),
+            Phase::PoweringOn | Phase::PoweringOff => return Some(100.0),
+        };
+        if elapsed < before {
+            return Some(0.0);
+        }
+        if length.is_zero() || elapsed >= before + length {
+            return Some(100.0);
+        }
+        let done = (elapsed - before).as_secs_f64() / length.as_secs_f64();
+        // In [0, 100], to a tenth: no precision lost that the API shows.
+        Some(((done * 1000.0).round() / 10.0) as f32)
+    }
+
+    /// The phase, and how long before `now` it began, that reports the
+    /// document's `state` (and `state_elapsed_seconds`) at `now`.
+    pub(crate) fn phase_of(
+        state: DeviceState,
+        elapsed: Option<Duration>,
+        t: &Timings,
+    ) -> (Phase, Duration) {
+        use DeviceState as S;
+        let (phase, at_least) = match state {
+            S::Queued => (Phase::Provisioning, Duration::ZERO),
+            S::Provisioning => (Phase::Provisioning, t.queued),
+            S::Active => (Phase::Provisioning, t.queued + t.provisioning),
+            S::PoweringOn => (Phase::PoweringOn, Duration::ZERO),
+            S::PoweringOff => (Phase::PoweringOff, Duration::ZERO),
+            S::Inactive => (Phase::PoweringOff, t.power),
+            S::Reinstalling => (Phase::Reinstalling, Duration::ZERO),
+            S::Failed => (Phase::Provisioning, t.queued + t.provisioning),
+            S::Deprovisioning => (Phase::Deprovisioning, Duration::ZERO),
+        };
+        let settled = matches!(state, S::Active | S::Inactive | S::Failed);
+        let elapsed = match elapsed {
+            // A settled state stays settled whatever the timings say.
+            Some(e) if settled => e.max(at_least),
+            Some(e) => e,
+            None => at_least,
+        };
+        (phase, elapsed)
+    }
+}
+
+/// `now` less `d`, refused when the clock cannot go back that far.
+fn before(now: Instant, d: Duration, id: Uuid) -> Result<Instant, WorldError> {
+    now.checked_sub(d).ok_or_else(|| {
+        WorldError::Inconsistent(format!(
+            "device {id}: the clock cannot go {} s back",
+            d.as_secs_f64()
+        ))
+    })
+}
+
+/// Loads the document's devices: each in a project the world has, on a
+/// plan and in a facility of its catalog, on a reservation of the same
+/// project, plan and facility that holds no other device, in the phase
+/// that reports its seeded state.
+pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    for d in &doc.devices {
+        let from = || format!("device {}", d.id);
+        if w.devices.contains_key(&d.id) {
+            return Err(WorldError::Duplicate {
+                kind: "device",
+                id: d.id.to_string(),
+            });
+        }
+        if !w.projects.contains_key(&d.project) {
+            return Err(unknown(from(), "project", d.project));
+        }
+        w.catalog.check_placement(&from, &d.plan, &d.facility)?;
+        let fields = super::rules::Fields {
+            hostname: Some(&d.hostname),
+            description: d.description.as_deref(),
+            tags: Some(&d.tags),
+            userdata: d.userdata.as_deref(),
+            ipxe_script_url: d.ipxe_script_url.as_deref(),
+            customdata: Some(&d.customdata),
+        };
+        if let Some(problem) = fields.problem() {
+            return Err(WorldError::Inconsistent(format!(
+                "device {}: {problem}",
+                d.id
+            )));
+        }
+        if let Some(r) = d.reservation {
+            let kept = w
+                .reservations
+                .get(&r)
+                .ok_or_else(|| unknown(from(), "reservation", r))?;
+            let problem = if kept.rec.project != d.project {
+                Some("is in another project")
+            } else if kept.live.device.is_some() {
+                Some("already holds another device")
+            } else if (kept.rec.plan.as_str(), kept.rec.facility.as_str())
+                != (d.plan.as_str(), d.facility.as_str())
+            {
+                Some("has another plan or facility")
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                return Err(WorldError::Inconsistent(format!(
+                    "device {}: its reservation {r} {problem}",
+                    d.id
+                )));
+            }
+        }
+        let elapsed = match d.state_elapsed_seconds {
+            Some(s) => Some(seconds("state_elapsed_seconds", d.id, s)?),
+            None => None,
+        };
+        let (phase, elapsed) = Kept::phase_of(d.state, elapsed, &w.timings);
+        let since = before(now, elapsed, d.id)?;
+        let seq = w.next_seq();
+        w.devices.insert(
+            d.id,
+            Kept {
+                rec: d.clone(),
+                live: Live {
+                    seq,
+                    phase,
+                    since,
+                    created: now,
+                    updated: now,
+                    fails: d.state == DeviceState::Failed,
+                    // The keys the API attached at create are not part of
+                    // the document.
+                    ssh_keys: Vec::new(),
+                },
+            },
+        );
+        if let Some(r) = d.reservation.and_then(|r| w.reservations.get_mut(&r)) {
+            r.live.device = Some(d.id);
+        }
+    }
+    // A deprovisioning or failed device changes on its own: `settle`
+    // looks at the loaded world on the next call and schedules itself.
+    w.next_settle = Some(now);
+    Ok(())
+}
+
+/// Saves the devices into `doc`, oldest first, each with the state it
+/// reports at `now` and the time since its phase began.
+pub(crate) fn save(w: &World, doc: &mut WorldDoc, now: Instant) {
+    doc.devices = oldest_first(&w.devices, |d| d.live.seq)
+        .into_iter()
+        .map(|d| Device {
+            state: d.state(&w.timings, now),
+            state_elapsed_seconds: Some(now.saturating_duration_since(d.live.since).as_secs_f64()),
+            ..d.rec.clone()
+        })
+        .collect();
+}

@@ -1,0 +1,475 @@
+//! A device as the API sends it, written straight to bytes from the
+//! record: `include`/`exclude` applied (what is not included is an href
+//! stub), the empty arrays the API always sends as `[]`, and the fields a
+//! controller waits for (addresses once active, ports, attached keys,
+//! progress).
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::record::Kept;
+use crate::model::catalog::{FacilityView, MetroView, PlanView};
+use crate::model::hardware_reservation::{self, ReservationView};
+use crate::model::project::{self, ProjectField};
+use crate::model::render::{hex, Empty, Expand, Href, ShortId, Stamp, Stub};
+use crate::model::World;
+
+/// The collection of devices' paths and hrefs.
+pub(crate) const COLLECTION: &str = "devices";
+
+/// A device in a reply.
+#[derive(Serialize)]
+pub(crate) struct DeviceView<'a> {
+    id: Uuid,
+    href: Href,
+    short_id: ShortId,
+    hostname: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    state: &'static str,
+    tags: &'a [String],
+    locked: bool,
+    always_pxe: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ipxe_script_url: Option<&'a str>,
+    userdata: &'a str,
+    customdata: &'a serde_json::Map<String, serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    billing_cycle: Option<&'a str>,
+    spot_instance: bool,
+    created_at: Stamp,
+    updated_at: Stamp,
+    ip_addresses: Addresses,
+    network_ports: Ports,
+    ssh_keys: KeyStubs<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    provisioning_percentage: Option<f32>,
+    user: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    switch_uuid: Option<SwitchUuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plan: Option<PlanView<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    facility: Option<FacilityView<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metro: Option<MetroView<'a>>,
+    operating_system: OperatingSystem<'a>,
+    project: ProjectField<'a>,
+    project_lite: Stub,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hardware_reservation: Option<ReservationField<'a>>,
+    volumes: Empty,
+    provisioning_events: Empty,
+}
+
+/// A device where another record names it: included, or a stub.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub(crate) enum DeviceField<'a> {
+    Full(Box<DeviceView<'a>>),
+    Stub(Stub),
+}
+
+/// A device's reservation: included, or a stub.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub(crate) enum ReservationField<'a> {
+    Full(Box<ReservationView<'a>>),
+    Stub(Stub),
+}
+
+#[derive(Serialize)]
+struct OperatingSystem<'a> {
+    slug: &'a str,
+    name: &'a str,
+}
+
+impl World {
+    /// `d` as the API shows it at `now`, with `expand` applied.
+    pub(crate) fn device_view<'a>(
+        &'a self,
+        d: &'a Kept,
+        expand: &Expand,
+        now: Instant,
+    ) -> DeviceView<'a> {
+        let rec = &d.rec;
+        let reservation = rec.reservation.map(|r| {
+            match self.reservations.get(&r) {
+                Some(kept) if expand.includes("hardware_reservation") => {
+                    let nested = expand.nested("hardware_reservation");
+                    // The reservation's own device is this one: keep it a stub.
+                    let mut view = self.reservation_view(kept, &nested, now);
+                    view.device = Some(DeviceField::Stub(Stub::new(COLLECTION, rec.id)));
+                    ReservationField::Full(Box::new(view))
+                }
+                _ => ReservationField::Stub(Stub::new(hardware_reservation::COLLECTION, r)),
+            }
+        });
+        let state = d.state(&self.timings, now);
+        let made = Stamp(self.clock.wall(d.live.created));
+        DeviceView {
+            id: rec.id,
+            href: Href::new(COLLECTION, rec.id),
+            short_id: ShortId(rec.id),
+            hostname: &rec.hostname,
+            description: rec.description.as_deref(),
+            state: state.as_str(),
+            tags: &rec.tags,
+            locked: rec.locked,
+            always_pxe: rec.always_pxe,
+            ipxe_script_url: rec.ipxe_script_url.as_deref(),
+            userdata: rec.userdata.as_deref().unwrap_or_default(),
+            customdata: &rec.customdata,
+            billing_cycle: rec.billing_cycle.as_deref(),
+            spot_instance: false,
+            created_at: made,
+            updated_at: Stamp(self.clock.wall(d.last_change(&self.timings, now))),
+            ip_addresses: Addresses {
+                device: rec.id,
+                seq: state.has_addresses().then_some(d.live.seq),
+                made,
+            },
+            network_ports: Ports {
+                device: rec.id,
+                seq: d.live.seq,
+            },
+            ssh_keys: KeyStubs(&d.live.ssh_keys),
+            provisioning_percentage: d.provisioning_percentage(&self.timings, now),
+            user: "root",
+            switch_uuid: rec.reservation.map(SwitchUuid),
+            plan: (!expand.excludes("plan")).then(|| self.catalog.plan_view(&rec.plan)),
+            facility: (!expand.excludes("facility"))
+                .then(|| self.catalog.facility_view(&rec.facility)),
+            metro: (!expand.excludes("metro")).then(|| self.catalog.metro_view(&rec.facility)),
+            operating_system: OperatingSystem {
+                slug: &rec.operating_system,
+                name: &rec.operating_system,
+            },
+            project: self.project_field(rec.project, expand.includes("project")),
+            project_lite: Stub::new(project::COLLECTION, rec.project),
+            hardware_reservation: reservation,
+            volumes: Empty,
+            provisioning_events: Empty,
+        }
+    }
+}
+
+impl DeviceView<'_> {
+    /// Shows the device's reservation as a stub (a reservation's own
+    /// device, included in it).
+    pub(crate) fn set_reservation_stub(&mut self, reservation: Uuid) {
+        self.hardware_reservation = Some(ReservationField::Stub(Stub::new(
+            hardware_reservation::COLLECTION,
+            reservation,
+        )));
+    }
+}
+
+/// The SSH keys attached to a device, as href stubs.
+struct KeyStubs<'a>(&'a [Uuid]);
+
+impl Serialize for KeyStubs<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(
+            self.0
+                .iter()
+                .map(|k| Stub::new(crate::model::ssh_key::COLLECTION, *k)),
+        )
+    }
+}
+
+/// The switch a reservation's server is cabled to (stable per
+/// reservation): 8 hex digits.
+struct SwitchUuid(Uuid);
+
+impl Serialize for SwitchUuid {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&ShortId(self.0))
+    }
+}
+
+/// An ID derived from `base` (a device's), stable across reads.
+fn derived_id(base: Uuid, n: u128) -> Uuid {
+    Uuid::from_u128(base.as_u128() ^ (n << 96))
+}
+
+/// The three numbers a device's addresses are made from, derived from its
+/// creation order (stable, distinct per device; wraps after 2^24 devices,
+/// far beyond any world the fake holds).
+fn address_parts(seq: u64) -> (u32, u32, u32) {
+    let n = (seq & 0x00ff_ffff) as u32;
+    ((n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff)
+}
+
+/// One of a device's three addresses: `(address, network)`.
+#[derive(Clone, Copy)]
+enum Family {
+    Public4,
+    Public6,
+    Private4,
+}
+
+/// An address or its network, written without allocating.
+struct AddressText {
+    family: Family,
+    seq: u64,
+    network: bool,
+}
+
+impl fmt::Display for AddressText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (hi, mid, lo) = address_parts(self.seq);
+        let v4 = |a: u32, b: u32, c: u32| {
+            let base = (a << 24) | (b << 16) | (c << 8) | ((lo & 0x7f) << 1);
+            V4(if self.network { base } else { base + 1 })
+        };
+        match self.family {
+            Family::Public4 => write!(f, "{}", v4(147, 75 + (hi & 0x3f), mid)),
+            Family::Private4 => write!(f, "{}", v4(10, 64 + hi, mid)),
+            Family::Public6 => {
+                let host = if self.network { "" } else { "1" };
+                write!(f, "2604:1380:{hi:x}:{:x}::{host}", (mid << 8) | lo)
+            }
+        }
+    }
+}
+
+impl Serialize for AddressText {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// The addresses of a device with creation order `seq`, as text (what the
+/// list's `search` matches).
+pub(crate) fn address_texts(seq: u64) -> impl Iterator<Item = String> {
+    [Family::Public4, Family::Public6, Family::Private4]
+        .into_iter()
+        .map(move |family| {
+            AddressText {
+                family,
+                seq,
+                network: false,
+            }
+            .to_string()
+        })
+}
+
+/// A device's public IPv4 (/31), public IPv6 (/127) and private IPv4
+/// (/31) assignments; none (`[]`) before it has them.
+struct Addresses {
+    device: Uuid,
+    /// The device's creation order, when it has its addresses.
+    seq: Option<u64>,
+    made: Stamp,
+}
+
+#[derive(Serialize)]
+struct Assignment {
+    id: Uuid,
+    href: Href,
+    address: AddressText,
+    gateway: AddressText,
+    network: AddressText,
+    netmask: &'static str,
+    address_family: u8,
+    cidr: u8,
+    public: bool,
+    management: bool,
+    manageable: bool,
+    enabled: bool,
+    global_ip: bool,
+    assigned_to: Stub,
+    created_at: Stamp,
+}
+
+impl Serialize for Addresses {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let Some(seq) = self.seq else {
+            return Empty.serialize(s);
+        };
+        let all = [
+            (Family::Public4, 4, true, 31, "255.255.255.254"),
+            (
+                Family::Public6,
+                6,
+                true,
+                127,
+                "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe",
+            ),
+            (Family::Private4, 4, false, 31, "255.255.255.254"),
+        ];
+        s.collect_seq(all.into_iter().enumerate().map(
+            |(i, (family, address_family, public, cidr, netmask))| {
+                let id = derived_id(self.device, i as u128 + 1);
+                let text = |network| AddressText {
+                    family,
+                    seq,
+                    network,
+                };
+                Assignment {
+                    id,
+                    href: Href::new("ips", id),
+                    address: text(false),
+                    gateway: text(true),
+                    network: text(true),
+                    netmask,
+                    address_family,
+                    cidr,
+                    public,
+                    management: true,
+                    manageable: true,
+                    enabled: true,
+                    global_ip: false,
+                    assigned_to: Stub::new(COLLECTION, self.device),
+                    created_at: self.made,
+                }
+            },
+        ))
+    }
+}
+
+/// A device's ports: `bond0` over `eth0` and `eth1`, layer 3, as a fresh
+/// server shows them.
+struct Ports {
+    device: Uuid,
+    seq: u64,
+}
+
+#[derive(Serialize)]
+struct Port {
+    id: Uuid,
+    href: Href,
+    name: &'static str,
+    #[serde(rename = "type")]
+    type_: &'static str,
+    network_type: &'static str,
+    data: PortData,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bond: Option<Bond>,
+    disbond_operation_supported: bool,
+}
+
+#[derive(Serialize)]
+struct PortData {
+    bonded: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mac: Option<Mac>,
+}
+
+#[derive(Serialize)]
+struct Bond {
+    id: Uuid,
+    name: &'static str,
+}
+
+impl Serialize for Ports {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let bond = derived_id(self.device, 10);
+        let port = |i: u128, name, type_, mac| {
+            let id = derived_id(self.device, 10 + i);
+            Port {
+                id,
+                href: Href::new("ports", id),
+                name,
+                type_,
+                network_type: "layer3",
+                data: PortData { bonded: true, mac },
+                bond: (type_ == "NetworkPort").then_some(Bond {
+                    id: bond,
+                    name: "bond0",
+                }),
+                disbond_operation_supported: true,
+            }
+        };
+        let [eth0, eth1] = macs(self.seq);
+        s.collect_seq([
+            port(0, "bond0", "NetworkBondPort", None),
+            port(1, "eth0", "NetworkPort", Some(eth0)),
+            port(2, "eth1", "NetworkPort", Some(eth1)),
+        ])
+    }
+}
+
+/// A MAC address, written without allocating.
+#[derive(Clone, Copy)]
+pub(crate) struct Mac(u64);
+
+impl fmt::Display for Mac {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v = self.0;
+        let mut text = *b"0c:42:a1:00:00:00";
+        for (i, byte) in [(v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff]
+            .into_iter()
+            .enumerate()
+        {
+            let at = 9 + 3 * i;
+            hex(byte, &mut text[at..at + 2]);
+        }
+        // Only ASCII was written.
+        f.write_str(std::str::from_utf8(&text).unwrap_or_default())
+    }
+}
+
+/// An IPv4 address, written without `Ipv4Addr`'s padding machinery.
+struct V4(u32);
+
+impl fmt::Display for V4 {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut text = [0u8; 15];
+        let mut n = 0;
+        for (i, octet) in self.0.to_be_bytes().into_iter().enumerate() {
+            if i > 0 {
+                text[n] = b'.';
+                n += 1;
+            }
+            let digits = [octet / 100, octet / 10 % 10, octet % 10];
+            let skip = if octet >= 100 {
+                0
+            } else if octet >= 10 {
+                1
+            } else {
+                2
+            };
+            for d in &digits[skip..] {
+                text[n] = b'0' + d;
+                n += 1;
+            }
+        }
+        // Only ASCII digits and dots were written.
+        f.write_str(std::str::from_utf8(&text[..n]).unwrap_or_default())
+    }
+}
+
+impl Serialize for Mac {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// The MAC addresses of the `eth0` and `eth1` of the device with creation
+/// order `seq`: made up, stable per device, distinct between devices.
+pub(crate) fn macs(seq: u64) -> [Mac; 2] {
+    let n = seq & 0xff_ffff;
+    [1, 2].map(|i| Mac((n << 2) | i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_are_written_as_std_writes_them() {
+        for v in [0u32, 1, 0x0a40_0102, 0x934b_ff7f, u32::MAX, 0x0a00_6400] {
+            assert_eq!(V4(v).to_string(), std::net::Ipv4Addr::from(v).to_string());
+        }
+        assert_eq!(Mac(0x01_02ab).to_string(), "0c:42:a1:01:02:ab");
+        assert_eq!(
+            ShortId(Uuid::from_u128(0x0a0b_0c0d << 96)).to_string(),
+            "0a0b0c0d"
+        );
+    }
+}

@@ -1,0 +1,20 @@
+//! Hardware reservations: the servers a project holds, which devices are
+//! provisioned on.
+//!
+//! - `record`: [`HardwareReservation`], what the world keeps and its
+//!   document entry; whether a create on it would succeed.
+//! - `rules`: moving one between projects; the stale list after a release.
+//! - `filter`: the filters of the project's reservation list.
+//! - `view`: a reservation as the API sends it.
+//! - `operations`: the operations modelled, and who owns a reservation.
+
+mod filter;
+mod operations;
+mod record;
+mod rules;
+mod view;
+
+pub(crate) use operations::RESOURCE;
+pub use record::HardwareReservation;
+pub(crate) use record::Kept;
+pub(crate) use view::{ReservationView, COLLECTION};

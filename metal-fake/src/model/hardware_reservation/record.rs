@@ -1,0 +1,113 @@
+//! What the fake keeps of a hardware reservation: its description (also
+//! its entry in the world document), the device it holds, and when it is
+//! provisionable again after a delete.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use crate::document::{seconds, WorldDoc, WorldError};
+use crate::model::load::unknown;
+use crate::model::world::oldest_first;
+use crate::model::World;
+
+/// A hardware reservation. Which device it holds is said by the device.
+///
+/// `released_in_seconds` is when a document's reservation is
+/// provisionable again; a saved document (`Fake::world`, `GET /_fake/world`) shows
+/// the time left then.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HardwareReservation {
+    /// Its ID.
+    pub id: Uuid,
+    /// The project that holds it.
+    pub project: Uuid,
+    /// The plan's slug, one of `plans`.
+    pub plan: String,
+    /// The facility's code, one of `facilities`.
+    pub facility: String,
+    /// Seconds until it is provisionable again after a device was deleted
+    /// from it (absent: free now).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub released_in_seconds: Option<f64>,
+}
+
+/// What the world keeps of a reservation besides its description.
+#[derive(Clone, Debug)]
+pub(crate) struct Live {
+    /// Creation order across all records.
+    pub(crate) seq: u64,
+    /// The device on it.
+    pub(crate) device: Option<Uuid>,
+    /// Not provisionable before this instant (set when a device is deleted).
+    pub(crate) released_at: Option<Instant>,
+    pub(crate) created: Instant,
+}
+
+/// A reservation as the world keeps it.
+#[derive(Clone, Debug)]
+pub(crate) struct Kept {
+    pub(crate) rec: HardwareReservation,
+    pub(crate) live: Live,
+}
+
+impl Kept {
+    /// Whether a create on it would succeed at `now` (free and released).
+    pub(crate) fn provisionable(&self, now: Instant) -> bool {
+        self.live.device.is_none() && self.live.released_at.is_none_or(|t| now >= t)
+    }
+}
+
+/// Loads the document's reservations: each in a project the world has, on
+/// a plan and in a facility of its catalog.
+pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    for r in &doc.reservations {
+        let from = || format!("reservation {}", r.id);
+        if w.reservations.contains_key(&r.id) {
+            return Err(WorldError::Duplicate {
+                kind: "reservation",
+                id: r.id.to_string(),
+            });
+        }
+        if !w.projects.contains_key(&r.project) {
+            return Err(unknown(from(), "project", r.project));
+        }
+        w.catalog.check_placement(&from, &r.plan, &r.facility)?;
+        let released_at = match r.released_in_seconds {
+            Some(s) => Some(now + seconds("released_in_seconds", r.id, s)?),
+            None => None,
+        };
+        let seq = w.next_seq();
+        w.reservations.insert(
+            r.id,
+            Kept {
+                rec: r.clone(),
+                live: Live {
+                    seq,
+                    device: None,
+                    released_at,
+                    created: now,
+                },
+            },
+        );
+    }
+    Ok(())
+}
+
+/// Saves the reservations into `doc`, oldest first, each with the time
+/// left at `now` before it is provisionable again.
+pub(crate) fn save(w: &World, doc: &mut WorldDoc, now: Instant) {
+    doc.reservations = oldest_first(&w.reservations, |r| r.live.seq)
+        .into_iter()
+        .map(|r| HardwareReservation {
+            released_in_seconds: r
+                .live
+                .released_at
+                .filter(|at| *at > now)
+                .map(|at| at.duration_since(now).as_secs_f64()),
+            ..r.rec.clone()
+        })
+        .collect();
+}

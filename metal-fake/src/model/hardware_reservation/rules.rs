@@ -1,0 +1,52 @@
+//! The API's rules for hardware reservations: moving one to another
+//! project, and the stale list a release may leave for a while.
+
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use crate::call::ApiError;
+use crate::model::World;
+
+/// The refusal to move a reservation whose device is locked.
+const MOVE_LOCKED: &str = "Cannot move a locked item";
+
+impl World {
+    /// `moveHardwareReservation`: moves it to `project` (refused while it
+    /// holds a locked device, or any device unless it stays where it is).
+    pub(crate) fn move_reservation(&mut self, id: Uuid, project: Uuid) -> Result<(), ApiError> {
+        if !self.projects.contains_key(&project) {
+            return Err(ApiError::unprocessable("Project not found"));
+        }
+        let holder = self.reservations.get(&id).and_then(|r| r.live.device);
+        if holder
+            .and_then(|d| self.devices.get(&d))
+            .is_some_and(|d| d.rec.locked)
+        {
+            return Err(ApiError::unprocessable(MOVE_LOCKED));
+        }
+        let r = self
+            .reservations
+            .get_mut(&id)
+            .ok_or_else(ApiError::not_found)?;
+        if r.live.device.is_some() && r.rec.project != project {
+            return Err(ApiError::unprocessable(
+                "Cannot move a hardware reservation that has a device",
+            ));
+        }
+        r.rec.project = project;
+        Ok(())
+    }
+
+    /// Whether the project's reservation list still shows `reservation` as
+    /// it was before its release (see
+    /// [`crate::Timings::stale_reservation_list`]).
+    pub(crate) fn listed_stale(&self, reservation: Uuid, now: Instant) -> bool {
+        let window = self.timings.stale_reservation_list;
+        self.reservations.get(&reservation).is_some_and(|r| {
+            r.live.device.is_none()
+                && r.live
+                    .released_at
+                    .is_some_and(|at| at <= now && now < at + window)
+        })
+    }
+}

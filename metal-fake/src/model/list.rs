@@ -1,0 +1,122 @@
+//! What every list shares: which page a request asks for, how its entries
+//! are rendered, the filters it gave (echoed in the hrefs of `meta`), and
+//! the query parameters lists read (booleans, enumerations).
+//!
+//! The filters each list honours, and where their meaning comes from, are
+//! in [`crate::fidelity`].
+
+use serde::Serialize;
+use uuid::Uuid;
+
+use super::project;
+use super::render::{paginate, Expand, Href, Meta, DEFAULT_PER_PAGE};
+use super::World;
+use crate::call::{ApiError, Call};
+
+/// Which page of a list a request asks for, how its entries are rendered,
+/// and the filters it gave.
+pub(crate) struct Listing {
+    page: u32,
+    per_page: u32,
+    pub(crate) expand: Expand,
+    echo: Vec<(&'static str, String)>,
+}
+
+impl Listing {
+    /// Reads `page`, `per_page`, `include`, `exclude` and, to echo, the
+    /// filters named in `filters` (and `include`, `exclude`).
+    pub(crate) fn of(call: &Call, filters: &[&'static str]) -> Result<Self, ApiError> {
+        Ok(Self {
+            page: call.number("page", 1)?,
+            per_page: call.number("per_page", DEFAULT_PER_PAGE)?,
+            expand: Expand::parse(
+                call.text("include").as_deref(),
+                call.text("exclude").as_deref(),
+            ),
+            echo: filters
+                .iter()
+                .chain(&["include", "exclude"])
+                .filter_map(|name| Some((*name, call.text(name)?)))
+                .collect(),
+        })
+    }
+}
+
+/// One page of a project's list: the entries under the list's own key
+/// (`devices`), and `meta`.
+pub(crate) struct Page<T> {
+    key: &'static str,
+    pub(crate) items: Vec<T>,
+    meta: Meta,
+}
+
+impl<T: Serialize> Serialize for Page<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(2))?;
+        map.serialize_entry(self.key, &self.items)?;
+        map.serialize_entry("meta", &self.meta)?;
+        map.end()
+    }
+}
+
+impl World {
+    /// One page of `recs` (a project's records that passed a list's
+    /// filters), ordered by `seq`, each rendered by `render`, under `key`;
+    /// `404` when the project does not exist.
+    pub(crate) fn page_of<'w, R: 'w, T>(
+        &self,
+        project: Uuid,
+        (key, collection): (&'static str, &'static str),
+        recs: impl Iterator<Item = &'w R>,
+        seq: impl Fn(&R) -> u64,
+        listing: &Listing,
+        render: impl Fn(&'w R) -> T,
+    ) -> Result<Page<T>, ApiError> {
+        self.projects
+            .get(&project)
+            .ok_or_else(ApiError::not_found)?;
+        let mut recs: Vec<&R> = recs.collect();
+        recs.sort_by_key(|r| seq(r));
+        let path = format_args!("{}/{collection}", Href::new(project::COLLECTION, project));
+        let (range, meta) = paginate(
+            recs.len(),
+            listing.page,
+            listing.per_page,
+            &path,
+            &listing.echo,
+        );
+        Ok(Page {
+            key,
+            items: recs[range].iter().map(|r| render(r)).collect(),
+            meta,
+        })
+    }
+}
+
+/// A boolean query parameter: `true` or `false`, else `422`.
+pub(crate) fn flag(call: &Call, name: &str) -> Result<Option<bool>, ApiError> {
+    match call.text(name).as_deref() {
+        None => Ok(None),
+        Some("true") => Ok(Some(true)),
+        Some("false") => Ok(Some(false)),
+        Some(_) => Err(ApiError::unprocessable(format!(
+            "{name} must be true or false"
+        ))),
+    }
+}
+
+/// An enumerated query parameter: one of `allowed`, else `422`.
+pub(crate) fn one_of(
+    call: &Call,
+    name: &str,
+    allowed: &[&str],
+) -> Result<Option<String>, ApiError> {
+    match call.text(name) {
+        Some(v) if !allowed.contains(&v.as_str()) => Err(ApiError::unprocessable(format!(
+            "{name} must be one of {}",
+            allowed.join(", ")
+        ))),
+        other => Ok(other),
+    }
+}

@@ -1,0 +1,16 @@
+//! Projects: they hold reservations, devices and SSH keys, and belong to
+//! an organisation.
+//!
+//! - `record`: [`Project`], what the world keeps and its document entry.
+//! - `view`: a project as the API sends it, and as other records name it.
+//! - `operations`: the operations modelled, who owns a project, and how
+//!   projects load and save.
+
+mod operations;
+mod record;
+mod view;
+
+pub(crate) use operations::RESOURCE;
+pub(crate) use record::Kept;
+pub use record::Project;
+pub(crate) use view::{ProjectField, COLLECTION};

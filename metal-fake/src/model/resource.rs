@@ -1,0 +1,99 @@
+//! What a resource's folder gives the fake: its operations (each a
+//! function that reads a [`Call`] and returns what it will do to the
+//! world), who owns each of its things (for access), and how its records
+//! load from and save to a world document. [`super::RESOURCES`] lists
+//! every folder's [`Resource`]; the operations the fake models are the
+//! union of their tables.
+
+use metal_api::operation::Operation;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::access::Owner;
+use super::render::Expand;
+use super::World;
+use crate::call::{ApiError, Call, Reply};
+use crate::document::{WorldDoc, WorldError};
+
+/// What one call does to the world at an instant, and its reply.
+pub(crate) type Act =
+    Box<dyn FnOnce(&mut World, &Scope, Instant) -> Result<Reply, ApiError> + Send>;
+
+/// A call of a modelled operation, read and ready to act.
+pub(crate) struct Prepared {
+    /// The change and the reply.
+    pub(crate) act: Act,
+    /// The hardware reservation the request asks for, which a
+    /// [`crate::FaultKind::Competitor`] fault takes just before it acts.
+    pub(crate) contested: Option<Uuid>,
+}
+
+/// What the caller of one call sees, as an act reads it.
+pub(crate) type Scope = super::access::Access;
+
+/// Reads one call of a modelled operation: a malformed request is refused
+/// here (404, 422), before any fault is drawn or anything changes.
+pub(crate) type Prepare = fn(&Call) -> Result<Prepared, ApiError>;
+
+/// One operation a resource models.
+pub(crate) struct Modelled {
+    /// The spec's operation (its operationId, method, path and success
+    /// status come from [`metal_api::operation`], never from here).
+    pub(crate) operation: &'static Operation,
+    /// How a call of it is read.
+    pub(crate) prepare: Prepare,
+    /// Also served for `PATCH` on its path, where a client sends `PATCH`
+    /// though the spec says `PUT`.
+    pub(crate) also_patch: bool,
+}
+
+impl Modelled {
+    /// `operation`, read by `prepare`.
+    pub(crate) const fn new(operation: &'static Operation, prepare: Prepare) -> Self {
+        Self {
+            operation,
+            prepare,
+            also_patch: false,
+        }
+    }
+
+    /// Also served for `PATCH`.
+    pub(crate) const fn also_patch(mut self) -> Self {
+        self.also_patch = true;
+        self
+    }
+}
+
+/// One resource: a folder under `model/`.
+pub(crate) struct Resource {
+    /// The first segment of the paths whose `{id}` names one of its
+    /// things (`devices` for `/devices/{id}/actions`), by which access
+    /// finds its owner.
+    pub(crate) collection: &'static str,
+    /// The operations it models.
+    pub(crate) operations: &'static [Modelled],
+    /// Who owns the thing with this ID (`None`: no such thing).
+    pub(crate) owner: fn(&World, Uuid) -> Option<Owner>,
+    /// Loads its records from a world document.
+    pub(crate) load: fn(&mut World, &WorldDoc, Instant) -> Result<(), WorldError>,
+    /// Saves its records into a world document.
+    pub(crate) save: fn(&World, &mut WorldDoc, Instant),
+}
+
+/// A change that contests no reservation.
+pub(crate) fn acts(
+    act: impl FnOnce(&mut World, &Scope, Instant) -> Result<Reply, ApiError> + Send + 'static,
+) -> Result<Prepared, ApiError> {
+    Ok(Prepared {
+        act: Box::new(act),
+        contested: None,
+    })
+}
+
+/// `include` and `exclude` of the query.
+pub(crate) fn expand(call: &Call) -> Expand {
+    Expand::parse(
+        call.text("include").as_deref(),
+        call.text("exclude").as_deref(),
+    )
+}

@@ -1,0 +1,16 @@
+//! SSH keys: the user's and projects'.
+//!
+//! - `record`: [`SshKey`], what the world keeps and its document entry.
+//! - `rules`: a valid public key, unique per owner; the fingerprint.
+//! - `view`: a key as the API sends it.
+//! - `operations`: the operations modelled, and who owns a key.
+
+mod operations;
+mod record;
+mod rules;
+mod view;
+
+pub(crate) use operations::RESOURCE;
+pub(crate) use record::Kept;
+pub use record::SshKey;
+pub(crate) use view::COLLECTION;

@@ -1,0 +1,141 @@
+//! The SSH key operations the fake models, and who owns a key.
+
+use metal_api::operation as op;
+use metal_api::types;
+use uuid::Uuid;
+
+use super::record::{self, Kept};
+use super::rules::Fingerprint;
+use super::view::{SshKeyList, COLLECTION};
+use crate::call::{ApiError, Call};
+use crate::model::access::Owner;
+use crate::model::render::{contains_ignoring_case, reply};
+use crate::model::resource::{acts, Modelled, Prepared, Resource, Scope};
+use crate::model::World;
+
+/// SSH keys: the user's (`/ssh-keys`) and projects'.
+pub(crate) static RESOURCE: Resource = Resource {
+    collection: COLLECTION,
+    operations: &[
+        Modelled::new(&op::FIND_SSH_KEYS, find_ssh_keys),
+        Modelled::new(&op::FIND_PROJECT_SSH_KEYS, find_project_ssh_keys),
+        Modelled::new(&op::CREATE_SSH_KEY, create_ssh_key),
+        Modelled::new(&op::CREATE_PROJECT_SSH_KEY, create_project_ssh_key),
+        Modelled::new(&op::FIND_SSH_KEY_BY_ID, find_ssh_key_by_id),
+        // packngo's `SSHKeys.Update` sends PATCH.
+        Modelled::new(&op::UPDATE_SSH_KEY, update_ssh_key).also_patch(),
+        Modelled::new(&op::DELETE_SSH_KEY, delete_ssh_key),
+    ],
+    owner,
+    load: record::load,
+    save: record::save,
+};
+
+fn owner(w: &World, id: Uuid) -> Option<Owner> {
+    w.ssh_keys.get(&id).map(|k| match k.rec.project {
+        None => Owner::Everyone,
+        Some(p) => Owner::Project(p),
+    })
+}
+
+/// The search of an SSH key list: `search` (`findSSHKeys`) or `query`
+/// (`findProjectSSHKeys`), matched against the key, its label and its
+/// fingerprint.
+struct KeySearch(Option<String>);
+
+impl KeySearch {
+    fn of(call: &Call, name: &str) -> Self {
+        Self(call.text(name))
+    }
+
+    fn matches(&self, k: &Kept) -> bool {
+        let Some(text) = &self.0 else { return true };
+        contains_ignoring_case(&k.rec.key, text)
+            || contains_ignoring_case(&k.rec.label, text)
+            || contains_ignoring_case(&Fingerprint(&k.rec.key).to_string(), text)
+    }
+}
+
+impl World {
+    /// The SSH keys of `project` (`None`: the user's) that `search`
+    /// matches, oldest first. The user's list (`GET /ssh-keys`) also has
+    /// the keys of every project the caller sees, as the real API answers
+    /// (Monogon's live test expects it).
+    fn ssh_keys_of(
+        &self,
+        project: Option<Uuid>,
+        search: &KeySearch,
+        caller: &Scope,
+    ) -> Result<SshKeyList<'_>, ApiError> {
+        if let Some(p) = project {
+            self.projects.get(&p).ok_or_else(ApiError::not_found)?;
+        }
+        let listed = |k: &Kept| match (project, k.rec.project) {
+            (None, Some(p)) => self.projects.contains_key(&p) && caller.sees(p),
+            _ => k.rec.project == project,
+        };
+        let mut keys: Vec<&Kept> = self
+            .ssh_keys
+            .values()
+            .filter(|k| listed(k) && search.matches(k))
+            .collect();
+        keys.sort_by_key(|k| k.seq);
+        Ok(SshKeyList {
+            ssh_keys: keys.into_iter().map(|k| self.ssh_key_view(k)).collect(),
+        })
+    }
+
+    fn ssh_key(&self, id: Uuid) -> Result<&Kept, ApiError> {
+        self.ssh_keys.get(&id).ok_or_else(ApiError::not_found)
+    }
+}
+
+fn find_ssh_keys(call: &Call) -> Result<Prepared, ApiError> {
+    let search = KeySearch::of(call, "search");
+    acts(move |w, caller, _| reply(&w.ssh_keys_of(None, &search, caller)?))
+}
+
+fn find_project_ssh_keys(call: &Call) -> Result<Prepared, ApiError> {
+    let project = call.id("id")?;
+    // The spec names this list's search `query`, not `search`.
+    let search = KeySearch::of(call, "query");
+    acts(move |w, caller, _| reply(&w.ssh_keys_of(Some(project), &search, caller)?))
+}
+
+fn create_ssh_key(call: &Call) -> Result<Prepared, ApiError> {
+    new_ssh_key(call, None)
+}
+
+fn create_project_ssh_key(call: &Call) -> Result<Prepared, ApiError> {
+    new_ssh_key(call, Some(call.id("id")?))
+}
+
+fn new_ssh_key(call: &Call, project: Option<Uuid>) -> Result<Prepared, ApiError> {
+    let body: types::SshKeyCreateInput = call.json()?;
+    acts(move |w, _, now| {
+        let id = w.create_ssh_key(project, &body, now)?;
+        reply(&w.ssh_key_view(w.ssh_key(id)?))
+    })
+}
+
+fn find_ssh_key_by_id(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    acts(move |w, _, _| reply(&w.ssh_key_view(w.ssh_key(id)?)))
+}
+
+fn update_ssh_key(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let body: types::SshKeyInput = call.json()?;
+    acts(move |w, _, now| {
+        w.update_ssh_key(id, &body, now)?;
+        reply(&w.ssh_key_view(w.ssh_key(id)?))
+    })
+}
+
+fn delete_ssh_key(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    acts(move |w, _, _| {
+        w.delete_ssh_key(id)?;
+        Ok(crate::call::Reply::Empty)
+    })
+}

@@ -1,0 +1,57 @@
+//! The prepare and act steps: the call read by its operation's handler
+//! (the model's, a test's, or none: `501`), refused there when malformed
+//! (before any fault); then, after the fault step, the change made on the
+//! world (or the test's handler run), and the reply spoiled by a fault
+//! that strikes after acting.
+
+use std::collections::HashMap;
+
+use axum::body::Bytes;
+use metal_api::operation::Operation;
+
+use super::{Context, Outcome, Pipeline, Step};
+use crate::call::{ApiError, Call, Params, Reply};
+use crate::faults::FaultKind;
+use crate::handlers::Action;
+
+impl Pipeline {
+    /// Reads the call with its operation's handler.
+    pub(super) fn prepare(
+        &self,
+        cx: Context,
+        operation: &'static Operation,
+        params: Params,
+        query: HashMap<String, String>,
+        body: Bytes,
+    ) -> Step<(Context, Action)> {
+        let call = Call::new(operation, params, query, body);
+        match self.store.prepare(call) {
+            Ok(action) => Ok((cx, action)),
+            Err(refused) => Err(cx.stop(Outcome::Reply(Err(refused)))),
+        }
+    }
+
+    /// Acts, and gives the outcome the fault leaves of the reply.
+    pub(super) async fn act(&self, cx: Context, action: Action) -> (Context, Outcome) {
+        let result: Result<Reply, ApiError> = match action {
+            Action::Model(prepared) => {
+                let mut store = self.store.lock();
+                let now = self.store.now();
+                if let (Some(FaultKind::Competitor), Some(r)) = (&cx.fault, prepared.contested) {
+                    store.world.take_reservation(r, now);
+                }
+                (prepared.act)(&mut store.world, &cx.caller, now)
+            }
+            // A test's handler runs unlocked: it may inspect the fake.
+            Action::Custom(handler, call) => handler(&call),
+        };
+        let outcome = match cx.fault {
+            Some(FaultKind::FailAfter { status }) => Outcome::Failed { status },
+            Some(FaultKind::DropAfter) => Outcome::Dropped,
+            Some(FaultKind::Hang) => Outcome::Hang,
+            Some(FaultKind::Truncated) => Outcome::Truncated(result),
+            _ => Outcome::Reply(result),
+        };
+        (cx, outcome)
+    }
+}

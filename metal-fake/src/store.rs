@@ -1,0 +1,150 @@
+//! The state every clone of a [`crate::Fake`] shares, behind one lock: the
+//! world, the faults, the call log; beside it the handlers, the clock and
+//! the seed a reset returns to. Every look at the world first makes the
+//! lifecycle changes due by now on the fake's clock.
+
+use std::sync::{Mutex, MutexGuard};
+
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use crate::call::{ApiError, Call};
+use crate::clock::Clock;
+use crate::document::{WorldDoc, WorldError};
+use crate::faults::{
+    FailProvisioning, FailurePlan, Fault, FaultPlan, RandomFailures, RandomFaults,
+};
+use crate::handlers::{Action, Handlers};
+use crate::log::{CallLog, Snapshot};
+use crate::model::World;
+
+/// What a reset returns to: the world the fake was built with, and its
+/// faults.
+#[derive(Debug)]
+pub(crate) struct Seed {
+    pub(crate) world: WorldDoc,
+    pub(crate) faults: Vec<Fault>,
+    pub(crate) random: Option<RandomFaults>,
+    /// Scripted provisioning failures.
+    pub(crate) failures: Vec<FailProvisioning>,
+    /// Random provisioning failures.
+    pub(crate) random_failures: Option<RandomFailures>,
+}
+
+impl Seed {
+    /// The fault plan the fake starts with.
+    pub(crate) fn fault_plan(&self) -> FaultPlan {
+        let mut plan = FaultPlan::new(self.random.clone());
+        for f in &self.faults {
+            plan.push(f.clone());
+        }
+        plan
+    }
+
+    /// Which devices of the seeded world fail to provision.
+    pub(crate) fn failure_plan(&self) -> FailurePlan {
+        FailurePlan::new(self.failures.clone(), self.random_failures)
+    }
+}
+
+/// The state all clones share.
+#[derive(Debug)]
+pub(crate) struct Store {
+    inner: Mutex<Inner>,
+    handlers: Handlers,
+    clock: Clock,
+    seed: Seed,
+}
+
+/// What the lock guards.
+#[derive(Debug)]
+pub(crate) struct Inner {
+    pub(crate) world: World,
+    pub(crate) faults: FaultPlan,
+    pub(crate) log: CallLog,
+}
+
+impl Store {
+    pub(crate) fn new(world: World, seed: Seed, handlers: Handlers, clock: Clock) -> Self {
+        Self {
+            inner: Mutex::new(Inner {
+                world,
+                faults: seed.fault_plan(),
+                log: CallLog::default(),
+            }),
+            handlers,
+            clock,
+            seed,
+        }
+    }
+
+    /// The main project's ID (nil when the world has no project).
+    pub(crate) fn project(&self) -> Uuid {
+        self.lock().world.main_project().unwrap_or_default()
+    }
+
+    /// The fake's clock.
+    pub(crate) fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// Now, on the fake's clock.
+    pub(crate) fn now(&self) -> Instant {
+        self.clock.now()
+    }
+
+    /// Back to the seeded world and faults, with an empty call log.
+    pub(crate) fn reset(&self) -> Result<(), WorldError> {
+        let mut inner = self.lock();
+        let timings = inner.world.timings();
+        let mut world = World::from_doc(&self.seed.world, timings, self.clock.wall(), self.now())?;
+        world.set_failures(self.seed.failure_plan());
+        inner.world = world;
+        inner.faults = self.seed.fault_plan();
+        inner.log.clear_calls();
+        Ok(())
+    }
+
+    /// Replaces the world with `doc`'s (faults and the call log stay).
+    pub(crate) fn load(&self, doc: &WorldDoc) -> Result<(), WorldError> {
+        let mut inner = self.lock();
+        let timings = inner.world.timings();
+        let mut world = World::from_doc(doc, timings, self.clock.wall(), self.now())?;
+        world.set_failures(inner.world.take_failures());
+        inner.world = world;
+        Ok(())
+    }
+
+    /// The world now, as a document.
+    pub(crate) fn world_doc(&self) -> WorldDoc {
+        let now = self.now();
+        self.lock().world.to_doc(now)
+    }
+
+    /// The lock, with the lifecycle changes due by now made.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic while the lock is held leaves the model as it was between
+        // two whole operations at worst; keep serving rather than poison.
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        // Lifecycle changes due by now on the fake's clock (deleted devices
+        // leaving), before anyone looks.
+        inner.world.settle(self.clock.now());
+        inner
+    }
+
+    /// Counts a connection task of a server that panicked.
+    pub(crate) fn connection_panicked(&self) {
+        self.lock().log.connection_panicked();
+    }
+
+    /// Counters and the world's contents now.
+    pub(crate) fn snapshot(&self) -> Snapshot {
+        let inner = self.lock();
+        inner.log.snapshot(inner.world.counts(self.now()))
+    }
+
+    /// Reads `call` with its operation's handler (see [`Handlers::prepare`]).
+    pub(crate) fn prepare(&self, call: Call) -> Result<Action, ApiError> {
+        self.handlers.prepare(call)
+    }
+}
