@@ -3,15 +3,15 @@
 //! turns are in `turns`, its slots in `slots`.
 
 use std::fmt;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use prometheus::{IntCounter, IntGauge};
 use redis::{FromRedisValue, ScriptInvocation};
 use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinHandle;
-use tokio::time::{sleep, timeout, Instant};
-use tracing::{debug, info, warn};
+use tokio::time::{timeout, Instant};
+use tracing::{info, warn};
 
 use super::config::SharedLimits;
 use super::connect::{Conn, Connector};
@@ -233,52 +233,5 @@ impl Drop for Shared {
         for t in tasks.take().into_iter().flatten() {
             t.abort();
         }
-    }
-}
-
-/// Watches a Sentinel's `+switch-master` announcements and forgets the
-/// connection when the master changes (a manual failover leaves the old
-/// master answering, as a master, until the sentinel demotes it);
-/// resubscribes after a failure every retry interval. Holds the backend
-/// weakly; the backend aborts it when dropped.
-pub(super) async fn watch_master(shared: Weak<Shared>) {
-    use futures::StreamExt;
-    loop {
-        let Some((t, retry)) = shared
-            .upgrade()
-            .map(|s| (s.config.timeout, s.config.retry_interval))
-        else {
-            return;
-        };
-        let subscribed = timeout(t, async {
-            let s = shared.upgrade().ok_or_else(|| {
-                redis::RedisError::from((redis::ErrorKind::Io, "the client is gone"))
-            })?;
-            s.connector.master_switches().await
-        })
-        .await;
-        match subscribed {
-            Ok(Ok(ps)) => {
-                let mut messages = ps.into_on_message();
-                while let Some(m) = messages.next().await {
-                    let Some(s) = shared.upgrade() else {
-                        return;
-                    };
-                    let payload: String = m.get_payload().unwrap_or_default();
-                    let ours = s
-                        .connector
-                        .sentinel_master()
-                        .is_some_and(|name| payload.split(' ').next() == Some(name));
-                    if ours {
-                        info!(prefix = %s.config.prefix, "the Sentinel switched masters: connecting to the new one");
-                        s.drop_connection();
-                    }
-                }
-                debug!("shared limits: the Sentinel subscription ended");
-            }
-            Ok(Err(e)) => debug!(error = %e, "shared limits: cannot subscribe to the Sentinel"),
-            Err(_) => debug!("shared limits: subscribing to the Sentinel timed out"),
-        }
-        sleep(retry).await;
     }
 }

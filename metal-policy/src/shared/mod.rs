@@ -194,6 +194,7 @@ mod eviction;
 mod keys;
 mod limits;
 mod slots;
+mod subscribe;
 mod turns;
 
 pub use config::{

@@ -1,19 +1,17 @@
 //! The shared rate schedule's turns: reserving one, giving an unused one
-//! back, learning the pace, pausing, and listening for a schedule another
-//! process pulled back.
+//! back, learning the pace, pausing.
 
 use std::pin::pin;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::{select, Either};
-use futures::StreamExt;
 use redis::ScriptInvocation;
-use tokio::time::{sleep, timeout, Instant};
-use tracing::debug;
+use tokio::time::{sleep, Instant};
 
-use super::backend::{micros, watch_master, Shared};
+use super::backend::{micros, Shared};
 use super::error::SharedError;
+use super::subscribe::{subscribed, ANNOUNCEMENTS, MASTER_SWITCHES};
 use crate::limit::pace::Reading;
 use crate::limit::rate::{DEFAULT_THROTTLE_PAUSE, MAX_THROTTLE_PAUSE};
 
@@ -83,10 +81,10 @@ impl Shared {
         };
         let mut started = Vec::new();
         if self.pace.learn {
-            started.push(rt.spawn(listen(Arc::downgrade(self))));
+            started.push(rt.spawn(subscribed(Arc::downgrade(self), &ANNOUNCEMENTS)));
         }
         if self.connector.sentinel_master().is_some() {
-            started.push(rt.spawn(watch_master(Arc::downgrade(self))));
+            started.push(rt.spawn(subscribed(Arc::downgrade(self), &MASTER_SWITCHES)));
         }
         *tasks = Some(started);
     }
@@ -269,50 +267,5 @@ impl Drop for PendingTurn {
         if self.armed {
             self.shared.give_back_later(self.turn);
         }
-    }
-}
-
-/// Listens for the epochs other processes publish when a faster learned
-/// pace pulled the shared schedule back, and wakes this process's waiting
-/// turns of older epochs; reconnects after a failure every retry interval.
-/// Holds the backend weakly; the backend aborts it when dropped.
-async fn listen(shared: Weak<Shared>) {
-    loop {
-        let Some((channel, t, retry)) = shared.upgrade().map(|s| {
-            (
-                s.keys.rebuilt.clone(),
-                s.config.timeout,
-                s.config.retry_interval,
-            )
-        }) else {
-            return;
-        };
-        let subscribed = timeout(t, async {
-            let s = shared.upgrade().ok_or_else(|| {
-                redis::RedisError::from((redis::ErrorKind::Io, "the client is gone"))
-            })?;
-            let mut ps = s.connector.pubsub().await?;
-            drop(s);
-            ps.subscribe(&channel).await?;
-            Ok::<_, redis::RedisError>(ps)
-        })
-        .await;
-        match subscribed {
-            Ok(Ok(ps)) => {
-                let mut messages = ps.into_on_message();
-                while let Some(m) = messages.next().await {
-                    let Some(s) = shared.upgrade() else {
-                        return;
-                    };
-                    if let Ok(epoch) = m.get_payload::<u64>() {
-                        s.saw_epoch(epoch);
-                    }
-                }
-                debug!("shared limits: the announcements' subscription ended");
-            }
-            Ok(Err(e)) => debug!(error = %e, "shared limits: cannot subscribe to announcements"),
-            Err(_) => debug!("shared limits: subscribing to announcements timed out"),
-        }
-        sleep(retry).await;
     }
 }

@@ -23,8 +23,7 @@ async fn the_documented_acl_is_enough_for_every_operation_over_redis_and_rediss(
         return;
     };
     let prefix = prefix();
-    let rules = SharedLimits::redis("redis://unused", prefix.clone()).acl();
-    acl_user(&server, USER, PASSWORD, &rules).await;
+    acl_users(&[&server], &prefix).await;
     let plain = format!("redis://{USER}:{PASSWORD}@127.0.0.1:{}/", server.port());
     let tls = format!(
         "rediss://{USER}:{PASSWORD}@localhost:{}/",
@@ -32,7 +31,7 @@ async fn the_documented_acl_is_enough_for_every_operation_over_redis_and_rediss(
     );
     every_operation(SharedLimits::redis(plain, prefix.clone())).await;
     every_operation(SharedLimits::redis(tls, prefix.clone()).ca_file(certs.ca())).await;
-    assert_eq!(acl_denials(&server).await, Vec::<String>::new());
+    no_denials(&[&server]).await;
     // The rules really are narrow: another prefix's keys are refused.
     let other = format!("redis://{USER}:{PASSWORD}@127.0.0.1:{}/", server.port());
     let p = Probe::new(
@@ -53,8 +52,7 @@ async fn a_wrong_password_degrades_once_and_is_never_logged() {
         return;
     };
     let prefix = prefix();
-    let rules = SharedLimits::redis("redis://unused", prefix.clone()).acl();
-    acl_user(&server, USER, PASSWORD, &rules).await;
+    acl_users(&[&server], &prefix).await;
     let (logs, _guard) = Logs::capture();
     let wrong = "not-the-password-1234";
     let url = format!("redis://{USER}:{wrong}@127.0.0.1:{}/", server.port());

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use redis_harness::{or_skip, Cluster};
+use redis_harness::{or_skip, Cluster, Server};
 use tokio::time::Instant;
 
 use super::*;
@@ -18,10 +18,8 @@ async fn the_limits_live_in_one_slot_and_survive_a_master_failover() {
         return;
     };
     let prefix = prefix();
-    let rules = SharedLimits::redis("redis://unused", prefix.clone()).acl();
-    for node in cluster.nodes() {
-        acl_user(node, USER, PASSWORD, &rules).await;
-    }
+    let nodes: Vec<&Server> = cluster.nodes().iter().collect();
+    acl_users(&nodes, &prefix).await;
     let seeds: Vec<String> = cluster
         .nodes()
         .iter()
@@ -31,14 +29,7 @@ async fn the_limits_live_in_one_slot_and_survive_a_master_failover() {
         .timeout(Duration::from_millis(500))
         .retry_interval(Duration::from_millis(100));
     every_operation(config.clone()).await;
-    for node in cluster.nodes() {
-        assert_eq!(
-            acl_denials(node).await,
-            Vec::<String>::new(),
-            "{}",
-            node.url()
-        );
-    }
+    no_denials(&nodes).await;
     // Every key is on the slot's master (and its replica), none elsewhere.
     let keys = super::super::keys::Keys::new(&prefix);
     let home = cluster.master_of(&keys.tat).await.unwrap();

@@ -144,19 +144,35 @@ impl Logs {
     }
 }
 
-/// Makes the ACL user `user` with `password` and exactly `rules` on
-/// `server` (as the default user, on its plain port).
-async fn acl_user(server: &redis_harness::Server, user: &str, password: &str, rules: &str) {
-    let mut cmd = redis::cmd("ACL");
-    cmd.arg("SETUSER")
-        .arg(user)
-        .arg("reset")
-        .arg("on")
-        .arg(format!(">{password}"));
-    for rule in rules.split(' ') {
-        cmd.arg(rule);
+/// Makes the ACL user [`USER`] with [`PASSWORD`] and exactly
+/// [`SharedLimits::acl`]'s rules for `prefix` on each of `nodes` (as the
+/// default user, on its plain port).
+async fn acl_users(nodes: &[&redis_harness::Server], prefix: &str) {
+    let rules = SharedLimits::redis("redis://unused", prefix).acl();
+    for node in nodes {
+        let mut cmd = redis::cmd("ACL");
+        cmd.arg("SETUSER")
+            .arg(USER)
+            .arg("reset")
+            .arg("on")
+            .arg(format!(">{PASSWORD}"));
+        for rule in rules.split(' ') {
+            cmd.arg(rule);
+        }
+        let _: () = node.query(&cmd).await.unwrap();
     }
-    let _: () = server.query(&cmd).await.unwrap();
+}
+
+/// Asserts that none of `nodes` denied anything since it started.
+async fn no_denials(nodes: &[&redis_harness::Server]) {
+    for node in nodes {
+        assert_eq!(
+            acl_denials(node).await,
+            Vec::<String>::new(),
+            "{}",
+            node.url()
+        );
+    }
 }
 
 /// What `server` denied since it started (`ACL LOG`), one line each;

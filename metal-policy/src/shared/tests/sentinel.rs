@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use redis_harness::{or_skip, Sentinel, SENTINEL_MASTER};
+use redis_harness::{or_skip, Sentinel, Server, SENTINEL_MASTER};
 use tokio::time::Instant;
 
 use super::*;
@@ -19,10 +19,8 @@ async fn the_limits_follow_the_master_a_sentinel_names() {
         return;
     };
     let prefix = prefix();
-    let rules = SharedLimits::redis("redis://unused", prefix.clone()).acl();
-    for node in sentinel.nodes() {
-        acl_user(node, USER, PASSWORD, &rules).await;
-    }
+    let nodes: Vec<&Server> = sentinel.nodes().iter().collect();
+    acl_users(&nodes, &prefix).await;
     let master = format!("redis://{USER}:{PASSWORD}@{SENTINEL_MASTER}/");
     let config = SharedLimits::redis_sentinel(&master, [sentinel.sentinel_url()], prefix)
         .timeout(Duration::from_millis(500))
@@ -35,14 +33,7 @@ async fn the_limits_follow_the_master_a_sentinel_names() {
     ));
     let config = config.allow_plaintext_password(true);
     every_operation(config.clone()).await;
-    for node in sentinel.nodes() {
-        assert_eq!(
-            acl_denials(node).await,
-            Vec::<String>::new(),
-            "{}",
-            node.url()
-        );
-    }
+    no_denials(&nodes).await;
 
     let p = Probe::new(config, Pace::fixed(Duration::from_millis(50)), 1, 1);
     p.shared.acquire_turn().await;
