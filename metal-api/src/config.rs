@@ -156,7 +156,7 @@ impl fmt::Debug for ConfigBuilder {
         f.debug_struct("ConfigBuilder")
             .field("auth_token", &redacted(&self.auth_token))
             .field("consumer_token", &redacted(&self.consumer_token))
-            .field("base_url", &self.base_url)
+            .field("base_url", &self.base_url.as_deref().map(without_userinfo))
             .field("user_agent", &self.user_agent)
             .field("connect_timeout", &self.connect_timeout)
             .field("request_timeout", &self.request_timeout)
@@ -284,7 +284,7 @@ fn sensitive_header(token: &Token, which: &'static str) -> Result<HeaderValue, C
 /// form the generated client appends paths to.
 fn normalize_base_url(text: &str, allow_insecure_http: bool) -> Result<String, ConfigError> {
     let url = Url::parse(text.trim()).map_err(|source| ConfigError::InvalidBaseUrl {
-        url: text.to_string(),
+        url: without_userinfo(text),
         source,
     })?;
     match url.scheme() {
@@ -292,21 +292,35 @@ fn normalize_base_url(text: &str, allow_insecure_http: bool) -> Result<String, C
         "http" if allow_insecure_http || is_loopback(&url) => {}
         "http" => {
             return Err(ConfigError::InsecureHttp {
-                url: url.to_string(),
+                url: without_userinfo(url.as_str()),
             })
         }
         _ => {
             return Err(ConfigError::UnsupportedScheme {
-                url: url.to_string(),
+                url: without_userinfo(url.as_str()),
             })
         }
     }
     if url.query().is_some() || url.fragment().is_some() {
         return Err(ConfigError::QueryOrFragment {
-            url: url.to_string(),
+            url: without_userinfo(url.as_str()),
         });
     }
     Ok(url.as_str().trim_end_matches('/').to_string())
+}
+
+/// `text` without the userinfo (`user:password@`) of its authority, so a
+/// URL's credentials never reach an error or `Debug` output. Works on text
+/// that does not parse as a URL too.
+fn without_userinfo(text: &str) -> String {
+    let start = text.find("://").map_or(0, |i| i + 3);
+    let authority_end = text[start..]
+        .find(['/', '?', '#'])
+        .map_or(text.len(), |i| start + i);
+    match text[start..authority_end].rfind('@') {
+        Some(at) => format!("{}{}", &text[..start], &text[start + at + 1..]),
+        None => text.to_string(),
+    }
 }
 
 fn is_loopback(url: &Url) -> bool {
@@ -442,6 +456,33 @@ mod tests {
         let c = build(|b| b).unwrap();
         assert_eq!(c.base_url(), DEFAULT_BASE_URL);
         assert!(c.user_agent().starts_with("metal-api/"));
+    }
+
+    #[test]
+    fn a_base_urls_credentials_never_reach_an_error_or_debug() {
+        for (url, shown) in [
+            ("https://user:pw@[bad", "https://[bad"),
+            ("ftp://user:pw@example.test/", "ftp://example.test/"),
+            ("http://user:pw@example.test/", "http://example.test/"),
+            (
+                "https://user:pw@example.test/?q=1",
+                "https://example.test/?q=1",
+            ),
+            ("user:pw@[bad/x", "[bad/x"),
+        ] {
+            let err = build(|b| b.base_url(url)).unwrap_err();
+            let text = format!("{err} {err:?}");
+            assert!(!text.contains("pw"), "{url}: {text}");
+            assert!(text.contains(shown), "{url}: {text}");
+            let builder = format!("{:?}", Config::builder().base_url(url));
+            assert!(!builder.contains("pw"), "{url}: {builder}");
+        }
+        // Text without credentials is shown whole.
+        assert_eq!(without_userinfo("not a url"), "not a url");
+        assert_eq!(
+            without_userinfo("https://example.test/a@b"),
+            "https://example.test/a@b"
+        );
     }
 
     #[test]

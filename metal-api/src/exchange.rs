@@ -149,6 +149,12 @@ impl Client {
         )
     }
 
+    /// The headers every request of this client gets (the tokens among
+    /// them, marked sensitive).
+    pub fn headers(&self) -> &HeaderMap {
+        &self.inner().headers
+    }
+
     /// The exchange this client's requests go through.
     pub fn exchange(&self) -> &Arc<dyn Exchange> {
         &self.inner().exchange

@@ -6,6 +6,8 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use metal_policy::classify::{classify, Exchanged};
+use metal_policy::Class;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use uuid::Uuid;
@@ -82,6 +84,36 @@ impl FaultKind {
             }
             Self::FailAfter { .. } | Self::DropAfter | Self::Hang | Self::Truncated => Stage::After,
             Self::Latency(_) | Self::Competitor => Stage::Around,
+        }
+    }
+
+    /// What the client's classification makes of the reply this fault
+    /// gives, in process: a [`Class`] of `metal-policy`, whose retries read
+    /// the same definitions; `None` for the kinds that are no failure of
+    /// the exchange (latency; a competitor, which the operation answers
+    /// itself). Over HTTP a [`FaultKind::NotSent`] is seen as
+    /// [`Class::OutcomeUnknown`] (see there). A fault that
+    /// [applies the change](Self::applies_change) is always one whose
+    /// server may have acted.
+    pub fn class(&self) -> Option<Class> {
+        let status = |status: u16| {
+            classify(&Exchanged::Reply {
+                status,
+                headers: &reqwest::header::HeaderMap::new(),
+                messages: &[],
+            })
+        };
+        match self {
+            Self::NotSent => Some(Class::NotSent),
+            Self::FailBefore { status: s } | Self::FailAfter { status: s } => status(*s),
+            Self::Throttle { retry_after } => Some(Class::Throttled {
+                retry_after: Some(Duration::from_secs(crate::pipeline::whole_seconds(
+                    *retry_after,
+                ))),
+            }),
+            Self::BadGateway => status(502),
+            Self::DropAfter | Self::Hang | Self::Truncated => classify(&Exchanged::NoReply),
+            Self::Latency(_) | Self::Competitor => None,
         }
     }
 

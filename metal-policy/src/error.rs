@@ -1,6 +1,5 @@
-//! The errors of one attempt ([`AttemptError`], classified by the transport
-//! that saw the HTTP exchange) and of one call ([`Error`], what a controller
-//! gets back).
+//! The errors of one attempt ([`AttemptError`]: a [`Class`] with its
+//! details) and of one call ([`Error`], what a controller gets back).
 //!
 //! No variant ever carries the auth token.
 
@@ -8,11 +7,14 @@ use std::time::Duration;
 
 use uuid::Uuid;
 
+use crate::classify::{Class, Permanent};
+
 /// A boxed error source that travels across tasks.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
-/// What went wrong with one attempt (one HTTP exchange), classified by
-/// whether the server may have acted.
+/// What went wrong with one attempt (one HTTP exchange): its [`Class`]
+/// ([`AttemptError::class`], found by [`crate::classify::classify`]) with
+/// the details that go with it.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum AttemptError {
@@ -55,6 +57,14 @@ pub enum AttemptError {
         /// The server's `errors` (and `error`) messages.
         messages: Vec<String>,
     },
+    /// The API's answer to a `next-available` create that finds no
+    /// hardware reservation (a 503 saying so, without `Retry-After`):
+    /// permanent ([`Permanent::NoReservationAvailable`]).
+    #[error("no hardware reservation available (HTTP 503): {}", messages.join("; "))]
+    NoReservationAvailable {
+        /// The server's messages.
+        messages: Vec<String>,
+    },
     /// A success status whose body does not decode as the spec says.
     #[error("HTTP {status} reply does not decode: {detail}")]
     Decode {
@@ -91,24 +101,85 @@ fn fmt_status(s: Option<u16>) -> String {
 }
 
 impl AttemptError {
-    /// The failure's class, as the `outcome` label of
+    /// The failure's class, which the retry decision, the retry budget and
+    /// the client-wide pause read.
+    ///
+    /// ```
+    /// use metal_policy::{AttemptError, Class};
+    /// let e = AttemptError::Throttled { status: 429, retry_after: None };
+    /// assert_eq!(e.class(), Class::Throttled { retry_after: None });
+    /// ```
+    pub fn class(&self) -> Class {
+        match self {
+            Self::NotSent { .. } => Class::NotSent,
+            Self::Throttled { retry_after, .. } => Class::Throttled {
+                retry_after: *retry_after,
+            },
+            Self::Unknown { .. } => Class::OutcomeUnknown,
+            Self::Rejected { .. } => Class::Permanent(Permanent::Refused),
+            Self::NoReservationAvailable { .. } => {
+                Class::Permanent(Permanent::NoReservationAvailable)
+            }
+            Self::Decode { .. } => Class::Permanent(Permanent::Undecodable),
+            Self::InvalidRequest { .. } => Class::Permanent(Permanent::Invalid),
+            Self::TooLarge { .. } => Class::Permanent(Permanent::TooLarge),
+        }
+    }
+
+    /// A short name of the failure, as the `outcome` label of
     /// `equinix_api_attempts_total` and the `error.type` of traces.
-    pub fn class(&self) -> &'static str {
+    pub fn outcome(&self) -> &'static str {
         match self {
             Self::NotSent { .. } => "not_sent",
             Self::Throttled { .. } => "throttled",
             Self::Unknown { .. } => "unknown",
             Self::Rejected { .. } => "rejected",
+            Self::NoReservationAvailable { .. } => "no_reservation",
             Self::Decode { .. } => "decode",
             Self::InvalidRequest { .. } => "invalid",
             Self::TooLarge { .. } => "too_large",
         }
     }
 
+    /// The call's error when this attempt's failure ends it of its own
+    /// (a permanent one, or one whose retry is not allowed): what the
+    /// server said, under `operation`; `None` for the failures that only
+    /// end a call through its retry policy ([`Error::OutcomeUnknown`],
+    /// [`Error::GaveUp`], ...), which carry the attempt error whole.
+    pub(crate) fn permanent(self, operation: &'static str) -> Result<Error, Self> {
+        Ok(match self {
+            Self::Rejected { status, messages } => Error::Rejected {
+                operation,
+                status,
+                messages,
+            },
+            // The typed create names it (Error::NoReservationAvailable);
+            // any other call gets the server's refusal as it came.
+            Self::NoReservationAvailable { messages } => Error::Rejected {
+                operation,
+                status: 503,
+                messages,
+            },
+            Self::Decode { status, detail } => Error::Decode {
+                operation,
+                status,
+                detail,
+            },
+            Self::InvalidRequest { reason } => Error::InvalidRequest { operation, reason },
+            Self::TooLarge { status, limit } => Error::TooLarge {
+                operation,
+                status,
+                limit,
+            },
+            other => return Err(other),
+        })
+    }
+
     /// The HTTP status of the reply, when one arrived.
     pub fn status(&self) -> Option<u16> {
         match self {
             Self::NotSent { .. } | Self::InvalidRequest { .. } => None,
+            Self::NoReservationAvailable { .. } => Some(503),
             Self::Throttled { status, .. }
             | Self::Rejected { status, .. }
             | Self::Decode { status, .. }
@@ -201,7 +272,9 @@ pub enum Error {
         #[source]
         source: AttemptError,
     },
-    /// The backoff policy gave up on a retryable failure.
+    /// The backoff policy gave up on a retryable failure, or the server
+    /// throttled more than [`crate::retry::MAX_THROTTLED_RETRIES`] retries
+    /// in a row (the source is then [`AttemptError::Throttled`]).
     #[error("{operation}: gave up after {attempts} attempt(s): {source}")]
     GaveUp {
         /// The operation.
@@ -227,6 +300,29 @@ pub enum Error {
         /// The last attempt's error.
         #[source]
         last: AttemptError,
+    },
+    /// A list has more distinct entries than the client's bound
+    /// ([`crate::ClientBuilder::max_list_entries`]); it was not followed
+    /// further.
+    #[error("{operation}: the list has more than {limit} entries (stopped at page {page})")]
+    ListTooLong {
+        /// The list operation.
+        operation: &'static str,
+        /// The bound, in entries.
+        limit: usize,
+        /// The page that went past it.
+        page: u32,
+    },
+    /// A page of a list repeats entries of earlier pages only, while its
+    /// `meta` says more pages follow: the server's pages do not advance, so
+    /// the list is not followed further. Listing again may succeed (a list
+    /// that shifted under many new entries can look so once).
+    #[error("{operation}: page {page} adds no entry the earlier pages lacked, though more are announced")]
+    PageRepeats {
+        /// The list operation.
+        operation: &'static str,
+        /// The page that added nothing.
+        page: u32,
     },
     /// The call's deadline passed.
     #[error("{operation}: deadline exceeded after {attempts} attempt(s){}", last.as_ref().map(|e| format!(": {e}")).unwrap_or_default())]

@@ -44,9 +44,12 @@
 //!   classified failure of one attempt.
 //! - `exchange` (private): the policy's layer at `metal-api`'s hook point,
 //!   which every request passes (rate-limit turn, attempt timeout,
-//!   metrics, throttling pause).
-//! - `classify` (private): the one place a reply becomes an
-//!   [`AttemptError`].
+//!   metrics, throttling pause), and the one place an attempt begins (its
+//!   slot and its scope, through which what its requests saw comes back).
+//! - [`classify`]: the one classification, [`Class`] (not sent,
+//!   throttled, outcome unknown, permanent with its [`Permanent`] reason),
+//!   found by [`classify::classify`]; the retry decision, the budget's cost
+//!   and the client-wide pause are read off it.
 //! - [`retry`]: the [`Backoff`] schedule ([`ExponentialBackoff`]), the
 //!   client-wide [`RetryBudget`], and the decision after a failed attempt.
 //! - `limit` (private): the limits behind one interface (slot, turn,
@@ -66,18 +69,29 @@
 //!    unless the client makes it so (the witness of `create_device`) or
 //!    the caller says otherwise ([`CallOptions::idempotent`]).
 //! 2. Each attempt waits for a concurrency slot (FIFO), held for the
-//!    attempt only.
+//!    attempt only, and takes a scope at the hook point: the generated
+//!    client it uses, whose requests record what they saw for the
+//!    attempt. A request of the raw client is an attempt of its own.
 //! 3. Each HTTP request of the attempt passes `metal-api`'s hook point,
 //!    where it waits for its turn from the client-wide rate limiter, is
 //!    sent under the attempt timeout (the exchange only, never the waits),
 //!    and is observed; a throttling reply pauses the whole client. The raw
 //!    client of [`Client::api`] passes the same point.
-//! 4. A failure is classified once: retry, or stop.
+//! 4. Each reply, or failure to get one, is classified once
+//!    ([`classify::classify`]); the attempt reads its requests' record
+//!    back as a value when it ends, and the decision (retry, or stop) is
+//!    read off the failure's [`Class`].
 //! 5. A retry is paid from the client-wide retry budget (a throttling
 //!    reply's retry is free; an empty budget ends the call at once with
 //!    [`Error::RetryBudgetExhausted`]), releases the slot, sleeps (the
-//!    backoff's delay, or the server's `Retry-After`), and goes back to
-//!    step 2, within the optional whole-call deadline.
+//!    backoff's delay, or the server's `Retry-After` when it is longer),
+//!    and goes back to step 2, within the optional whole-call deadline. A
+//!    call gives up ([`Error::GaveUp`]) after more than
+//!    [`retry::MAX_THROTTLED_RETRIES`] throttled retries in a row.
+//!
+//! What this path costs per request, against the generated client alone,
+//! is counted in instructions by `cargo bench -p metal-policy --bench
+//! instructions` (valgrind's callgrind), in process and over HTTP.
 //!
 //! Each call may override the client's deadline, attempt timeout and
 //! idempotency, and leave the retry budget out
@@ -173,7 +187,10 @@
 //!    them), and power and move were resent blindly.
 //! 7. **Pagination.** Lists follow `meta` (`last_page`, else `next`) to the
 //!    end with a configurable `per_page` (default 100); a failed page retries
-//!    that page only; entries repeated across pages appear once (by id).
+//!    that page only; entries repeated across pages appear once (by id). A
+//!    list is bounded by its entries ([`ClientBuilder::max_list_entries`],
+//!    else [`Error::ListTooLong`]), and a page that adds nothing new while
+//!    more are announced ends it with [`Error::PageRepeats`].
 //!    [`Metal::device_pages`] streams page by page. *Reference:* packngo paged
 //!    inside one wrapped call, so a failed page restarted the whole list, and
 //!    entries shifting between pages could repeat (it only sorted by
@@ -193,7 +210,8 @@
 //!    carry OpenTelemetry's HTTP client fields (`otel.kind = "client"`,
 //!    `http.request.method`, `http.response.status_code` when a reply
 //!    came, `http.request.resend_count`, `error.type`) and the rate-limit
-//!    wait; the token never appears. *Reference:* several
+//!    wait; the token never appears, and server messages that reach an
+//!    error or a log have it replaced by `<redacted>`. *Reference:* several
 //!    endpoints were labelled "Unknown", and retries were invisible.
 //! 9. **Retry budget.** One token bucket per client
 //!    ([`RetryBudget`], default smithy-rs's retry quota: 500 tokens, a
@@ -211,18 +229,21 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
-mod classify;
+mod children;
+pub mod classify;
 pub mod client;
 pub mod error;
 mod exchange;
 mod limit;
 pub mod metal;
 mod metrics;
+mod redact;
 pub mod retry;
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod shared;
 
+pub use classify::{Class, Permanent};
 pub use client::{BuildError, CallOptions, Client, ClientBuilder};
 pub use error::{AttemptError, BoxError, Error};
 pub use metal::{DeviceFilter, Fields, KeyOwner, Metal};

@@ -21,16 +21,21 @@
 //! policy's calls and the raw client it hands out alike); an attempt is one
 //! try of a call, which may make several requests (`create_device` reads
 //! the reservation, then creates). `outcome` is one of `ok`, `not_sent`,
-//! `throttled`, `unknown`, `rejected`, `decode`, `invalid`, `too_large`,
-//! or `final` (the operation reached its own answer: a race lost, a label
-//! conflict). `status_code` is the HTTP status, or `none` when no reply
+//! `throttled`, `unknown`, `rejected`, `no_reservation`, `decode`,
+//! `invalid`, `too_large`, or `final` (the operation reached its own
+//! answer: a race lost, a label conflict, no reservation available). `status_code` is the HTTP status, or `none` when no reply
 //! arrived.
 
 use std::time::Duration;
 
-#[cfg(feature = "redis")]
-use prometheus::IntCounter;
-use prometheus::{Histogram, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, Opts, Registry};
+use prometheus::{
+    Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, Opts, Registry,
+};
+
+use crate::children::{label_key, Children, LabelKey};
+
+/// The latency histogram and the request counter of one (endpoint, status).
+type RequestChildren = (Histogram, IntCounter);
 
 /// The collectors; always present (gauges are useful to tests even with no
 /// registry), registered only when a registry is given.
@@ -47,6 +52,10 @@ pub(crate) struct Metrics {
     /// The retry budget's level.
     pub(crate) retry_budget_tokens: IntGauge,
     retry_budget_refused: IntCounterVec,
+    /// The latency and request children of each (endpoint, status).
+    request_children: Children<(LabelKey, Option<u16>), RequestChildren>,
+    /// The attempt counter of each (endpoint, outcome).
+    attempt_children: Children<(LabelKey, LabelKey), IntCounter>,
     /// 1 while shared limits fall back to local ones (feature `redis`).
     #[cfg(feature = "redis")]
     pub(crate) shared_degraded: IntGauge,
@@ -123,6 +132,8 @@ impl Metrics {
                 ),
                 &["endpoint"],
             )?,
+            request_children: Children::default(),
+            attempt_children: Children::default(),
             #[cfg(feature = "redis")]
             shared_degraded: IntGauge::new(
                 "equinix_api_shared_limits_degraded",
@@ -157,13 +168,18 @@ impl Metrics {
 
     /// Records one HTTP request: its status (`None`: no reply) and latency.
     pub(crate) fn request(&self, endpoint: &'static str, status: Option<u16>, latency: Duration) {
-        let status = status.map_or_else(|| "none".to_string(), |s| s.to_string());
-        self.latency
-            .with_label_values(&[endpoint, status.as_str()])
-            .observe(latency.as_secs_f64());
-        self.requests
-            .with_label_values(&[endpoint, status.as_str()])
-            .inc();
+        let (latency_child, requests_child) =
+            self.request_children
+                .get((label_key(endpoint), status), || {
+                    let status = status.map_or_else(|| "none".to_string(), |s| s.to_string());
+                    let labels = [endpoint, status.as_str()];
+                    (
+                        self.latency.with_label_values(&labels),
+                        self.requests.with_label_values(&labels),
+                    )
+                });
+        latency_child.observe(latency.as_secs_f64());
+        requests_child.inc();
     }
 
     /// Counts a throttling reply to `endpoint`.
@@ -173,7 +189,11 @@ impl Metrics {
 
     /// Counts one attempt of a call of `endpoint`, by outcome.
     pub(crate) fn attempt(&self, endpoint: &'static str, outcome: &'static str) {
-        self.attempts.with_label_values(&[endpoint, outcome]).inc();
+        self.attempt_children
+            .get((label_key(endpoint), label_key(outcome)), || {
+                self.attempts.with_label_values(&[endpoint, outcome])
+            })
+            .inc();
     }
 
     /// Counts a retry of `endpoint`.

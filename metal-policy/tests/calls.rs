@@ -426,8 +426,9 @@ async fn a_429_to_a_raw_request_pauses_the_whole_client_and_is_not_retried() {
     );
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_raw_request_holds_a_concurrency_slot_while_in_flight() {
+/// SSH key lists that take 10 s each, and a client with one slot and a
+/// registry.
+fn one_slot_of_slow_key_lists() -> (Arc<Script>, Client, prometheus::Registry) {
     let t = Script::new(SPACING, |op, _, _| {
         Reply::ok(op, types::SshKeyList::default())
     });
@@ -437,6 +438,12 @@ async fn a_raw_request_holds_a_concurrency_slot_while_in_flight() {
         .registry(registry.clone())
         .build()
         .unwrap();
+    (t, c, registry)
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_raw_request_holds_a_concurrency_slot_while_in_flight() {
+    let (t, c, registry) = one_slot_of_slow_key_lists();
     let t0 = Instant::now();
     let raw = {
         let c = c.clone();
@@ -478,6 +485,41 @@ async fn a_raw_request_gets_the_attempt_timeout_and_no_retry() {
     }
     assert_eq!(t.requests().len(), 1);
     assert_eq!(t.in_flight.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_client_kept_past_its_attempt_sends_under_the_limits_as_a_raw_request() {
+    // Each exchange takes 10 s. The client a call's attempt was given is
+    // kept and used after the call: its request takes a slot of its own
+    // (so it waits for the call in flight) and records into no attempt.
+    let (t, c, registry) = one_slot_of_slow_key_lists();
+    let mut kept = None;
+    c.call(|api| {
+        kept = Some(api);
+        api.find_ssh_keys().send()
+    })
+    .await
+    .unwrap();
+    let kept = kept.unwrap();
+    let t0 = Instant::now();
+    let busy = {
+        let c = c.clone();
+        tokio::spawn(async move { c.call(|api| api.find_ssh_keys().send()).await.map(|_| ()) })
+    };
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    kept.find_ssh_keys().send().await.unwrap();
+    busy.await.unwrap().unwrap();
+    assert_eq!(t.max_in_flight.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        t0.elapsed(),
+        Duration::from_secs(20),
+        "it waited for the slot"
+    );
+    assert_eq!(gauge(&registry, "equinix_api_in_flight"), 0.0);
+    assert_lines(
+        &metrics_text(&registry),
+        &[r#"equinix_api_requests_total{endpoint="findSSHKeys",status_code="200"} 3"#],
+    );
 }
 
 // ------------------------------------------------ cancellation

@@ -1,7 +1,7 @@
 //! The pace learned from the server's `X-RateLimit-Remaining` and
-//! `X-RateLimit-Reset` (issue 11, item 1), on a scripted exchange and
-//! tokio's paused clock: the spacing spreads `Remaining` until `Reset` (in
-//! seconds or as a Unix time), never faster than a configured `api_rate`,
+//! `X-RateLimit-Reset`, on a scripted exchange and tokio's paused clock:
+//! the spacing spreads `Remaining` until `Reset` (in seconds or as a Unix
+//! time), never faster than a configured `api_rate` nor slower than 5 min,
 //! for the whole client; without headers the configured or default spacing
 //! holds.
 
@@ -200,4 +200,29 @@ async fn none_remaining_holds_every_request_until_the_reset() {
     // Nothing before the reset (the second request's turn, reserved at the
     // default spacing, is moved to it); then 100 ms apart.
     assert_eq!(at, ms(&[0, 30_000, 30_100]));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_reset_however_far_spaces_requests_by_five_minutes_at_most() {
+    // One left until a year from now, in seconds; then as a Unix time the
+    // clock barely holds (i64::MAX seconds): neither holds a request past
+    // the longest learned spacing, nor panics.
+    for reset in ["31536000", "9223372036854775807"] {
+        let t = Script::new(Duration::ZERO, move |op, _, _| project(op, 1, reset));
+        let c = learning(&t).build().unwrap();
+        for _ in 0..4 {
+            get(&c).await.unwrap();
+        }
+        // The first gap is the default spacing (its turn was reserved
+        // before the first reply); then 5 min.
+        assert_eq!(
+            gaps(&t),
+            vec![
+                DEFAULT_API_RATE,
+                Duration::from_secs(300),
+                Duration::from_secs(300)
+            ],
+            "Reset: {reset}"
+        );
+    }
 }

@@ -120,10 +120,11 @@ async fn traces_carry_otel_fields_and_never_the_token() {
     assert!(!format!("{err} {err:?}").contains(TOKEN));
 
     // In process, with the token among the headers: never sent, then no
-    // usable reply, then a success.
+    // usable reply (whose message echoes the token, logged as the retry's
+    // reason), then a success.
     let script = Script::new(Duration::ZERO, |op, _, n| match n {
         0 => Reply::NotSent,
-        1 => Reply::bad_gateway(),
+        1 => Reply::errors(502, &[&format!("bad gateway for {TOKEN}")]),
         _ => Reply::ok(op, metal_api::types::SshKeyList::default()),
     });
     let config = config(common::BASE_URL);
@@ -187,4 +188,5 @@ async fn traces_carry_otel_fields_and_never_the_token() {
         requests[2]
     );
     assert!(!text.contains(TOKEN), "token leaked:\n{text}");
+    assert!(text.contains("bad gateway for <redacted>"), "{text}");
 }

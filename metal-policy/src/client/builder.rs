@@ -9,11 +9,12 @@ use metal_api::{Config, ConfigError};
 use prometheus::Registry;
 
 use super::{Client, Inner};
-use crate::exchange::PolicyExchange;
+use crate::exchange::{Layer, Raw, Steps};
 use crate::limit::local::LocalLimits;
 use crate::limit::pace::Pace;
 use crate::limit::Limits;
 use crate::metrics::Metrics;
+use crate::redact::Secrets;
 use crate::retry::backoff::{BackoffFactory, ExponentialBackoff};
 use crate::retry::budget::{Budget, RetryBudget};
 
@@ -24,6 +25,9 @@ pub const DEFAULT_API_RATE: Duration = Duration::from_secs(2);
 /// The default page size of list operations (the API's own maximum is
 /// larger; 100 keeps each page's reply small and quick).
 pub const DEFAULT_PER_PAGE: u32 = 100;
+/// The default bound on the distinct entries of one list: ten times the
+/// largest project the examples provision (10,000 devices).
+pub const DEFAULT_MAX_LIST_ENTRIES: usize = 100_000;
 
 /// Why a [`Client`] could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -55,7 +59,7 @@ pub enum BuildError {
 /// [`ExponentialBackoff::default`], the retry budget
 /// [`RetryBudget::default`] (smithy-rs's retry quota), no per-attempt
 /// timeout (the HTTP client's own timeouts apply), no whole-call deadline,
-/// `per_page` 100, no metrics registry.
+/// `per_page` 100, lists of at most 100,000 entries, no metrics registry.
 ///
 /// ```
 /// use std::time::Duration;
@@ -82,6 +86,7 @@ pub struct ClientBuilder {
     attempt_timeout: Option<Duration>,
     deadline: Option<Duration>,
     per_page: Option<u32>,
+    max_list_entries: Option<usize>,
     retry_budget: Option<Option<RetryBudget>>,
     registry: Option<Registry>,
     #[cfg(feature = "redis")]
@@ -101,6 +106,7 @@ impl fmt::Debug for ClientBuilder {
             .field("attempt_timeout", &self.attempt_timeout)
             .field("deadline", &self.deadline)
             .field("per_page", &self.per_page)
+            .field("max_list_entries", &self.max_list_entries)
             .field("retry_budget", &self.retry_budget)
             .field("registry", &self.registry.is_some())
             .finish_non_exhaustive()
@@ -150,10 +156,11 @@ impl ClientBuilder {
     /// you set, and holds until `t`; without a reading in force (no headers
     /// yet, or none since the last reset) the client keeps `api_rate`, or
     /// its 2 s default. A much faster learned pace takes effect for the
-    /// requests already waiting too. The 429 reaction stays as the safety
-    /// net. With shared limits (`shared_limits`, feature `redis`) the
-    /// learned spacing is kept in Redis, so every process paces by the one
-    /// budget.
+    /// requests already waiting too. A learned spacing is never longer
+    /// than 5 minutes (the longest throttling pause), whatever reset a
+    /// reply announces. The 429 reaction stays as the safety net. With
+    /// shared limits (`shared_limits`, feature `redis`) the learned spacing
+    /// is kept in Redis, so every process paces by the one budget.
     ///
     /// ```
     /// let config = metal_api::Config::builder().auth_token("t").build()?;
@@ -202,6 +209,17 @@ impl ClientBuilder {
     /// Entries per page of list operations (default 100).
     pub fn per_page(mut self, n: u32) -> Self {
         self.per_page = Some(n);
+        self
+    }
+
+    /// The most distinct entries one list may have (default
+    /// [`DEFAULT_MAX_LIST_ENTRIES`]): a longer one ends with
+    /// [`crate::Error::ListTooLong`] instead of holding the memory of
+    /// every page a server keeps announcing. Streams
+    /// ([`crate::Metal::device_pages`]) are bounded too, since they
+    /// remember each entry's ID to drop repeats.
+    pub fn max_list_entries(mut self, n: usize) -> Self {
+        self.max_list_entries = Some(n);
         self
     }
 
@@ -282,24 +300,27 @@ impl ClientBuilder {
             ),
             None => limits,
         };
-        let layer = PolicyExchange {
+        let secrets = Secrets::of(api.headers());
+        let steps = Steps {
             next: api.exchange().clone(),
-            limits: limits.clone(),
+            limits,
             metrics: metrics.clone(),
-            attempt_timeout: self.attempt_timeout,
         };
+        let layer = Layer::new(steps, api.clone(), self.attempt_timeout);
         Ok(Client {
             inner: Arc::new(Inner {
-                api: api.with_exchange(Arc::new(layer)),
-                limits,
+                api: api.with_exchange(Arc::new(Raw(layer.clone()))),
+                layer,
                 backoff: self
                     .backoff
                     .unwrap_or_else(|| Arc::new(ExponentialBackoff::default())),
                 attempt_timeout: self.attempt_timeout,
                 deadline: self.deadline,
                 per_page,
+                max_list_entries: self.max_list_entries.unwrap_or(DEFAULT_MAX_LIST_ENTRIES),
                 budget,
                 metrics,
+                secrets,
             }),
         })
     }

@@ -1,24 +1,31 @@
 //! The one call path every operation shares: for each attempt a
-//! concurrency slot (held for the attempt only), the attempt's requests
-//! through the hook point (turn, exchange under the attempt timeout,
-//! metrics), then the classification of a failure and the backoff, all
+//! concurrency slot and a scope at the hook point (held for the attempt
+//! only), the attempt's requests through the hook point (turn, exchange
+//! under the attempt timeout, metrics), then what the attempt saw, as a
+//! value, and the decision read off its failure's class, the backoff, all
 //! within the call's deadline. [`Client::call`] runs any generated
 //! operation on it.
+//!
+//! The attempt's own future (the operation's requests) is boxed once, when
+//! it is made, so the call's future stays small and nothing larger than a
+//! pointer moves as it passes the layers above.
 
 use std::future::Future;
 use std::time::Duration;
 
+use futures::FutureExt;
 use metal_api::{Operation, ResponseValue};
 use tokio::time::{sleep, timeout_at, Instant};
 use tracing::{debug, field::Empty, Instrument};
 
 use super::Client;
-use crate::classify;
+use crate::classify::Class;
 use crate::error::{AttemptError, Error};
-use crate::exchange::Scope;
-use crate::limit;
+use crate::exchange::{Scope, Seen};
 use crate::limit::rate::MAX_THROTTLE_PAUSE;
-use crate::retry::decision::{classify as decide, Decision, Idempotency};
+use crate::retry::budget::Budget;
+use crate::retry::decision::{decide, Decision, Idempotency};
+use crate::retry::MAX_THROTTLED_RETRIES;
 
 /// Per-call settings that override the client's, without building a second
 /// client.
@@ -81,13 +88,40 @@ impl CallOptions {
     }
 }
 
+/// When a call must end.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Deadline {
+    /// Its own: its options' deadline, else the client's, from when it
+    /// starts.
+    Own,
+    /// One it shares with other calls (the pages of a list).
+    Shared(Option<Instant>),
+}
+
 /// What one attempt is given.
+#[derive(Clone, Copy)]
 pub(crate) struct Attempt<'a> {
-    /// The generated client, through the policy's layer.
+    /// The generated client, its requests through this attempt's scope.
     pub(crate) api: &'a metal_api::Client,
     /// Some earlier attempt of this call may have reached the server and
     /// acted (its outcome was unknown).
     pub(crate) after_unknown: bool,
+    scope: &'a Scope,
+}
+
+impl Attempt<'_> {
+    /// One generated operation's result, classified. It takes the result,
+    /// not the operation's future, so that future is awaited where it was
+    /// made and never moved into a wrapper.
+    pub(crate) fn reply<T, E: serde::Serialize>(
+        &self,
+        result: Result<ResponseValue<T>, metal_api::Error<E>>,
+    ) -> Result<T, AttemptError> {
+        match result {
+            Ok(v) => Ok(v.into_inner()),
+            Err(e) => Err(self.scope.classify(e)),
+        }
+    }
 }
 
 /// How one attempt failed: an exchange to classify, or a final answer the
@@ -112,19 +146,6 @@ pub(crate) struct Named {
     pub(crate) idempotency: Idempotency,
 }
 
-/// Awaits one generated operation's reply, classified.
-pub(crate) async fn send<T, E: serde::Serialize>(
-    reply: impl Future<Output = Result<ResponseValue<T>, metal_api::Error<E>>>,
-) -> Result<T, AttemptError> {
-    match reply.await {
-        Ok(v) => Ok(v.into_inner()),
-        Err(e) => {
-            let status = Scope::current().and_then(|s| s.last().status);
-            Err(classify::api_error(e, status).await)
-        }
-    }
-}
-
 impl Client {
     /// Runs any generated operation under the full policy: a concurrency
     /// slot per attempt, a rate-limit turn per request, the attempt
@@ -145,13 +166,16 @@ impl Client {
     /// println!("{:?}", project.name);
     /// # Ok(()) }
     /// ```
-    pub async fn call<'a, T, E, F, Fut>(&'a self, f: F) -> Result<T, Error>
+    pub fn call<'a, T, E, F, Fut>(
+        &'a self,
+        f: F,
+    ) -> impl Future<Output = Result<T, Error>> + use<'a, T, E, F, Fut>
     where
         F: FnMut(&'a metal_api::Client) -> Fut,
         Fut: Future<Output = Result<ResponseValue<T>, metal_api::Error<E>>>,
         E: serde::Serialize,
     {
-        self.call_with(CallOptions::default(), f).await
+        self.call_with(CallOptions::default(), f)
     }
 
     /// [`Client::call`] with per-call settings.
@@ -164,21 +188,21 @@ impl Client {
     /// let keys = client.call_with(options, |api| api.find_ssh_keys().send()).await?;
     /// # drop(keys); Ok(()) }
     /// ```
-    pub async fn call_with<'a, T, E, F, Fut>(
+    pub fn call_with<'a, T, E, F, Fut>(
         &'a self,
         options: CallOptions,
         mut f: F,
-    ) -> Result<T, Error>
+    ) -> impl Future<Output = Result<T, Error>> + use<'a, T, E, F, Fut>
     where
         F: FnMut(&'a metal_api::Client) -> Fut,
         Fut: Future<Output = Result<ResponseValue<T>, metal_api::Error<E>>>,
         E: serde::Serialize,
     {
-        self.run(None, options, |at| {
-            let reply = f(at.api);
-            async move { send(reply).await.map_err(Failure::Attempt) }
+        self.run(None, options, move |at| {
+            // Mapped in place: the operation's future is moved once, into
+            // the attempt's box, and polled where it is.
+            f(at.api).map(move |result| at.reply(result).map_err(Failure::Attempt))
         })
-        .await
     }
 
     /// When a call that starts now must end.
@@ -186,23 +210,23 @@ impl Client {
         options
             .deadline
             .unwrap_or(self.inner.deadline)
-            .map(|d| Instant::now() + d)
+            // A deadline past what the clock holds is no deadline.
+            .and_then(|d| Instant::now().checked_add(d))
     }
 
     /// Runs one logical call: attempts made by `attempt`, retried per the
-    /// classification, within the call's deadline.
-    pub(crate) async fn run<'a, T, F, Fut>(
+    /// classification, within the call's deadline (from when it starts).
+    pub(crate) fn run<'a, T, F, Fut>(
         &'a self,
         named: Option<Named>,
         options: CallOptions,
         attempt: F,
-    ) -> Result<T, Error>
+    ) -> impl Future<Output = Result<T, Error>> + use<'a, T, F, Fut>
     where
         F: FnMut(Attempt<'a>) -> Fut,
         Fut: Future<Output = Result<T, Failure>>,
     {
-        let deadline = self.deadline_for(&options);
-        self.run_until(named, options, deadline, attempt).await
+        self.run_until(named, options, Deadline::Own, attempt)
     }
 
     /// [`Client::run`] with the deadline given (the pages of a list share
@@ -211,48 +235,46 @@ impl Client {
         &'a self,
         named: Option<Named>,
         options: CallOptions,
-        deadline: Option<Instant>,
+        deadline: Deadline,
         attempt: F,
     ) -> Result<T, Error>
     where
         F: FnMut(Attempt<'a>) -> Fut,
         Fut: Future<Output = Result<T, Failure>>,
     {
-        let scope = Scope::new(
-            options
-                .attempt_timeout
-                .unwrap_or(self.inner.attempt_timeout),
-        );
-        let mut progress = Progress::default();
+        let deadline = match deadline {
+            Deadline::Own => self.deadline_for(&options),
+            Deadline::Shared(at) => at,
+        };
         let span = tracing::info_span!(
             "metal_call",
             operation = named.map(|n| n.operation.id),
             attempts = Empty
         );
-        let fut = self.retry_loop(named, options, &scope, &mut progress, attempt);
-        let result = match deadline {
-            Some(at) => timeout_at(at, fut).instrument(span.clone()).await,
-            None => Ok(fut.instrument(span.clone()).await),
+        let mut progress = Progress {
+            operation: named.map(|n| n.operation),
+            ..Progress::default()
         };
+        let result = self
+            .attempts(named, options, deadline, &mut progress, attempt)
+            .instrument(span.clone())
+            .await;
         span.record("attempts", progress.attempts);
         if named.is_none() {
-            span.record("operation", operation_id(None, &scope));
+            span.record("operation", progress.operation_id());
         }
-        match result {
-            Ok(r) => r,
-            Err(_elapsed) => Err(Error::DeadlineExceeded {
-                operation: operation_id(named, &scope),
-                attempts: progress.attempts,
-                last: progress.last.take(),
-            }),
-        }
+        result.map_err(|e| self.inner.secrets.error(e))
     }
 
-    async fn retry_loop<'a, T, F, Fut>(
+    /// The attempts of one call, each within the deadline: the wait for a
+    /// slot, the attempt itself and the sleep before the next. What follows
+    /// an attempt is decided by [`Retries::failed`], outside this future, so
+    /// that the future holds nothing but the awaits.
+    async fn attempts<'a, T, F, Fut>(
         &'a self,
         named: Option<Named>,
         options: CallOptions,
-        scope: &std::sync::Arc<Scope>,
+        deadline: Option<Instant>,
         progress: &mut Progress,
         mut attempt: F,
     ) -> Result<T, Error>
@@ -261,15 +283,16 @@ impl Client {
         Fut: Future<Output = Result<T, Failure>>,
     {
         let inner = &self.inner;
-        let budget = match options.retry_budget {
-            Some(false) => None,
-            _ => inner.budget.as_ref(),
+        let timeout = options.attempt_timeout.unwrap_or(inner.attempt_timeout);
+        let mut retries = Retries {
+            client: self,
+            named,
+            options,
+            backoff: inner.backoff.start(),
+            after_unknown: false,
+            throttled_in_a_row: 0,
+            refund: None,
         };
-        let mut backoff = inner.backoff.start();
-        let mut after_unknown = false;
-        // The cost of this call's last retry paid from the budget: given
-        // back if the call then succeeds.
-        let mut refund = None;
         loop {
             progress.attempts += 1;
             let span = tracing::debug_span!(
@@ -280,100 +303,205 @@ impl Client {
                 http.request.resend_count = progress.attempts - 1,
                 error.type = Empty,
             );
-            let result = async {
-                // The slot is held for this attempt only, never while
-                // sleeping in backoff.
-                let _slot = limit::acquire(&*inner.limits, &inner.metrics).await;
-                scope
-                    .run(attempt(Attempt {
-                        api: &inner.api,
-                        after_unknown,
-                    }))
-                    .await
-            }
-            .instrument(span.clone())
-            .await;
-            let operation = operation_id(named, scope);
-            span.record("operation", operation);
-            let error = match result {
-                Ok(v) => {
-                    inner.metrics.attempt(operation, "ok");
-                    if let Some(b) = budget {
-                        b.succeeded(refund);
-                    }
-                    return Ok(v);
-                }
-                Err(Failure::Final(e)) => {
-                    inner.metrics.attempt(operation, "final");
-                    return Err(e);
-                }
-                Err(Failure::Attempt(e)) => e,
+            // The slot and the scope are held for this attempt only, never
+            // while sleeping in backoff.
+            let Some(begun) = within(deadline, inner.layer.begin(timeout)).await else {
+                return Err(progress.deadline_exceeded());
             };
-            inner.metrics.attempt(operation, error.class());
-            span.record("error.type", error.class());
-            let idempotency = match (options.idempotent, named) {
-                (Some(true), _) => Idempotency::Idempotent,
-                (Some(false), _) => Idempotency::NotIdempotent,
-                (None, Some(n)) => n.idempotency,
-                (None, None) => match scope.last().operation {
-                    Some(op) if op.is_idempotent() => Idempotency::Idempotent,
-                    _ => Idempotency::NotIdempotent,
-                },
-            };
-            match decide(operation, idempotency, progress.attempts, error) {
-                Decision::Stop(e) => return Err(e),
-                Decision::Retry {
-                    after,
-                    outcome_unknown,
-                    error,
-                } => {
-                    after_unknown |= outcome_unknown;
-                    let Some(delay) = backoff.next_delay() else {
-                        return Err(Error::GaveUp {
-                            operation,
-                            attempts: progress.attempts,
-                            source: error,
-                        });
-                    };
-                    // The budget pays for the retry (a throttling reply's
-                    // is free), or ends the call now.
-                    if let Some(b) = budget {
-                        if let Some(cost) = b.cost(&error) {
-                            if !b.try_spend(cost) {
-                                inner.metrics.retry_budget_refused(operation);
-                                debug!(operation, attempt = progress.attempts, cost, error = %error, "retry budget exhausted");
-                                return Err(Error::RetryBudgetExhausted {
-                                    operation,
-                                    attempts: progress.attempts,
-                                    last: error,
-                                });
-                            }
-                            refund = Some(cost);
-                        }
+            // The attempt's future is boxed once, as it is made.
+            let made = Box::pin(attempt(Attempt {
+                api: begun.api(),
+                after_unknown: retries.after_unknown,
+                scope: begun.scope(),
+            }));
+            // A success returns at once; the result goes out of scope
+            // before any later wait, so the call's future never holds it.
+            let (failure, seen) = {
+                let result = within(deadline, made).instrument(span.clone()).await;
+                let seen = begun.finish();
+                match result {
+                    Some(Ok(v)) => {
+                        retries.succeeded(progress, &seen, &span);
+                        return Ok(v);
                     }
-                    let delay = after.map_or(delay, |a| a.min(MAX_THROTTLE_PAUSE));
-                    debug!(operation, attempt = progress.attempts, delay_ms = delay.as_millis() as u64, error = %error, "retrying");
-                    progress.last = Some(error);
-                    inner.metrics.retry(operation);
-                    sleep(delay).await;
+                    Some(Err(failure)) => (Some(failure), seen),
+                    None => (None, seen),
                 }
+            };
+            let delay = retries.failed(progress, failure, seen, &span)?;
+            if within(deadline, sleep(delay)).await.is_none() {
+                return Err(progress.deadline_exceeded());
             }
         }
     }
 }
 
-/// The operationId a call reports: the client's name for it, else its last
-/// request's, else that nothing was sent (the generated client refused a
-/// parameter before sending).
-fn operation_id(named: Option<Named>, scope: &Scope) -> &'static str {
-    named
-        .map(|n| n.operation)
-        .or(scope.last().operation)
-        .map_or("unsent", |o| o.id)
+/// What one call's retries keep between attempts.
+struct Retries<'a> {
+    client: &'a Client,
+    named: Option<Named>,
+    options: CallOptions,
+    backoff: Box<dyn crate::retry::backoff::Backoff>,
+    /// Some attempt's outcome was unknown.
+    after_unknown: bool,
+    /// Throttling replies since the last other failure.
+    throttled_in_a_row: u32,
+    /// The cost of this call's last retry paid from the budget: given back
+    /// if the call then succeeds.
+    refund: Option<u32>,
 }
 
+impl Retries<'_> {
+    /// Records what an attempt's requests saw: the call's operation, when
+    /// the client does not name it.
+    fn saw(&self, progress: &mut Progress, seen: &Seen, span: &tracing::Span) -> &'static str {
+        if self.named.is_none() {
+            progress.operation = seen.operation.or(progress.operation);
+        }
+        let operation = progress.operation_id();
+        span.record("operation", operation);
+        operation
+    }
+
+    /// The budget of this call's retries, when it has one.
+    fn budget(&self) -> Option<&Budget> {
+        match self.options.retry_budget {
+            Some(false) => None,
+            _ => self.client.inner.budget.as_ref(),
+        }
+    }
+
+    /// An attempt succeeded.
+    fn succeeded(&self, progress: &mut Progress, seen: &Seen, span: &tracing::Span) {
+        let operation = self.saw(progress, seen, span);
+        self.client.inner.metrics.attempt(operation, "ok");
+        if let Some(b) = self.budget() {
+            b.succeeded(self.refund);
+        }
+    }
+
+    /// Decides after a failed attempt (`None`: its deadline passed), with
+    /// what its requests saw: the sleep before the next attempt, or the
+    /// call's error. The decision is read off the failure's class; the
+    /// retry is paid from the budget (a throttling reply's is free), or
+    /// ends the call.
+    fn failed(
+        &mut self,
+        progress: &mut Progress,
+        failure: Option<Failure>,
+        seen: Seen,
+        span: &tracing::Span,
+    ) -> Result<Duration, Error> {
+        let inner = &self.client.inner;
+        let operation = self.saw(progress, &seen, span);
+        let error = match failure {
+            None => return Err(progress.deadline_exceeded()),
+            Some(Failure::Final(e)) => {
+                inner.metrics.attempt(operation, "final");
+                return Err(e);
+            }
+            // What the server said reaches logs and errors without the
+            // token it may have echoed.
+            Some(Failure::Attempt(e)) => inner.secrets.attempt(e),
+        };
+        inner.metrics.attempt(operation, error.outcome());
+        span.record("error.type", error.outcome());
+        let idempotency = match (self.options.idempotent, self.named) {
+            (Some(true), _) => Idempotency::Idempotent,
+            (Some(false), _) => Idempotency::NotIdempotent,
+            (None, Some(n)) => n.idempotency,
+            (None, None) => match seen.operation {
+                Some(op) if op.is_idempotent() => Idempotency::Idempotent,
+                _ => Idempotency::NotIdempotent,
+            },
+        };
+        let attempts = progress.attempts;
+        let class = error.class();
+        let (after, error) = match decide(operation, idempotency, attempts, error) {
+            Decision::Stop(e) => return Err(e),
+            Decision::Retry {
+                after,
+                outcome_unknown,
+                error,
+            } => {
+                self.after_unknown |= outcome_unknown;
+                (after, error)
+            }
+        };
+        let gave_up = |source| {
+            Err(Error::GaveUp {
+                operation,
+                attempts,
+                source,
+            })
+        };
+        if matches!(class, Class::Throttled { .. }) {
+            self.throttled_in_a_row += 1;
+        } else {
+            self.throttled_in_a_row = 0;
+        }
+        if self.throttled_in_a_row > MAX_THROTTLED_RETRIES {
+            return gave_up(error);
+        }
+        let Some(delay) = self.backoff.next_delay() else {
+            return gave_up(error);
+        };
+        if let Some(b) = self.budget() {
+            if let Some(cost) = b.cost(class) {
+                if !b.try_spend(cost) {
+                    inner.metrics.retry_budget_refused(operation);
+                    debug!(operation, attempt = attempts, cost, error = %error, "retry budget exhausted");
+                    return Err(Error::RetryBudgetExhausted {
+                        operation,
+                        attempts,
+                        last: error,
+                    });
+                }
+                self.refund = Some(cost);
+            }
+        }
+        // The server's delay, if longer than the backoff's: a `Retry-After:
+        // 0` never turns retries into a hot loop.
+        let delay = after.map_or(delay, |a| a.min(MAX_THROTTLE_PAUSE).max(delay));
+        debug!(operation, attempt = attempts, delay_ms = delay.as_millis() as u64, error = %error, "retrying");
+        progress.last = Some(error);
+        inner.metrics.retry(operation);
+        Ok(delay)
+    }
+}
+
+/// `f`'s output, or `None` if `deadline` passes first.
+async fn within<F: Future>(deadline: Option<Instant>, f: F) -> Option<F::Output> {
+    match deadline {
+        Some(at) => timeout_at(at, f).await.ok(),
+        None => Some(f.await),
+    }
+}
+
+/// How far a call got: what its deadline's error reports.
 #[derive(Default)]
 struct Progress {
+    /// The call's operation: the client's name for it, else its last
+    /// request's.
+    operation: Option<&'static Operation>,
     attempts: u32,
     last: Option<AttemptError>,
+}
+
+impl Progress {
+    /// The error of a call whose deadline passed: the attempts begun, and
+    /// the last one's error, if one had failed.
+    fn deadline_exceeded(&mut self) -> Error {
+        Error::DeadlineExceeded {
+            operation: self.operation_id(),
+            attempts: self.attempts,
+            last: self.last.take(),
+        }
+    }
+
+    /// The operationId a call reports, `unsent` when nothing was sent (the
+    /// generated client refused a parameter before sending).
+    fn operation_id(&self) -> &'static str {
+        self.operation.map_or("unsent", |o| o.id)
+    }
 }

@@ -6,8 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::ClientBuilder;
-use crate::limit::Limits;
+use crate::exchange::Layer;
 use crate::metrics::Metrics;
+use crate::redact::Secrets;
 use crate::retry::backoff::BackoffFactory;
 use crate::retry::budget::Budget;
 
@@ -23,6 +24,7 @@ impl fmt::Debug for Client {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Client")
             .field("per_page", &self.inner.per_page)
+            .field("max_list_entries", &self.inner.max_list_entries)
             .field("attempt_timeout", &self.inner.attempt_timeout)
             .field("deadline", &self.inner.deadline)
             .finish_non_exhaustive()
@@ -32,14 +34,19 @@ impl fmt::Debug for Client {
 pub(super) struct Inner {
     /// The generated client, its requests through the policy's layer.
     pub(super) api: metal_api::Client,
-    pub(super) limits: Arc<dyn Limits>,
+    /// The policy's layer at the hook point, where attempts begin.
+    pub(super) layer: Arc<Layer>,
     pub(super) backoff: Arc<dyn BackoffFactory>,
     pub(super) attempt_timeout: Option<Duration>,
     pub(super) deadline: Option<Duration>,
     pub(super) per_page: u32,
+    /// The most distinct entries one list may have.
+    pub(super) max_list_entries: usize,
     /// The client-wide retry budget, when on.
     pub(super) budget: Option<Budget>,
     pub(super) metrics: Metrics,
+    /// The tokens the client sends, removed from what servers say.
+    pub(super) secrets: Secrets,
 }
 
 impl Client {

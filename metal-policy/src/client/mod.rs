@@ -16,7 +16,8 @@ mod pages;
 mod typed;
 
 pub use builder::{
-    BuildError, ClientBuilder, DEFAULT_API_RATE, DEFAULT_PARALLELISM, DEFAULT_PER_PAGE,
+    BuildError, ClientBuilder, DEFAULT_API_RATE, DEFAULT_MAX_LIST_ENTRIES, DEFAULT_PARALLELISM,
+    DEFAULT_PER_PAGE,
 };
 pub use call::CallOptions;
 pub use handle::Client;

@@ -9,10 +9,9 @@ use metal_api::operation as op;
 use metal_api::{types, DeviceState};
 use uuid::Uuid;
 
-use super::call::{send, Attempt, CallOptions, Failure, Named};
-use super::pages::has_next;
+use super::call::{Attempt, CallOptions, Failure, Named};
+use super::pages::Pager;
 use super::Client;
-use crate::classify::no_reservation_available;
 use crate::error::{AttemptError, Error};
 use crate::metal::{DeviceFilter, Fields, KeyOwner, Metal};
 use crate::retry::decision::Idempotency;
@@ -37,7 +36,7 @@ async fn device_is_in(
     id: Uuid,
     states: &[DeviceState],
 ) -> Result<bool, AttemptError> {
-    let d = send(at.api.find_device_by_id().id(id).send()).await?;
+    let d = at.reply(at.api.find_device_by_id().id(id).send().await)?;
     Ok(d.state_kind().is_some_and(|s| states.contains(&s)))
 }
 
@@ -55,14 +54,14 @@ async fn reservation_holder(
     reservation: Uuid,
     witness: &str,
 ) -> Result<Holder, AttemptError> {
-    let hr = send(
+    let hr = at.reply(
         at.api
             .find_hardware_reservation_by_id()
             .id(reservation)
             .include("device")
-            .send(),
-    )
-    .await?;
+            .send()
+            .await,
+    )?;
     Ok(match hr.device {
         None => Holder::Nobody,
         Some(d) if d.tags.iter().any(|t| t == witness) => Holder::Ours(d),
@@ -72,37 +71,38 @@ async fn reservation_holder(
 
 /// Our device, found by its witness tag in the project's device list
 /// (`?tag=`, every page; the tag is checked here too, so a server that
-/// ignored the filter would cost more pages, not a wrong answer).
+/// ignored the filter would cost more pages, not a wrong answer). The
+/// search is bounded as a list is ([`Pager`]).
 async fn device_tagged(
     at: &Attempt<'_>,
     project: Uuid,
     witness: &str,
-    per_page: u32,
-) -> Result<Option<types::Device>, AttemptError> {
-    let mut page = 1;
+    (per_page, max_entries): (u32, usize),
+) -> Result<Option<types::Device>, Failure> {
+    let mut pager = Pager::new(&op::FIND_PROJECT_DEVICES, max_entries);
     loop {
-        let list = send(
+        let list = at.reply(
             at.api
                 .find_project_devices()
                 .id(project)
                 .tag(witness)
-                .page(page)
+                .page(pager.page())
                 .per_page(per_page)
-                .send(),
-        )
-        .await?;
-        let got = list.devices.len();
-        if let Some(d) = list
-            .devices
+                .send()
+                .await,
+        )?;
+        let (devices, more) = pager
+            .take(list.devices, list.meta.as_ref(), |d| d.id)
+            .map_err(Failure::Final)?;
+        if let Some(d) = devices
             .into_iter()
             .find(|d| d.tags.iter().any(|t| t == witness))
         {
             return Ok(Some(d));
         }
-        if !has_next(page, list.meta.as_ref(), got) {
+        if !more {
             return Ok(None);
         }
-        page += 1;
     }
 }
 
@@ -150,8 +150,8 @@ async fn lookup_key(
     key: Option<&str>,
 ) -> Result<KeyLookup, AttemptError> {
     let keys = match owner {
-        KeyOwner::User => send(at.api.find_ssh_keys().send()).await?,
-        KeyOwner::Project(p) => send(at.api.find_project_ssh_keys().id(p).send()).await?,
+        KeyOwner::User => at.reply(at.api.find_ssh_keys().send().await)?,
+        KeyOwner::Project(p) => at.reply(at.api.find_project_ssh_keys().id(p).send().await)?,
     };
     // `GET /ssh-keys` also lists the keys of the user's projects (as the
     // real API does): a user key is one whose entity is not a project.
@@ -183,6 +183,7 @@ impl Client {
         filter: DeviceFilter,
     ) -> BoxStream<'_, Result<Vec<types::Device>, Error>> {
         self.pages(
+            &op::FIND_PROJECT_DEVICES,
             move |api, page, per_page| {
                 let mut b = api
                     .find_project_devices()
@@ -213,21 +214,26 @@ impl Client {
         body: &types::CreateDeviceRequest,
         witness: &str,
     ) -> Result<types::Device, Error> {
-        let per_page = self.inner.per_page;
+        let bounds = (self.inner.per_page, self.inner.max_list_entries);
         self.run(
             idempotent(&op::CREATE_DEVICE),
             CallOptions::default(),
             |at| async move {
                 if at.after_unknown {
-                    if let Some(d) = device_tagged(&at, project, witness, per_page).await? {
+                    if let Some(d) = device_tagged(&at, project, witness, bounds).await? {
                         return Ok(d);
                     }
                 }
-                match send(at.api.create_device().id(project).body(body.clone()).send()).await {
+                match at.reply(
+                    at.api
+                        .create_device()
+                        .id(project)
+                        .body(body.clone())
+                        .send()
+                        .await,
+                ) {
                     Ok(d) => Ok(d),
-                    Err(AttemptError::Rejected { status, messages })
-                        if no_reservation_available(status, &messages) =>
-                    {
+                    Err(AttemptError::NoReservationAvailable { messages }) => {
                         Err(Failure::Final(Error::NoReservationAvailable { messages }))
                     }
                     Err(e) => Err(e.into()),
@@ -250,7 +256,7 @@ impl Client {
         self.run(None, CallOptions::default(), |at| {
             let reply = send_delete(at.api);
             async move {
-                match send(reply).await {
+                match at.reply(reply.await) {
                     Ok(()) => Ok(()),
                     Err(AttemptError::Rejected { status: 404, .. }) if at.after_unknown => Ok(()),
                     Err(e) => Err(e.into()),
@@ -277,7 +283,7 @@ impl Client {
                     return Ok(());
                 }
                 let body = types::DeviceActionInput::builder().type_(action);
-                match send(at.api.perform_action().id(id).body(body).send()).await {
+                match at.reply(at.api.perform_action().id(id).body(body).send().await) {
                     Ok(()) => Ok(()),
                     // The API refuses to power off a device that is off
                     // (422 "Device must be powered on"): already so is done.
@@ -379,7 +385,7 @@ impl Metal for Client {
                         }
                         Holder::Nobody => {}
                     }
-                    match send(at.api.create_device().id(project).body(body).send()).await {
+                    match at.reply(at.api.create_device().id(project).body(body).send().await) {
                         Ok(d) => Ok(d),
                         // Taken between our read and our create (the API
                         // answers 422): look again to tell a lost race.
@@ -448,6 +454,7 @@ impl Metal for Client {
     ) -> Result<Vec<types::HardwareReservation>, Error> {
         let pages: Vec<Vec<types::HardwareReservation>> = self
             .pages(
+                &op::FIND_PROJECT_HARDWARE_RESERVATIONS,
                 move |api, page, per_page| {
                     api.find_project_hardware_reservations()
                         .id(project)
@@ -484,13 +491,21 @@ impl Metal for Client {
             CallOptions::default(),
             |at| async move {
                 if at.after_unknown {
-                    let hr = send(at.api.find_hardware_reservation_by_id().id(id).send()).await?;
+                    let hr =
+                        at.reply(at.api.find_hardware_reservation_by_id().id(id).send().await)?;
                     if hr.project.as_ref().and_then(|p| p.id) == Some(project) {
                         return Ok(hr);
                     }
                 }
                 let body = types::MoveHardwareReservationRequest::builder().project_id(project);
-                Ok(send(at.api.move_hardware_reservation().id(id).body(body).send()).await?)
+                Ok(at.reply(
+                    at.api
+                        .move_hardware_reservation()
+                        .id(id)
+                        .body(body)
+                        .send()
+                        .await,
+                )?)
             },
         )
         .await
@@ -544,18 +559,16 @@ impl Metal for Client {
                 }
                 let created = match owner {
                     KeyOwner::User => {
-                        send(at.api.create_ssh_key().body(input.clone()).send()).await
+                        at.reply(at.api.create_ssh_key().body(input.clone()).send().await)
                     }
-                    KeyOwner::Project(p) => {
-                        send(
-                            at.api
-                                .create_project_ssh_key()
-                                .id(p)
-                                .body(input.clone())
-                                .send(),
-                        )
-                        .await
-                    }
+                    KeyOwner::Project(p) => at.reply(
+                        at.api
+                            .create_project_ssh_key()
+                            .id(p)
+                            .body(input.clone())
+                            .send()
+                            .await,
+                    ),
                 };
                 match created {
                     Ok(k) => Ok(k),

@@ -19,6 +19,12 @@ impl Concurrency {
         }
     }
 
+    /// A slot at once, if one is free (never before a waiter: the
+    /// semaphore hands released slots to waiters first).
+    pub(crate) fn try_acquire(&self) -> Option<OwnedSemaphorePermit> {
+        self.slots.clone().try_acquire_owned().ok()
+    }
+
     /// Waits for a slot. Cancel-safe: dropping the future while it waits
     /// leaves the queue.
     pub(crate) async fn acquire(&self) -> OwnedSemaphorePermit {

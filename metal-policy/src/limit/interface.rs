@@ -16,9 +16,21 @@ pub(crate) trait Limits: Send + Sync {
     /// Waits for a concurrency slot (FIFO). Cancel-safe: a dropped wait
     /// leaves the queue.
     async fn slot(&self) -> Slot;
+    /// A slot at once, when one is free with nobody waiting before it
+    /// (`None`: wait with [`Limits::slot`]). The fast path of the usual
+    /// case, which makes no future; by default there is none.
+    fn try_slot(&self) -> Option<Slot> {
+        None
+    }
     /// Waits for this request's rate-limit turn; returns how long it
     /// waited. Cancel-safe: a dropped wait does not burn its turn.
     async fn turn(&self) -> Duration;
+    /// Takes this request's turn at once if it is now (`false`: wait with
+    /// [`Limits::turn`]). The fast path of an idle limiter, which makes no
+    /// future; by default there is none.
+    fn try_turn(&self) -> bool {
+        false
+    }
     /// Pauses every request for `pause` (the default pause when `None`,
     /// bounded by [`super::rate::MAX_THROTTLE_PAUSE`]).
     async fn pause(&self, pause: Option<Duration>);
@@ -35,9 +47,13 @@ pub(crate) struct Held {
 
 /// Waits for a slot of `limits`, with `equinix_api_waiting` up meanwhile.
 pub(crate) async fn acquire(limits: &dyn Limits, metrics: &Metrics) -> Held {
-    let waiting = GaugeGuard::hold(&metrics.waiting);
-    let slot = limits.slot().await;
-    drop(waiting);
+    let slot = match limits.try_slot() {
+        Some(slot) => slot,
+        None => {
+            let _waiting = GaugeGuard::hold(&metrics.waiting);
+            limits.slot().await
+        }
+    };
     Held {
         _slot: slot,
         _in_flight: GaugeGuard::hold(&metrics.in_flight),

@@ -33,8 +33,16 @@ impl Limits for LocalLimits {
         Box::new(self.concurrency.acquire().await)
     }
 
+    fn try_slot(&self) -> Option<Slot> {
+        self.concurrency.try_acquire().map(|p| Box::new(p) as Slot)
+    }
+
     async fn turn(&self) -> Duration {
         self.rate.acquire().await
+    }
+
+    fn try_turn(&self) -> bool {
+        self.rate.try_now()
     }
 
     async fn pause(&self, pause: Option<Duration>) {

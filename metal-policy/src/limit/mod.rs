@@ -12,4 +12,4 @@ pub(crate) mod local;
 pub(crate) mod pace;
 pub(crate) mod rate;
 
-pub(crate) use interface::{acquire, Limits, Slot};
+pub(crate) use interface::{acquire, Held, Limits, Slot};

@@ -18,6 +18,17 @@
 
 use std::time::Duration;
 
+/// The longest learned spacing: however little budget a reply announces
+/// and however far its reset, the next request goes within this (the
+/// longest a throttling reply may pause the client). A server that means
+/// it answers 429.
+pub(crate) const MAX_LEARNED_SPACING: Duration = super::rate::MAX_THROTTLE_PAUSE;
+
+/// The longest a reading holds: a reset further away than this lapses
+/// after it (unless a newer reading comes first, as one does with every
+/// reply).
+pub(crate) const MAX_READING_SPAN: Duration = Duration::from_secs(365 * 24 * 3600);
+
 /// What one reply said about the server's budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Reading {
@@ -70,15 +81,16 @@ impl Pace {
     }
 
     /// The spacing that spreads `reading.remaining` requests evenly until
-    /// the reset, never shorter than the floor; `None` when learning is off
-    /// or the reading says nothing usable (a reset already past).
+    /// the reset, never longer than [`MAX_LEARNED_SPACING`] and never
+    /// shorter than the floor; `None` when learning is off or the reading
+    /// says nothing usable (a reset already past).
     pub(crate) fn learned(&self, reading: Reading) -> Option<Duration> {
         if !self.learn || reading.until.is_zero() {
             return None;
         }
         let per = u32::try_from(reading.remaining.max(1)).unwrap_or(u32::MAX);
         let spacing = (reading.until / per).saturating_mul(self.share);
-        Some(spacing.max(self.floor))
+        Some(spacing.min(MAX_LEARNED_SPACING).max(self.floor))
     }
 }
 
@@ -119,6 +131,27 @@ mod tests {
             Pace::fixed(Duration::from_secs(1)).learned(reading(50, 1000)),
             None
         );
+    }
+
+    #[test]
+    fn never_slower_than_the_cap_whatever_the_reset() {
+        let p = learning(Duration::ZERO);
+        for until in [
+            Duration::from_secs(365 * 24 * 3600),
+            Duration::from_secs(i64::MAX as u64),
+            Duration::MAX,
+        ] {
+            for remaining in [0, 1, 5] {
+                assert_eq!(
+                    p.learned(Reading { remaining, until }),
+                    Some(MAX_LEARNED_SPACING),
+                    "{remaining} left in {until:?}"
+                );
+            }
+        }
+        // Shared by many, still capped.
+        let p = learning(Duration::ZERO).shared_by(u32::MAX);
+        assert_eq!(p.learned(reading(1, 1000)), Some(MAX_LEARNED_SPACING));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use tokio::sync::futures::Notified;
 use tokio::sync::Notify;
 use tokio::time::{sleep_until, Instant};
 
-use super::pace::{Pace, Reading};
+use super::pace::{Pace, Reading, MAX_READING_SPAN};
 
 /// The longest a server's `Retry-After`/`X-RateLimit-Reset` may pause us.
 pub const MAX_THROTTLE_PAUSE: Duration = Duration::from_secs(300);
@@ -137,7 +137,7 @@ impl RateLimiter {
         };
         let now = Instant::now();
         let mut s = self.lock();
-        s.learned_until = Some(now + reading.until);
+        s.learned_until = Some(now + reading.until.min(MAX_READING_SPAN));
         self.set_spacing(&mut s, spacing, now);
         if reading.remaining == 0 {
             // None left: no new turn before the reset.
@@ -160,9 +160,49 @@ impl RateLimiter {
     fn reserve(&self) -> Turn {
         let now = Instant::now();
         let mut s = self.lock();
-        self.lapse(&mut s, now);
+        let start = self.start(&mut s, now);
+        self.reserve_from(&mut s, start)
+    }
+
+    /// Takes the next turn if it starts by now, the client not paused;
+    /// `false` (and nothing reserved) otherwise.
+    pub(crate) fn try_now(&self) -> bool {
+        let now = Instant::now();
+        let mut s = self.lock();
+        let start = self.start(&mut s, now);
+        if start > now || self.next_at(&s, start) > now {
+            return false;
+        }
+        let turn = self.reserve_from(&mut s, start);
+        s.started = Some(s.started.map_or(turn.at, |t| t.max(turn.at)));
+        true
+    }
+
+    /// The earliest a turn reserved now may start (after any pause), with
+    /// the turns given back that are already past dropped.
+    fn start(&self, s: &mut State, now: Instant) -> Instant {
+        self.lapse(s, now);
         let start = now.max(s.paused_until);
         s.freed.retain(|at| *at >= start);
+        start
+    }
+
+    /// When the turn [`Self::reserve_from`] would reserve starts.
+    fn next_at(&self, s: &State, start: Instant) -> Instant {
+        match s.freed.iter().min() {
+            Some(at) => *at,
+            None => self.scheduled(s, start).1,
+        }
+    }
+
+    /// The schedule's next `tat` before the step, and the turn's start.
+    fn scheduled(&self, s: &State, start: Instant) -> (Instant, Instant) {
+        let tolerance = s.spacing.saturating_mul(self.burst - 1);
+        let tat = s.tat.max(start);
+        (tat, start.max(tat.checked_sub(tolerance).unwrap_or(start)))
+    }
+
+    fn reserve_from(&self, s: &mut State, start: Instant) -> Turn {
         let turn = |s: &State, at, reused| Turn {
             at,
             tat_after: s.tat,
@@ -173,13 +213,11 @@ impl RateLimiter {
         };
         if let Some((i, _)) = s.freed.iter().enumerate().min_by_key(|(_, at)| **at) {
             let at = s.freed.swap_remove(i);
-            return turn(&s, at, true);
+            return turn(s, at, true);
         }
-        let tolerance = s.spacing.saturating_mul(self.burst - 1);
-        let tat = s.tat.max(start);
-        let at = start.max(tat.checked_sub(tolerance).unwrap_or(start));
+        let (tat, at) = self.scheduled(s, start);
         s.tat = tat + s.spacing;
-        turn(&s, at, false)
+        turn(s, at, false)
     }
 
     /// Waits for this request's turn; returns how long it waited.
@@ -304,6 +342,27 @@ mod tests {
         assert_eq!(t0.elapsed(), Duration::from_secs(2));
         rl.acquire().await;
         assert_eq!(t0.elapsed(), Duration::from_secs(4));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_fast_path_takes_only_a_turn_that_is_now() {
+        let rl = RateLimiter::new(Duration::from_secs(2), 1);
+        assert!(rl.try_now(), "the first turn is now");
+        assert!(!rl.try_now(), "the next is in 2 s");
+        let t0 = Instant::now();
+        rl.acquire().await;
+        assert_eq!(
+            t0.elapsed(),
+            Duration::from_secs(2),
+            "the refused fast path reserved nothing"
+        );
+        tokio::time::advance(Duration::from_secs(2)).await;
+        rl.pause(Some(Duration::from_secs(5)));
+        assert!(!rl.try_now(), "paused");
+        let unlimited = RateLimiter::new(Duration::ZERO, 1);
+        for _ in 0..3 {
+            assert!(unlimited.try_now());
+        }
     }
 
     #[tokio::test(start_paused = true)]
@@ -442,6 +501,31 @@ mod tests {
         assert_eq!(rl.spacing(), Duration::from_secs(2));
         rl.acquire().await;
         assert_eq!(t0.elapsed(), Duration::from_secs(32));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_far_reset_never_panics_nor_holds_a_request_past_the_cap() {
+        use super::super::pace::MAX_LEARNED_SPACING;
+        for until in [
+            Duration::from_secs(365 * 24 * 3600),
+            Duration::from_secs(i64::MAX as u64),
+            Duration::MAX,
+        ] {
+            for remaining in [0, 1] {
+                let rl = learning(Duration::from_secs(2), Duration::ZERO);
+                let t0 = Instant::now();
+                rl.acquire().await;
+                rl.learn(reading(remaining, until));
+                for n in 1..=3u32 {
+                    rl.acquire().await;
+                    assert!(
+                        t0.elapsed() <= MAX_LEARNED_SPACING * n,
+                        "{remaining} left in {until:?}: request {n} at {:?}",
+                        t0.elapsed()
+                    );
+                }
+            }
+        }
     }
 
     #[tokio::test(start_paused = true)]

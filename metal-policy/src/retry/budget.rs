@@ -34,11 +34,11 @@
 //!
 //! What spends and what does not:
 //!
-//! - a retry after [`AttemptError::NotSent`] costs [`RetryBudget::retry_cost`]
+//! - a retry after [`crate::Class::NotSent`] costs [`RetryBudget::retry_cost`]
 //!   (default 5);
-//! - a retry after [`AttemptError::Unknown`] (a 5xx, a timeout, a reset)
+//! - a retry after [`crate::Class::OutcomeUnknown`] (a 5xx, a timeout, a reset)
 //!   costs [`RetryBudget::unknown_cost`] (default 10);
-//! - a retry after [`AttemptError::Throttled`] (429, or 503 with
+//! - a retry after [`crate::Class::Throttled`] (429, or 503 with
 //!   `Retry-After`) is free and never refused: the server asked us to come
 //!   back at a time it chose, the whole client pauses until then, and
 //!   coming back is what it asked for, not extra load;
@@ -84,7 +84,7 @@ use std::sync::Mutex;
 
 use prometheus::IntGauge;
 
-use crate::error::AttemptError;
+use crate::classify::Class;
 
 /// The default capacity of the retry budget (smithy-rs's
 /// `INITIAL_RETRY_TOKENS`).
@@ -189,13 +189,13 @@ impl Budget {
         self.tokens.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// What a retry after `error` costs; `None` when it is free and never
-    /// refused (a throttling reply).
-    pub(crate) fn cost(&self, error: &AttemptError) -> Option<u32> {
-        match error {
-            AttemptError::Throttled { .. } => None,
-            AttemptError::Unknown { .. } => Some(self.config.unknown_cost),
-            _ => Some(self.config.retry_cost),
+    /// What a retry after a failure of `class` costs; `None` when it is
+    /// free and never refused (a throttling reply).
+    pub(crate) fn cost(&self, class: Class) -> Option<u32> {
+        match class {
+            Class::Throttled { .. } => None,
+            Class::OutcomeUnknown => Some(self.config.unknown_cost),
+            Class::NotSent | Class::Permanent(_) => Some(self.config.retry_cost),
         }
     }
 
@@ -232,27 +232,12 @@ impl Budget {
 mod tests {
     use super::*;
 
-    fn unknown() -> AttemptError {
-        AttemptError::Unknown {
-            status: Some(503),
-            detail: "down".into(),
-            source: None,
-        }
-    }
-
     #[test]
-    fn costs_follow_the_failure() {
+    fn costs_follow_the_class() {
         let b = Budget::new(RetryBudget::default(), IntGauge::new("g", "g").unwrap());
-        assert_eq!(b.cost(&unknown()), Some(10));
-        let not_sent = AttemptError::NotSent {
-            source: "refused".into(),
-        };
-        assert_eq!(b.cost(&not_sent), Some(5));
-        let throttled = AttemptError::Throttled {
-            status: 429,
-            retry_after: None,
-        };
-        assert_eq!(b.cost(&throttled), None);
+        assert_eq!(b.cost(Class::OutcomeUnknown), Some(10));
+        assert_eq!(b.cost(Class::NotSent), Some(5));
+        assert_eq!(b.cost(Class::Throttled { retry_after: None }), None);
     }
 
     #[test]

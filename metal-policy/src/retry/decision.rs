@@ -1,12 +1,13 @@
-//! The one place where a failed attempt becomes a decision: retry, or stop
-//! with which [`Error`].
+//! The one place where a failed attempt becomes a decision, read off its
+//! class: retry, or stop with which [`Error`].
 //!
 //! | attempt failure                  | idempotent op | non-idempotent op |
 //! |----------------------------------|---------------|-------------------|
 //! | not sent (connect, DNS)          | retry         | retry             |
 //! | throttled (429, 503+Retry-After) | retry         | retry             |
 //! | outcome unknown (5xx, timeout)   | retry         | `OutcomeUnknown`  |
-//! | rejected (4xx)                   | `Rejected`    | `Rejected`        |
+//! | rejected (4xx, 3xx, 501)         | `Rejected`    | `Rejected`        |
+//! | no hardware reservation (503)    | `Rejected`    | `Rejected`        |
 //! | reply does not decode            | `Decode`      | `Decode`          |
 //! | invalid before sending           | `InvalidRequest` | `InvalidRequest` |
 //! | reply larger than the bound      | `TooLarge`    | `TooLarge`        |
@@ -18,6 +19,7 @@
 
 use std::time::Duration;
 
+use crate::classify::Class;
 use crate::error::{AttemptError, Error};
 
 /// Whether repeating an operation can do more than doing it once.
@@ -46,54 +48,39 @@ pub(crate) enum Decision {
     Stop(Error),
 }
 
-/// Classifies one failed attempt of `operation`. `attempts` counts attempts
-/// made so far, this one included.
-pub(crate) fn classify(
+/// Decides after one failed attempt of `operation`, by the failure's
+/// class. `attempts` counts attempts made so far, this one included.
+pub(crate) fn decide(
     operation: &'static str,
     idempotency: Idempotency,
     attempts: u32,
     error: AttemptError,
 ) -> Decision {
-    match error {
-        AttemptError::NotSent { .. } => Decision::Retry {
-            after: None,
-            outcome_unknown: false,
-            error,
-        },
-        AttemptError::Throttled { retry_after, .. } => Decision::Retry {
-            after: retry_after,
-            outcome_unknown: false,
-            error,
-        },
-        AttemptError::Unknown { .. } => match idempotency {
-            Idempotency::Idempotent => Decision::Retry {
-                after: None,
-                outcome_unknown: true,
-                error,
-            },
+    let retry = |after, outcome_unknown, error| Decision::Retry {
+        after,
+        outcome_unknown,
+        error,
+    };
+    match error.class() {
+        Class::NotSent => retry(None, false, error),
+        Class::Throttled { retry_after } => retry(retry_after, false, error),
+        Class::OutcomeUnknown => match idempotency {
+            Idempotency::Idempotent => retry(None, true, error),
             Idempotency::NotIdempotent => Decision::Stop(Error::OutcomeUnknown {
                 operation,
                 attempts,
                 source: error,
             }),
         },
-        AttemptError::Rejected { status, messages } => Decision::Stop(Error::Rejected {
-            operation,
-            status,
-            messages,
-        }),
-        AttemptError::Decode { status, detail } => Decision::Stop(Error::Decode {
-            operation,
-            status,
-            detail,
-        }),
-        AttemptError::InvalidRequest { reason } => {
-            Decision::Stop(Error::InvalidRequest { operation, reason })
-        }
-        AttemptError::TooLarge { status, limit } => Decision::Stop(Error::TooLarge {
-            operation,
-            status,
-            limit,
+        Class::Permanent(_) => Decision::Stop(match error.permanent(operation) {
+            Ok(e) => e,
+            // Every permanent failure has its own error; should one be
+            // added without, the call still ends, with the attempt's error.
+            Err(source) => Error::GaveUp {
+                operation,
+                attempts,
+                source,
+            },
         }),
     }
 }
@@ -113,14 +100,14 @@ mod tests {
     #[test]
     fn unknown_outcome_retries_only_idempotent_operations() {
         assert!(matches!(
-            classify("findDeviceById", Idempotency::Idempotent, 1, unknown()),
+            decide("findDeviceById", Idempotency::Idempotent, 1, unknown()),
             Decision::Retry {
                 outcome_unknown: true,
                 ..
             }
         ));
         assert!(matches!(
-            classify("performAction", Idempotency::NotIdempotent, 1, unknown()),
+            decide("performAction", Idempotency::NotIdempotent, 1, unknown()),
             Decision::Stop(Error::OutcomeUnknown { attempts: 1, .. })
         ));
     }
@@ -131,7 +118,7 @@ mod tests {
             source: "connection refused".into(),
         };
         assert!(matches!(
-            classify("performAction", Idempotency::NotIdempotent, 1, not_sent),
+            decide("performAction", Idempotency::NotIdempotent, 1, not_sent),
             Decision::Retry {
                 outcome_unknown: false,
                 ..
@@ -142,7 +129,7 @@ mod tests {
             retry_after: Some(Duration::from_secs(7)),
         };
         assert!(matches!(
-            classify("performAction", Idempotency::NotIdempotent, 1, throttled),
+            decide("performAction", Idempotency::NotIdempotent, 1, throttled),
             Decision::Retry { after: Some(d), .. } if d == Duration::from_secs(7)
         ));
     }
@@ -155,7 +142,7 @@ mod tests {
                 messages: vec!["nope".into()],
             };
             assert!(matches!(
-                classify("createDevice", Idempotency::Idempotent, 1, e),
+                decide("createDevice", Idempotency::Idempotent, 1, e),
                 Decision::Stop(Error::Rejected { status: s, ref messages, .. }) if s == status && messages == &["nope"]
             ));
         }
@@ -164,12 +151,12 @@ mod tests {
             detail: "x".into(),
         };
         assert!(matches!(
-            classify("findDeviceById", Idempotency::Idempotent, 1, e),
+            decide("findDeviceById", Idempotency::Idempotent, 1, e),
             Decision::Stop(Error::Decode { .. })
         ));
         let e = AttemptError::InvalidRequest { reason: "x".into() };
         assert!(matches!(
-            classify("findDeviceById", Idempotency::Idempotent, 1, e),
+            decide("findDeviceById", Idempotency::Idempotent, 1, e),
             Decision::Stop(Error::InvalidRequest { .. })
         ));
     }

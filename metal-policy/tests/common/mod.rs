@@ -7,6 +7,8 @@
 //! Each test binary uses part of it.
 #![allow(dead_code)]
 
+pub mod loopback;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
