@@ -82,6 +82,20 @@ pub enum ConfigError {
     /// reqwest could not build its client (TLS backend, resolver, ...).
     #[error("building the HTTP client: {0}")]
     Http(#[source] reqwest::Error),
+    /// TLS could not be set up (the platform's certificate verifier did
+    /// not load, say).
+    #[error("setting up TLS: {0}")]
+    Tls(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The base URL uses `https`, but this build of metal-api has no TLS
+    /// backend (see [`crate::tls`]).
+    #[error(
+        "base URL {url} uses https, but metal-api was built without a TLS backend \
+         (features rustls-ring, rustls-aws-lc, native-tls)"
+    )]
+    NoTls {
+        /// The offending URL.
+        url: String,
+    },
 }
 
 /// A secret token. Its `Debug` output is redacted and it has no `Display`.
@@ -250,6 +264,10 @@ impl ConfigBuilder {
             self.base_url.as_deref().unwrap_or(DEFAULT_BASE_URL),
             self.allow_insecure_http,
         )?;
+        // A caller's own client may bring its own TLS; ours needs a backend.
+        if self.http.is_none() && base_url.starts_with("https:") && crate::tls::BACKEND.is_none() {
+            return Err(ConfigError::NoTls { url: base_url });
+        }
         let user_agent = self
             .user_agent
             .unwrap_or_else(|| concat!("metal-api/", env!("CARGO_PKG_VERSION")).to_string());
@@ -390,7 +408,8 @@ impl Config {
 
     /// The reqwest client that sends: the caller's (see
     /// [`ConfigBuilder::http_client`]), or one with this configuration's
-    /// timeouts, rustls, and no redirects followed.
+    /// timeouts, the TLS backend the features chose ([`crate::tls`]), and
+    /// no redirects followed.
     pub fn http_client(&self) -> Result<reqwest::Client, ConfigError> {
         if let Some(client) = &self.http {
             return Ok(client.clone());
@@ -402,7 +421,9 @@ impl Config {
         if let Some(t) = self.request_timeout {
             builder = builder.timeout(t);
         }
-        builder.build().map_err(ConfigError::Http)
+        crate::tls::configure(builder)?
+            .build()
+            .map_err(ConfigError::Http)
     }
 
     /// The generated API client, sending through [`HttpExchange`] over
@@ -430,6 +451,21 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(not(any(
+        feature = "rustls-ring",
+        feature = "rustls-aws-lc",
+        feature = "native-tls"
+    )))]
+    #[test]
+    fn without_a_tls_backend_https_is_refused_and_http_works() {
+        let err = build(|b| b).unwrap_err();
+        assert!(matches!(err, ConfigError::NoTls { .. }), "{err}");
+        let c = build(|b| b.base_url("http://127.0.0.1:9/metal/v1")).unwrap();
+        c.client().unwrap();
+        // A caller's own client may have TLS of its own.
+        build(|b| b.http_client(reqwest::Client::new())).unwrap();
+    }
 
     fn build(f: impl FnOnce(ConfigBuilder) -> ConfigBuilder) -> Result<Config, ConfigError> {
         f(Config::builder().auth_token("secret-token")).build()

@@ -1,8 +1,8 @@
-//! Every operation's facts, read from `openapi/metal.json` at build time:
-//! its operationId, HTTP method, path and success status. Nothing else in
-//! the workspace writes these by hand; the policy reads idempotency from the
-//! method, the fake routes by method and path, and metrics label requests by
-//! operationId.
+//! Every operation's facts, generated from `openapi/metal.json` by
+//! `cargo xtask generate`: its operationId, HTTP method, path and success
+//! status. Nothing else in the workspace writes these by hand; the policy
+//! reads idempotency from the method, the fake routes by method and path,
+//! and metrics label requests by operationId.
 //!
 //! ```
 //! use metal_api::operation::{self, Method};
@@ -91,7 +91,7 @@ impl fmt::Display for Operation {
     }
 }
 
-include!(concat!(env!("OUT_DIR"), "/operations.rs"));
+include!("generated/operations.rs");
 
 #[cfg(test)]
 mod tests {

@@ -160,3 +160,71 @@ async fn typed_mocks_do_not_see_the_metal_v1_stem() {
     assert_eq!(typed.calls(), 0);
     assert!(result.is_err());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn typed_mocks_match_list_query_parameters_item_by_item_and_scalar_bodies() {
+    use types::FindIpReservationsTypesItem::{PublicIpv4, Vrf};
+    let server = MockServer::start_async().await;
+    let project = uuid(PROJECT);
+    let session = uuid(DEVICE);
+    let both = vec![PublicIpv4, Vrf];
+    let listed = server.find_ip_reservations(|when, then| {
+        // The client sends `types=public_ipv4&types=vrf`; each item is
+        // expected as its own key.
+        when.id(&project).types(&both);
+        then.ok(&types::IpReservationList::default());
+    });
+    let only_vrf = vec![Vrf];
+    let vrf = server.find_ip_reservations(|when, then| {
+        when.id(&project).types(&only_vrf);
+        then.ok(&types::IpReservationList::default());
+    });
+    let session_mock = server.update_bgp_session(|when, then| {
+        when.id(&session).body(true);
+        then.ok();
+    });
+    let client = root_client(&server);
+    client
+        .find_ip_reservations()
+        .id(project)
+        .types(both.clone())
+        .send()
+        .await
+        .unwrap();
+    // Without `public_ipv4` the first mock does not match; the second does.
+    client
+        .find_ip_reservations()
+        .id(project)
+        .types(only_vrf.clone())
+        .send()
+        .await
+        .unwrap();
+    client
+        .update_bgp_session()
+        .id(session)
+        .body(true)
+        .send()
+        .await
+        .unwrap();
+    listed.assert_calls(1);
+    vrf.assert_calls(1);
+    session_mock.assert_calls(1);
+
+    // An empty list is sent as no key at all, and expected so.
+    let none: Vec<types::FindIpReservationsTypesItem> = vec![];
+    let empty = server.find_ip_reservations(|when, then| {
+        when.id(&project)
+            .types(&none)
+            .per_page(std::num::NonZeroU32::new(2));
+        then.ok(&types::IpReservationList::default());
+    });
+    client
+        .find_ip_reservations()
+        .id(project)
+        .types(none.clone())
+        .per_page(2u32)
+        .send()
+        .await
+        .unwrap();
+    empty.assert_calls(1);
+}

@@ -1,10 +1,12 @@
-//! One test per kept operation: the request the client puts on the wire
+//! One test for each operation the policy's `Metal` trait wraps: the request
 //! (method, path under `/metal/v1`, auth token, user agent, exact query
 //! string, exact JSON body) and the decoding of the reply.
 //!
 //! Query values are form-encoded by reqwest, so a comma-joined list
 //! `include=project,plan` travels as the single pair `include=project%2Cplan`
-//! (the server decodes it back to `project,plan`; it is never repeated keys).
+//! (the server decodes it back to `project,plan`; it is never repeated keys),
+//! while a list the spec declares exploded (`categories`, `types`) travels
+//! as one key per value.
 
 mod common;
 
@@ -120,7 +122,8 @@ async fn find_project_devices_sends_filters_and_pagination() {
                 Method::GET,
                 &format!("/projects/{PROJECT}/devices"),
                 Some(
-                    "categories=compute&exclude=root_password&has_termination_time=false\
+                    "categories=compute&categories=storage&exclude=root_password\
+                     &has_termination_time=false\
                      &include=plan%2Cfacility&metro=da&page=3&per_page=50&reserved=true\
                      &search=web&tag=prod",
                 ),
@@ -140,7 +143,11 @@ async fn find_project_devices_sends_filters_and_pagination() {
         .id(uuid(PROJECT))
         .include(csv(["plan", "facility"]))
         .exclude("root_password")
-        .categories("compute")
+        // Exploded in the spec: one `categories` key per value.
+        .categories(vec![
+            types::FindProjectDevicesCategoriesItem::Compute,
+            types::FindProjectDevicesCategoriesItem::Storage,
+        ])
         .metro("da")
         .search("web")
         .tag("prod")

@@ -5,8 +5,9 @@
 //! cargo bench -p metal-provision --bench compare
 //! ```
 //!
-//! and read the table it prints. `BENCH_SKIP_BUILD=1` leaves out the clean
-//! build of `metal-api` (the slowest section); `BENCH_QUICK=1` shrinks every
+//! and read the table it prints. `BENCH_SKIP_BUILD=1` leaves out the build
+//! cost (the slowest section: clean release builds of the workspace at a
+//! base revision and at the working tree, see `compare/build.rs`); `BENCH_QUICK=1` shrinks every
 //! section for a smoke run; `BENCH_ONLY=throttling,faults` runs only the
 //! sections named (`overhead`, `throttling`, `shared`, `faults`, `scale`,
 //! `outage`, `build`).
@@ -22,6 +23,9 @@ use metal_policy::{Client, ExponentialBackoff, Metal};
 use metal_provision::{audit, run, NoProgress, RunConfig};
 use peak_alloc::PeakAlloc;
 use uuid::Uuid;
+
+#[path = "compare/build.rs"]
+mod build;
 
 #[global_allocator]
 static ALLOC: PeakAlloc = PeakAlloc;
@@ -977,41 +981,6 @@ async fn outage_run(
     during
 }
 
-/// Section 5, the clean build time of `metal-api` alone, in a scratch target directory.
-fn build_time() {
-    println!("\n## 5. Build: clean `cargo build --release -p metal-api`");
-    if std::env::var_os("BENCH_SKIP_BUILD").is_some() {
-        println!("skipped (BENCH_SKIP_BUILD is set)");
-        return;
-    }
-    let scratch = std::env::temp_dir().join(format!("metal-api-build-{}", Uuid::new_v4()));
-    let started = Instant::now();
-    let status = std::process::Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "--release",
-            "--locked",
-            "--quiet",
-            "-p",
-            "metal-api",
-        ])
-        .arg("--target-dir")
-        .arg(&scratch)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .status();
-    let wall = started.elapsed();
-    let _ = std::fs::remove_dir_all(&scratch);
-    match status {
-        Ok(s) if s.success() => println!(
-            "{:.1} s on {} cores (dependencies included, nothing cached)",
-            wall.as_secs_f64(),
-            std::thread::available_parallelism().map_or(1, |n| n.get())
-        ),
-        Ok(s) => println!("the build failed: {s}"),
-        Err(e) => println!("cargo could not be started: {e}"),
-    }
-}
-
 fn main() {
     // `cargo bench` passes `--bench`; this harness takes no arguments.
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -1048,6 +1017,6 @@ fn main() {
         }
     });
     if runs("build") {
-        build_time();
+        build::section();
     }
 }

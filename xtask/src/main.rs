@@ -1,19 +1,31 @@
 //! `cargo xtask`: project automation.
 //!
-//! - `cargo xtask spec --from PATH` regenerates `openapi/metal.json` from an
-//!   upstream Metal API spec (YAML or JSON).
-//! - `cargo xtask spec --check --from PATH` fails, with a diff, when
-//!   `openapi/metal.json` is not what that upstream spec produces.
+//! - `cargo xtask generate` writes `metal-api/src/generated/` (the client,
+//!   its httpmock extension and the operation table) from
+//!   `openapi/metal.json`; `--check` fails, naming the stale files, when the
+//!   committed ones are not what it would write. Needs only the repository.
+//! - `cargo xtask spec [--from PATH]` derives `openapi/metal.json` from the
+//!   upstream Metal API spec (YAML or JSON), then generates as above.
+//!   `--check` fails, with a diff, when `openapi/metal.json` is not what
+//!   that upstream spec produces, and skips, saying so, when the upstream
+//!   file is absent. `PATH` defaults to [`DEFAULT_UPSTREAM`].
 
+mod generate;
 mod patches;
 mod refs;
 mod spec;
+mod table;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+
+/// Where the upstream spec is looked for, relative to the workspace root:
+/// the team's copy of equinix-sdk-go's merged spec (see
+/// `openapi/README.md`).
+const DEFAULT_UPSTREAM: &str = "../shared/upstream/equinix-metal/openapi3.yaml";
 
 #[derive(Parser)]
 #[command(
@@ -27,11 +39,22 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Derive openapi/metal.json from the upstream Metal API spec.
+    /// Derive openapi/metal.json from the upstream Metal API spec, then
+    /// generate the client from it.
     Spec {
-        /// The upstream spec (OpenAPI 3.0, YAML or JSON).
+        /// The upstream spec (OpenAPI 3.0, YAML or JSON); relative paths are
+        /// from the current directory. Default:
+        /// ../shared/upstream/equinix-metal/openapi3.yaml from the workspace
+        /// root.
         #[arg(long)]
-        from: PathBuf,
+        from: Option<PathBuf>,
+        /// Compare instead of writing; exit non-zero on any difference, and
+        /// skip (exit 0, saying so) when the upstream spec is absent.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Generate metal-api/src/generated/ from openapi/metal.json.
+    Generate {
         /// Compare instead of writing; exit non-zero on any difference.
         #[arg(long)]
         check: bool,
@@ -55,38 +78,87 @@ fn main() -> ExitCode {
 }
 
 fn run() -> Result<ExitCode> {
-    let cli = Cli::parse();
-    match cli.command {
+    let root = workspace_root();
+    match Cli::parse().command {
         Command::Spec { from, check } => {
-            let root = workspace_root();
-            let list_path = root.join("openapi/operations.txt");
-            let out_path = root.join("openapi/metal.json");
-            let upstream = std::fs::read_to_string(&from)
-                .with_context(|| format!("reading upstream spec {}", from.display()))?;
-            let list = std::fs::read_to_string(&list_path)
-                .with_context(|| format!("reading {}", list_path.display()))?;
-            let generated = spec::generate(&upstream, &list)?;
-            if check {
-                let current = std::fs::read_to_string(&out_path).unwrap_or_default();
-                if current == generated {
-                    println!("openapi/metal.json is up to date with {}", from.display());
-                    Ok(ExitCode::SUCCESS)
-                } else {
-                    eprintln!(
-                        "openapi/metal.json differs from what {} produces \
-                         (run `cargo xtask spec --from {}`):",
-                        from.display(),
-                        from.display()
-                    );
-                    eprintln!("{}", spec::diff(&current, &generated));
-                    Ok(ExitCode::FAILURE)
-                }
-            } else {
-                std::fs::write(&out_path, &generated)
-                    .with_context(|| format!("writing {}", out_path.display()))?;
-                println!("wrote {} ({} bytes)", out_path.display(), generated.len());
-                Ok(ExitCode::SUCCESS)
+            let from = from.unwrap_or_else(|| root.join(DEFAULT_UPSTREAM));
+            if check && !from.exists() {
+                println!(
+                    "skipped: {} is absent, so openapi/metal.json cannot be compared with it",
+                    from.display()
+                );
+                return Ok(ExitCode::SUCCESS);
             }
+            let code = spec_command(&root, &from, check)?;
+            if check || code != ExitCode::SUCCESS {
+                return Ok(code);
+            }
+            generate_command(&root, false)
         }
+        Command::Generate { check } => generate_command(&root, check),
     }
+}
+
+fn spec_command(root: &Path, from: &Path, check: bool) -> Result<ExitCode> {
+    let table_path = root.join("openapi/operations.txt");
+    let out_path = root.join("openapi/metal.json");
+    let upstream = std::fs::read_to_string(from)
+        .with_context(|| format!("reading upstream spec {}", from.display()))?;
+    let table = std::fs::read_to_string(&table_path)
+        .with_context(|| format!("reading {}", table_path.display()))?;
+    let generated = spec::generate(&upstream, &table)?;
+    if !check {
+        std::fs::write(&out_path, &generated)
+            .with_context(|| format!("writing {}", out_path.display()))?;
+        println!("wrote {} ({} bytes)", out_path.display(), generated.len());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let current = std::fs::read_to_string(&out_path).unwrap_or_default();
+    if current == generated {
+        println!("openapi/metal.json is up to date with {}", from.display());
+        return Ok(ExitCode::SUCCESS);
+    }
+    eprintln!(
+        "openapi/metal.json differs from what {} produces (run `cargo xtask spec --from {}`):",
+        from.display(),
+        from.display()
+    );
+    eprintln!("{}", spec::diff(&current, &generated));
+    Ok(ExitCode::FAILURE)
+}
+
+fn generate_command(root: &Path, check: bool) -> Result<ExitCode> {
+    let spec_path = root.join("openapi/metal.json");
+    let spec = std::fs::read_to_string(&spec_path)
+        .with_context(|| format!("reading {}", spec_path.display()))?;
+    let files = generate::generate(&spec)?;
+    if check {
+        let stale = generate::stale(root, &files);
+        if stale.is_empty() {
+            println!(
+                "{} is up to date with openapi/metal.json",
+                generate::OUT_DIR
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        eprintln!(
+            "{} is stale (run `cargo xtask generate`):\n{}",
+            generate::OUT_DIR,
+            stale.join("\n\n")
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    for file in &files {
+        let path = generate::path(root, file);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        std::fs::write(&path, &file.text).with_context(|| format!("writing {}", path.display()))?;
+        println!(
+            "wrote {} ({} lines)",
+            path.display(),
+            file.text.lines().count()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,13 +1,14 @@
-//! Deriving `openapi/metal.json` from the upstream spec: keep the listed
-//! operations and what they reference, drop all prose, apply our patches,
-//! write with sorted keys.
+//! Deriving `openapi/metal.json` from the upstream spec: keep every
+//! operation (each must have a line in `openapi/operations.txt`) and the
+//! components they reference, drop all prose, apply our patches, add our
+//! summaries, write with sorted keys.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::{anyhow, bail, Context, Result};
 use serde_json::{Map, Value};
 
-use crate::{patches, refs};
+use crate::{patches, refs, table};
 
 /// Keys that carry prose, never facts; removed wherever they are keywords.
 const PROSE_KEYS: &[&str] = &[
@@ -47,38 +48,6 @@ const HTTP_METHODS: &[&str] = &[
     "get", "put", "post", "delete", "options", "head", "patch", "trace",
 ];
 
-/// One kept operation and our own summary for it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Kept {
-    pub operation_id: String,
-    pub summary: Option<String>,
-}
-
-/// Parses `openapi/operations.txt`: `operationId  summary...` per line,
-/// `#` comments and blank lines ignored.
-pub fn parse_operation_list(text: &str) -> Result<Vec<Kept>> {
-    let mut out: Vec<Kept> = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let (id, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
-        let rest = rest.trim();
-        if out.iter().any(|k| k.operation_id == id) {
-            bail!("operations list line {}: {id} is listed twice", n + 1);
-        }
-        out.push(Kept {
-            operation_id: id.to_string(),
-            summary: (!rest.is_empty()).then(|| rest.to_string()),
-        });
-    }
-    if out.is_empty() {
-        bail!("the operations list names no operation");
-    }
-    Ok(out)
-}
-
 /// Reads YAML or JSON (JSON is YAML, so one parser serves both).
 pub fn parse_upstream(text: &str) -> Result<Value> {
     if let Ok(v) = serde_json::from_str::<Value>(text) {
@@ -87,23 +56,64 @@ pub fn parse_upstream(text: &str) -> Result<Value> {
     serde_norway::from_str::<Value>(text).context("the upstream spec is neither JSON nor YAML")
 }
 
-/// The whole pipeline: upstream text and operation list in, `metal.json` out.
-pub fn generate(upstream: &str, operation_list: &str) -> Result<String> {
-    let upstream = parse_upstream(upstream)?;
-    let kept = parse_operation_list(operation_list)?;
-    let mut spec = subset(&upstream, &kept)?;
+/// The whole pipeline: upstream text and the summaries table in,
+/// `metal.json` out.
+pub fn generate(upstream: &str, table_text: &str) -> Result<String> {
+    let mut upstream = parse_upstream(upstream)?;
+    patches::apply_to_upstream(&mut upstream);
+    let table = table::parse(table_text)?;
+    let ids = operation_ids(&upstream)?;
+    table::check_covers(&table, &ids)?;
+    let mut spec = subset(&upstream, &ids)?;
     strip_prose(&mut spec, false);
     patches::apply_all(&mut spec)?;
-    add_summaries(&mut spec, &kept);
+    add_summaries(&mut spec, &table);
     add_response_descriptions(&mut spec);
     let mut text = serde_json::to_string_pretty(&canonical(&spec))?;
     text.push('\n');
     Ok(text)
 }
 
-/// Builds the subset document: the listed operations, the components they
-/// reference (transitively), the security scheme and server.
-pub fn subset(upstream: &Value, kept: &[Kept]) -> Result<Value> {
+/// The operations of a spec, as (method, path, operation) triples.
+fn operations(spec: &Value) -> impl Iterator<Item = (&str, &str, &Value)> {
+    spec.get("paths")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|paths| paths.iter())
+        .filter_map(|(path, item)| Some((path, item.as_object()?)))
+        .flat_map(|(path, item)| {
+            item.iter()
+                .filter(|(method, _)| HTTP_METHODS.contains(&method.as_str()))
+                .map(move |(method, op)| (method.as_str(), path.as_str(), op))
+        })
+}
+
+/// Every operationId of the upstream spec; an operation without one is an
+/// error (progenitor names methods by it, and so do we).
+pub fn operation_ids(upstream: &Value) -> Result<BTreeSet<String>> {
+    let mut ids = BTreeSet::new();
+    for (method, path, op) in operations(upstream) {
+        let id = op
+            .get("operationId")
+            .and_then(Value::as_str)
+            .ok_or_else(|| {
+                anyhow!(
+                    "upstream {} {path} has no operationId; name it in \
+                 xtask/src/patches (see name_unnamed_operations)",
+                    method.to_uppercase()
+                )
+            })?;
+        if !ids.insert(id.to_string()) {
+            bail!("upstream names two operations {id}");
+        }
+    }
+    Ok(ids)
+}
+
+/// Builds the subset document: the operations named in `wanted`, the
+/// components they reference (transitively), the security scheme and
+/// server.
+pub fn subset(upstream: &Value, wanted: &BTreeSet<String>) -> Result<Value> {
     let version = upstream
         .get("openapi")
         .and_then(Value::as_str)
@@ -111,7 +121,6 @@ pub fn subset(upstream: &Value, kept: &[Kept]) -> Result<Value> {
     if !version.starts_with("3.0") {
         bail!("expected an OpenAPI 3.0 document, found {version}");
     }
-    let wanted: BTreeSet<&str> = kept.iter().map(|k| k.operation_id.as_str()).collect();
     let mut found = BTreeSet::new();
     let mut paths = Map::new();
     let upstream_paths = upstream
@@ -144,7 +153,7 @@ pub fn subset(upstream: &Value, kept: &[Kept]) -> Result<Value> {
     }
     let missing: Vec<&str> = wanted
         .iter()
-        .copied()
+        .map(String::as_str)
         .filter(|id| !found.contains(*id))
         .collect();
     if !missing.is_empty() {
@@ -246,29 +255,15 @@ pub fn strip_prose(v: &mut Value, in_name_map: bool) {
     }
 }
 
-fn add_summaries(spec: &mut Value, kept: &[Kept]) {
+fn add_summaries(spec: &mut Value, table: &[table::Entry]) {
     let Some(paths) = spec.get_mut("paths").and_then(Value::as_object_mut) else {
         return;
     };
-    for item in paths.values_mut() {
-        let Some(item) = item.as_object_mut() else {
-            continue;
-        };
-        for op in item.values_mut() {
-            let Some(op) = op.as_object_mut() else {
-                continue;
-            };
-            let id = op
-                .get("operationId")
-                .and_then(Value::as_str)
-                .map(String::from);
-            let summary = id.and_then(|id| {
-                kept.iter()
-                    .find(|k| k.operation_id == id)
-                    .and_then(|k| k.summary.clone())
-            });
-            if let Some(s) = summary {
-                op.insert("summary".into(), Value::String(s));
+    for item in paths.values_mut().filter_map(Value::as_object_mut) {
+        for op in item.values_mut().filter_map(Value::as_object_mut) {
+            let id = op.get("operationId").and_then(Value::as_str);
+            if let Some(summary) = id.and_then(|id| table::summary(table, id)) {
+                op.insert("summary".into(), Value::String(summary.to_string()));
             }
         }
     }
@@ -310,8 +305,17 @@ fn reason_phrase(status: &str) -> &'static str {
         "409" => "Conflict",
         "422" => "Unprocessable Entity",
         "429" => "Too Many Requests",
+        "405" => "Method Not Allowed",
+        "406" => "Not Acceptable",
+        "408" => "Request Timeout",
+        "410" => "Gone",
+        "412" => "Precondition Failed",
+        "415" => "Unsupported Media Type",
         "500" => "Internal Server Error",
+        "501" => "Not Implemented",
+        "502" => "Bad Gateway",
         "503" => "Service Unavailable",
+        "504" => "Gateway Timeout",
         _ => "Response",
     }
 }
@@ -347,15 +351,41 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn ids(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
     #[test]
-    fn operation_list_parses_ids_and_summaries() {
-        let list = "# comment\n\nfindX   Read x.\ncreateY\n";
-        let kept = parse_operation_list(list).unwrap();
-        assert_eq!(kept.len(), 2);
-        assert_eq!(kept[0].summary.as_deref(), Some("Read x."));
-        assert_eq!(kept[1].summary, None);
-        assert!(parse_operation_list("a\na\n").is_err());
-        assert!(parse_operation_list("# nothing\n").is_err());
+    fn every_upstream_operation_needs_a_summary_and_an_id() {
+        let upstream = json!({
+            "openapi": "3.0.0",
+            "paths": {
+                "/a": {"get": {"operationId": "getA", "summary": "Their prose", "responses": {}},
+                       "parameters": []},
+                "/b": {"post": {"operationId": "makeB", "responses": {"201": {}}}}
+            }
+        });
+        let text = upstream.to_string();
+        let out = generate(&text, "getA  Read an a.\nmakeB  Make a b.\n").unwrap();
+        let out: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(out["paths"]["/a"]["get"]["summary"], "Read an a.");
+        assert_eq!(out["paths"]["/b"]["post"]["summary"], "Make a b.");
+        assert_eq!(
+            out["paths"]["/b"]["post"]["responses"]["201"]["description"],
+            "Created"
+        );
+
+        let err = generate(&text, "getA  Read an a.\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no line in openapi/operations.txt") && err.contains("makeB"));
+
+        let unnamed = json!({"openapi": "3.0.0", "paths": {"/c": {"get": {"responses": {}}}}});
+        let err = operation_ids(&unnamed).unwrap_err().to_string();
+        assert!(err.contains("GET /c has no operationId"), "{err}");
+        let twice = json!({"openapi": "3.0.0", "paths": {
+            "/c": {"get": {"operationId": "x"}}, "/d": {"get": {"operationId": "x"}}}});
+        assert!(operation_ids(&twice).is_err());
     }
 
     #[test]
@@ -394,16 +424,16 @@ mod tests {
                 "securitySchemes": {"tok": {"type": "apiKey", "in": "header", "name": "X"}}
             }
         });
-        let kept = parse_operation_list("getA").unwrap();
-        let out = subset(&upstream, &kept).unwrap();
+        let out = subset(&upstream, &ids(&["getA"])).unwrap();
         assert!(out["paths"].get("/b").is_none());
         let schemas = out["components"]["schemas"].as_object().unwrap();
         assert_eq!(schemas.keys().collect::<Vec<_>>(), vec!["A", "B"]);
         assert!(out["components"]["securitySchemes"].get("tok").is_some());
         assert!(out["info"].get("description").is_none());
 
-        let missing = parse_operation_list("getA\nnope").unwrap();
-        let err = subset(&upstream, &missing).unwrap_err().to_string();
+        let err = subset(&upstream, &ids(&["getA", "nope"]))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("nope"), "{err}");
     }
 

@@ -1,0 +1,123 @@
+//! The TLS backend of the HTTP client a [`Config`](crate::Config) builds,
+//! chosen by cargo features:
+//!
+//! - `rustls-ring` (default): rustls with *ring*'s cryptography and the
+//!   platform's certificate verifier. *ring* builds in a fraction of the
+//!   time aws-lc's C library takes.
+//! - `rustls-aws-lc`: rustls with aws-lc-rs (reqwest's own default), for
+//!   its FIPS lineage or post-quantum key exchange.
+//! - `native-tls`: the platform's TLS library (OpenSSL on Linux, which
+//!   needs its headers to build; Secure Transport on macOS; SChannel on
+//!   Windows).
+//!
+//! `metal-policy` forwards the same three features. When more than one is
+//! on (as under `--all-features`), `rustls-aws-lc` wins over `native-tls`,
+//! and both over the default `rustls-ring`: turning one on is asking for
+//! it. With none on, the client speaks plain HTTP only, and a configuration
+//! whose base URL is `https` is refused ([`ConfigError::NoTls`]).
+//!
+//! ```
+//! // The backend this build of metal-api uses.
+//! assert!(metal_api::tls::BACKEND.is_some());
+//! ```
+
+use crate::config::ConfigError;
+
+/// The name of the backend this build uses (`"rustls-ring"`,
+/// `"rustls-aws-lc"`, `"native-tls"`), or `None` without one.
+pub const BACKEND: Option<&str> = if cfg!(feature = "rustls-aws-lc") {
+    Some("rustls-aws-lc")
+} else if cfg!(feature = "native-tls") {
+    Some("native-tls")
+} else if cfg!(feature = "rustls-ring") {
+    Some("rustls-ring")
+} else {
+    None
+};
+
+/// Sets the chosen backend on `builder`.
+pub(crate) fn configure(
+    builder: reqwest::ClientBuilder,
+) -> Result<reqwest::ClientBuilder, ConfigError> {
+    #[cfg(feature = "rustls-aws-lc")]
+    {
+        Ok(builder.tls_backend_rustls())
+    }
+    #[cfg(all(feature = "native-tls", not(feature = "rustls-aws-lc")))]
+    {
+        Ok(builder.tls_backend_native())
+    }
+    #[cfg(all(
+        feature = "rustls-ring",
+        not(feature = "rustls-aws-lc"),
+        not(feature = "native-tls")
+    ))]
+    {
+        Ok(builder.tls_backend_preconfigured(ring_config()?))
+    }
+    #[cfg(not(any(
+        feature = "rustls-ring",
+        feature = "rustls-aws-lc",
+        feature = "native-tls"
+    )))]
+    {
+        Ok(builder)
+    }
+}
+
+/// A rustls configuration with *ring*'s provider, the platform's
+/// certificate verifier (as reqwest's own rustls backend uses), the safe
+/// default protocol versions, and ALPN for HTTP/2 and HTTP/1.1.
+#[cfg(feature = "rustls-ring")]
+// With another backend chosen as well (`--all-features`), it is still
+// compiled and its test still runs.
+#[cfg_attr(
+    any(feature = "rustls-aws-lc", feature = "native-tls"),
+    allow(dead_code)
+)]
+pub(crate) fn ring_config() -> Result<rustls::ClientConfig, ConfigError> {
+    use std::sync::Arc;
+
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let verifier = rustls_platform_verifier::Verifier::new(provider.clone())
+        .map_err(|e| ConfigError::Tls(Box::new(e)))?;
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| ConfigError::Tls(Box::new(e)))?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(verifier))
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(feature = "rustls-ring")]
+    #[test]
+    fn the_ring_configuration_builds_a_reqwest_client() {
+        let config = super::ring_config().unwrap();
+        assert_eq!(
+            config.alpn_protocols,
+            [b"h2".to_vec(), b"http/1.1".to_vec()]
+        );
+        // reqwest takes a preconfigured backend it recognises (the same
+        // rustls version) and refuses any other at build time.
+        reqwest::Client::builder()
+            .tls_backend_preconfigured(config)
+            .build()
+            .unwrap();
+        let unknown = reqwest::Client::builder()
+            .tls_backend_preconfigured(42u8)
+            .build();
+        assert!(unknown.is_err());
+    }
+
+    #[test]
+    fn the_chosen_backend_builds_a_client() {
+        super::configure(reqwest::Client::builder())
+            .unwrap()
+            .build()
+            .unwrap();
+    }
+}
