@@ -20,6 +20,9 @@ pub const DEFAULT_BASE_URL: &str = "https://api.equinix.com/metal/v1";
 pub const ENV_AUTH_TOKEN: &str = "METAL_AUTH_TOKEN";
 /// The environment variable that overrides the base URL (ours).
 pub const ENV_BASE_URL: &str = "METAL_API_URL";
+/// The environment variable naming the project to work in (as metal-cli
+/// reads it); `Config` does not read it, programs that take a project do.
+pub const ENV_PROJECT_ID: &str = "METAL_PROJECT_ID";
 /// The environment variable holding an optional consumer token.
 pub const ENV_CONSUMER_TOKEN: &str = "METAL_CONSUMER_TOKEN";
 /// The default connect timeout.

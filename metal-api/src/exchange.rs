@@ -140,13 +140,17 @@ impl Client {
         // The reqwest client is never used by the hooks (the exchange
         // sends); progenitor still wants one to build requests with. Making
         // one loads the platform's root certificates (tens of
-        // milliseconds), so one is made per process and shared.
+        // milliseconds), so one is made per process and shared. It is made
+        // with the chosen TLS backend: with `rustls-ring`, reqwest has no
+        // default provider and `reqwest::Client::new` panics.
         static BUILDER: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
-        Self::new_with_client(
-            base_url,
-            BUILDER.get_or_init(reqwest::Client::new).clone(),
-            Hooks::new(headers, exchange),
-        )
+        let builder = BUILDER.get_or_init(|| {
+            crate::tls::configure(reqwest::Client::builder())
+                .ok()
+                .and_then(|b| b.build().ok())
+                .unwrap_or_default()
+        });
+        Self::new_with_client(base_url, builder.clone(), Hooks::new(headers, exchange))
     }
 
     /// The headers every request of this client gets (the tokens among

@@ -45,6 +45,7 @@ pub use crate::model::{
     Device, DeviceState, Facility, HardwareReservation, Metro, Organization, Plan, Project, SshKey,
     Token,
 };
+pub use crate::model::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 
 /// The most records of one kind a world document may hold (projects,
 /// reservations, devices, SSH keys, ...): every list call renders all of
@@ -56,7 +57,7 @@ pub const MAX_RECORDS: usize = 100_000;
 pub const MAX_NAME: usize = 255;
 
 /// A whole world: organisations, projects, tokens, metros, facilities,
-/// plans, hardware reservations, devices and SSH keys.
+/// plans, hardware reservations, devices, SSH keys and IP reservations.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorldDoc {
@@ -92,6 +93,9 @@ pub struct WorldDoc {
     /// SSH keys, the user's and projects'.
     #[serde(default)]
     pub ssh_keys: Vec<SshKey>,
+    /// IP reservations, each with its assignments to devices.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ip_reservations: Vec<IpReservation>,
 }
 
 /// Why a world document was refused. Over HTTP, `422` with the message.
@@ -171,6 +175,7 @@ impl WorldDoc {
             ("reservations", self.reservations.len()),
             ("devices", self.devices.len()),
             ("ssh_keys", self.ssh_keys.len()),
+            ("ip_reservations", self.ip_reservations.len()),
         ];
         for (kind, count) in counts {
             if count > MAX_RECORDS {

@@ -77,7 +77,7 @@
 //! 7. `document.rs`: the document's list, one field (and its bound in
 //!    `check_bounds`).
 //!
-//! Then `cargo run -p metal-fake -- --world-schema >
+//! Then `cargo run -p metal-fake --features cli -- --world-schema >
 //! metal-fake/world.schema.json`, a row per behaviour in [`fidelity`], and
 //! its tests. The operations it models leave the `501` of unmodelled
 //! operations; the router, the pipeline, the access step, the call log
@@ -125,8 +125,9 @@
 //! panics is logged and counted ([`ServerHandle::connection_panics`]);
 //! [`ServerHandle::try_shutdown`] returns the server task's own failure.
 //!
-//! The binary (`cargo run -p metal-fake -- --help`) serves one fake and
-//! prints `metal-fake listening on http://HOST:PORT/metal/v1` first.
+//! The binary (feature `cli`: `cargo run -p metal-fake --features cli --
+//! --help`) serves one fake and prints `metal-fake listening on
+//! http://HOST:PORT/metal/v1` first.
 //!
 //! # The control API
 //!
@@ -218,10 +219,10 @@
 //!
 //! `tests/conformance.rs` runs the same scenarios against the in-process
 //! fake, the policy client over HTTP against the fake server, and the real
-//! API when `METAL_AUTH_TOKEN`, `METAL_PROJECT` and `METAL_RESERVATION` (a
-//! provisionable reservation the suite may provision, reboot, power-cycle
-//! and delete; optional `METAL_API_URL`, `METAL_OS`) are set; otherwise it
-//! prints that the real run is skipped. `tests/lifecycle.rs` runs the
+//! API: an ignored test, run with `--ignored` and `METAL_AUTH_TOKEN`,
+//! `METAL_PROJECT_ID` and `METAL_RESERVATION` set (a provisionable
+//! reservation the suite may provision, reboot, power-cycle and delete;
+//! optional `METAL_API_URL`, `METAL_OS`). `tests/lifecycle.rs` runs the
 //! lifecycle scenarios of [`fidelity`] in-process and over HTTP.
 
 mod call;

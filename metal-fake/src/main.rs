@@ -1,7 +1,7 @@
 //! `metal-fake`: serves a fake Metal API over HTTP.
 //!
 //! ```text
-//! METAL_AUTH_TOKEN=secret cargo run -p metal-fake -- --listen 127.0.0.1:0 --reservations 20
+//! METAL_AUTH_TOKEN=secret cargo run -p metal-fake --features cli -- --listen 127.0.0.1:0 --reservations 20
 //! ```
 //!
 //! The first stdout line is exactly `metal-fake listening on

@@ -1,4 +1,4 @@
-//! The binary's world flags (issue 13): `--world FILE`, `--world-schema`,
+//! The binary's world flags: `--world FILE`, `--world-schema`,
 //! `--time-scale`, `--control-token`, and `--state-file` persistence across
 //! a restart (saved on SIGINT, loaded at start).
 

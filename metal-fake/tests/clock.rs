@@ -5,9 +5,11 @@
 //! on tokio's paused clock and through the binary) is gone, not left
 //! `deprovisioning` for ever.
 
+#[cfg(feature = "cli")] // the binary's own test below
 #[allow(dead_code)]
 mod binary;
 
+#[cfg(feature = "cli")]
 use std::io::Read;
 use std::time::Duration;
 
@@ -148,6 +150,7 @@ async fn a_delete_finishes_after_an_advance_over_http() {
     server.shutdown().await;
 }
 
+#[cfg(feature = "cli")]
 #[tokio::test]
 async fn a_delete_finishes_after_an_advance_of_the_binary_at_a_time_scale() {
     let token = "clock-binary";

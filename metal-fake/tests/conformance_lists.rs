@@ -1,5 +1,5 @@
 //! Conformance scenarios of list filters, `next-available` reservations and
-//! reply headers (issue 10, items 3, 5 and 9), each run against the
+//! reply headers, each run against the
 //! in-process fake and against the fake server over HTTP (every reply the
 //! server sent checked against `openapi/metal.json`). Each scenario goes
 //! through the `Metal` trait where it offers the operation, and through

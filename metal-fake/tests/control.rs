@@ -1,4 +1,4 @@
-//! The control API over HTTP (issue 13): every endpoint, with the bad
+//! The control API over HTTP: every endpoint, with the bad
 //! input each refuses; and the fake's clock (advance and time scale).
 
 use std::time::Duration;

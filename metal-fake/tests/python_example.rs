@@ -1,8 +1,9 @@
-//! Runs `examples/control_api.py` (issue 13, item 4) against the binary:
+//! Runs `examples/control_api.py` against the binary:
 //! the Equinix Python SDK (`equinix==0.19.0`, metalv1) and the control API.
 //! The test makes a venv under the target directory and installs the SDK
-//! there. Without `python3` it skips, saying so; under `CI=true` it must
-//! run, so a missing Python fails it.
+//! there. It is `#[ignore]`d with what it needs, which cargo's summary
+//! shows; with `--ignored` (as `.ci/run` runs it under `CI=true`) a missing
+//! Python fails it.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -12,10 +13,6 @@ const BIN: &str = env!("CARGO_BIN_EXE_metal-fake");
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/control_api.py");
 const SDK: &str = "equinix==0.19.0";
 const TOKEN: &str = "python-example-token";
-
-fn under_ci() -> bool {
-    std::env::var("CI").as_deref() == Ok("true")
-}
 
 /// A venv with the SDK, made once under the target directory.
 fn venv() -> Result<PathBuf, String> {
@@ -48,14 +45,11 @@ fn venv() -> Result<PathBuf, String> {
 }
 
 #[test]
+#[ignore = "needs python3, and PyPI the first time (equinix==0.19.0)"]
 fn the_python_example_drives_the_fake_through_the_control_api() {
     let python = match venv() {
         Ok(p) => p,
-        Err(why) if !under_ci() => {
-            eprintln!("skipped: the Python example needs python3 and {SDK}: {why}");
-            return;
-        }
-        Err(why) => panic!("under CI the Python example must run: {why}"),
+        Err(why) => panic!("the Python example needs python3 and {SDK}: {why}"),
     };
     let mut fake = Command::new(BIN)
         .args([

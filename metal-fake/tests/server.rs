@@ -7,6 +7,7 @@
 #[path = "common/schema.rs"]
 mod schema;
 
+#[cfg(feature = "cli")]
 use std::io::{BufRead, BufReader};
 
 use metal_fake::{Fake, Fault, FaultKind, ServerConfig};
@@ -349,6 +350,7 @@ async fn fake_state_reports_counters() {
     assert_eq!(state["ssh_keys"], 0);
 }
 
+#[cfg(feature = "cli")] // the binary's own
 #[tokio::test]
 async fn the_binary_prints_its_url_first_and_serves() {
     let project = Uuid::new_v4();

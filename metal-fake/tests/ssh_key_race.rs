@@ -1,4 +1,4 @@
-//! Idempotent SSH key create across clients (issue 14, item 0): three
+//! Idempotent SSH key create across clients: three
 //! policy clients, each with limits of its own as three processes would
 //! have, ensure the same key at once against one fake. Each lists, finds
 //! none and creates; the server takes one create and refuses the others

@@ -1,4 +1,4 @@
-//! The world document (issue 13, item 2): the shipped JSON Schema is the
+//! The world document: the shipped JSON Schema is the
 //! one generated from the Rust types, the example world validates against
 //! it and loads, and a world read back is the world sent.
 
@@ -21,7 +21,7 @@ fn the_shipped_schema_is_the_generated_one() {
     assert!(
         shipped == schema(),
         "metal-fake/world.schema.json is stale: regenerate it with \
-         `cargo run -p metal-fake -- --world-schema > metal-fake/world.schema.json`"
+         `cargo run -p metal-fake --features cli -- --world-schema > metal-fake/world.schema.json`"
     );
 }
 

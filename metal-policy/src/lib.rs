@@ -60,6 +60,8 @@
 //!   concurrency limit and throttling pauses shared by several processes
 //!   through Redis (one node, a Redis Cluster or a Sentinel's master, over
 //!   TLS or not), with a local fallback while Redis is away.
+//! - [`wait`]: [`wait_for_device`], polling a device until it reaches a
+//!   state, under the client's limits, with backoff between reads.
 //!
 //! # The path of one call
 //!
@@ -195,7 +197,9 @@
 //!    inside one wrapped call, so a failed page restarted the whole list, and
 //!    entries shifting between pages could repeat (it only sorted by
 //!    hostname to make that less likely).
-//! 8. **Metrics and tracing.** With a registry: `equinix_api_latency`
+//! 8. **Metrics and tracing.** With a registry:
+//!    `equinix_api_request_duration_seconds` (and, deprecated, the same
+//!    histogram as `equinix_api_latency`)
 //!    `{endpoint,status_code}` and `equinix_api_requests_total`
 //!    `{endpoint,status_code}` per HTTP request, `equinix_api_in_flight`,
 //!    `equinix_api_waiting`, `equinix_api_attempts_total{endpoint,outcome}`
@@ -242,6 +246,7 @@ pub mod retry;
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod shared;
+pub mod wait;
 
 pub use classify::{Class, Permanent};
 pub use client::{BuildError, CallOptions, Client, ClientBuilder};
@@ -255,3 +260,4 @@ pub use retry::budget::RetryBudget;
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use shared::SharedLimits;
+pub use wait::{wait_for_device, WaitError, Waiter};

@@ -4,7 +4,8 @@
 //!
 //! | name | type | labels |
 //! |------|------|--------|
-//! | `equinix_api_latency` | histogram (s) | `endpoint`, `status_code` |
+//! | `equinix_api_request_duration_seconds` | histogram (s) | `endpoint`, `status_code` |
+//! | `equinix_api_latency` | histogram (s), deprecated | `endpoint`, `status_code` |
 //! | `equinix_api_in_flight` | gauge | |
 //! | `equinix_api_waiting` | gauge | |
 //! | `equinix_api_requests_total` | counter | `endpoint`, `status_code` |
@@ -16,6 +17,12 @@
 //! | `equinix_api_shared_limits_vanished_total` | counter (feature `redis`) | |
 //! | `equinix_api_retry_budget_tokens` | gauge (registered only with the budget on) | |
 //! | `equinix_api_retry_budget_refused_total` | counter | `endpoint` |
+//!
+//! Every name, type and label set above is stable: it changes only in a
+//! major version. `equinix_api_latency` holds the same observations as
+//! `equinix_api_request_duration_seconds`, under the name of the reference
+//! design (without a unit, as Prometheus names should have); it stays for
+//! existing dashboards and goes in the next major version.
 //!
 //! A request is one HTTP exchange, counted where every request passes (the
 //! policy's calls and the raw client it hands out alike); an attempt is one
@@ -34,13 +41,16 @@ use prometheus::{
 
 use crate::children::{label_key, Children, LabelKey};
 
-/// The latency histogram and the request counter of one (endpoint, status).
-type RequestChildren = (Histogram, IntCounter);
+/// The duration histogram, its deprecated twin and the request counter of
+/// one (endpoint, status).
+type RequestChildren = (Histogram, Histogram, IntCounter);
 
 /// The collectors; always present (gauges are useful to tests even with no
 /// registry), registered only when a registry is given.
 #[derive(Clone, Debug)]
 pub(crate) struct Metrics {
+    duration: HistogramVec,
+    /// The deprecated name of `duration`.
     latency: HistogramVec,
     requests: IntCounterVec,
     pub(crate) in_flight: IntGauge,
@@ -52,7 +62,7 @@ pub(crate) struct Metrics {
     /// The retry budget's level.
     pub(crate) retry_budget_tokens: IntGauge,
     retry_budget_refused: IntCounterVec,
-    /// The latency and request children of each (endpoint, status).
+    /// The duration, latency and request children of each (endpoint, status).
     request_children: Children<(LabelKey, Option<u16>), RequestChildren>,
     /// The attempt counter of each (endpoint, outcome).
     attempt_children: Children<(LabelKey, LabelKey), IntCounter>,
@@ -72,13 +82,22 @@ impl Metrics {
         registry: Option<&Registry>,
         retry_budget: bool,
     ) -> Result<Self, prometheus::Error> {
+        let buckets = vec![0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0];
         let m = Self {
+            duration: HistogramVec::new(
+                HistogramOpts::new(
+                    "equinix_api_request_duration_seconds",
+                    "Duration of each Equinix Metal API request, in seconds.",
+                )
+                .buckets(buckets.clone()),
+                &["endpoint", "status_code"],
+            )?,
             latency: HistogramVec::new(
                 HistogramOpts::new(
                     "equinix_api_latency",
-                    "Latency of each Equinix Metal API request, in seconds.",
+                    "Deprecated: equinix_api_request_duration_seconds under its old name.",
                 )
-                .buckets(vec![0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0]),
+                .buckets(buckets),
                 &["endpoint", "status_code"],
             )?,
             requests: IntCounterVec::new(
@@ -146,6 +165,7 @@ impl Metrics {
             )?,
         };
         if let Some(r) = registry {
+            r.register(Box::new(m.duration.clone()))?;
             r.register(Box::new(m.latency.clone()))?;
             r.register(Box::new(m.requests.clone()))?;
             r.register(Box::new(m.in_flight.clone()))?;
@@ -168,17 +188,20 @@ impl Metrics {
 
     /// Records one HTTP request: its status (`None`: no reply) and latency.
     pub(crate) fn request(&self, endpoint: &'static str, status: Option<u16>, latency: Duration) {
-        let (latency_child, requests_child) =
+        let (duration_child, latency_child, requests_child) =
             self.request_children
                 .get((label_key(endpoint), status), || {
                     let status = status.map_or_else(|| "none".to_string(), |s| s.to_string());
                     let labels = [endpoint, status.as_str()];
                     (
+                        self.duration.with_label_values(&labels),
                         self.latency.with_label_values(&labels),
                         self.requests.with_label_values(&labels),
                     )
                 });
-        latency_child.observe(latency.as_secs_f64());
+        let seconds = latency.as_secs_f64();
+        duration_child.observe(seconds);
+        latency_child.observe(seconds);
         requests_child.inc();
     }
 
@@ -230,5 +253,52 @@ impl GaugeGuard {
 impl Drop for GaugeGuard {
     fn drop(&mut self) {
         self.0.dec();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_duration_histogram_and_its_deprecated_name_observe_the_same() {
+        let registry = Registry::new();
+        let m = Metrics::new(Some(&registry), false).unwrap();
+        m.request("findProjectById", Some(200), Duration::from_millis(300));
+        m.request("findProjectById", None, Duration::from_millis(100));
+        let families = registry.gather();
+        let histogram = |name: &str| {
+            let family = families
+                .iter()
+                .find(|f| f.name() == name)
+                .unwrap_or_else(|| panic!("{name} is not registered"));
+            let mut samples: Vec<(String, u64, f64)> = family
+                .get_metric()
+                .iter()
+                .map(|s| {
+                    let labels: Vec<String> = s
+                        .get_label()
+                        .iter()
+                        .map(|l| format!("{}={}", l.name(), l.value()))
+                        .collect();
+                    let h = s.get_histogram();
+                    (labels.join(","), h.get_sample_count(), h.get_sample_sum())
+                })
+                .collect();
+            samples.sort_by(|a, b| a.0.cmp(&b.0));
+            (family.help().to_string(), samples)
+        };
+        let (help, duration) = histogram("equinix_api_request_duration_seconds");
+        assert!(help.contains("seconds"), "{help}");
+        assert_eq!(
+            duration,
+            vec![
+                ("endpoint=findProjectById,status_code=200".into(), 1, 0.3),
+                ("endpoint=findProjectById,status_code=none".into(), 1, 0.1),
+            ]
+        );
+        let (help, latency) = histogram("equinix_api_latency");
+        assert!(help.starts_with("Deprecated"), "{help}");
+        assert_eq!(latency, duration);
     }
 }

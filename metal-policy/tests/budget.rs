@@ -1,4 +1,4 @@
-//! The client-wide retry budget (issue 11, item 2), on a scripted exchange
+//! The client-wide retry budget, on a scripted exchange
 //! and tokio's paused clock: it drains during an outage, then refuses with
 //! a typed error carrying the last attempt's error, it refills on success,
 //! it never blocks a first attempt, and a throttling reply does not spend.

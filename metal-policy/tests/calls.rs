@@ -30,8 +30,9 @@ fn healthy() -> Arc<Script> {
     })
 }
 
-/// Issue 9, item 8: requests 10 s apart, each exchange limited to 5 s, the
-/// default backoff.
+/// A client whose requests are 10 s apart, each exchange limited to 5 s,
+/// with the default backoff: the waits before an exchange must not count
+/// against its timeout.
 fn slow_limiter(t: &Arc<Script>) -> Client {
     Client::builder()
         .api(t.api())

@@ -10,9 +10,10 @@
 //! base revision and at the working tree, see `compare/build.rs`); `BENCH_QUICK=1` shrinks every
 //! section for a smoke run; `BENCH_ONLY=throttling,faults` runs only the
 //! sections named (`overhead`, `throttling`, `shared`, `faults`, `scale`,
-//! `outage`, `build`).
+//! `outage`, `build`). `BENCH_README=1` also writes `benches/README.md`:
+//! the command, the machine, its load, the date and the commit, then every
+//! table.
 
-use std::collections::HashSet;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -23,6 +24,16 @@ use metal_policy::{Client, ExponentialBackoff, Metal};
 use metal_provision::{audit, run, NoProgress, RunConfig};
 use peak_alloc::PeakAlloc;
 use uuid::Uuid;
+
+#[path = "compare/report.rs"]
+mod report;
+
+/// `println!` that also keeps the line for `benches/README.md`.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        crate::report::line(&format!($($arg)*))
+    };
+}
 
 #[path = "compare/build.rs"]
 mod build;
@@ -210,15 +221,15 @@ async fn overhead() {
     let saturating = batch(n, 64, plain_call).await;
     let capacity = (total_requests(&fake) - before) as f64 / saturating.wall.as_secs_f64();
 
-    println!("\n## 1. Overhead: {n} x findProjectById at concurrency {concurrency}, no limits, no faults (median of {rounds} interleaved rounds)");
-    println!("| client | calls/s | p50 | p99 | calls/s vs raw | p50 vs raw | p99 vs raw |");
-    println!("|---|---|---|---|---|---|---|");
+    out!("\n## 1. Overhead: {n} x findProjectById at concurrency {concurrency}, no limits, no faults (median of {rounds} interleaved rounds)");
+    out!("| client | calls/s | p50 | p99 | calls/s vs raw | p50 vs raw | p99 vs raw |");
+    out!("|---|---|---|---|---|---|---|");
     for (name, b) in [
         ("metal-api (raw, generated)", &raw_b),
         ("metal-policy (limits off)", &pol_b),
         ("plain reqwest", &plain_b),
     ] {
-        println!(
+        out!(
             "| {name} | {:.0} | {} | {} | {:.3} | {:.3} | {:.3} |",
             b.rate(),
             ms(b.percentile(0.5)),
@@ -228,7 +239,7 @@ async fn overhead() {
             b.percentile(0.99).as_secs_f64() / raw_b.percentile(0.99).as_secs_f64(),
         );
     }
-    println!(
+    out!(
         "fake server: {:.0} requests/s served during these rounds; {capacity:.0} requests/s at concurrency 64 (its capacity)",
         served.0 as f64 / served.1.as_secs_f64()
     );
@@ -239,9 +250,9 @@ async fn throttling() {
     let rate: u32 = if quick() { 50 } else { 100 };
     let n = if quick() { 200 } else { 1000 };
     let concurrency = 8;
-    println!("\n## 2. Throttling: server limit R = {rate}/s, {n} x findProjectById at parallelism {concurrency}");
-    println!("| client | achieved rate / R | 429s received | wall time |");
-    println!("|---|---|---|---|");
+    out!("\n## 2. Throttling: server limit R = {rate}/s, {n} x findProjectById at parallelism {concurrency}");
+    out!("| client | achieved rate / R | 429s received | wall time |");
+    out!("|---|---|---|---|");
 
     for variant in 0..4 {
         let fake = Fake::builder().reservations(1).build();
@@ -301,7 +312,7 @@ async fn throttling() {
                 ("reqwest-middleware + reqwest-retry", b)
             }
         };
-        println!(
+        out!(
             "| {name} | {:.3} | {} | {:.1} s |",
             b.rate() / f64::from(rate),
             requests_with_status(&fake, "findProjectById", "429"),
@@ -376,7 +387,7 @@ async fn shared_throttling() {
     let rate: u32 = 30;
     let secs: u64 = if quick() { 3 } else { 6 };
     let processes = 3;
-    println!("\n## 2b. Throttling across {processes} processes: server limit R = {rate}/s, findProjectById for {secs} s, parallelism 4 each, api_rate = 1/R (unless learning)");
+    out!("\n## 2b. Throttling across {processes} processes: server limit R = {rate}/s, findProjectById for {secs} s, parallelism 4 each, api_rate = 1/R (unless learning)");
     let Some(plain) = redis_harness::Plain::get("bench shared").await else {
         return;
     };
@@ -395,8 +406,8 @@ async fn shared_throttling() {
         .ok()
         .map(SharedRedis::Cluster);
     let plain = SharedRedis::Plain(plain);
-    println!("| limits | achieved rate / R | 429s received | Redis round trips per request | calls per process |");
-    println!("|---|---|---|---|---|");
+    out!("| limits | achieved rate / R | 429s received | Redis round trips per request | calls per process |");
+    out!("|---|---|---|---|---|");
     // Each row: its label, where it shares (None: in-process; Some(None):
     // a server that could not be started), and whether it learns.
     let rows: [(&str, Option<Option<&SharedRedis>>, bool); 5] = [
@@ -426,7 +437,7 @@ async fn shared_throttling() {
         let redis = match shared {
             Some(Some(r)) => Some(r),
             Some(None) => {
-                println!("| {label} | skipped: its server could not be started | | | |");
+                out!("| {label} | skipped: its server could not be started | | | |");
                 continue;
             }
             None => None,
@@ -492,7 +503,7 @@ async fn shared_throttling() {
             }
             None => "-".into(),
         };
-        println!(
+        out!(
             "| {label} | {:.3} | {} | {trips} | {:?} |",
             total as f64 / secs as f64 / f64::from(rate),
             requests_with_status(&fake, "findProjectById", "429"),
@@ -567,11 +578,9 @@ async fn shared_worker() {
 /// the server acted) against the same run with no faults.
 async fn faults() {
     let devices = if quick() { 40 } else { 200 };
-    println!("\n## 3. Faults: {devices} devices provisioned through metal-policy over HTTP");
-    println!(
-        "| run | wall time | active | duplicates | lost | faults injected | time vs fault-free |"
-    );
-    println!("|---|---|---|---|---|---|---|");
+    out!("\n## 3. Faults: {devices} devices provisioned through metal-policy over HTTP");
+    out!("| run | wall time | active | duplicates | lost | faults injected | time vs fault-free |");
+    out!("|---|---|---|---|---|---|---|");
     let mut fault_free = None;
     for rate in [0.0, 0.2] {
         let before_acting = vec![
@@ -621,12 +630,16 @@ async fn faults() {
         let wall = started.elapsed();
         let injected: u64 = fake.snapshot().faults_injected.values().sum();
         fake.set_random_faults(None);
-        let known: HashSet<Uuid> = outcome.device_ids().into_iter().collect();
-        let report = audit(metal.as_ref(), fake.project(), &cfg.run_tag, &known)
-            .await
-            .expect("the audit lists the devices");
+        let report = audit(
+            metal.as_ref(),
+            fake.project(),
+            &cfg.run_tag,
+            &outcome.known(),
+        )
+        .await
+        .expect("the audit lists the devices");
         let base = *fault_free.get_or_insert(wall);
-        println!(
+        out!(
             "| fault rate {:.0}% | {:.2} s | {}/{} | {} | {} | {} | {:.2}x |",
             rate * 100.0,
             wall.as_secs_f64(),
@@ -678,9 +691,9 @@ async fn scale() {
         .build()
         .expect("the policy client builds");
 
-    println!("\n## 4. Scale: listing {n} devices over HTTP (per_page 1000)");
-    println!("| mode | wall time | devices | peak heap during the listing |");
-    println!("|---|---|---|---|");
+    out!("\n## 4. Scale: listing {n} devices over HTTP (per_page 1000)");
+    out!("| mode | wall time | devices | peak heap during the listing |");
+    out!("|---|---|---|---|");
     let base = ALLOC.current_usage();
     ALLOC.reset_peak_usage();
     let started = Instant::now();
@@ -689,7 +702,7 @@ async fn scale() {
     let peak = ALLOC.peak_usage().saturating_sub(base);
     let count = all.len();
     drop(all);
-    println!(
+    out!(
         "| collect (list_devices) | {:.2} s | {count} | {:.1} MiB |",
         wall.as_secs_f64(),
         peak as f64 / (1 << 20) as f64
@@ -705,7 +718,7 @@ async fn scale() {
     }
     let wall = started.elapsed();
     let peak = ALLOC.peak_usage().saturating_sub(base);
-    println!(
+    out!(
         "| stream (device_pages) | {:.2} s | {count} | {:.1} MiB |",
         wall.as_secs_f64(),
         peak as f64 / (1 << 20) as f64
@@ -796,13 +809,14 @@ async fn outage() {
         (Duration::from_secs(30), Duration::from_secs(15))
     };
     let callers = 50;
-    println!(
+    out!(
         "\n## 6. Outage: 503 without Retry-After to everything for {} s, then recovery; {callers} callers calling findProjectById until {} s after recovery",
         outage.as_secs(),
         after.as_secs()
     );
-    println!("| callers | client | requests during the outage | calls ended during the outage | their time to end: median / max | recovery to first success | calls succeeded after recovery |");
-    println!("|---|---|---|---|---|---|---|");
+    out!("Callers call in three ways: a call every second each, whether the last ended or not (the same offered load for every client, so the requests measure how many attempts each call makes); again 1 s after the last call ended; and as controller-runtime work items under its default rate limiter (a failed reconcile requeued after the longer of 5 ms x 2^failures and a turn of a 10/s bucket of 100, a successful one after 1 s). The policy client runs at parallelism {callers}, no rate limit, the default backoff; the budget bounds retries, never first attempts.");
+    out!("| callers | client | requests during the outage | calls ended during the outage | their time to end: median / max | recovery to first success | calls succeeded after recovery |");
+    out!("|---|---|---|---|---|---|---|");
     for way in [
         Callers::Arrivals,
         Callers::Requeue,
@@ -812,7 +826,7 @@ async fn outage() {
         for variant in 0..3 {
             sent.push(outage_run(way, variant, callers, outage, after).await);
         }
-        println!(
+        out!(
             "| {} | requests without the budget / with it | {:.2} | | | | |",
             way.describe(),
             sent[1] as f64 / sent[0].max(1) as f64
@@ -972,7 +986,7 @@ async fn outage_run(
         (Some(m), Some(x)) => format!("{} / {}", ms(*m), ms(*x)),
         _ => "none ended".to_string(),
     };
-    println!(
+    out!(
         "| {} | {name} | {during} | {} | {times} | {} | {succeeded} |",
         way.describe(),
         ended.len(),
@@ -991,10 +1005,12 @@ fn main() {
         runtime.block_on(shared_worker());
         return;
     }
+    let started = std::time::SystemTime::now();
+    let load_before = report::load();
     println!(
-        "# metal-provision comparison benchmarks ({} cores, {})",
-        std::thread::available_parallelism().map_or(1, |n| n.get()),
-        std::env::consts::ARCH
+        "# metal-provision comparison benchmarks\n{}\n{}\nload average {load_before}",
+        report::command(),
+        report::machine()
     );
     runtime.block_on(async {
         if runs("overhead") {
@@ -1018,5 +1034,14 @@ fn main() {
     });
     if runs("build") {
         build::section();
+    }
+    if std::env::var_os("BENCH_README").is_some() {
+        match report::write_readme(started, &load_before) {
+            Ok(()) => println!("\nwrote benches/README.md"),
+            Err(e) => {
+                eprintln!("error: cannot write benches/README.md: {e}");
+                std::process::exit(1);
+            }
+        }
     }
 }

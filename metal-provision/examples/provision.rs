@@ -4,11 +4,20 @@
 //! port, with a seeded mix of faults (lost replies, 5xx, 429s, a competitor
 //! taking reservations) and a server-side rate limit, then provisions one
 //! device per free hardware reservation through the real policy client,
-//! waits until each is active, audits the server's state, and prints the
-//! metrics that changed. Some devices fail to provision (`--fail-rate`, by
-//! default enough that the default run meets at least one): the run
-//! deletes each and tries another reservation. Its last line is
-//! `provisioned A/B devices in T s: D duplicates, L lost, R retries, X race-lost, F failed`.
+//! waits until each is active, audits the server's state, and prints a
+//! table of its requests by operation and how they ended (`--metrics`: the
+//! raw Prometheus text too). Some devices fail to provision (`--fail-rate`,
+//! 0.1 by default, which the default run meets): the run deletes each and
+//! tries the hostname on another reservation, up to `--failed-retries` (6)
+//! more times, so a hostname falls short only when seven devices in a row
+//! fail (one in ten million at the default rate). Its last line is
+//! `provisioned A/B devices in T s: N adopted, D duplicates, L lost, R retries, X race-lost, F failed`.
+//!
+//! The run's name (`--name`, default `provision`) is its identity: its
+//! hostnames are `<name>-<n>` and its devices carry the tag
+//! `provision-run=<name>`. The same command run again against the same
+//! project (after a crash, say) adopts the devices it finds instead of
+//! creating more, and reports them as adopted.
 //!
 //! `--endpoint URL` (or `METAL_API_URL`) targets another server instead (a
 //! running `metal-fake`, or the real API), with the token from
@@ -27,7 +36,6 @@
 //! audit's findings, or an unreachable endpoint, token or project); 2 for a
 //! bad command line.
 
-use std::collections::HashSet;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -35,8 +43,9 @@ use std::time::Duration;
 use clap::{CommandFactory, Parser};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use metal_fake::{Fake, FaultKind, RandomFailures, RandomFaults, ServerConfig, Timings};
-use metal_policy::{Client, Metal};
+use metal_policy::{Client, ExponentialBackoff, Metal, Waiter};
 use metal_provision::controller::is_free;
+use metal_provision::report::Requests;
 use metal_provision::{audit, cleanup, run, shortfall, Progress, RunConfig, SshKeySpec};
 use uuid::Uuid;
 
@@ -67,6 +76,9 @@ const MAX_DURATION: Duration = Duration::from_secs(24 * 3600);
 /// The counter of API attempts, by `outcome` (`ok` or why not).
 const ATTEMPTS_METRIC: &str = "equinix_api_attempts_total";
 
+/// The most reservations a hostname may try after its device failed.
+const MAX_FAILED_RETRIES: usize = 100;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "provision",
@@ -85,8 +97,13 @@ struct Args {
     #[arg(long, env = metal_api::config::ENV_AUTH_TOKEN, hide_env_values = true)]
     token: Option<String>,
     /// The project to provision in (required with --endpoint).
-    #[arg(long, env = "METAL_PROJECT_ID")]
+    #[arg(long, env = metal_api::config::ENV_PROJECT_ID)]
     project: Option<Uuid>,
+    /// The run's name: hostnames are NAME-0, NAME-1, ..., and every device
+    /// carries the tag provision-run=NAME, by which a run of the same name
+    /// finds and adopts them (1 to 40 letters, digits and inner hyphens).
+    #[arg(long, default_value = "provision", value_parser = parse_name)]
+    name: String,
     /// How many devices to create (at least 1; at most 10000 against the
     /// embedded fake, at most the free reservations with --endpoint).
     #[arg(long, default_value_t = 8, value_parser = parse_devices)]
@@ -105,11 +122,17 @@ struct Args {
     /// Probability in [0, 1] that the embedded fake fails a device's
     /// provisioning (the device ends `failed`; the run deletes it and tries
     /// another reservation). With the default seed, the default rate fails
-    /// the fourth device created.
-    #[arg(long, default_value_t = 0.2, value_parser = parse_probability)]
+    /// a device of the default run.
+    #[arg(long, default_value_t = 0.1, value_parser = parse_probability)]
     fail_rate: f64,
-    /// Seed of the embedded fake's faults and provisioning failures.
-    #[arg(long, default_value_t = 1)]
+    /// How many more reservations a hostname tries after its device failed
+    /// to provision (0 to 100). With the default --fail-rate, a hostname
+    /// falls short only when seven devices in a row fail.
+    #[arg(long, default_value_t = 6, value_parser = parse_failed_retries)]
+    failed_retries: usize,
+    /// Seed of the embedded fake's faults and provisioning failures (the
+    /// default's run meets a lost race and a failed device).
+    #[arg(long, default_value_t = 5)]
     seed: u64,
     /// The embedded fake's rate limit, requests per second (0: none).
     #[arg(long, default_value_t = 40)]
@@ -123,6 +146,10 @@ struct Args {
     /// Delete the devices at the end.
     #[arg(long)]
     cleanup: bool,
+    /// Print the policy client's metrics as Prometheus text before the
+    /// table of requests.
+    #[arg(long)]
+    metrics: bool,
     /// Share the rate limit, the parallelism and throttling pauses with every
     /// run given the same Redis URL (e.g. redis://127.0.0.1:6379/, or
     /// rediss://user:password@host:6379/; key prefix `metal-provision`).
@@ -143,6 +170,20 @@ fn parse_devices(text: &str) -> Result<usize, String> {
         Ok(0) => Err("a run needs at least one device".into()),
         Ok(n) => Ok(n),
         Err(e) => Err(format!("{text:?} is not a device count: {e}")),
+    }
+}
+
+fn parse_name(text: &str) -> Result<String, String> {
+    RunConfig::named(Uuid::nil(), 1, text)
+        .map(|_| text.to_string())
+        .map_err(|e| e.to_string())
+}
+
+fn parse_failed_retries(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n <= MAX_FAILED_RETRIES => Ok(n),
+        Ok(n) => Err(format!("{n} is more than {MAX_FAILED_RETRIES}")),
+        Err(e) => Err(format!("{text:?} is not a count: {e}")),
     }
 }
 
@@ -216,6 +257,7 @@ struct Bars {
     requested: ProgressBar,
     created: ProgressBar,
     active: ProgressBar,
+    adopted: ProgressBar,
     race_lost: ProgressBar,
     failed: ProgressBar,
 }
@@ -237,6 +279,7 @@ impl Bars {
             created: bar("created"),
             active: bar("active"),
             // Counted, not drawn.
+            adopted: ProgressBar::hidden(),
             race_lost: ProgressBar::hidden(),
             failed: ProgressBar::hidden(),
             multi,
@@ -249,11 +292,13 @@ impl Bars {
         }
     }
 
-    /// Where the run is: requested, created, active, race-lost, failed.
-    fn counts(&self) -> [u64; 5] {
+    /// Where the run is: requested, created, adopted, active, race-lost,
+    /// failed.
+    fn counts(&self) -> [u64; 6] {
         [
             self.requested.position(),
             self.created.position(),
+            self.adopted.position(),
             self.active.position(),
             self.race_lost.position(),
             self.failed.position(),
@@ -272,6 +317,9 @@ impl Progress for Bars {
     }
     fn created(&self) {
         self.created.inc(1);
+    }
+    fn adopted(&self) {
+        self.adopted.inc(1);
     }
     fn active(&self) {
         self.active.inc(1);
@@ -358,17 +406,6 @@ fn remote(args: &Args, endpoint: &str) -> Result<Target, String> {
     })
 }
 
-/// Sums every sample of a counter family, as a whole number (an empty sum
-/// of floats is -0, which printed as `-0 retries`).
-fn counter_total(families: &[prometheus::proto::MetricFamily], name: &str) -> u64 {
-    families
-        .iter()
-        .filter(|f| f.name() == name)
-        .flat_map(|f| f.get_metric())
-        .map(|m| m.get_counter().get_value() as u64)
-        .sum()
-}
-
 /// API attempts so far, and how many of them did not succeed.
 fn attempt_totals(families: &[prometheus::proto::MetricFamily]) -> (u64, u64) {
     let mut all = 0;
@@ -390,19 +427,13 @@ fn attempt_totals(families: &[prometheus::proto::MetricFamily]) -> (u64, u64) {
     (all, failed)
 }
 
-/// The text exposition of every sample that is not zero (histogram buckets
-/// left out; their `_sum` and `_count` stay).
-fn changed_metrics(families: &[prometheus::proto::MetricFamily]) -> String {
+/// The registry's whole text exposition.
+fn metrics_text(families: &[prometheus::proto::MetricFamily]) -> Result<String, String> {
     let mut text = String::new();
-    let encoder = prometheus::TextEncoder::new();
-    if encoder.encode_utf8(families, &mut text).is_err() {
-        return String::new();
-    }
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.contains("_bucket{"))
-        .filter(|l| l.rsplit(' ').next().is_some_and(|v| v != "0"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    prometheus::TextEncoder::new()
+        .encode_utf8(families, &mut text)
+        .map_err(|e| format!("encoding the metrics: {e}"))?;
+    Ok(text)
 }
 
 /// Prints a progress line every `interval` until dropped, and a warning
@@ -458,11 +489,12 @@ async fn report(
             attempts.1.saturating_sub(last_attempts.1),
         );
         let moved = counts != last_counts;
-        let [requested, created, active, race_lost, failed_devices] = counts;
+        let [requested, created, adopted, active, race_lost, failed_devices] = counts;
         let phase = *phase.lock().unwrap_or_else(|p| p.into_inner());
         bars.eprintln(&format!(
             "progress at {:.0} s ({phase}): {requested}/{total} requested, {created} created, \
-             {active} active, {race_lost} race-lost, {failed_devices} failed to provision; \
+             {adopted} adopted, {active} active, {race_lost} race-lost, \
+             {failed_devices} failed to provision; \
              {made} API attempts in the last {every}, {failed} failed",
             started.elapsed().as_secs_f64()
         ));
@@ -569,7 +601,9 @@ async fn main_run(args: Args) -> Result<(), String> {
         }
     }
 
-    let mut run_config = RunConfig::new(target.project, args.devices);
+    let mut run_config =
+        RunConfig::named(target.project, args.devices, &args.name).map_err(|e| e.to_string())?;
+    run_config.failed_retries = args.failed_retries;
     run_config.ssh_key = Some(SshKeySpec {
         label: "provision-example".into(),
         // A well-formed Ed25519 key (its 32 bytes spell
@@ -579,6 +613,15 @@ async fn main_run(args: Args) -> Result<(), String> {
             .into(),
     });
     run_config.poll_interval = Duration::from_millis(250);
+    // Reads from a quarter of a second apart, growing to 2 s: the embedded
+    // fake's devices take about 2 s, the real API's minutes.
+    run_config.waiter = Waiter::new().poll(ExponentialBackoff {
+        initial_interval: run_config.poll_interval,
+        multiplier: 1.5,
+        randomization_factor: 0.2,
+        max_interval: Duration::from_secs(2),
+        max_elapsed_time: None,
+    });
     // Not one worker per device: a bounded number, each taking the next
     // device when it is done with one.
     run_config.workers = args
@@ -611,7 +654,7 @@ async fn main_run(args: Args) -> Result<(), String> {
     }
 
     reporter.phase("auditing");
-    let known: HashSet<Uuid> = outcome.known_ids().into_iter().collect();
+    let known = outcome.known();
     let report = audit(metal.as_ref(), target.project, &run_config.run_tag, &known)
         .await
         .map_err(|e| format!("auditing the server's devices: {e}"))?;
@@ -625,20 +668,21 @@ async fn main_run(args: Args) -> Result<(), String> {
     drop(reporter);
 
     let families = registry.gather();
-    let changed = changed_metrics(&families);
-    if !changed.is_empty() {
-        println!("{changed}");
+    if args.metrics {
+        print!("{}", metrics_text(&families)?);
     }
-    let retries = counter_total(&families, "equinix_api_retries_total");
+    let requests = Requests::from_families(&families);
+    println!("{requests}");
     println!(
-        "provisioned {}/{} devices in {:.1} s: {} duplicates, {} lost, {} retries, {} race-lost, \
-         {} failed",
+        "provisioned {}/{} devices in {:.1} s: {} adopted, {} duplicates, {} lost, {} retries, \
+         {} race-lost, {} failed",
         outcome.active,
         outcome.requested,
         elapsed.as_secs_f64(),
+        report.adopted,
         report.duplicates,
         report.lost,
-        retries,
+        requests.total().retries,
         outcome.race_lost,
         outcome.failed.len()
     );

@@ -1,29 +1,41 @@
 //! Checking a run against the server: devices created twice, devices the
-//! run does not know about.
+//! run found and kept, devices the run does not know about.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
-use metal_api::types;
-use metal_policy::{Error, Metal};
-use uuid::Uuid;
+use metal_api::{types, DeviceState};
+use metal_policy::{DeviceFilter, Error, Metal};
+
+use crate::controller::Known;
 
 /// What the server holds for one run, compared with what the run knows.
+/// Devices being deleted (`deprovisioning`) are left out: they no longer
+/// count for their hostname.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Audit {
     /// Devices on the server carrying the run's tag.
     pub on_server: usize,
     /// Devices beyond one per hostname: a device created twice.
     pub duplicates: usize,
-    /// Devices on the server that the run does not know about.
+    /// Devices on the server that the run did not create but found and
+    /// kept (left by an earlier run of the same name).
+    pub adopted: usize,
+    /// Devices on the server that the run neither created nor found.
     pub lost: usize,
 }
 
-/// Compares the devices carrying `run_tag` in a list with the IDs the run
+/// Compares the devices carrying `run_tag` in a list with what the run
 /// knows.
-pub fn compare(devices: &[types::Device], run_tag: &str, known: &HashSet<Uuid>) -> Audit {
+pub fn compare(devices: &[types::Device], run_tag: &str, known: &Known) -> Audit {
     let ours: Vec<&types::Device> = devices
         .iter()
         .filter(|d| d.tags.iter().any(|t| t == run_tag))
+        .filter(|d| {
+            !matches!(
+                d.state_kind(),
+                Some(DeviceState::Deprovisioning | DeviceState::Deleted)
+            )
+        })
         .collect();
     let mut by_hostname: BTreeMap<&str, usize> = BTreeMap::new();
     for d in &ours {
@@ -31,24 +43,27 @@ pub fn compare(devices: &[types::Device], run_tag: &str, known: &HashSet<Uuid>) 
             .entry(d.hostname.as_deref().unwrap_or(""))
             .or_default() += 1;
     }
+    let found = |d: &&&types::Device| d.id.is_some_and(|id| known.found.contains(&id));
+    let created = |d: &&&types::Device| d.id.is_some_and(|id| known.created.contains(&id));
     Audit {
         on_server: ours.len(),
         duplicates: by_hostname.values().map(|n| n.saturating_sub(1)).sum(),
-        lost: ours
-            .iter()
-            .filter(|d| d.id.is_none_or(|id| !known.contains(&id)))
-            .count(),
+        adopted: ours.iter().filter(found).filter(|d| !created(d)).count(),
+        lost: ours.iter().filter(|d| !found(d) && !created(d)).count(),
     }
 }
 
-/// Lists the project's devices and compares them with what the run knows.
+/// Lists the project's devices carrying `run_tag` and compares them with
+/// what the run knows.
 pub async fn audit(
     metal: &dyn Metal,
-    project: Uuid,
+    project: uuid::Uuid,
     run_tag: &str,
-    known: &HashSet<Uuid>,
+    known: &Known,
 ) -> Result<Audit, Error> {
-    let devices = metal.list_devices(project).await?;
+    let devices = metal
+        .list_devices_matching(project, &DeviceFilter::tag(run_tag))
+        .await?;
     Ok(compare(&devices, run_tag, known))
 }
 
@@ -81,6 +96,7 @@ pub fn shortfall(requested: usize, active: usize, audit: &Audit) -> Option<Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+    use uuid::Uuid;
 
     #[test]
     fn shortfall_names_every_way_a_run_falls_short() {
@@ -101,6 +117,7 @@ mod tests {
             on_server: 9,
             duplicates: 1,
             lost: 2,
+            ..Audit::default()
         };
         assert_eq!(
             shortfall(8, 8, &dirty).as_deref(),
@@ -116,6 +133,7 @@ mod tests {
             on_server: 9,
             duplicates: 0,
             lost: 1,
+            ..Audit::default()
         };
         assert_eq!(
             shortfall(8, 8, &lost_only).as_deref(),
@@ -123,37 +141,47 @@ mod tests {
         );
     }
 
-    fn device(id: Uuid, hostname: &str, tags: &[&str]) -> types::Device {
+    fn device(id: Uuid, hostname: &str, tags: &[&str], state: &str) -> types::Device {
         serde_json::from_value(serde_json::json!({
-            "id": id, "hostname": hostname, "tags": tags
+            "id": id, "hostname": hostname, "tags": tags, "state": state
         }))
         .unwrap()
     }
 
     #[test]
-    fn counts_duplicates_and_lost_for_this_run_only() {
-        let (a, b, c, d) = (
-            Uuid::new_v4(),
-            Uuid::new_v4(),
-            Uuid::new_v4(),
-            Uuid::new_v4(),
-        );
+    fn counts_duplicates_adopted_and_lost_for_this_run_only() {
+        let [a, b, c, d, e, f] = [(); 6].map(|()| Uuid::new_v4());
         let devices = vec![
-            device(a, "p-0", &["run"]),
-            device(b, "p-1", &["run"]),
-            device(c, "p-1", &["run"]),   // created twice, and unknown
-            device(d, "p-0", &["other"]), // another run's
+            device(a, "p-0", &["run"], "active"),
+            device(b, "p-1", &["run"], "active"),
+            device(c, "p-1", &["run"], "active"), // created twice, and unknown
+            device(d, "p-0", &["other"], "active"), // another run's
+            device(e, "p-2", &["run"], "provisioning"), // found and kept
+            device(f, "p-2", &["run"], "deprovisioning"), // being deleted
         ];
-        let known: HashSet<Uuid> = [a, b].into();
+        let known = Known {
+            created: [a, b].into(),
+            found: [e].into(),
+        };
         assert_eq!(
             compare(&devices, "run", &known),
             Audit {
-                on_server: 3,
+                on_server: 4,
                 duplicates: 1,
+                adopted: 1,
                 lost: 1
             }
         );
-        let all: HashSet<Uuid> = [a, b, c].into();
+        let all = Known {
+            created: [a, b, c].into(),
+            found: [e].into(),
+        };
         assert_eq!(compare(&devices, "run", &all).lost, 0);
+        // A device the run created is never counted as adopted.
+        let both = Known {
+            created: [a, b, c, e].into(),
+            found: [e].into(),
+        };
+        assert_eq!(compare(&devices, "run", &both).adopted, 0);
     }
 }

@@ -3,16 +3,18 @@
 //!
 //! # Module guide
 //!
-//! - [`controller`]: [`run`] lists a project's free hardware reservations,
-//!   ensures an SSH key, creates one device per reservation through the
+//! - [`controller`]: [`run`] lists a project's free hardware reservations
+//!   and the devices an earlier run of the same name left, ensures an SSH
+//!   key, keeps or creates one device per hostname through the
 //!   [`metal_policy::Metal`] trait (moving on to another reservation when a
 //!   race is lost, or a device fails to provision), and waits until each is
 //!   active; [`cleanup`] deletes them, waiting while the API refuses to
 //!   delete a device still provisioning.
-//! - [`audit`](mod@audit): compares the server's devices with what the run knows:
-//!   duplicates (a device created twice) and lost devices (on the server,
-//!   unknown to the run); [`shortfall`] says why a run fell short, if it
-//!   did.
+//! - [`audit`](mod@audit): compares the server's devices with what the run
+//!   knows: duplicates (a device created twice), adopted devices (found and
+//!   kept) and lost devices (on the server, unknown to the run);
+//!   [`shortfall`] says why a run fell short, if it did.
+//! - [`report`]: the run's output for people, a table of its requests.
 //!
 //! The runnable program is `examples/provision.rs`
 //! (`cargo run --release --example provision`); the comparison benchmarks
@@ -20,8 +22,25 @@
 
 pub mod audit;
 pub mod controller;
+pub mod report;
 
 pub use audit::{audit, shortfall, Audit};
 pub use controller::{
-    cleanup, run, FailedDevice, NoProgress, Outcome, Progress, RunConfig, RunError, SshKeySpec,
+    cleanup, run, run_tag, FailedDevice, InvalidName, Known, NoProgress, Outcome, Progress,
+    RunConfig, RunError, SshKeySpec,
 };
+
+// The README's and the crates' READMEs' examples, compiled and run as
+// doctests (this crate's dev-dependencies hold every crate they use).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct WorkspaceReadme;
+#[cfg(doctest)]
+#[doc = include_str!("../../metal-fake/README.md")]
+struct MetalFakeReadme;
+#[cfg(doctest)]
+#[doc = include_str!("../../metal-policy/README.md")]
+struct MetalPolicyReadme;
+#[cfg(doctest)]
+#[doc = include_str!("../../metal-api/README.md")]
+struct MetalApiReadme;

@@ -17,9 +17,9 @@ use std::sync::mpsc;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+mod common;
+use common::create_beside;
 use metal_fake::{FailProvisioning, Fake, Fault, FaultKind, ServerConfig, ServerHandle, Timings};
-use metal_policy::Metal;
-use metal_provision::RunConfig;
 
 const TOKEN: &str = "example-test-token";
 
@@ -204,7 +204,7 @@ fn a_clean_run_exits_zero_and_counts_no_minus_zero_retries() {
     let line = summary(&out);
     assert!(line.starts_with("provisioned 2/2 devices in "), "{line}");
     assert!(
-        line.ends_with(": 0 duplicates, 0 lost, 0 retries, 0 race-lost, 0 failed"),
+        line.ends_with(": 0 adopted, 0 duplicates, 0 lost, 0 retries, 0 race-lost, 0 failed"),
         "{line}"
     );
 }
@@ -227,6 +227,38 @@ fn the_default_run_meets_a_failed_device_and_still_provisions_every_device() {
         .filter(|l| l.starts_with("warning: device ") && l.ends_with("; deleted"))
         .count();
     assert_eq!(warnings, failed, "{}", text(&out.stderr));
+}
+
+#[test]
+fn the_default_rates_and_retries_provision_hundreds_of_devices() {
+    // The default fault and failure rates, seed and retries, with quick
+    // timings: about 20 devices fail to provision, and none of the 200
+    // hostnames runs out of tries (with two retries at a failure rate of
+    // 0.2, four in five such runs fell short).
+    let out = finish(
+        provision(&[
+            "--devices",
+            "200",
+            "--parallelism",
+            "64",
+            "--api-rate",
+            "1ms",
+            "--rate-limit",
+            "0",
+            "--provision-time",
+            "200ms",
+            "--progress-interval",
+            "1h",
+        ])
+        .spawn()
+        .unwrap(),
+        Duration::from_secs(300),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let line = summary(&out);
+    assert!(line.starts_with("provisioned 200/200 devices"), "{line}");
+    assert!(line.contains(", 0 duplicates, 0 lost, "), "{line}");
+    assert!(!line.ends_with(" 0 failed"), "no device failed: {line}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -285,10 +317,47 @@ async fn no_device_active_is_exit_code_1() {
     assert!(summary(&out).starts_with("provisioned 0/2 devices"));
 }
 
+/// Waits until the run has created a device (with the default name's
+/// tag), and returns it.
+async fn first_device(fake: &Fake) -> metal_api::types::Device {
+    let tag = metal_provision::run_tag("provision");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let ours = fake.devices().into_iter().find(|d| d.tags.contains(&tag));
+        if let Some(d) = ours {
+            return d;
+        }
+        assert!(Instant::now() < deadline, "the run created no device");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn duplicates_or_lost_devices_in_the_audit_are_exit_code_1() {
-    // More reservations than the run uses, so the other API user below can
-    // take one the run does not reach for (the run takes them in order).
+async fn a_device_of_the_run_it_does_not_know_is_exit_code_1() {
+    let fake = fake(6).build();
+    let server = serve(&fake).await;
+    let child = tokio::task::spawn_blocking({
+        let mut cmd = against(&server, &fake, &["--devices", "2", "--api-rate", "10ms"]);
+        move || finish(cmd.spawn().unwrap(), Duration::from_secs(120))
+    });
+    // While it runs, another API user creates a device with the run's tag
+    // under a hostname the run does not have: not the run's, not adopted,
+    // so the audit counts it lost.
+    first_device(&fake).await;
+    create_beside(&fake, "provision-9").await;
+
+    let out = child.await.unwrap();
+    let error = the_error(&out, 1);
+    assert!(
+        error.ends_with("the audit found 0 duplicates and 1 lost device"),
+        "{error}"
+    );
+    assert!(summary(&out).contains(": 0 adopted, 0 duplicates, 1 lost, "));
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_duplicate_made_while_the_run_works_is_removed() {
     let fake = fake(6).build();
     let server = serve(&fake).await;
     let child = tokio::task::spawn_blocking({
@@ -296,51 +365,95 @@ async fn duplicates_or_lost_devices_in_the_audit_are_exit_code_1() {
         move || finish(cmd.spawn().unwrap(), Duration::from_secs(120))
     });
     // As soon as the run's first device exists, another API user creates a
-    // second one under the same hostname and run tag: a duplicate, and a
-    // device the run does not know.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let first = loop {
-        let ours = fake
-            .devices()
-            .into_iter()
-            .find(|d| d.tags.iter().any(|t| t.starts_with("provision-run-")));
-        if let Some(d) = ours {
-            break d;
-        }
-        assert!(Instant::now() < deadline, "the run created no device");
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    };
-    let mut cfg = RunConfig::new(fake.project(), 1);
-    cfg.run_tag = first
-        .tags
-        .iter()
-        .find(|t| t.starts_with("provision-run-"))
-        .unwrap()
-        .clone();
-    let reservation = fake
-        .reservations()
-        .into_iter()
-        .rev()
-        .find(metal_provision::controller::is_free)
-        .expect("a free reservation");
-    let body = metal_provision::controller::create_request(
-        &cfg,
-        first.hostname.as_deref().unwrap(),
-        &reservation,
-    )
-    .unwrap();
-    fake.client()
-        .create_device(fake.project(), &body)
-        .await
-        .unwrap();
+    // second one under the same hostname and tag: the run keeps the
+    // earlier and deletes the later when it checks the hostname again.
+    let first = first_device(&fake).await;
+    let second = create_beside(&fake, first.hostname.as_deref().unwrap()).await;
 
     let out = child.await.unwrap();
-    let error = the_error(&out, 1);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(summary(&out).contains(": 0 adopted, 0 duplicates, 0 lost, "));
+    let state = |id| {
+        fake.devices()
+            .into_iter()
+            .find(|d| d.id == Some(id))
+            .and_then(|d| d.state)
+    };
+    // Deleted: deprovisioning, or gone already.
+    let second = state(second);
     assert!(
-        error.ends_with("the audit found 1 duplicate and 1 lost device"),
-        "{error}"
+        matches!(second.as_deref(), None | Some("deprovisioning")),
+        "{second:?}"
     );
-    assert!(summary(&out).contains(": 1 duplicates, 1 lost, "));
+    assert_eq!(state(first.id.unwrap()).as_deref(), Some("active"));
+    server.shutdown().await;
+}
+
+/// The live devices carrying the default run's tag, by hostname.
+fn live_by_hostname(fake: &Fake) -> std::collections::BTreeMap<String, usize> {
+    let tag = metal_provision::run_tag("provision");
+    let mut by = std::collections::BTreeMap::new();
+    for d in fake.devices() {
+        let going = matches!(d.state.as_deref(), Some("deprovisioning" | "deleted"));
+        if d.tags.contains(&tag) && !going {
+            *by.entry(d.hostname.unwrap_or_default()).or_insert(0) += 1;
+        }
+    }
+    by
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rerun_after_kill_9_adopts_what_the_killed_run_left() {
+    let fake = fake(12).build();
+    let server = serve(&fake).await;
+    let args = ["--devices", "5", "--parallelism", "1", "--api-rate", "10ms"];
+    // One slot and four workers: the fifth hostname waits for a worker,
+    // so the run is killed part-way.
+    let mut child = against(&server, &fake, &args).spawn().unwrap();
+    first_device(&fake).await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while fake.devices().len() < 2 {
+        assert!(Instant::now() < deadline, "the run created one device only");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let left = fake.devices().len();
+    assert!((2..5).contains(&left), "{left} devices when it was killed");
+
+    let out = run_async(against(&server, &fake, &args)).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let line = summary(&out);
+    assert!(line.starts_with("provisioned 5/5 devices"), "{line}");
+    assert!(
+        line.contains(&format!(": {left} adopted, 0 duplicates, 0 lost, ")),
+        "{left} left: {line}"
+    );
+    let by = live_by_hostname(&fake);
+    assert_eq!(by.len(), 5, "{by:?}");
+    assert!(by.values().all(|n| *n == 1), "{by:?}");
+    assert_eq!(fake.devices().len(), 5);
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_processes_of_one_name_end_with_one_device_per_hostname() {
+    let fake = fake(16).build();
+    let server = serve(&fake).await;
+    let args = ["--devices", "4", "--api-rate", "10ms"];
+    let (a, b) = tokio::join!(
+        run_async(against(&server, &fake, &args)),
+        run_async(against(&server, &fake, &args)),
+    );
+    for out in [&a, &b] {
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let line = summary(out);
+        assert!(line.starts_with("provisioned 4/4 devices"), "{line}");
+        assert!(line.contains(" 0 duplicates, 0 lost, "), "{line}");
+    }
+    let by = live_by_hostname(&fake);
+    assert_eq!(by.len(), 4, "{by:?}");
+    assert!(by.values().all(|n| *n == 1), "{by:?}");
     server.shutdown().await;
 }
 
@@ -357,6 +470,86 @@ async fn more_devices_than_free_reservations_is_refused_before_creating_any() {
         )
     );
     assert!(fake.devices().is_empty());
+}
+
+// ------------------------------------------------------------ output
+
+#[test]
+fn the_output_is_a_table_of_requests_then_the_summary() {
+    let out = run(&[
+        "--devices",
+        "2",
+        "--fail-rate",
+        "0",
+        "--provision-time",
+        "200ms",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines.len() <= 16, "{stdout}");
+    let header: Vec<&str> = lines[0].split_whitespace().collect();
+    assert_eq!(
+        header,
+        [
+            "operation",
+            "requests",
+            "2xx",
+            "4xx",
+            "429",
+            "5xx",
+            "no",
+            "reply",
+            "retries"
+        ]
+    );
+    let create: Vec<&str> = lines
+        .iter()
+        .find(|l| l.starts_with("createDevice "))
+        .unwrap_or_else(|| panic!("no createDevice row in {stdout}"))
+        .split_whitespace()
+        .collect();
+    assert_eq!(create.len(), 8, "{create:?}");
+    let all = lines.iter().find(|l| l.starts_with("all ")).unwrap();
+    assert!(lines[lines.len() - 2].starts_with("pauses: "), "{stdout}");
+    assert!(lines[lines.len() - 1].starts_with("provisioned 2/2 devices"));
+    // The retries column's total is the summary's retries.
+    let retries = all.split_whitespace().last().unwrap();
+    assert!(
+        summary(&out).contains(&format!(", {retries} retries, ")),
+        "{all} / {}",
+        summary(&out)
+    );
+    assert!(
+        !stdout.contains("equinix_api_"),
+        "raw metrics without --metrics: {stdout}"
+    );
+}
+
+#[test]
+fn metrics_prints_the_prometheus_text_before_the_table() {
+    let out = run(&[
+        "--devices",
+        "1",
+        "--fail-rate",
+        "0",
+        "--provision-time",
+        "200ms",
+        "--metrics",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    for name in [
+        "# TYPE equinix_api_request_duration_seconds histogram",
+        "# TYPE equinix_api_latency histogram",
+        "# TYPE equinix_api_requests_total counter",
+        "equinix_api_requests_total{endpoint=\"createDevice\",status_code=\"201\"}",
+    ] {
+        assert!(stdout.contains(name), "{name} missing from {stdout}");
+    }
+    let table = stdout.find("\noperation ").expect("the table");
+    assert!(stdout[..table].contains("equinix_api_"), "{stdout}");
+    assert!(summary(&out).starts_with("provisioned 1/1 devices"));
 }
 
 // ------------------------------------------------------------ flags
@@ -377,6 +570,10 @@ fn bad_numbers_are_one_error_and_exit_code_2() {
         (&["--provision-time", "100years"], "longer than a day"),
         (&["--progress-interval", "0s"], "shorter than 100ms"),
         (&["--endpoint", "http://127.0.0.1:9/metal/v1"], "--project"),
+        (&["--name", "web_1"], "not 1 to 40 ASCII letters"),
+        (&["--name=-web"], "not 1 to 40 ASCII letters"),
+        (&["--name", &"n".repeat(41)], "not 1 to 40 ASCII letters"),
+        (&["--failed-retries", "101"], "more than 100"),
     ];
     for (args, expected) in cases {
         let out = run(args);

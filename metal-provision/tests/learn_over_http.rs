@@ -1,5 +1,5 @@
 //! The pace learned from the fake server's `X-RateLimit-*` headers, over
-//! HTTP (issue 11): the server sends `X-RateLimit-Reset` as a Unix time, as
+//! HTTP: the server sends `X-RateLimit-Reset` as a Unix time, as
 //! the real API does, and a learning client with no `api_rate` of its own
 //! paces itself by it. The server's clock and the Unix time are real, so
 //! this test runs in real time, with generous margins.

@@ -344,8 +344,8 @@ fn cases() -> u32 {
         .unwrap_or(256)
 }
 
-/// Sequences that once failed, kept as plain tests: each runs on every
-/// `cargo test`, whatever proptest draws.
+/// Sequences of cases the generator reaches rarely, kept as plain tests:
+/// each runs on every `cargo test`, whatever proptest draws.
 #[test]
 fn regressions() {
     let step = |op, faults: Vec<FaultKind>| Step {
@@ -355,10 +355,10 @@ fn regressions() {
     };
     let cases: Vec<(&str, Vec<Step>)> = vec![
         (
-            // Found by these tests (shrunk): a reboot with no device to
-            // reboot made no call, so its faults hit the next step's create
-            // (the latency its reservation check, the competitor the
-            // create itself), which the model had taken for clean.
+            // A reboot with no device to reboot makes no call, so its
+            // faults are left for the next step's create (the latency for
+            // its reservation check, the competitor for the create
+            // itself): the model must expect them there.
             "a fault left by a step without a call",
             vec![
                 step(
@@ -372,10 +372,10 @@ fn regressions() {
             ],
         ),
         (
-            // Found by the soak (seeds 3, 8, 10, 11): a deleted device is
-            // still on the server, deprovisioning and holding its
-            // reservation, after its delete succeeded; a create there is a
-            // lost race, and the device is no create's to lose.
+            // A deleted device is still on the server, deprovisioning and
+            // holding its reservation, after its delete succeeded; a
+            // create there is a lost race, and the device is no create's
+            // to lose.
             "a create on a reservation whose device is deprovisioning",
             vec![
                 step(Op::Create { reservation: 0 }, Vec::new()),

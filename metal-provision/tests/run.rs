@@ -1,14 +1,30 @@
 //! The controller against the in-process fake, on tokio's paused clock.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use std::time::Duration;
 
+mod common;
+use common::create_beside;
+use metal_api::DeviceState;
 use metal_fake::{FailProvisioning, Fake, Fault, FaultKind, RandomFaults, Timings};
-use metal_policy::{Fields, Metal};
-use metal_provision::{audit, cleanup, run, NoProgress, RunConfig, RunError, SshKeySpec};
+use metal_policy::{ExponentialBackoff, Fields, Metal, Waiter};
+use metal_provision::{audit, cleanup, run, NoProgress, Outcome, RunConfig, RunError, SshKeySpec};
 use uuid::Uuid;
+
+/// What the audit finds of `outcome`'s run: devices on the server,
+/// duplicates, adopted, lost.
+async fn audited(
+    metal: &dyn Metal,
+    cfg: &RunConfig,
+    outcome: &Outcome,
+) -> (usize, usize, usize, usize) {
+    let a = audit(metal, cfg.project, &cfg.run_tag, &outcome.known())
+        .await
+        .unwrap();
+    (a.on_server, a.duplicates, a.adopted, a.lost)
+}
 
 fn metal(fake: &Fake) -> Arc<dyn Metal> {
     Arc::new(fake.client().clone())
@@ -44,14 +60,8 @@ async fn provisions_every_device_once_despite_faults() {
     assert!(injected > 0, "the run met no fault");
 
     fake.set_random_faults(None);
-    let known: HashSet<Uuid> = outcome.device_ids().into_iter().collect();
-    let report = audit(metal.as_ref(), fake.project(), &cfg.run_tag, &known)
-        .await
-        .unwrap();
-    assert_eq!(
-        (report.on_server, report.duplicates, report.lost),
-        (6, 0, 0)
-    );
+    let report = audited(metal.as_ref(), &cfg, &outcome).await;
+    assert_eq!(report, (6, 0, 0, 0));
     // The fake agrees: six devices exist, each on its own reservation.
     assert_eq!(fake.devices().len(), 6);
 }
@@ -191,14 +201,8 @@ async fn a_failed_device_is_deleted_and_its_hostname_tried_elsewhere() {
         .await
         .unwrap_err();
     assert!(err.is_not_found(), "{err}");
-    let known: HashSet<Uuid> = outcome.known_ids().into_iter().collect();
-    let report = audit(metal.as_ref(), fake.project(), &cfg.run_tag, &known)
-        .await
-        .unwrap();
-    assert_eq!(
-        (report.on_server, report.duplicates, report.lost),
-        (2, 0, 0)
-    );
+    let report = audited(metal.as_ref(), &cfg, &outcome).await;
+    assert_eq!(report, (2, 0, 0, 0));
 }
 
 #[tokio::test(start_paused = true)]
@@ -248,4 +252,168 @@ async fn failures_past_the_retries_are_one_error_naming_the_hostname() {
     }
     // Both failed devices were deleted; two reservations are left untouched.
     assert_eq!(fake.provisionable_reservations().len(), 2);
+}
+
+/// The devices on the server carrying `tag` that still count (not being
+/// deleted), by hostname.
+fn live_by_hostname(fake: &Fake, tag: &str) -> BTreeMap<String, Vec<Uuid>> {
+    let mut by = BTreeMap::<String, Vec<Uuid>>::new();
+    for d in fake.devices() {
+        let going = matches!(
+            d.state_kind(),
+            Some(DeviceState::Deprovisioning | DeviceState::Deleted)
+        );
+        if d.tags.iter().any(|t| t == tag) && !going {
+            by.entry(d.hostname.clone().unwrap_or_default())
+                .or_default()
+                .extend(d.id);
+        }
+    }
+    by
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_rerun_after_a_crash_adopts_what_the_first_run_left() {
+    // Two workers, each create taking 1 s, each device 65 s to become
+    // active, read every second: 90 s in, two devices are active, two
+    // provisioning, and two hostnames not started, when the first run
+    // stops dead.
+    let fake = Fake::builder()
+        .reservations(8)
+        .fault(Fault::on("createDevice", FaultKind::Latency(Duration::from_secs(1))).times(100))
+        .build();
+    let mut cfg = config(&fake, 6);
+    cfg.workers = 2;
+    cfg.waiter = Waiter::new().poll(ExponentialBackoff {
+        initial_interval: Duration::from_secs(1),
+        multiplier: 1.0,
+        randomization_factor: 0.0,
+        max_interval: Duration::from_secs(1),
+        max_elapsed_time: None,
+    });
+    let crashed = tokio::time::timeout(
+        Duration::from_secs(90),
+        run(metal(&fake), &cfg, Arc::new(NoProgress)),
+    )
+    .await;
+    assert!(crashed.is_err(), "the first run should not have finished");
+    let left: HashSet<Uuid> = fake.devices().iter().filter_map(|d| d.id).collect();
+    let states: Vec<_> = fake.devices().into_iter().map(|d| d.state).collect();
+    assert_eq!(left.len(), 4, "{states:?}");
+
+    // The same command again: the same name, so the same tag and hostnames.
+    let metal = metal(&fake);
+    let outcome = run(Arc::clone(&metal), &cfg, Arc::new(NoProgress))
+        .await
+        .unwrap();
+    assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+    assert_eq!(outcome.active, 6);
+    let adopted: HashSet<Uuid> = outcome.adopted.iter().filter_map(|d| d.id).collect();
+    assert_eq!(adopted, left, "it adopts exactly what the first run left");
+    assert_eq!(outcome.created.len(), 2);
+    // One device per hostname, and nothing else.
+    let by = live_by_hostname(&fake, &cfg.run_tag);
+    assert_eq!(by.len(), 6, "{by:?}");
+    assert!(by.values().all(|ids| ids.len() == 1), "{by:?}");
+    assert_eq!(fake.devices().len(), 6);
+    // The audit says which devices the run did not create.
+    let report = audited(metal.as_ref(), &cfg, &outcome).await;
+    assert_eq!(report, (6, 0, 4, 0));
+}
+
+#[tokio::test(start_paused = true)]
+async fn two_runs_of_one_name_at_once_end_with_one_device_per_hostname() {
+    // Creates take a second, so each run lists the hostnames before the
+    // other's devices exist: both create one device per hostname, and the
+    // later of each pair is deleted.
+    let fake = Fake::builder()
+        .reservations(12)
+        .fault(Fault::on("createDevice", FaultKind::Latency(Duration::from_secs(1))).times(100))
+        .build();
+    let cfg = config(&fake, 5);
+    let (a, b) = tokio::join!(
+        run(metal(&fake), &cfg, Arc::new(NoProgress)),
+        run(metal(&fake), &cfg, Arc::new(NoProgress)),
+    );
+    let (a, b) = (a.unwrap(), b.unwrap());
+    for outcome in [&a, &b] {
+        assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+        assert_eq!(outcome.active, 5);
+    }
+    let by = live_by_hostname(&fake, &cfg.run_tag);
+    assert_eq!(by.len(), 5, "{by:?}");
+    assert!(by.values().all(|ids| ids.len() == 1), "{by:?}");
+    // Both keep the same device for each hostname.
+    let kept =
+        |o: &metal_provision::Outcome| -> HashSet<Uuid> { o.device_ids().into_iter().collect() };
+    assert_eq!(kept(&a), kept(&b));
+    assert_eq!(kept(&a), by.values().flatten().copied().collect());
+    // Both created, so duplicates were made and removed.
+    let created = a.created_ids.len() + b.created_ids.len();
+    assert!(created > 5, "{created} devices created");
+    let removed: HashSet<Uuid> = a.removed.iter().chain(&b.removed).copied().collect();
+    let made: HashSet<Uuid> = a.created_ids.union(&b.created_ids).copied().collect();
+    assert_eq!(
+        removed,
+        &made - &kept(&a),
+        "every device made and not kept was removed"
+    );
+    let metal = metal(&fake);
+    for outcome in [&a, &b] {
+        let report = audited(metal.as_ref(), &cfg, outcome).await;
+        assert_eq!(report, (5, 0, outcome.adopted.len(), 0));
+    }
+    assert_eq!(a.created.len() + a.adopted.len(), 5);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_rerun_removes_a_duplicate_an_earlier_run_left() {
+    // Two live devices of one hostname and tag, as a run without a stable
+    // identity could leave: the rerun keeps the earlier and deletes the
+    // other.
+    let fake = Fake::builder().reservations(4).build();
+    let cfg = config(&fake, 1);
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        ids.push(create_beside(&fake, "provision-0").await);
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    let outcome = run(metal(&fake), &cfg, Arc::new(NoProgress)).await.unwrap();
+    assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+    assert_eq!(outcome.device_ids(), vec![ids[0]]);
+    assert_eq!(outcome.removed, vec![ids[1]]);
+    assert!(outcome.created.is_empty());
+    let by = live_by_hostname(&fake, &cfg.run_tag);
+    assert_eq!(by["provision-0"], vec![ids[0]]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_create_that_got_no_answer_is_found_again_not_made_twice() {
+    // The server creates the device and answers 500; the client gives up
+    // at once (no retries). The controller pauses, lists the hostname,
+    // finds the device and keeps it, instead of reporting a failure and
+    // leaving a device it does not know.
+    let fake = Fake::builder()
+        .reservations(3)
+        .fault(Fault::on("createDevice", FaultKind::FailAfter { status: 500 }).nth(1))
+        .build();
+    let gives_up = fake
+        .client_with(|c| {
+            c.backoff(Arc::new(ExponentialBackoff {
+                max_elapsed_time: Some(Duration::ZERO),
+                ..ExponentialBackoff::default()
+            }))
+        })
+        .unwrap();
+    let metal: Arc<dyn Metal> = Arc::new(gives_up);
+    let cfg = config(&fake, 1);
+    let outcome = run(Arc::clone(&metal), &cfg, Arc::new(NoProgress))
+        .await
+        .unwrap();
+    assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+    assert_eq!(outcome.active, 1);
+    assert_eq!(fake.devices().len(), 1, "made twice");
+    let report = audited(metal.as_ref(), &cfg, &outcome).await;
+    // The run did not learn that its create succeeded: it found the device.
+    assert_eq!(report, (1, 0, 1, 0));
 }

@@ -40,6 +40,19 @@ impl Listing {
                 .collect(),
         })
     }
+
+    /// As [`Listing::of`], for a list whose page size defaults to
+    /// `per_page` (the spec's default for it) instead of the fake's.
+    pub(crate) fn of_per_page(
+        call: &Call,
+        filters: &[&'static str],
+        per_page: u32,
+    ) -> Result<Self, ApiError> {
+        Ok(Self {
+            per_page: call.number("per_page", per_page)?,
+            ..Self::of(call, filters)?
+        })
+    }
 }
 
 /// One page of a project's list: the entries under the list's own key

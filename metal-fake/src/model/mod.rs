@@ -11,6 +11,7 @@
 //!
 //! - `device`, `hardware_reservation`, `ssh_key`, `project`,
 //!   `organization`: the resources.
+//! - `ip_reservation`: IP reservations and their assignments to devices.
 //! - `catalog`: plans, metros and facilities (no operations of their own).
 //! - `access`: the world's tokens, and who may see what (`403`).
 //! - `world`: the tables, and the world built, loaded and saved.
@@ -26,6 +27,7 @@ mod catalog;
 pub(crate) mod device;
 pub(crate) mod hardware_reservation;
 mod inspect;
+pub(crate) mod ip_reservation;
 mod json;
 mod list;
 mod load;
@@ -43,6 +45,7 @@ pub use catalog::{Facility, Metro, Plan};
 pub use device::{Device, DeviceState};
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
+pub use ip_reservation::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 pub use organization::Organization;
 pub use project::Project;
 pub(crate) use resource::{Modelled, Prepare, Prepared, Resource};
@@ -59,6 +62,7 @@ pub(crate) static RESOURCES: &[&Resource] = &[
     &hardware_reservation::RESOURCE,
     &device::RESOURCE,
     &ssh_key::RESOURCE,
+    &ip_reservation::RESOURCE,
 ];
 
 /// Every operation a resource models.

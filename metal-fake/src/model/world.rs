@@ -44,6 +44,7 @@ pub(crate) struct World {
     pub(crate) reservations: HashMap<Uuid, hardware_reservation::Kept>,
     pub(crate) devices: HashMap<Uuid, device::Kept>,
     pub(crate) ssh_keys: HashMap<Uuid, ssh_key::Kept>,
+    pub(crate) ips: super::ip_reservation::Table,
     seq: u64,
     /// Devices ever created through the API (not by a competitor).
     pub(crate) devices_created: u64,
@@ -72,6 +73,7 @@ impl World {
             reservations: HashMap::new(),
             devices: HashMap::new(),
             ssh_keys: HashMap::new(),
+            ips: Default::default(),
             seq: 0,
             devices_created: 0,
             competitor_devices: 0,

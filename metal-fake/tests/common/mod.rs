@@ -24,9 +24,9 @@ pub const PER_PAGE: u32 = 7;
 /// Environment variables of the real-API run (all three required):
 /// the auth token, the project, and one provisionable hardware reservation
 /// in it that the suite may provision, reboot, power-cycle and delete.
-pub const ENV_TOKEN: &str = "METAL_AUTH_TOKEN";
+pub const ENV_TOKEN: &str = metal_api::config::ENV_AUTH_TOKEN;
 /// The project of the real-API run.
-pub const ENV_PROJECT: &str = "METAL_PROJECT";
+pub const ENV_PROJECT: &str = metal_api::config::ENV_PROJECT_ID;
 /// The hardware reservation of the real-API run.
 pub const ENV_RESERVATION: &str = "METAL_RESERVATION";
 /// The operating system slug of the real-API run (default ubuntu_24_04).

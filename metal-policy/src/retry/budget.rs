@@ -18,7 +18,7 @@
 //! are the load the budget exists to bound, never a first attempt; it
 //! charges an unknown outcome (a timeout, a 5xx, a dropped connection: the
 //! kind of failure an outage produces, and one whose attempt held a slot
-//! for longest) twice what a refused connection costs, as the issue asks;
+//! for longest) twice what a refused connection costs;
 //! and its numbers are documented and used in production by every AWS SDK.
 //! A6 counts first-attempt failures too, so a client whose retries are
 //! already off would still empty it; and its retries stop at half the

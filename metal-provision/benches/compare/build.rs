@@ -163,9 +163,9 @@ fn secs(d: Duration) -> String {
 
 /// Runs the section and prints its table.
 pub fn section() {
-    println!("\n## 5. Build cost (CPU time = user + system; wall time beside it)");
+    out!("\n## 5. Build cost (CPU time = user + system; wall time beside it)");
     if std::env::var_os("BENCH_SKIP_BUILD").is_some() {
-        println!("skipped (BENCH_SKIP_BUILD is set)");
+        out!("skipped (BENCH_SKIP_BUILD is set)");
         return;
     }
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -189,13 +189,13 @@ pub fn section() {
     let _ = std::fs::remove_dir_all(&scratch);
     match result {
         Ok(rows) => {
-            println!(
+            out!(
                 "| tree | revision | clean `cargo build --release --workspace`: CPU | wall | \
                  incremental `cargo build -p metal-api` (debug, one edit): CPU | wall |"
             );
-            println!("|---|---|---|---|---|---|");
+            out!("|---|---|---|---|---|---|");
             for (name, rev, release, incremental) in &rows {
-                println!(
+                out!(
                     "| {name} | {} | {} | {} | {} | {} |",
                     &rev[..rev.len().min(12)],
                     secs(release.cpu),
@@ -205,13 +205,13 @@ pub fn section() {
                 );
             }
             if let [(_, _, before, _), (_, _, after, _)] = rows.as_slice() {
-                println!(
+                out!(
                     "release CPU, working tree / base: {:.2}; {} cores, builds one after the other",
                     after.cpu.as_secs_f64() / before.cpu.as_secs_f64().max(f64::EPSILON),
                     std::thread::available_parallelism().map_or(1, |n| n.get())
                 );
             }
         }
-        Err(e) => println!("the build section failed: {e}"),
+        Err(e) => out!("the build section failed: {e}"),
     }
 }

@@ -18,4 +18,4 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::{Device, DeviceState};
-pub(crate) use view::{DeviceField, COLLECTION};
+pub(crate) use view::{Addresses, DeviceField, COLLECTION};

@@ -13,6 +13,7 @@ use uuid::Uuid;
 use super::record::Kept;
 use crate::model::catalog::{FacilityView, MetroView, PlanView};
 use crate::model::hardware_reservation::{self, ReservationView};
+use crate::model::ip_reservation::AssignmentView;
 use crate::model::project::{self, ProjectField};
 use crate::model::render::{hex, Empty, Expand, Href, ShortId, Stamp, Stub};
 use crate::model::World;
@@ -42,7 +43,7 @@ pub(crate) struct DeviceView<'a> {
     spot_instance: bool,
     created_at: Stamp,
     updated_at: Stamp,
-    ip_addresses: Addresses,
+    ip_addresses: Addresses<'a>,
     network_ports: Ports,
     ssh_keys: KeyStubs<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -127,11 +128,7 @@ impl World {
             spot_instance: false,
             created_at: made,
             updated_at: Stamp(self.clock.wall(d.last_change(&self.timings, now))),
-            ip_addresses: Addresses {
-                device: rec.id,
-                seq: state.has_addresses().then_some(d.live.seq),
-                made,
-            },
+            ip_addresses: self.device_addresses(d, now),
             network_ports: Ports {
                 device: rec.id,
                 seq: d.live.seq,
@@ -153,6 +150,20 @@ impl World {
             hardware_reservation: reservation,
             volumes: Empty,
             provisioning_events: Empty,
+        }
+    }
+}
+
+impl World {
+    /// `d`'s IP addresses at `now`: its own once provisioned, and those
+    /// assigned to it from the project's IP reservations.
+    pub(crate) fn device_addresses<'a>(&'a self, d: &'a Kept, now: Instant) -> Addresses<'a> {
+        let state = d.state(&self.timings, now);
+        Addresses {
+            device: d.rec.id,
+            seq: state.has_addresses().then_some(d.live.seq),
+            made: Stamp(self.clock.wall(d.live.created)),
+            elastic: self.elastic_addresses_of(d.rec.id),
         }
     }
 }
@@ -259,12 +270,14 @@ pub(crate) fn address_texts(seq: u64) -> impl Iterator<Item = String> {
 }
 
 /// A device's public IPv4 (/31), public IPv6 (/127) and private IPv4
-/// (/31) assignments; none (`[]`) before it has them.
-struct Addresses {
+/// (/31) assignments, none before it has them; then those of the
+/// project's IP reservations assigned to it.
+pub(crate) struct Addresses<'a> {
     device: Uuid,
     /// The device's creation order, when it has its addresses.
     seq: Option<u64>,
     made: Stamp,
+    elastic: Vec<AssignmentView<'a>>,
 }
 
 #[derive(Serialize)]
@@ -286,11 +299,9 @@ struct Assignment {
     created_at: Stamp,
 }
 
-impl Serialize for Addresses {
+impl Serialize for Addresses<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let Some(seq) = self.seq else {
-            return Empty.serialize(s);
-        };
+        use serde::ser::SerializeSeq;
         let all = [
             (Family::Public4, 4, true, 31, "255.255.255.254"),
             (
@@ -302,15 +313,18 @@ impl Serialize for Addresses {
             ),
             (Family::Private4, 4, false, 31, "255.255.255.254"),
         ];
-        s.collect_seq(all.into_iter().enumerate().map(
-            |(i, (family, address_family, public, cidr, netmask))| {
+        let own = if self.seq.is_some() { all.len() } else { 0 };
+        let mut seq = s.serialize_seq(Some(own + self.elastic.len()))?;
+        if let Some(n) = self.seq {
+            for (i, (family, address_family, public, cidr, netmask)) in all.into_iter().enumerate()
+            {
                 let id = derived_id(self.device, i as u128 + 1);
                 let text = |network| AddressText {
                     family,
-                    seq,
+                    seq: n,
                     network,
                 };
-                Assignment {
+                seq.serialize_element(&Assignment {
                     id,
                     href: Href::new("ips", id),
                     address: text(false),
@@ -326,9 +340,13 @@ impl Serialize for Addresses {
                     global_ip: false,
                     assigned_to: Stub::new(COLLECTION, self.device),
                     created_at: self.made,
-                }
-            },
-        ))
+                })?;
+            }
+        }
+        for a in &self.elastic {
+            seq.serialize_element(a)?;
+        }
+        seq.end()
     }
 }
 

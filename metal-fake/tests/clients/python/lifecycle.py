@@ -1,9 +1,9 @@
 """A full device lifecycle through the Equinix Python SDK (`equinix` 0.19.0,
 metalv1, unmodified) against the metal-fake binary.
 
-Run by `cargo test -p metal-fake --test external_clients`, which makes the
-virtualenv, starts the binary and sets METAL_FAKE_URL (ending in /metal/v1),
-METAL_FAKE_TOKEN and METAL_FAKE_PROJECT. Each step is a function; a step
+Run by `cargo test -p metal-fake --features cli --test external_clients`, which makes the
+virtualenv, starts the binary and sets METAL_API_URL (ending in /metal/v1),
+METAL_AUTH_TOKEN and METAL_PROJECT_ID. Each step is a function; a step
 that needs one that did not pass is skipped, saying so, so that a run fails
 at exactly the steps that are wrong. Exit code 0 when every step passed, 1
 when one failed or was skipped, 2 when the environment is not set.
@@ -243,13 +243,13 @@ class Lifecycle:
 
 
 def main():
-    url = os.environ.get("METAL_FAKE_URL")
-    token = os.environ.get("METAL_FAKE_TOKEN")
-    project = os.environ.get("METAL_FAKE_PROJECT")
+    url = os.environ.get("METAL_API_URL")
+    token = os.environ.get("METAL_AUTH_TOKEN")
+    project = os.environ.get("METAL_PROJECT_ID")
     if not (url and token and project):
         print(
-            "METAL_FAKE_URL, METAL_FAKE_TOKEN and METAL_FAKE_PROJECT are not set: "
-            "run through `cargo test -p metal-fake --test external_clients`",
+            "METAL_API_URL, METAL_AUTH_TOKEN and METAL_PROJECT_ID are not set: "
+            "run through `cargo test -p metal-fake --features cli --test external_clients`",
             file=sys.stderr,
         )
         return 2

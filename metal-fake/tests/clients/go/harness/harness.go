@@ -3,9 +3,9 @@
 // of named steps that skip, saying why, when a step they need failed, and
 // bounded polling.
 //
-// The tests run through `cargo test -p metal-fake --test external_clients`,
-// which starts the metal-fake binary and sets METAL_FAKE_URL,
-// METAL_FAKE_TOKEN and METAL_FAKE_PROJECT. Run directly without them, they
+// The tests run through `cargo test -p metal-fake --features cli --test external_clients`,
+// which starts the metal-fake binary and sets METAL_API_URL,
+// METAL_AUTH_TOKEN and METAL_PROJECT_ID. Run directly without them, they
 // skip.
 package harness
 
@@ -44,13 +44,13 @@ type Env struct {
 func Load(t *testing.T) Env {
 	t.Helper()
 	env := Env{
-		URL:     os.Getenv("METAL_FAKE_URL"),
-		Token:   os.Getenv("METAL_FAKE_TOKEN"),
-		Project: os.Getenv("METAL_FAKE_PROJECT"),
+		URL:     os.Getenv("METAL_API_URL"),
+		Token:   os.Getenv("METAL_AUTH_TOKEN"),
+		Project: os.Getenv("METAL_PROJECT_ID"),
 	}
 	if env.URL == "" || env.Token == "" || env.Project == "" {
-		t.Skip("METAL_FAKE_URL, METAL_FAKE_TOKEN and METAL_FAKE_PROJECT are not set: " +
-			"run through `cargo test -p metal-fake --test external_clients`")
+		t.Skip("METAL_API_URL, METAL_AUTH_TOKEN and METAL_PROJECT_ID are not set: " +
+			"run through `cargo test -p metal-fake --features cli --test external_clients`")
 	}
 	return env
 }

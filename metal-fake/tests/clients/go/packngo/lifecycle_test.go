@@ -1,6 +1,6 @@
 // A full device lifecycle through packngo (github.com/packethost/packngo,
 // unmodified), the Go client the reference design wraps, against the
-// metal-fake binary; run by `cargo test -p metal-fake --test
+// metal-fake binary; run by `cargo test -p metal-fake --features cli --test
 // external_clients`. Each step asserts what packngo's caller sees: the
 // values it decodes, the status and the error text of its ErrorResponse.
 package packngo_test

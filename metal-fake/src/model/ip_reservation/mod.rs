@@ -1,0 +1,23 @@
+//! IP reservations (blocks of elastic addresses a project reserves) and
+//! their assignments to devices. One concept: both live under `/ips/{id}`
+//! (`findIPAddressById` and `deleteIPAddress` serve either), and an
+//! assignment is a part of its reservation.
+//!
+//! - `record`: [`IpReservation`] and [`IpAssignment`], what the world keeps
+//!   and their document entries; the table of both.
+//! - `rules`: a request (type, quantity, location, quota), an assignment
+//!   (an address of one of the project's blocks, in the device's metro),
+//!   an unassignment, a release (refused while assigned); the address
+//!   pools blocks come from.
+//! - `view`: a reservation and an assignment as the API sends them.
+//! - `operations`: the operations modelled, and who owns an address.
+
+mod operations;
+mod record;
+mod rules;
+mod view;
+
+pub(crate) use operations::RESOURCE;
+pub(crate) use record::Table;
+pub use record::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
+pub(crate) use view::AssignmentView;

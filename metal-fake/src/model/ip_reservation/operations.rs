@@ -1,0 +1,163 @@
+//! The IP reservation and assignment operations the fake models, and who
+//! owns an address.
+
+use metal_api::operation as op;
+use metal_api::types;
+use uuid::Uuid;
+
+use super::record::{self, Kept};
+use super::view::{AssignmentList, COLLECTION};
+use crate::call::{ApiError, Call, Reply};
+use crate::model::access::Owner;
+use crate::model::list::Listing;
+use crate::model::render::{reply, Expand};
+use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
+use crate::model::World;
+
+/// IP reservations and their assignments to devices (`/ips/{id}` is
+/// either).
+pub(crate) static RESOURCE: Resource = Resource {
+    collection: COLLECTION,
+    operations: &[
+        Modelled::new(&op::FIND_IP_RESERVATIONS, find_ip_reservations),
+        Modelled::new(&op::REQUEST_IP_RESERVATION, request_ip_reservation),
+        Modelled::new(&op::FIND_IP_ADDRESS_BY_ID, find_ip_address_by_id),
+        Modelled::new(&op::DELETE_IP_ADDRESS, delete_ip_address),
+        Modelled::new(&op::FIND_IP_ASSIGNMENTS, find_ip_assignments),
+        Modelled::new(&op::CREATE_IP_ASSIGNMENT, create_ip_assignment),
+    ],
+    owner,
+    load: record::load,
+    save: record::save,
+};
+
+fn owner(w: &World, id: Uuid) -> Option<Owner> {
+    if let Some(r) = w.ips.reservations.get(&id) {
+        return Some(Owner::Project(r.rec.project));
+    }
+    let a = w.live_assignment(id)?;
+    let r = w.ips.reservations.get(&a.reservation)?;
+    Some(Owner::Project(r.rec.project))
+}
+
+/// The spec's default page size of a project's IP reservations (packngo
+/// reads only the first page).
+const DEFAULT_PER_PAGE: u32 = 250;
+
+/// The values of the list's `types` filter.
+const TYPES: &[&str] = &[
+    "global_ipv4",
+    "private_ipv4",
+    "public_ipv4",
+    "public_ipv6",
+    "vrf",
+];
+
+/// The `types` filter: comma-separated, each one of [`TYPES`]; `None`:
+/// every type.
+fn types_filter(call: &Call) -> Result<Option<Vec<String>>, ApiError> {
+    let Some(text) = call.text("types") else {
+        return Ok(None);
+    };
+    let types: Vec<String> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect();
+    if let Some(bad) = types.iter().find(|t| !TYPES.contains(&t.as_str())) {
+        return Err(ApiError::unprocessable(format!(
+            "types must be among {}, not {bad}",
+            TYPES.join(", ")
+        )));
+    }
+    Ok(Some(types))
+}
+
+fn find_ip_reservations(call: &Call) -> Result<Prepared, ApiError> {
+    let project = call.id("id")?;
+    let listing = Listing::of_per_page(call, &["types"], DEFAULT_PER_PAGE)?;
+    let types = types_filter(call)?;
+    acts(move |w, _, _| {
+        let listed = |r: &&Kept| {
+            r.rec.project == project
+                && types
+                    .as_ref()
+                    .is_none_or(|t| t.iter().any(|t| t == r.rec.kind.as_str()))
+        };
+        let page = w.page_of(
+            project,
+            ("ip_addresses", COLLECTION),
+            w.ips.reservations.values().filter(listed),
+            |r| r.seq,
+            &listing,
+            |r| w.ip_reservation_view(r, &listing.expand),
+        )?;
+        reply(&page)
+    })
+}
+
+fn request_ip_reservation(call: &Call) -> Result<Prepared, ApiError> {
+    let project = call.id("id")?;
+    let body: types::IpReservationRequestInput = call.json()?;
+    let expand = expand(call);
+    acts(move |w, _, now| {
+        let id = w.request_ip_reservation(project, &body, now)?;
+        let r = w
+            .ips
+            .reservations
+            .get(&id)
+            .ok_or_else(ApiError::not_found)?;
+        reply(&w.ip_reservation_view(r, &expand))
+    })
+}
+
+fn find_ip_address_by_id(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let expand = expand(call);
+    acts(move |w, _, _| {
+        if let Some(r) = w.ips.reservations.get(&id) {
+            return reply(&w.ip_reservation_view(r, &expand));
+        }
+        assignment_reply(w, id, &expand)
+    })
+}
+
+fn delete_ip_address(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    acts(move |w, _, _| {
+        w.delete_ip_address(id)?;
+        Ok(Reply::Empty)
+    })
+}
+
+fn find_ip_assignments(call: &Call) -> Result<Prepared, ApiError> {
+    let device = call.id("id")?;
+    acts(move |w, _, now| {
+        let d = w.devices.get(&device).ok_or_else(ApiError::not_found)?;
+        reply(&AssignmentList {
+            ip_addresses: w.device_addresses(d, now),
+        })
+    })
+}
+
+fn create_ip_assignment(call: &Call) -> Result<Prepared, ApiError> {
+    let device = call.id("id")?;
+    let body: types::IpAssignmentInput = call.json()?;
+    let expand = expand(call);
+    acts(move |w, _, now| {
+        let id = w.assign_ip(device, &body.address, now)?;
+        assignment_reply(w, id, &expand)
+    })
+}
+
+/// The assignment `id` (whose device is there) as the reply.
+fn assignment_reply(w: &World, id: Uuid, expand: &Expand) -> Result<Reply, ApiError> {
+    let a = w.live_assignment(id).ok_or_else(ApiError::not_found)?;
+    let r = w
+        .ips
+        .reservations
+        .get(&a.reservation)
+        .ok_or_else(ApiError::not_found)?;
+    reply(&w.ip_assignment_view(a, r, expand))
+}

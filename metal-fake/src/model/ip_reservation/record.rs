@@ -1,0 +1,279 @@
+//! What the fake keeps of an IP reservation and of an assignment of its
+//! addresses to a device: their descriptions (also their entries in the
+//! world document), and the table that holds both, with the index by
+//! device a device's `ip_addresses` reads.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::net::Ipv4Addr;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::rules::{self, Block};
+use crate::document::{WorldDoc, WorldError};
+use crate::model::load::unknown;
+use crate::model::world::oldest_first;
+use crate::model::World;
+
+/// What a reservation's addresses are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum IpReservationType {
+    /// Public IPv4 addresses of one metro (elastic IPs).
+    PublicIpv4,
+    /// Global anycast IPv4 addresses, assignable in every metro.
+    GlobalIpv4,
+}
+
+impl IpReservationType {
+    /// The API's name of it.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::PublicIpv4 => "public_ipv4",
+            Self::GlobalIpv4 => "global_ipv4",
+        }
+    }
+}
+
+/// Where a reservation is in its approval.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum IpReservationState {
+    /// Waiting for approval: its addresses cannot be assigned yet.
+    Pending,
+    /// Approved: its addresses can be assigned.
+    #[default]
+    Created,
+}
+
+impl IpReservationState {
+    /// The API's name of it.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Created => "created",
+        }
+    }
+}
+
+/// A block of IPv4 addresses reserved for a project.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IpReservation {
+    /// Its ID.
+    pub id: Uuid,
+    /// Its project.
+    pub project: Uuid,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub kind: IpReservationType,
+    /// Its network address (the first of the block).
+    pub network: Ipv4Addr,
+    /// Its prefix length: 24 (256 addresses) to 32 (one).
+    pub cidr: u8,
+    /// Its metro's code (a public block; the facility's metro when a
+    /// facility is given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metro: Option<String>,
+    /// Its facility's code, when it was requested in one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facility: Option<String>,
+    /// Its state (default `created`).
+    #[serde(default)]
+    pub state: IpReservationState,
+    /// Its tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Its description (`details`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<String>,
+    /// Its custom data.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub customdata: serde_json::Map<String, serde_json::Value>,
+    /// Its addresses assigned to devices.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub assignments: Vec<IpAssignment>,
+}
+
+/// Addresses of a reservation assigned to a device.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IpAssignment {
+    /// Its ID.
+    pub id: Uuid,
+    /// The device, of the reservation's project.
+    pub device: Uuid,
+    /// The first address assigned.
+    pub address: Ipv4Addr,
+    /// Its prefix length (default 32: one address), at least the
+    /// reservation's.
+    #[serde(default = "one_address")]
+    pub cidr: u8,
+}
+
+fn one_address() -> u8 {
+    32
+}
+
+/// A reservation as the world keeps it (its assignments are in the
+/// table, by ID, in the order they were made).
+#[derive(Clone, Debug)]
+pub(crate) struct Kept {
+    /// The record, without its assignments.
+    pub(crate) rec: IpReservation,
+    pub(crate) seq: u64,
+    pub(crate) created: Instant,
+    pub(crate) assignments: Vec<Uuid>,
+}
+
+impl Kept {
+    /// The block it holds.
+    pub(crate) fn block(&self) -> Block {
+        Block::new(self.rec.network, self.rec.cidr)
+    }
+}
+
+/// An assignment as the world keeps it.
+#[derive(Clone, Debug)]
+pub(crate) struct KeptAssignment {
+    pub(crate) rec: IpAssignment,
+    pub(crate) reservation: Uuid,
+    pub(crate) seq: u64,
+    pub(crate) created: Instant,
+}
+
+impl KeptAssignment {
+    /// The addresses it holds.
+    pub(crate) fn block(&self) -> Block {
+        Block::new(self.rec.address, self.rec.cidr)
+    }
+}
+
+/// The world's IP reservations and assignments.
+#[derive(Debug, Default)]
+pub(crate) struct Table {
+    pub(crate) reservations: HashMap<Uuid, Kept>,
+    pub(crate) assignments: HashMap<Uuid, KeptAssignment>,
+    /// `(device, seq, assignment)`: each device's assignments, oldest
+    /// first.
+    pub(crate) by_device: BTreeSet<(Uuid, u64, Uuid)>,
+    /// How far into each pool blocks have been handed out.
+    pub(crate) next: HashMap<IpReservationType, u32>,
+}
+
+impl Table {
+    /// The IDs of `device`'s assignments, oldest first.
+    pub(crate) fn of_device(&self, device: Uuid) -> impl Iterator<Item = Uuid> + '_ {
+        self.by_device
+            .range((device, 0, Uuid::nil())..=(device, u64::MAX, Uuid::max()))
+            .map(|(_, _, a)| *a)
+    }
+
+    /// Adds an assignment (its reservation holds it).
+    pub(crate) fn insert_assignment(&mut self, a: KeptAssignment) {
+        if let Some(r) = self.reservations.get_mut(&a.reservation) {
+            r.assignments.push(a.rec.id);
+        }
+        self.by_device.insert((a.rec.device, a.seq, a.rec.id));
+        self.assignments.insert(a.rec.id, a);
+    }
+
+    /// Removes an assignment.
+    pub(crate) fn remove_assignment(&mut self, id: Uuid) -> Option<KeptAssignment> {
+        let a = self.assignments.remove(&id)?;
+        if let Some(r) = self.reservations.get_mut(&a.reservation) {
+            r.assignments.retain(|x| *x != id);
+        }
+        self.by_device.remove(&(a.rec.device, a.seq, id));
+        Some(a)
+    }
+}
+
+/// Loads the document's reservations and their assignments: each block
+/// valid and apart from every other, of a project the world has, in a
+/// metro and facility it has; each assignment an address of its block, to
+/// a device of the project.
+pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    let mut ids = HashSet::new();
+    let mut blocks: Vec<(Block, Uuid)> = Vec::with_capacity(doc.ip_reservations.len());
+    let inconsistent =
+        |id: Uuid, why: String| WorldError::Inconsistent(format!("ip reservation {id}: {why}"));
+    for r in &doc.ip_reservations {
+        let from = || format!("ip reservation {}", r.id);
+        crate::model::load::unique(&mut ids, r.id, "ip reservation", r.id)?;
+        if !w.projects.contains_key(&r.project) {
+            return Err(unknown(from(), "project", r.project));
+        }
+        rules::check_record(w, r).map_err(|why| inconsistent(r.id, why))?;
+        let block = Block::new(r.network, r.cidr);
+        blocks.push((block, r.id));
+        let seq = w.next_seq();
+        let mut rec = r.clone();
+        rec.assignments = Vec::new();
+        w.ips.reservations.insert(
+            r.id,
+            Kept {
+                rec,
+                seq,
+                created: now,
+                assignments: Vec::new(),
+            },
+        );
+        rules::note_allocated(&mut w.ips, r.kind, block);
+        for a in &r.assignments {
+            crate::model::load::unique(&mut ids, a.id, "ip assignment", a.id)?;
+            let device = w
+                .devices
+                .get(&a.device)
+                .ok_or_else(|| unknown(format!("ip assignment {}", a.id), "device", a.device))?;
+            if device.rec.project != r.project {
+                return Err(inconsistent(
+                    r.id,
+                    format!("assignment {} is to a device of another project", a.id),
+                ));
+            }
+            let taken = Block::new(a.address, a.cidr);
+            if a.cidr > 32 || !block.holds(taken) || taken.network() != a.address {
+                return Err(inconsistent(
+                    r.id,
+                    format!("assignment {} is not a block of its addresses", a.id),
+                ));
+            }
+            let seq = w.next_seq();
+            w.ips.insert_assignment(KeptAssignment {
+                rec: a.clone(),
+                reservation: r.id,
+                seq,
+                created: now,
+            });
+        }
+        if r.assignments.len() > rules::MAX_ASSIGNMENTS {
+            return Err(inconsistent(
+                r.id,
+                format!("more than {} assignments", rules::MAX_ASSIGNMENTS),
+            ));
+        }
+    }
+    blocks.sort_by_key(|(b, _)| b.first());
+    if let Some(pair) = blocks.windows(2).find(|p| p[1].0.first() <= p[0].0.last()) {
+        return Err(inconsistent(
+            pair[1].1,
+            format!("its block overlaps ip reservation {}", pair[0].1),
+        ));
+    }
+    Ok(())
+}
+
+/// Saves the reservations into `doc`, oldest first, each with the
+/// assignments whose device is still there.
+pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    doc.ip_reservations = oldest_first(&w.ips.reservations, |r| r.seq)
+        .into_iter()
+        .map(|r| IpReservation {
+            assignments: w.live_assignments(r).map(|a| a.rec.clone()).collect(),
+            ..r.rec.clone()
+        })
+        .collect();
+}

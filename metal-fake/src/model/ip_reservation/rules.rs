@@ -1,0 +1,500 @@
+//! The API's rules for IP reservations and assignments: what a request
+//! may ask for (type, quantity, location, the project's quota), which
+//! address an assignment may take, and when a reservation may go; and the
+//! pools the fake hands blocks out of.
+
+use std::net::Ipv4Addr;
+
+use metal_api::types;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::record::{
+    IpAssignment, IpReservation, IpReservationState, IpReservationType, Kept, KeptAssignment, Table,
+};
+use crate::call::ApiError;
+use crate::model::bounds::{bad_tags, refuse, too_long, MAX_TEXT};
+use crate::model::World;
+
+/// The most public IPv4 addresses (and, separately, global IPv4
+/// addresses) one project holds in approved reservations: the API's
+/// documented default limit for public IPv4.
+pub(crate) const MAX_ADDRESSES_PER_PROJECT: u32 = 256;
+
+/// The most assignments one reservation holds.
+pub(crate) const MAX_ASSIGNMENTS: usize = 256;
+
+/// The largest block of each type, in addresses: public IPv4 from /32 to
+/// /24, global IPv4 from /32 to /30, as the API's documentation lists.
+fn largest(kind: IpReservationType) -> u32 {
+    match kind {
+        IpReservationType::PublicIpv4 => 256,
+        IpReservationType::GlobalIpv4 => 4,
+    }
+}
+
+/// The made-up pool each type's blocks come from: apart from each other
+/// and from the addresses devices get at provisioning.
+fn pool(kind: IpReservationType) -> Block {
+    match kind {
+        IpReservationType::PublicIpv4 => Block::new(Ipv4Addr::new(139, 178, 64, 0), 18),
+        IpReservationType::GlobalIpv4 => Block::new(Ipv4Addr::new(145, 40, 192, 0), 20),
+    }
+}
+
+/// A block of IPv4 addresses: a network and a prefix length (0 to 32).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Block {
+    first: u32,
+    cidr: u8,
+}
+
+impl Block {
+    /// The block of `cidr` bits that `address` starts (`cidr` above 32 is
+    /// taken as 32).
+    pub(crate) fn new(address: Ipv4Addr, cidr: u8) -> Self {
+        Self {
+            first: u32::from(address),
+            cidr: cidr.min(32),
+        }
+    }
+
+    /// How many addresses it holds.
+    pub(crate) fn size(self) -> u64 {
+        1u64 << (32 - u32::from(self.cidr))
+    }
+
+    fn mask(self) -> u32 {
+        // `cidr` is at most 32, so the shift is at most 32 bits of a u64.
+        (u64::from(u32::MAX) << (32 - u32::from(self.cidr))) as u32
+    }
+
+    /// Its first address as a number.
+    pub(crate) fn first(self) -> u32 {
+        self.first
+    }
+
+    /// Its last address as a number.
+    pub(crate) fn last(self) -> u32 {
+        self.first | !self.mask()
+    }
+
+    /// Its network address (the first, with the host bits cleared).
+    pub(crate) fn network(self) -> Ipv4Addr {
+        Ipv4Addr::from(self.first & self.mask())
+    }
+
+    /// Its netmask.
+    pub(crate) fn netmask(self) -> Ipv4Addr {
+        Ipv4Addr::from(self.mask())
+    }
+
+    /// Its gateway: the address after the network, or the network itself
+    /// for a single address.
+    pub(crate) fn gateway(self) -> Ipv4Addr {
+        let net = u32::from(self.network());
+        Ipv4Addr::from(if self.cidr >= 32 { net } else { net + 1 })
+    }
+
+    /// Its prefix length.
+    pub(crate) fn cidr(self) -> u8 {
+        self.cidr
+    }
+
+    /// Whether `other` lies wholly inside it.
+    pub(crate) fn holds(self, other: Block) -> bool {
+        self.first <= other.first && other.last() <= self.last()
+    }
+
+    /// Whether the two share an address.
+    pub(crate) fn overlaps(self, other: Block) -> bool {
+        self.first <= other.last() && other.first <= self.last()
+    }
+}
+
+/// Notes that `block` is taken, so the pool hands out only what lies
+/// beyond it.
+pub(crate) fn note_allocated(table: &mut Table, kind: IpReservationType, block: Block) {
+    let pool = pool(kind);
+    if pool.holds(block) {
+        let end = block.last() - pool.first() + 1;
+        let next = table.next.entry(kind).or_default();
+        *next = (*next).max(end);
+    }
+}
+
+/// Checks a reservation of a world document: a type's size, an aligned
+/// network, a metro and facility the world has (none for a global block).
+pub(crate) fn check_record(w: &World, r: &IpReservation) -> Result<(), String> {
+    let block = Block::new(r.network, r.cidr);
+    if r.cidr > 32 || block.size() > u64::from(largest(r.kind)) {
+        return Err(format!(
+            "a {} block is /{} or smaller",
+            r.kind.as_str(),
+            32 - largest(r.kind).trailing_zeros()
+        ));
+    }
+    if block.network() != r.network {
+        return Err(format!("{} is not the network of a /{}", r.network, r.cidr));
+    }
+    bad_tags(&r.tags).map_or(Ok(()), Err)?;
+    match r.kind {
+        IpReservationType::GlobalIpv4 if r.metro.is_some() || r.facility.is_some() => {
+            Err("a global block has no metro or facility".to_string())
+        }
+        IpReservationType::GlobalIpv4 => Ok(()),
+        IpReservationType::PublicIpv4 => w
+            .place(r.metro.as_deref(), r.facility.as_deref())
+            .map(|_| ())
+            .map_err(|e| e.messages.join("; ")),
+    }
+}
+
+/// `text`, unless it is absent or empty (clients send `""` for a location
+/// they leave out).
+fn given(text: &Option<String>) -> Option<&str> {
+    text.as_deref().filter(|t| !t.is_empty())
+}
+
+impl World {
+    /// The metro (and facility) a public block is placed in: the facility's
+    /// metro when a facility is given (in the metro, when both are).
+    fn place(
+        &self,
+        metro: Option<&str>,
+        facility: Option<&str>,
+    ) -> Result<(String, Option<String>), ApiError> {
+        let facility = match facility {
+            Some(code) => Some(self.catalog.facility(code).ok_or_else(|| {
+                ApiError::unprocessable(format!("Facility {code} was not found"))
+            })?),
+            None => None,
+        };
+        match (metro, facility) {
+            (None, None) => Err(ApiError::unprocessable("Metro or facility is required")),
+            (Some(m), f) => {
+                self.catalog
+                    .metro(m)
+                    .ok_or_else(|| ApiError::unprocessable(format!("Metro {m} was not found")))?;
+                if f.is_some_and(|f| f.metro != m) {
+                    return Err(ApiError::unprocessable("The facility is not in the metro"));
+                }
+                Ok((m.to_string(), f.map(|f| f.code.clone())))
+            }
+            (None, Some(f)) => Ok((f.metro.clone(), Some(f.code.clone()))),
+        }
+    }
+
+    /// `requestIPReservation`: a new block of `project`'s.
+    pub(crate) fn request_ip_reservation(
+        &mut self,
+        project: Uuid,
+        body: &types::IpReservationRequestInput,
+        now: Instant,
+    ) -> Result<Uuid, ApiError> {
+        self.projects
+            .get(&project)
+            .ok_or_else(ApiError::not_found)?;
+        let kind = match body.type_.as_str() {
+            "public_ipv4" => IpReservationType::PublicIpv4,
+            "global_ipv4" => IpReservationType::GlobalIpv4,
+            other @ ("private_ipv4" | "public_ipv6" | "vrf") => {
+                return Err(ApiError::unprocessable(format!(
+                    "{other} reservations cannot be requested here: metal-fake models public_ipv4 and global_ipv4"
+                )))
+            }
+            _ => {
+                return Err(ApiError::unprocessable(
+                    "type must be one of public_ipv4, global_ipv4",
+                ))
+            }
+        };
+        let most = largest(kind);
+        let quantity = u32::try_from(body.quantity)
+            .ok()
+            .filter(|q| q.is_power_of_two() && *q <= most)
+            .ok_or_else(|| {
+                ApiError::unprocessable(format!(
+                    "Quantity must be a power of 2 from 1 to {most} for {}",
+                    kind.as_str()
+                ))
+            })?;
+        let customdata = serde_json::to_string(&body.customdata).unwrap_or_default();
+        refuse([
+            bad_tags(&body.tags),
+            body.details
+                .as_deref()
+                .and_then(|d| too_long("Details", d, MAX_TEXT)),
+            body.comments
+                .as_deref()
+                .and_then(|c| too_long("Comments", c, MAX_TEXT)),
+            too_long("Customdata", &customdata, MAX_TEXT),
+        ])?;
+        let (metro, facility) = match kind {
+            IpReservationType::GlobalIpv4 => {
+                if given(&body.metro).is_some() || given(&body.facility).is_some() {
+                    return Err(ApiError::unprocessable(
+                        "A global_ipv4 reservation takes no metro or facility",
+                    ));
+                }
+                (None, None)
+            }
+            IpReservationType::PublicIpv4 => {
+                let (m, f) = self.place(given(&body.metro), given(&body.facility))?;
+                (Some(m), f)
+            }
+        };
+        let held: u64 = self
+            .ips
+            .reservations
+            .values()
+            .filter(|r| {
+                r.rec.project == project
+                    && r.rec.kind == kind
+                    && r.rec.state == IpReservationState::Created
+            })
+            .map(|r| r.block().size())
+            .sum();
+        let state = if held + u64::from(quantity) <= u64::from(MAX_ADDRESSES_PER_PROJECT) {
+            IpReservationState::Created
+        } else if body.fail_on_approval_required == Some(true) {
+            return Err(ApiError::unprocessable(format!(
+                "The request cannot be approved automatically: the project would hold more than {MAX_ADDRESSES_PER_PROJECT} {} addresses",
+                kind.as_str()
+            )));
+        } else {
+            IpReservationState::Pending
+        };
+        let block = self.allocate(kind, quantity)?;
+        let id = Uuid::new_v4();
+        let seq = self.next_seq();
+        self.ips.reservations.insert(
+            id,
+            Kept {
+                rec: IpReservation {
+                    id,
+                    project,
+                    kind,
+                    network: block.network(),
+                    cidr: block.cidr(),
+                    metro,
+                    facility,
+                    state,
+                    tags: body.tags.clone(),
+                    details: body.details.clone(),
+                    customdata: body.customdata.clone(),
+                    assignments: Vec::new(),
+                },
+                seq,
+                created: now,
+                assignments: Vec::new(),
+            },
+        );
+        Ok(id)
+    }
+
+    /// The next free aligned block of `quantity` addresses (a power of 2)
+    /// of the pool of `kind`; `422` once the pool is used up.
+    fn allocate(&mut self, kind: IpReservationType, quantity: u32) -> Result<Block, ApiError> {
+        let pool = pool(kind);
+        let next = self.ips.next.entry(kind).or_default();
+        let start = next.div_ceil(quantity).saturating_mul(quantity);
+        if u64::from(start) + u64::from(quantity) > pool.size() {
+            return Err(ApiError::unprocessable(format!(
+                "No {} address space is left (metal-fake's pool holds {} addresses)",
+                kind.as_str(),
+                pool.size()
+            )));
+        }
+        *next = start + quantity;
+        let cidr = 32 - quantity.trailing_zeros() as u8;
+        Ok(Block::new(Ipv4Addr::from(pool.first() + start), cidr))
+    }
+
+    /// The assignments of `r` whose device is still there, oldest first.
+    pub(crate) fn live_assignments<'a>(
+        &'a self,
+        r: &'a Kept,
+    ) -> impl Iterator<Item = &'a KeptAssignment> + 'a {
+        r.assignments
+            .iter()
+            .filter_map(|a| self.ips.assignments.get(a))
+            .filter(|a| self.devices.contains_key(&a.rec.device))
+    }
+
+    /// An assignment whose device is still there.
+    pub(crate) fn live_assignment(&self, id: Uuid) -> Option<&KeptAssignment> {
+        self.ips
+            .assignments
+            .get(&id)
+            .filter(|a| self.devices.contains_key(&a.rec.device))
+    }
+
+    /// Forgets the assignments whose device is gone (a deleted device's
+    /// addresses return to their reservation).
+    fn prune_assignments(&mut self) {
+        let gone: Vec<Uuid> = self
+            .ips
+            .assignments
+            .values()
+            .filter(|a| !self.devices.contains_key(&a.rec.device))
+            .map(|a| a.rec.id)
+            .collect();
+        for id in gone {
+            self.ips.remove_assignment(id);
+        }
+    }
+
+    /// `createIPAssignment`: `address` (`a.b.c.d`, or `a.b.c.d/n`) of one
+    /// of the project's reservations, to `device`.
+    pub(crate) fn assign_ip(
+        &mut self,
+        device: Uuid,
+        address: &str,
+        now: Instant,
+    ) -> Result<Uuid, ApiError> {
+        let d = self.devices.get(&device).ok_or_else(ApiError::not_found)?;
+        let (project, facility) = (d.rec.project, d.rec.facility.clone());
+        let wanted = parse_address(address)?;
+        self.prune_assignments();
+        let r = self
+            .ips
+            .reservations
+            .values()
+            .find(|r| r.rec.project == project && r.block().holds(wanted))
+            .ok_or_else(|| ApiError::unprocessable("Address is not reserved for the project"))?;
+        if r.rec.state != IpReservationState::Created {
+            return Err(ApiError::unprocessable(
+                "The IP reservation is not approved yet",
+            ));
+        }
+        if r.rec.kind == IpReservationType::PublicIpv4 {
+            let metro = self.catalog.facility(&facility).map(|f| f.metro.as_str());
+            if metro != r.rec.metro.as_deref() {
+                return Err(ApiError::unprocessable(
+                    "Address is reserved in another metro than the device's",
+                ));
+            }
+        }
+        let on_device = self
+            .ips
+            .of_device(device)
+            .filter_map(|a| self.ips.assignments.get(&a))
+            .any(|a| a.block().overlaps(wanted));
+        if on_device {
+            return Err(ApiError::unprocessable(
+                "Address is already assigned to this device",
+            ));
+        }
+        if r.assignments.len() >= MAX_ASSIGNMENTS {
+            return Err(ApiError::unprocessable(format!(
+                "The IP reservation has too many assignments (maximum is {MAX_ASSIGNMENTS})"
+            )));
+        }
+        let reservation = r.rec.id;
+        let id = Uuid::new_v4();
+        let seq = self.next_seq();
+        self.ips.insert_assignment(KeptAssignment {
+            rec: IpAssignment {
+                id,
+                device,
+                address: wanted.network(),
+                cidr: wanted.cidr(),
+            },
+            reservation,
+            seq,
+            created: now,
+        });
+        Ok(id)
+    }
+
+    /// `deleteIPAddress`: removes an assignment, or releases a reservation
+    /// that has none (`422` while it has).
+    pub(crate) fn delete_ip_address(&mut self, id: Uuid) -> Result<(), ApiError> {
+        if self.live_assignment(id).is_some() {
+            self.ips.remove_assignment(id);
+            return Ok(());
+        }
+        let r = self
+            .ips
+            .reservations
+            .get(&id)
+            .ok_or_else(ApiError::not_found)?;
+        if self.live_assignments(r).next().is_some() {
+            return Err(ApiError::unprocessable(
+                "The IP reservation has assignments: unassign its addresses before deleting it",
+            ));
+        }
+        self.prune_assignments();
+        self.ips.reservations.remove(&id);
+        Ok(())
+    }
+}
+
+/// An address to assign: `a.b.c.d` (one address) or `a.b.c.d/n`, the
+/// network of its block; `422` otherwise.
+fn parse_address(text: &str) -> Result<Block, ApiError> {
+    let invalid =
+        || ApiError::unprocessable(format!("Address {text} is not an IPv4 address or block"));
+    let (address, cidr) = match text.trim().split_once('/') {
+        Some((a, n)) => (
+            a,
+            n.parse::<u8>()
+                .ok()
+                .filter(|n| *n <= 32)
+                .ok_or_else(invalid)?,
+        ),
+        None => (text.trim(), 32),
+    };
+    let address: Ipv4Addr = address.parse().map_err(|_| invalid())?;
+    let block = Block::new(address, cidr);
+    if block.network() != address {
+        return Err(ApiError::unprocessable(format!(
+            "Address {text} is not the network of a /{cidr}"
+        )));
+    }
+    Ok(block)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocks_know_their_addresses() {
+        let b = Block::new(Ipv4Addr::new(139, 178, 64, 8), 29);
+        assert_eq!(b.size(), 8);
+        assert_eq!(b.netmask(), Ipv4Addr::new(255, 255, 255, 248));
+        assert_eq!(b.gateway(), Ipv4Addr::new(139, 178, 64, 9));
+        assert!(b.holds(Block::new(Ipv4Addr::new(139, 178, 64, 15), 32)));
+        assert!(!b.holds(Block::new(Ipv4Addr::new(139, 178, 64, 16), 32)));
+        let one = Block::new(Ipv4Addr::new(1, 2, 3, 4), 32);
+        assert_eq!((one.size(), one.gateway()), (1, Ipv4Addr::new(1, 2, 3, 4)));
+        assert_eq!(one.netmask(), Ipv4Addr::new(255, 255, 255, 255));
+        assert!(b.overlaps(Block::new(Ipv4Addr::new(139, 178, 64, 0), 28)));
+    }
+
+    #[test]
+    fn an_address_to_assign_is_a_network() {
+        assert_eq!(parse_address("1.2.3.4").unwrap().cidr(), 32);
+        assert_eq!(parse_address("1.2.3.4/31").unwrap().cidr(), 31);
+        for bad in ["1.2.3.5/31", "1.2.3", "1.2.3.4/33", "2604::1", ""] {
+            assert_eq!(parse_address(bad).unwrap_err().status, 422, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn blocks_are_handed_out_aligned_and_apart() {
+        let mut w = World::for_tests();
+        let a = w.allocate(IpReservationType::PublicIpv4, 1).unwrap();
+        let b = w.allocate(IpReservationType::PublicIpv4, 8).unwrap();
+        let c = w.allocate(IpReservationType::PublicIpv4, 2).unwrap();
+        assert_eq!(a.network(), Ipv4Addr::new(139, 178, 64, 0));
+        assert_eq!(
+            (b.network(), b.cidr()),
+            (Ipv4Addr::new(139, 178, 64, 8), 29)
+        );
+        assert_eq!(c.network(), Ipv4Addr::new(139, 178, 64, 16));
+        assert!(!a.overlaps(b) && !b.overlaps(c));
+    }
+}

@@ -1,0 +1,237 @@
+//! An IP reservation and an assignment as the API sends them, written
+//! straight to bytes from the records: the project a stub unless
+//! included, the assignments stubs unless included (`include=assignments`,
+//! as cloud-provider-equinix-metal asks), the metro and facility whole
+//! unless excluded.
+
+use std::net::Ipv4Addr;
+
+use serde::Serialize;
+use uuid::Uuid;
+
+use super::record::{IpReservationType, Kept, KeptAssignment};
+use super::rules::Block;
+use crate::model::catalog::{FacilityView, MetroView};
+use crate::model::device;
+use crate::model::project::{self, ProjectField};
+use crate::model::render::{Expand, Href, Stamp, Stub};
+use crate::model::World;
+
+/// The collection of IP addresses' paths and hrefs.
+pub(crate) const COLLECTION: &str = "ips";
+
+/// An IP reservation in a reply.
+#[derive(Serialize)]
+pub(crate) struct ReservationView<'a> {
+    id: Uuid,
+    href: Href,
+    #[serde(rename = "type")]
+    type_: &'static str,
+    #[serde(flatten)]
+    addresses: Addressing,
+    addon: bool,
+    bill: bool,
+    state: &'static str,
+    tags: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    details: Option<&'a str>,
+    customdata: &'a serde_json::Map<String, serde_json::Value>,
+    assignments: Vec<AssignmentField<'a>>,
+    project: ProjectField<'a>,
+    project_lite: Stub,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metro: Option<MetroField<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    facility: Option<FacilityView<'a>>,
+    created_at: Stamp,
+}
+
+/// The addresses a reservation or an assignment holds, as both show them
+/// (elastic IPv4: public, not the device's management addresses).
+#[derive(Serialize)]
+struct Addressing {
+    address_family: u8,
+    address: Ipv4Addr,
+    network: Ipv4Addr,
+    gateway: Ipv4Addr,
+    netmask: Ipv4Addr,
+    cidr: u8,
+    public: bool,
+    management: bool,
+    manageable: bool,
+    enabled: bool,
+    global_ip: bool,
+}
+
+impl Addressing {
+    /// The addresses of `block`, whose gateway is `parent`'s.
+    fn of(block: Block, parent: Block, kind: IpReservationType) -> Self {
+        Self {
+            address_family: 4,
+            address: block.network(),
+            network: block.network(),
+            gateway: parent.gateway(),
+            netmask: block.netmask(),
+            cidr: block.cidr(),
+            public: true,
+            management: false,
+            manageable: true,
+            enabled: true,
+            global_ip: kind == IpReservationType::GlobalIpv4,
+        }
+    }
+}
+
+/// An assignment where its reservation names it: included, or a stub.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum AssignmentField<'a> {
+    Full(Box<AssignmentView<'a>>),
+    Stub(Stub),
+}
+
+/// A metro: as the catalog shows it, or its code alone (a metro without
+/// facilities).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum MetroField<'a> {
+    View(MetroView<'a>),
+    Code { code: &'a str },
+}
+
+/// An assignment in a reply.
+#[derive(Serialize)]
+pub(crate) struct AssignmentView<'a> {
+    id: Uuid,
+    href: Href,
+    #[serde(rename = "type")]
+    type_: &'static str,
+    #[serde(flatten)]
+    addresses: Addressing,
+    state: &'static str,
+    assigned_to: Stub,
+    parent_block: ParentBlock,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metro: Option<MetroField<'a>>,
+    created_at: Stamp,
+}
+
+/// The reservation an assignment's addresses come from.
+#[derive(Serialize)]
+struct ParentBlock {
+    network: Ipv4Addr,
+    netmask: Ipv4Addr,
+    cidr: u8,
+    href: Href,
+}
+
+/// A device's IP assignments: its own addresses and those of reservations.
+#[derive(Serialize)]
+pub(crate) struct AssignmentList<'a> {
+    pub(crate) ip_addresses: device::Addresses<'a>,
+}
+
+impl World {
+    /// The metro a block of `r`'s shows.
+    fn metro_field<'a>(&'a self, r: &'a Kept) -> Option<MetroField<'a>> {
+        let code = r.rec.metro.as_deref()?;
+        let facility = r.rec.facility.as_deref().or_else(|| {
+            self.catalog
+                .facilities
+                .iter()
+                .find(|f| f.metro == code)
+                .map(|f| f.code.as_str())
+        });
+        Some(match facility {
+            Some(f) => MetroField::View(self.catalog.metro_view(f)),
+            None => MetroField::Code { code },
+        })
+    }
+
+    /// `r` as the API shows it, with `expand` applied.
+    pub(crate) fn ip_reservation_view<'a>(
+        &'a self,
+        r: &'a Kept,
+        expand: &Expand,
+    ) -> ReservationView<'a> {
+        let block = r.block();
+        let rec = &r.rec;
+        let nested = expand.nested("assignments");
+        let assignments = self
+            .live_assignments(r)
+            .map(|a| {
+                if expand.includes("assignments") {
+                    AssignmentField::Full(Box::new(self.ip_assignment_view(a, r, &nested)))
+                } else {
+                    AssignmentField::Stub(Stub::new(COLLECTION, a.rec.id))
+                }
+            })
+            .collect();
+        ReservationView {
+            id: rec.id,
+            href: Href::new(COLLECTION, rec.id),
+            type_: rec.kind.as_str(),
+            addresses: Addressing::of(block, block, rec.kind),
+            addon: true,
+            bill: true,
+            state: rec.state.as_str(),
+            tags: &rec.tags,
+            details: rec.details.as_deref(),
+            customdata: &rec.customdata,
+            assignments,
+            project: self.project_field(rec.project, expand.includes("project")),
+            project_lite: Stub::new(project::COLLECTION, rec.project),
+            metro: (!expand.excludes("metro"))
+                .then(|| self.metro_field(r))
+                .flatten(),
+            facility: rec
+                .facility
+                .as_deref()
+                .filter(|_| !expand.excludes("facility"))
+                .map(|f| self.catalog.facility_view(f)),
+            created_at: Stamp(self.clock.wall(r.created)),
+        }
+    }
+
+    /// `a`, an assignment of `r`'s addresses, as the API shows it.
+    pub(crate) fn ip_assignment_view<'a>(
+        &'a self,
+        a: &'a KeptAssignment,
+        r: &'a Kept,
+        expand: &Expand,
+    ) -> AssignmentView<'a> {
+        let block = a.block();
+        let parent = r.block();
+        AssignmentView {
+            id: a.rec.id,
+            href: Href::new(COLLECTION, a.rec.id),
+            type_: "IPAssignment",
+            addresses: Addressing::of(block, parent, r.rec.kind),
+            state: "active",
+            assigned_to: Stub::new(device::COLLECTION, a.rec.device),
+            parent_block: ParentBlock {
+                network: parent.network(),
+                netmask: parent.netmask(),
+                cidr: parent.cidr(),
+                href: Href::new(COLLECTION, r.rec.id),
+            },
+            metro: (!expand.excludes("metro"))
+                .then(|| self.metro_field(r))
+                .flatten(),
+            created_at: Stamp(self.clock.wall(a.created)),
+        }
+    }
+
+    /// The assignments of reservations to `device`, oldest first, as its
+    /// `ip_addresses` show them.
+    pub(crate) fn elastic_addresses_of(&self, device: Uuid) -> Vec<AssignmentView<'_>> {
+        self.ips
+            .of_device(device)
+            .filter_map(|id| {
+                let a = self.ips.assignments.get(&id)?;
+                let r = self.ips.reservations.get(&a.reservation)?;
+                Some(self.ip_assignment_view(a, r, &Expand::default()))
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,99 @@
+//! Deleting devices: failed ones and duplicates during a run, and every
+//! kept one in [`cleanup`].
+
+use metal_api::DeviceState;
+use metal_policy::{Error, Fields, Metal};
+use uuid::Uuid;
+
+use super::RunConfig;
+
+/// Whether an error says a failed device is gone for us: `404`, or the
+/// `403` the API answers for a failed device it has taken away (Terraform
+/// and metal-cli treat that as gone too).
+fn failed_gone(e: &Error) -> bool {
+    matches!(e.status(), Some(403 | 404))
+}
+
+/// Deletes `id`, trying again every [`RunConfig::poll_interval`] while the
+/// API refuses (`422`) because the device is still queued, provisioning or
+/// reinstalling, for at most [`RunConfig::active_timeout`]. A device
+/// already gone (`404`) counts as deleted. Any other refusal (a locked device's
+/// `422`, say), or the wait running out, is returned.
+pub(super) async fn delete_when_possible(
+    metal: &dyn Metal,
+    id: Uuid,
+    config: &RunConfig,
+) -> Result<(), Error> {
+    let deadline = tokio::time::Instant::now() + config.active_timeout;
+    loop {
+        match metal.delete_device(id).await {
+            Ok(()) => return Ok(()),
+            Err(e) if e.is_not_found() => return Ok(()),
+            Err(e) if e.status() == Some(422) && tokio::time::Instant::now() < deadline => {
+                if !still_provisioning(metal, id).await {
+                    return Err(e);
+                }
+                tokio::time::sleep(config.poll_interval).await;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Deletes a failed device and waits until it is gone (`404`, or `403`
+/// once the API has taken it away), so that an audit does not find it
+/// beside its replacement; at most [`RunConfig::active_timeout`].
+pub(super) async fn remove_failed(
+    metal: &dyn Metal,
+    id: Uuid,
+    config: &RunConfig,
+) -> Result<(), String> {
+    match delete_when_possible(metal, id, config).await {
+        Ok(()) => {}
+        Err(e) if failed_gone(&e) => return Ok(()),
+        Err(e) => return Err(format!("deleting it: {e}")),
+    }
+    let deadline = tokio::time::Instant::now() + config.active_timeout;
+    loop {
+        match metal.get_device(id, &Fields::default()).await {
+            Err(e) if failed_gone(&e) => return Ok(()),
+            Err(e) => return Err(format!("waiting for it to go: {e}")),
+            Ok(d) if tokio::time::Instant::now() >= deadline => {
+                return Err(format!(
+                    "still {} after {:?}",
+                    d.state.as_deref().unwrap_or("without a state"),
+                    config.active_timeout
+                ))
+            }
+            Ok(_) => tokio::time::sleep(config.poll_interval).await,
+        }
+    }
+}
+
+/// Deletes the given devices, one after the other; returns how many were
+/// deleted. A device the API will not delete yet (`422` while it is still
+/// queued, provisioning or reinstalling) is tried again every
+/// [`RunConfig::poll_interval`], for at most [`RunConfig::active_timeout`];
+/// a device already gone (`404`) counts as deleted. Any other refusal (a
+/// locked device's `422`, say), or the wait running out, ends the cleanup
+/// with that refusal.
+pub async fn cleanup(metal: &dyn Metal, ids: &[Uuid], config: &RunConfig) -> Result<usize, Error> {
+    for id in ids {
+        delete_when_possible(metal, *id, config).await?;
+    }
+    Ok(ids.len())
+}
+
+/// Whether the device is in a state the API refuses deletes in until it
+/// ends: queued, provisioning or reinstalling.
+async fn still_provisioning(metal: &dyn Metal, id: Uuid) -> bool {
+    let busy = [
+        DeviceState::Queued,
+        DeviceState::Provisioning,
+        DeviceState::Reinstalling,
+    ];
+    metal
+        .get_device(id, &Fields::default())
+        .await
+        .is_ok_and(|d| d.state_kind().is_some_and(|s| busy.contains(&s)))
+}

@@ -1,0 +1,603 @@
+//! [`run`]: settle, create and wait, one worker per hostname at a time.
+
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::stream::{self, StreamExt};
+use metal_api::{types, DeviceState};
+use metal_policy::{DeviceFilter, Error, KeyOwner, Metal, WaitError};
+use uuid::Uuid;
+
+use super::delete::{delete_when_possible, remove_failed};
+use super::{FailedDevice, Outcome, Progress, RunConfig, RunError};
+
+/// How many times one hostname settles which device to keep before the
+/// run gives up on it: each round follows a change made by another run of
+/// the same name (a device deleted, a duplicate found), or a pause after a
+/// call that ended without an answer, so a few suffice.
+const MAX_ROUNDS: usize = 32;
+
+/// The longest pause before a hostname is settled again after a call that
+/// ended without an answer.
+const MAX_PAUSE: Duration = Duration::from_secs(30);
+
+/// Whether a call's error may pass if the call is made again later: it got
+/// no answer (the retries ran out, the retry budget is spent in an outage,
+/// the deadline passed), as opposed to a refusal.
+fn transient(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::RetryBudgetExhausted { .. }
+            | Error::GaveUp { .. }
+            | Error::DeadlineExceeded { .. }
+            | Error::OutcomeUnknown { .. }
+    )
+}
+
+/// Whether a reservation can take a new device now.
+pub fn is_free(reservation: &types::HardwareReservation) -> bool {
+    reservation.provisionable == Some(true) && reservation.device.is_none()
+}
+
+/// Runs the controller: ensures the SSH key, lists free reservations and
+/// the devices already carrying the run's tag, then for each hostname
+/// keeps the device found for it or creates one (moving on to another
+/// reservation on a lost race or a failed device), and waits for each to
+/// become active.
+pub async fn run(
+    metal: Arc<dyn Metal>,
+    config: &RunConfig,
+    progress: Arc<dyn Progress>,
+) -> Result<Outcome, RunError> {
+    let project = config.project;
+    metal
+        .get_project(project)
+        .await
+        .map_err(|source| RunError::Project { project, source })?;
+
+    if let Some(key) = &config.ssh_key {
+        let input = types::SshKeyCreateInput {
+            label: Some(key.label.clone()),
+            key: Some(key.key.clone()),
+            instances_ids: Vec::new(),
+            tags: Vec::new(),
+        };
+        metal
+            .create_ssh_key(KeyOwner::Project(project), &input)
+            .await
+            .map_err(|source| RunError::SshKey {
+                label: key.label.clone(),
+                source,
+            })?;
+    }
+
+    let reservations = metal
+        .list_reservations(project)
+        .await
+        .map_err(|source| RunError::Reservations { project, source })?;
+    let pool: VecDeque<types::HardwareReservation> =
+        reservations.into_iter().filter(is_free).collect();
+    let pool = Mutex::new(pool);
+
+    let existing = metal
+        .list_devices_matching(project, &DeviceFilter::tag(config.run_tag.clone()))
+        .await
+        .map_err(|source| RunError::Existing {
+            project,
+            tag: config.run_tag.clone(),
+            source,
+        })?;
+    let mut by_hostname: HashMap<String, Vec<types::Device>> = HashMap::new();
+    for d in existing {
+        if let Some(h) = d.hostname.clone() {
+            by_hostname.entry(h).or_default().push(d);
+        }
+    }
+    let found = Mutex::new(by_hostname);
+
+    let worker = Worker {
+        metal: metal.as_ref(),
+        config,
+        pool: &pool,
+        progress: progress.as_ref(),
+    };
+    let results: Vec<Hostname> = stream::iter(0..config.devices)
+        .map(|n| {
+            let hostname = config.hostname(n);
+            let found = lock(&found).remove(&hostname).unwrap_or_default();
+            worker.provision(hostname, found)
+        })
+        .buffer_unordered(config.workers.max(1))
+        .collect()
+        .await;
+
+    let mut outcome = Outcome {
+        requested: config.devices,
+        ..Outcome::default()
+    };
+    for r in results {
+        outcome.race_lost += r.race_lost;
+        outcome.failed.extend(r.failed);
+        outcome.removed.extend(r.removed);
+        outcome.created_ids.extend(r.created);
+        match r.kept {
+            Some(Kept { device, ours: true }) => outcome.created.push(device),
+            Some(Kept {
+                device,
+                ours: false,
+            }) => outcome.adopted.push(device),
+            None => {}
+        }
+        match r.error {
+            None => outcome.active += 1,
+            Some(e) => outcome.failures.push(e),
+        }
+    }
+    Ok(outcome)
+}
+
+/// A poisoned lock only means another worker panicked mid-update; the
+/// queue and the map are still consistent, so keep using them.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The device kept for a hostname.
+struct Kept {
+    device: types::Device,
+    /// Whether this run created it.
+    ours: bool,
+}
+
+/// What one hostname's worker did.
+#[derive(Default)]
+struct Hostname {
+    kept: Option<Kept>,
+    created: HashSet<Uuid>,
+    race_lost: usize,
+    failed: Vec<FailedDevice>,
+    removed: Vec<Uuid>,
+    error: Option<RunError>,
+}
+
+/// Which of two live devices of one hostname is kept: the earlier created,
+/// then the smaller ID; a device without a creation time comes last. Every
+/// run of one name that sees both devices picks the same one.
+fn prefer(a: &types::Device, b: &types::Device) -> Ordering {
+    let key = |d: &types::Device| (d.created_at.is_none(), d.created_at, d.id);
+    key(a).cmp(&key(b))
+}
+
+/// Whether a device still counts for its hostname (not being deleted).
+fn is_live(d: &types::Device) -> bool {
+    !matches!(
+        d.state_kind(),
+        Some(DeviceState::Deprovisioning | DeviceState::Deleted)
+    )
+}
+
+/// The body that creates `hostname` on `reservation`, in the reservation's
+/// facility and plan, tagged with the run's tag, built with the generated
+/// builder (which checks that every required field is set).
+pub fn create_request(
+    config: &RunConfig,
+    hostname: &str,
+    reservation: &types::HardwareReservation,
+) -> Result<types::CreateDeviceRequest, types::error::ConversionError> {
+    let facility = reservation
+        .facility
+        .as_ref()
+        .and_then(|f| f.code.clone())
+        .unwrap_or_default();
+    let plan = reservation
+        .plan
+        .as_ref()
+        .and_then(|p| p.slug.clone())
+        .unwrap_or_default();
+    let id = reservation.id.map(|id| id.to_string()).unwrap_or_default();
+    let input: types::DeviceCreateInFacilityInput = types::DeviceCreateInFacilityInput::builder()
+        .facility(vec![facility])
+        .plan(plan)
+        .operating_system(config.operating_system.clone())
+        .hostname(hostname.to_string())
+        .hardware_reservation_id(id)
+        .tags(vec![config.run_tag.clone()])
+        .try_into()?;
+    Ok(input.into())
+}
+
+/// What every hostname's worker shares.
+#[derive(Clone, Copy)]
+struct Worker<'a> {
+    metal: &'a dyn Metal,
+    config: &'a RunConfig,
+    pool: &'a Mutex<VecDeque<types::HardwareReservation>>,
+    progress: &'a dyn Progress,
+}
+
+/// How one round of a hostname ended, when not with a device to keep.
+enum Next {
+    /// Settle again from this listing of the hostname's devices.
+    Settle(Vec<types::Device>),
+    /// A call got no answer: pause, list the hostname's devices again (a
+    /// create whose outcome was unknown is found there, not made twice),
+    /// and settle from that.
+    Again(RunError),
+    /// Stop, with this error.
+    Stop(RunError),
+}
+
+impl Worker<'_> {
+    /// Settles, creates if need be, and waits, until one device of
+    /// `hostname` is active and still the one to keep.
+    async fn provision(self, hostname: String, found: Vec<types::Device>) -> Hostname {
+        let mut done = Hostname::default();
+        self.progress.requested();
+        let mut found = Some(found);
+        let mut pauses = 0u32;
+        let mut last = None;
+        for _ in 0..MAX_ROUNDS {
+            let listed = match found.take() {
+                Some(listed) => Ok(listed),
+                None => self.listing(&hostname).await,
+            };
+            let round = match listed {
+                Ok(listed) => self.round(&hostname, listed, &mut done).await,
+                Err(next) => Err(next),
+            };
+            match round {
+                Ok(kept) => {
+                    if !kept.ours {
+                        self.progress.adopted();
+                    }
+                    self.progress.active();
+                    done.kept = Some(kept);
+                    return done;
+                }
+                Err(Next::Settle(listed)) => found = Some(listed),
+                Err(Next::Again(e)) => {
+                    last = Some(e);
+                    let pause = self
+                        .config
+                        .poll_interval
+                        .saturating_mul(1 << pauses.min(16))
+                        .min(MAX_PAUSE);
+                    pauses += 1;
+                    tokio::time::sleep(pause).await;
+                }
+                Err(Next::Stop(e)) => {
+                    done.error = Some(e);
+                    return done;
+                }
+            }
+        }
+        done.error = Some(last.unwrap_or(RunError::Unsettled {
+            hostname,
+            rounds: MAX_ROUNDS,
+        }));
+        done
+    }
+
+    /// One round: remove failed devices and duplicates among `found`, keep
+    /// the preferred live one or create one, wait until it is active, and
+    /// check that it is still the one to keep.
+    async fn round(
+        self,
+        hostname: &str,
+        found: Vec<types::Device>,
+        done: &mut Hostname,
+    ) -> Result<Kept, Next> {
+        let mut live = Vec::new();
+        for d in found {
+            match (d.id, d.state_kind()) {
+                (Some(id), Some(DeviceState::Failed)) => {
+                    let ours = done.created.contains(&id);
+                    self.failed(hostname, id, None, ours, false, done).await?;
+                }
+                (Some(_), _) if is_live(&d) => live.push(d),
+                _ => {}
+            }
+        }
+        live.sort_by(prefer);
+        let mut live = live.into_iter();
+        let (candidate, reservation) = match live.next() {
+            Some(winner) => {
+                self.remove(live, done).await;
+                (winner, None)
+            }
+            None => self.create(hostname, done).await?,
+        };
+        let id = candidate.id.ok_or_else(|| {
+            Next::Stop(RunError::NoId {
+                hostname: hostname.into(),
+            })
+        })?;
+        let ours = done.created.contains(&id);
+        let states = [
+            DeviceState::Active,
+            DeviceState::Deprovisioning,
+            DeviceState::Deleted,
+        ];
+        let waited = self
+            .config
+            .waiter
+            .wait_for_device(self.metal, id, &states, self.config.active_timeout)
+            .await;
+        match waited {
+            Ok(device) if device.state_kind() == Some(DeviceState::Active) => {
+                // Still the one to keep? Another run of the same name may
+                // have made one earlier that this run's listing missed.
+                let now = self.listing(hostname).await?;
+                let mut live: Vec<_> = now.iter().filter(|d| is_live(d)).cloned().collect();
+                live.sort_by(prefer);
+                if live.first().and_then(|d| d.id) != Some(id) {
+                    return Err(Next::Settle(now));
+                }
+                self.remove(live.into_iter().skip(1), done).await;
+                Ok(Kept { device, ours })
+            }
+            // Deleted under us, as a duplicate by another run: settle again.
+            Ok(_) => Err(Next::Settle(self.listing(hostname).await?)),
+            Err(e) if e.status() == Some(404) => Err(Next::Settle(self.listing(hostname).await?)),
+            Err(WaitError::Failed { .. }) => {
+                self.failed(hostname, id, reservation, ours, false, done)
+                    .await?;
+                Err(Next::Settle(self.listing(hostname).await?))
+            }
+            Err(e) if e.status() == Some(403) => {
+                // The API took the failed device away: gone already.
+                self.failed(hostname, id, reservation, ours, true, done)
+                    .await?;
+                Err(Next::Settle(self.listing(hostname).await?))
+            }
+            Err(WaitError::Api { source, id }) if transient(&source) => {
+                Err(Next::Again(RunError::NotActive {
+                    hostname: hostname.into(),
+                    source: WaitError::Api { source, id },
+                }))
+            }
+            Err(source) => {
+                // Kept as it is, so that a cleanup still finds it.
+                done.kept = Some(Kept {
+                    device: candidate,
+                    ours,
+                });
+                Err(Next::Stop(RunError::NotActive {
+                    hostname: hostname.into(),
+                    source,
+                }))
+            }
+        }
+    }
+
+    /// Deletes duplicates of the device kept for a hostname, whoever made
+    /// them (a device already gone is fine). Every run of the name that
+    /// sees them deletes them the same way, since all prefer the same one.
+    async fn remove(self, losers: impl Iterator<Item = types::Device>, done: &mut Hostname) {
+        for loser in losers.filter_map(|d| d.id) {
+            if delete_when_possible(self.metal, loser, self.config)
+                .await
+                .is_ok()
+            {
+                done.removed.push(loser);
+            }
+        }
+    }
+
+    /// Takes free reservations until a create succeeds.
+    async fn create(
+        self,
+        hostname: &str,
+        done: &mut Hostname,
+    ) -> Result<(types::Device, Option<Uuid>), Next> {
+        loop {
+            let Some(reservation) = lock(self.pool).pop_front() else {
+                return Err(Next::Stop(RunError::NoReservationLeft {
+                    hostname: hostname.into(),
+                }));
+            };
+            let request = create_request(self.config, hostname, &reservation).map_err(|e| {
+                Next::Stop(RunError::Create {
+                    hostname: hostname.into(),
+                    source: Error::InvalidRequest {
+                        operation: metal_api::operation::CREATE_DEVICE.id,
+                        reason: e.to_string(),
+                    },
+                })
+            })?;
+            match self
+                .metal
+                .create_device(self.config.project, &request)
+                .await
+            {
+                Ok(device) => {
+                    self.progress.created();
+                    done.created.extend(device.id);
+                    return Ok((device, reservation.id));
+                }
+                Err(Error::RaceLost { .. }) => {
+                    done.race_lost += 1;
+                    self.progress.race_lost();
+                }
+                Err(source) if transient(&source) => {
+                    // Back in the pool: if the create did not happen, the
+                    // reservation is still free; if it did, a later create
+                    // on it is a lost race, and the listing finds the device.
+                    lock(self.pool).push_back(reservation);
+                    return Err(Next::Again(RunError::Create {
+                        hostname: hostname.into(),
+                        source,
+                    }));
+                }
+                Err(source) => {
+                    return Err(Next::Stop(RunError::Create {
+                        hostname: hostname.into(),
+                        source,
+                    }))
+                }
+            }
+        }
+    }
+
+    /// Deletes a failed device (unless the API already took it away:
+    /// `gone`), records it, and stops the hostname once more of this run's
+    /// own devices failed than the retries allow.
+    async fn failed(
+        self,
+        hostname: &str,
+        id: Uuid,
+        reservation: Option<Uuid>,
+        ours: bool,
+        gone: bool,
+        done: &mut Hostname,
+    ) -> Result<(), Next> {
+        self.progress.failed();
+        let left_behind = if gone {
+            None
+        } else {
+            remove_failed(self.metal, id, self.config).await.err()
+        };
+        done.failed.push(FailedDevice {
+            hostname: hostname.into(),
+            id,
+            reservation,
+            left_behind,
+        });
+        let tries = done
+            .failed
+            .iter()
+            .filter(|f| done.created.contains(&f.id))
+            .count();
+        if ours && tries > self.config.failed_retries {
+            return Err(Next::Stop(RunError::ProvisioningFailed {
+                hostname: hostname.into(),
+                tries,
+                last: id,
+            }));
+        }
+        Ok(())
+    }
+
+    /// The devices carrying the run's tag and exactly this hostname (the
+    /// API's hostname filter is a partial match).
+    async fn listing(self, hostname: &str) -> Result<Vec<types::Device>, Next> {
+        let filter = DeviceFilter::tag(self.config.run_tag.clone()).and_hostname(hostname);
+        let devices = self
+            .metal
+            .list_devices_matching(self.config.project, &filter)
+            .await
+            .map_err(|source| {
+                let transient = transient(&source);
+                let e = RunError::Settle {
+                    hostname: hostname.into(),
+                    source,
+                };
+                if transient {
+                    Next::Again(e)
+                } else {
+                    Next::Stop(e)
+                }
+            })?;
+        Ok(devices
+            .into_iter()
+            .filter(|d| d.hostname.as_deref() == Some(hostname))
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The body as the controller built it before, with `json!`.
+    fn by_json(
+        config: &RunConfig,
+        hostname: &str,
+        facility: &str,
+        plan: &str,
+        id: &str,
+    ) -> types::CreateDeviceRequest {
+        serde_json::from_value(serde_json::json!({
+            "facility": [facility],
+            "plan": plan,
+            "operating_system": config.operating_system,
+            "hostname": hostname,
+            "hardware_reservation_id": id,
+            "tags": [config.run_tag],
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_builder_makes_the_body_json_made() {
+        let config = RunConfig::new(Uuid::new_v4(), 1);
+        let id = Uuid::new_v4();
+        let reservation: types::HardwareReservation = serde_json::from_value(serde_json::json!({
+            "id": id,
+            "facility": {"code": "da11"},
+            "plan": {"slug": "c3.small.x86"},
+            "provisionable": true,
+        }))
+        .unwrap();
+        let built = create_request(&config, "provision-3", &reservation).unwrap();
+        assert_eq!(
+            built,
+            by_json(
+                &config,
+                "provision-3",
+                "da11",
+                "c3.small.x86",
+                &id.to_string()
+            )
+        );
+        assert!(matches!(
+            built,
+            types::CreateDeviceRequest::FacilityInput(_)
+        ));
+        // The same bytes on the wire.
+        assert_eq!(
+            serde_json::to_value(&built).unwrap(),
+            serde_json::to_value(by_json(
+                &config,
+                "provision-3",
+                "da11",
+                "c3.small.x86",
+                &id.to_string()
+            ))
+            .unwrap()
+        );
+
+        // A reservation without facility, plan or ID: empty strings, as before
+        // (the API refuses them, with its own message).
+        let bare = types::HardwareReservation::default();
+        assert_eq!(
+            create_request(&config, "provision-0", &bare).unwrap(),
+            by_json(&config, "provision-0", "", "", "")
+        );
+    }
+
+    fn device(id: u128, created: Option<&str>, state: &str) -> types::Device {
+        serde_json::from_value(serde_json::json!({
+            "id": Uuid::from_u128(id),
+            "created_at": created,
+            "state": state,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_earliest_live_device_is_kept_then_the_smallest_id() {
+        let early = device(9, Some("2026-01-01T00:00:00.100Z"), "provisioning");
+        let late = device(1, Some("2026-01-01T00:00:00.200Z"), "active");
+        let same_time_smaller_id = device(3, Some("2026-01-01T00:00:00.100Z"), "active");
+        let undated = device(0, None, "active");
+        let mut all = [late, undated, early.clone(), same_time_smaller_id];
+        all.sort_by(prefer);
+        let order: Vec<_> = all.iter().map(|d| d.id.unwrap().as_u128()).collect();
+        assert_eq!(order, vec![3, 9, 1, 0]);
+        assert!(is_live(&early));
+        assert!(!is_live(&device(4, None, "deprovisioning")));
+    }
+}
