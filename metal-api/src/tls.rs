@@ -16,6 +16,15 @@
 //! it. With none on, the client speaks plain HTTP only, and a configuration
 //! whose base URL is `https` is refused ([`ConfigError::NoTls`]).
 //!
+//! With `rustls-ring`, reqwest is built without a default crypto provider
+//! (its `rustls-no-provider` feature), and cargo turns that feature on for
+//! every reqwest in the build: a `reqwest::Client::new()` elsewhere in the
+//! same program panics unless a rustls provider is installed for the
+//! process first, e.g. with
+//! `rustls::crypto::ring::default_provider().install_default()`. Clients
+//! built by a [`Config`](crate::Config) need none. Choose `rustls-aws-lc`
+//! to give reqwest its own default instead.
+//!
 //! ```
 //! // The backend this build of metal-api uses.
 //! assert!(metal_api::tls::BACKEND.is_some());

@@ -3,6 +3,8 @@
 //! exist), `GET /ssh-keys` with the keys of the token's projects, and MD5
 //! fingerprints as `ssh-keygen -l -E md5` prints them.
 
+mod http;
+
 #[allow(dead_code)]
 #[path = "common/schema.rs"]
 mod schema;
@@ -78,7 +80,7 @@ async fn serve(fake: &Fake) -> ServerHandle {
 }
 
 async fn call(s: &ServerHandle, token: Option<&str>, method: Method, path: &str) -> (u16, Value) {
-    let mut req = reqwest::Client::new().request(method, format!("{}{path}", s.base_url()));
+    let mut req = http::client().request(method, format!("{}{path}", s.base_url()));
     if let Some(t) = token {
         req = req.header("x-auth-token", t);
     }
@@ -288,7 +290,7 @@ async fn fingerprints_are_the_md5_of_the_key_as_ssh_keygen_prints_them() {
     let s = metal_fake::bind(fake.clone(), "127.0.0.1:0", ServerConfig::new(TOKEN))
         .await
         .unwrap();
-    let http = reqwest::Client::new();
+    let http = http::client();
     let created = http
         .post(format!("{}/ssh-keys", s.base_url()))
         .header("x-auth-token", TOKEN)

@@ -2,6 +2,8 @@
 //! `--time-scale`, `--control-token`, and `--state-file` persistence across
 //! a restart (saved on SIGINT, loaded at start).
 
+mod http;
+
 mod binary;
 
 use std::path::Path;
@@ -79,7 +81,7 @@ fn get(url: &str, headers: &[(&str, &str)]) -> (u16, Value) {
         .build()
         .unwrap();
     rt.block_on(async {
-        let mut req = reqwest::Client::new().get(url);
+        let mut req = http::client().get(url);
         for (k, v) in headers {
             req = req.header(*k, *v);
         }
@@ -95,7 +97,7 @@ fn post(url: &str, body: Value) -> (u16, Value) {
         .build()
         .unwrap();
     rt.block_on(async {
-        let resp = reqwest::Client::new()
+        let resp = http::client()
             .post(url)
             .header("x-auth-token", TOKEN)
             .json(&body)

@@ -5,6 +5,8 @@
 //! on tokio's paused clock and through the binary) is gone, not left
 //! `deprovisioning` for ever.
 
+mod http;
+
 #[cfg(feature = "cli")] // the binary's own test below
 #[allow(dead_code)]
 mod binary;
@@ -109,7 +111,7 @@ async fn delete_then_advance_over_http(
     project: Uuid,
     reservation: Uuid,
 ) {
-    let http = reqwest::Client::new();
+    let http = http::client();
     let base = base_url.trim_end_matches("/metal/v1");
     let created: Value = http
         .post(format!("{base_url}/projects/{project}/devices"))

@@ -5,6 +5,8 @@
 //! through the `Metal` trait where it offers the operation, and through
 //! the generated client for the filters it does not.
 
+mod http;
+
 mod common;
 
 use std::collections::HashSet;
@@ -774,7 +776,7 @@ async fn raw_send(
             .insert("x-auth-token", token.parse().unwrap());
     }
     match (&t.server, &t.fake) {
-        (Some(_), _) => reqwest::Client::new().execute(request).await.unwrap(),
+        (Some(_), _) => http::client().execute(request).await.unwrap(),
         (None, Some(fake)) => fake
             .exchange(&metal_api::operation::FIND_PROJECT_BY_ID, request)
             .await

@@ -1,6 +1,8 @@
 //! The control API over HTTP: every endpoint, with the bad
 //! input each refuses; and the fake's clock (advance and time scale).
 
+mod http;
+
 use std::time::Duration;
 
 use metal_fake::{Fake, ServerConfig, ServerHandle};
@@ -23,7 +25,7 @@ fn root(s: &ServerHandle) -> String {
 
 /// A control call: status and JSON body (every reply is JSON).
 async fn control(s: &ServerHandle, method: Method, path: &str, body: Option<&str>) -> (u16, Value) {
-    let mut req = reqwest::Client::new().request(method, format!("{}{path}", root(s)));
+    let mut req = http::client().request(method, format!("{}{path}", root(s)));
     if let Some(b) = body {
         req = req
             .header("content-type", "application/json")
@@ -41,7 +43,7 @@ async fn control(s: &ServerHandle, method: Method, path: &str, body: Option<&str
 
 /// An API call with the server's token.
 async fn api(s: &ServerHandle, method: Method, path: &str, body: Option<Value>) -> (u16, Value) {
-    let mut req = reqwest::Client::new()
+    let mut req = http::client()
         .request(method, format!("{}{path}", s.base_url()))
         .header("x-auth-token", TOKEN);
     if let Some(b) = body {
@@ -163,7 +165,7 @@ async fn control_faults_inject_a_lost_reply_and_clear() {
     assert_eq!(st, 200, "{body}");
     assert_eq!(body["added"], 1);
     let r = fake.provisionable_reservations()[0];
-    let lost = reqwest::Client::new()
+    let lost = http::client()
         .post(format!("{}/projects/{project}/devices", s.base_url()))
         .header("x-auth-token", TOKEN)
         .json(&create_body(r, "lost"))
@@ -408,7 +410,7 @@ async fn control_token_guards_the_control_api_only() {
     let fake = Fake::builder().reservations(1).build();
     let config = ServerConfig::new(TOKEN).control_token(Some("ctl-secret".into()));
     let s = serve(&fake, config).await;
-    let http = reqwest::Client::new();
+    let http = http::client();
     for path in ["/_fake/world", "/_fake/state", "/_fake/calls"] {
         let none = http
             .get(format!("{}{path}", root(&s)))

@@ -10,6 +10,8 @@
 //! turn into `RaceLost` first) go as raw JSON:
 //! in-process through the fake's own exchange, over HTTP with reqwest.
 
+mod http;
+
 mod common;
 
 use std::time::Duration;
@@ -165,7 +167,7 @@ async fn raw(t: &Target, method: Method, path: &str, body: Option<Value>) -> (u1
             metal_fake::DEFAULT_TOKEN,
         ),
     };
-    let http = reqwest::Client::new();
+    let http = http::client();
     let mut request = http
         .request(method, format!("{base}{path}"))
         .header("x-auth-token", token);

@@ -5,6 +5,8 @@
 //! fault reaches the generated client the same way in-process and over
 //! HTTP.
 
+mod http;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -31,7 +33,7 @@ async fn raw(
     token: Option<&str>,
     body: Option<&str>,
 ) -> (u16, Option<String>, Value) {
-    let mut r = reqwest::Client::new().request(
+    let mut r = http::client().request(
         reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
         format!("http://metal-fake.invalid{path}"),
     );
@@ -144,7 +146,7 @@ async fn an_unmodelled_operation_answers_501_over_http() {
     let server = metal_fake::bind(fake.clone(), "127.0.0.1:0", ServerConfig::new(TOKEN))
         .await
         .unwrap();
-    let resp = reqwest::Client::new()
+    let resp = http::client()
         .get(format!(
             "{}/projects/{}/ssh-keys",
             server.base_url(),
@@ -288,7 +290,7 @@ async fn a_405_over_http_has_allow_and_an_error_body() {
     )
     .await
     .unwrap();
-    let resp = reqwest::Client::new()
+    let resp = http::client()
         .post(format!("{}/ssh-keys/{}", server.base_url(), Uuid::new_v4()))
         .header("x-auth-token", TOKEN)
         .send()

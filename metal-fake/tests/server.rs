@@ -3,6 +3,8 @@
 //! binary, and the schema check itself. (How each wire fault reaches the
 //! generated client, over HTTP and in-process, is in `tests/router.rs`.)
 
+mod http;
+
 #[allow(dead_code)]
 #[path = "common/schema.rs"]
 mod schema;
@@ -27,7 +29,7 @@ async fn the_token_is_checked_with_error_bodies() {
     let fake = Fake::builder().build();
     let s = server(&fake, ServerConfig::new(TOKEN)).await;
     let url = format!("{}/projects/{}", s.base_url(), fake.project());
-    let http = reqwest::Client::new();
+    let http = http::client();
     let none = http.get(&url).send().await.unwrap();
     assert_eq!(none.status(), 401);
     let body: Value = none.json().await.unwrap();
@@ -60,7 +62,7 @@ async fn statuses_and_bodies_follow_the_spec() {
         .build();
     let s = server(&fake, ServerConfig::new(TOKEN)).await;
     let base = s.base_url().to_string();
-    let http = reqwest::Client::new();
+    let http = http::client();
     let send = |m: reqwest::Method, path: String, body: Option<Value>| {
         let mut r = http
             .request(m, format!("{base}{path}"))
@@ -282,7 +284,7 @@ async fn rate_limit_headers_on_every_reply_and_429_over_the_limit() {
     let fake = Fake::builder().build();
     let s = server(&fake, ServerConfig::new(TOKEN).rate_limit(Some(3))).await;
     let url = format!("{}/projects/{}", s.base_url(), fake.project());
-    let http = reqwest::Client::new();
+    let http = http::client();
     let mut seen = Vec::new();
     for _ in 0..4 {
         let r = http
@@ -318,7 +320,7 @@ async fn fake_state_reports_counters() {
         FaultKind::FailBefore { status: 500 },
     ));
     let s = server(&fake, ServerConfig::new(TOKEN)).await;
-    let http = reqwest::Client::new();
+    let http = http::client();
     let url = format!("{}/projects/{}", s.base_url(), fake.project());
     http.get(&url)
         .header("X-Auth-Token", TOKEN)
@@ -379,7 +381,7 @@ async fn the_binary_prints_its_url_first_and_serves() {
         .map(|port| format!("http://127.0.0.1:{port}/metal/v1"));
     let result = async {
         let url = url.ok_or_else(|| format!("first line {line:?}"))?;
-        let r = reqwest::Client::new()
+        let r = http::client()
             .get(format!("{url}/projects/{project}/hardware-reservations"))
             .header("X-Auth-Token", "bin-token")
             .send()

@@ -5,6 +5,8 @@
 //! `413` with the API's error body. Timeouts are configured short (200 ms)
 //! and every wait is bounded.
 
+mod http;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -260,7 +262,7 @@ async fn beyond_the_connection_limit_new_connections_wait_until_one_closes() {
     // connection reqwest keeps alive holds its place until it closes).
     drop(held);
     drop(fifth);
-    let http = reqwest::Client::new();
+    let http = http::client();
     let url = format!("{}/projects/{}", s.base_url(), fake.project());
     let sends = (0..4).map(|_| {
         let http = http.clone();
@@ -284,7 +286,7 @@ async fn requests_without_a_token_spend_none_of_the_rate_limit() {
     let fake = Fake::builder().build();
     let s = server(&fake, ServerConfig::new(TOKEN).rate_limit(Some(RATE))).await;
     let url = format!("{}/projects/{}", s.base_url(), fake.project());
-    let http = reqwest::Client::new();
+    let http = http::client();
     let started = Instant::now();
     for i in 0..100 {
         let token = if i % 2 == 0 { None } else { Some("wrong") };
@@ -368,7 +370,7 @@ async fn an_oversized_body_gets_413_with_the_api_error_body() {
         "{{\"label\":\"small\",\"key\":\"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAA{} x\"}}",
         "k".repeat(16)
     );
-    let created = reqwest::Client::new()
+    let created = http::client()
         .post(format!(
             "{}/projects/{}/ssh-keys",
             s.base_url(),

@@ -6,6 +6,8 @@
 //! handle, in `src/server/handle.rs`, since only a broken accept loop
 //! panics there.)
 
+mod http;
+
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -58,7 +60,7 @@ async fn a_panicking_handler_is_logged_and_counted_and_the_server_goes_on() {
     let server = metal_fake::bind(fake.clone(), "127.0.0.1:0", ServerConfig::new(TOKEN))
         .await
         .unwrap();
-    let http = reqwest::Client::new();
+    let http = http::client();
     let get = |path: String| {
         let http = http.clone();
         let url = format!("{}{path}", server.base_url());
