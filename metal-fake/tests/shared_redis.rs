@@ -5,10 +5,10 @@
 //! scenarios re-execute it so) it is one worker process calling the fake
 //! server through a `Client` with shared limits.
 //!
-//! Redis: `$METAL_TEST_REDIS_URL`, else a `redis-server` started here on a
-//! free port; without either the scenarios print that they skip (under
-//! `CI=true` they fail instead). The restart scenario always starts its own
-//! `redis-server` (it stops it).
+//! Redis (`redis_harness`): `$METAL_TEST_REDIS_URL`, else a `redis-server`
+//! started here on a free port; without either the scenarios print that
+//! they skip (under `CI=true` they fail instead). The restart scenario
+//! always starts its own `redis-server` (it stops it).
 
 use std::collections::HashMap;
 use std::process::{Child, Command, Stdio};
@@ -19,6 +19,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use metal_api::exchange::{BoxFuture, Exchange};
 use metal_fake::{Fake, ServerConfig, ServerHandle};
 use metal_policy::{Client, ExponentialBackoff, Metal, SharedLimits};
+use redis_harness::{Certs, ClientCerts, Cluster, Options, Plain, Server};
 use uuid::Uuid;
 
 const TOKEN: &str = "shared-test-token";
@@ -39,6 +40,8 @@ fn main() {
     }
     rt.block_on(async {
         three_processes_share_the_budget_without_429s().await;
+        three_processes_share_the_budget_over_tls_without_429s().await;
+        three_processes_on_a_cluster_ride_out_a_master_failover().await;
         a_killed_process_gives_its_slots_back_within_the_lease().await;
         restarting_redis_mid_run_neither_stops_nor_loses_calls().await;
         a_429_seen_by_one_client_pauses_the_others().await;
@@ -46,96 +49,6 @@ fn main() {
 }
 
 // ---------------------------------------------------------------- Redis
-
-struct TestRedis {
-    url: String,
-    port: u16,
-    child: Option<Child>,
-}
-
-impl TestRedis {
-    fn stop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-impl Drop for TestRedis {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap()
-}
-
-async fn answers(url: &str) -> bool {
-    let Ok(client) = redis::Client::open(url) else {
-        return false;
-    };
-    for _ in 0..100 {
-        if let Ok(Ok(_)) = tokio::time::timeout(
-            Duration::from_millis(200),
-            client.get_multiplexed_async_connection(),
-        )
-        .await
-        {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    false
-}
-
-/// Starts `redis-server` on `port`; `None` if it cannot.
-async fn start_redis(port: u16) -> Option<TestRedis> {
-    let child = Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-        .args(["--save", "", "--appendonly", "no"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let r = TestRedis {
-        url: format!("redis://127.0.0.1:{port}/"),
-        port,
-        child: Some(child),
-    };
-    answers(&r.url).await.then_some(r)
-}
-
-async fn redis_for(test: &str, own: bool) -> Option<TestRedis> {
-    if !own {
-        if let Ok(url) = std::env::var("METAL_TEST_REDIS_URL") {
-            if answers(&url).await {
-                return Some(TestRedis {
-                    url,
-                    port: 0,
-                    child: None,
-                });
-            }
-        }
-    }
-    let r = start_redis(free_port()).await;
-    if r.is_none() {
-        // Locally the scenario skips, saying so; under CI it must run.
-        assert_ne!(
-            std::env::var("CI").as_deref(),
-            Ok("true"),
-            "{test}: no Redis under CI=true (set METAL_TEST_REDIS_URL or put redis-server on PATH)"
-        );
-        println!(
-            "{test}: skipped: no Redis (set METAL_TEST_REDIS_URL or put redis-server on PATH)"
-        );
-    }
-    r
-}
 
 // ---------------------------------------------------------------- worker
 
@@ -166,7 +79,17 @@ fn unix_ms() -> u64 {
 /// A client with shared limits, configured by `var` (the `W_*` settings).
 fn shared_client(stall: bool, var: &dyn Fn(&str) -> String) -> (Client, prometheus::Registry) {
     let registry = prometheus::Registry::new();
-    let shared = SharedLimits::redis(var("W_REDIS"), var("W_PREFIX"))
+    // W_CLUSTER: W_REDIS lists the cluster's nodes; W_CA: the CA file of
+    // a rediss:// URL (both only in worker processes' environments).
+    let shared = match std::env::var_os("W_CLUSTER") {
+        Some(_) => SharedLimits::redis_cluster(var("W_REDIS").split(','), var("W_PREFIX")),
+        None => SharedLimits::redis(var("W_REDIS"), var("W_PREFIX")),
+    };
+    let shared = match std::env::var_os("W_CA") {
+        Some(ca) => shared.ca_file(ca),
+        None => shared,
+    };
+    let shared = shared
         .processes(PROCESSES as u32)
         .lease(Duration::from_millis(var("W_LEASE_MS").parse().unwrap()))
         .timeout(Duration::from_millis(200))
@@ -205,8 +128,9 @@ fn degraded(registry: &prometheus::Registry) -> i64 {
         .sum()
 }
 
-/// One worker process: `stall` holds every slot until killed; `run` calls
-/// `get_project` from `W_START_MS` to `W_END_MS` (unix ms) and prints
+/// One worker process: `stall` holds every slot until killed; `run` makes
+/// one call (connecting), then calls `get_project` from `W_START_MS` to
+/// `W_END_MS` (unix ms) and prints
 /// `RESULT ok=.. err=.. degraded_seen=.. degraded_end=..`.
 async fn worker() {
     let stall = env("W_MODE") == "stall";
@@ -222,6 +146,11 @@ async fn worker() {
     }
     let start: u64 = env("W_START_MS").parse().unwrap();
     let end: u64 = env("W_END_MS").parse().unwrap();
+    // One call before the window connects to Redis (a debug build's TLS
+    // handshake takes tens of ms), so the window measures the sharing.
+    if let Err(e) = client.get_project(project).await {
+        eprintln!("worker warm-up call failed: {e}");
+    }
     tokio::time::sleep(Duration::from_millis(start.saturating_sub(unix_ms()))).await;
     let ok = Arc::new(AtomicU64::new(0));
     let err = Arc::new(AtomicU64::new(0));
@@ -335,10 +264,12 @@ fn throttled(fake: &Fake) -> u64 {
         .unwrap_or(0)
 }
 
-/// Runs `PROCESSES` workers for `secs` seconds; `during` runs meanwhile.
+/// Runs `PROCESSES` workers for `secs` seconds, with `extra` settings
+/// (`W_CLUSTER`, `W_CA`); `during` runs meanwhile.
 async fn run_workers<F: std::future::Future<Output = ()>>(
     f: &Fixture,
     redis: &str,
+    extra: &[(&str, String)],
     secs: u64,
     during: F,
 ) -> Vec<HashMap<String, i64>> {
@@ -346,15 +277,13 @@ async fn run_workers<F: std::future::Future<Output = ()>>(
     let end = start + secs * 1000;
     let children: Vec<Child> = (0..PROCESSES)
         .map(|_| {
-            spawn_worker(
-                f,
-                redis,
-                &[
-                    ("W_MODE", "run".into()),
-                    ("W_START_MS", start.to_string()),
-                    ("W_END_MS", end.to_string()),
-                ],
-            )
+            let mut vars = vec![
+                ("W_MODE", "run".to_string()),
+                ("W_START_MS", start.to_string()),
+                ("W_END_MS", end.to_string()),
+            ];
+            vars.extend(extra.iter().cloned());
+            spawn_worker(f, redis, &vars)
         })
         .collect();
     during.await;
@@ -363,14 +292,10 @@ async fn run_workers<F: std::future::Future<Output = ()>>(
         .unwrap()
 }
 
-async fn three_processes_share_the_budget_without_429s() {
-    let name = "three_processes_share_the_budget_without_429s";
-    let Some(redis) = redis_for(name, false).await else {
-        return;
-    };
-    let f = fixture().await;
-    let secs = 3;
-    let rs = run_workers(&f, &redis.url, secs, async {}).await;
+/// Checks a run of `secs` seconds that should have shared the budget:
+/// no errors, no degraded moments, no 429s, at least 0.95 R and at most R
+/// per second (plus one).
+fn shared_the_budget(name: &str, f: &Fixture, rs: &[HashMap<String, i64>], secs: u64) {
     let ok: i64 = rs.iter().map(|r| r["ok"]).sum();
     let achieved = ok as f64 / secs as f64;
     println!(
@@ -386,11 +311,135 @@ async fn three_processes_share_the_budget_without_429s() {
     println!("test {name} ... ok");
 }
 
+async fn three_processes_share_the_budget_without_429s() {
+    let name = "three_processes_share_the_budget_without_429s";
+    let Some(redis) = Plain::get(name).await else {
+        return;
+    };
+    let f = fixture().await;
+    let secs = 3;
+    let rs = run_workers(&f, &redis.url, &[], secs, async {}).await;
+    shared_the_budget(name, &f, &rs, secs);
+}
+
+async fn three_processes_share_the_budget_over_tls_without_429s() {
+    let name = "three_processes_share_the_budget_over_tls_without_429s";
+    let Some(certs) = redis_harness::or_skip(name, Certs::new()) else {
+        return;
+    };
+    let Some(server) = redis_harness::or_skip(
+        name,
+        Server::start(Options::new().tls(&certs, ClientCerts::No)).await,
+    ) else {
+        return;
+    };
+    let url = server.tls_url().expect("started with TLS");
+    let ca = certs.ca().to_string_lossy().into_owned();
+    let f = fixture().await;
+    let secs = 3;
+    let rs = run_workers(&f, &url, &[("W_CA", ca)], secs, async {}).await;
+    shared_the_budget(name, &f, &rs, secs);
+}
+
+/// The successful `findProjectById` calls the fake has answered so far.
+fn answered(fake: &Fake) -> u64 {
+    fake.snapshot()
+        .requests
+        .get("findProjectById")
+        .and_then(|s| s.get("200"))
+        .copied()
+        .unwrap_or(0)
+}
+
+/// Three processes on a three-master cluster; the master holding the
+/// limits is killed 1.5 s into a 6 s run. Meanwhile the processes run
+/// degraded (R/3 each); once the replica has taken over they share the
+/// schedule again, which it holds: no call lost, no 429, and from a second
+/// after the takeover no one-second window above R.
+async fn three_processes_on_a_cluster_ride_out_a_master_failover() {
+    let name = "three_processes_on_a_cluster_ride_out_a_master_failover";
+    let Some(mut cluster) = redis_harness::or_skip(name, Cluster::start(3, 1).await) else {
+        return;
+    };
+    let f = fixture().await;
+    let tat = format!("{{{}}}:tat", f.prefix);
+    let home = cluster
+        .master_of(&tat)
+        .await
+        .expect("a master serves the slot");
+    let urls = cluster.urls().join(",");
+    let secs = 6;
+    // The fake's answers, sampled every 50 ms from the start.
+    let samples = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sampler = tokio::spawn({
+        let (fake, samples) = (f.fake.clone(), samples.clone());
+        async move {
+            let t0 = std::time::Instant::now();
+            loop {
+                samples
+                    .lock()
+                    .unwrap()
+                    .push((t0.elapsed(), answered(&fake)));
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+        }
+    });
+    let t0 = std::time::Instant::now();
+    let mut took_over = Duration::ZERO;
+    let rs = run_workers(&f, &urls, &[("W_CLUSTER", "1".into())], secs, async {
+        tokio::time::sleep(Duration::from_millis(700 + 1500)).await;
+        cluster.kill(home).await;
+        let killed = t0.elapsed();
+        cluster
+            .wait_for_master_of(&tat, Duration::from_secs(15))
+            .await
+            .expect("the replica takes over");
+        took_over = t0.elapsed();
+        println!(
+            "{name}: the replica took over {:?} after the kill",
+            took_over - killed
+        );
+    })
+    .await;
+    sampler.abort();
+    let ok: i64 = rs.iter().map(|r| r["ok"]).sum();
+    let samples = samples.lock().unwrap().clone();
+    // The busiest one-second window from a second after the takeover.
+    let settled = took_over + Duration::from_secs(1);
+    let end = Duration::from_millis(700 + secs * 1000);
+    let busiest = samples
+        .iter()
+        .filter(|(t, _)| *t >= settled && *t + Duration::from_secs(1) <= end)
+        .filter_map(|(t, n)| {
+            let later = samples
+                .iter()
+                .find(|(u, _)| *u >= *t + Duration::from_secs(1))?;
+            Some(later.1 - n)
+        })
+        .max()
+        .unwrap_or(0);
+    println!(
+        "{name}: {ok} calls in {secs} s = {:.1}/s (R = {R}/s), 429s {}, busiest settled second {busiest}, {rs:?}",
+        ok as f64 / secs as f64,
+        throttled(&f.fake)
+    );
+    for r in &rs {
+        assert_eq!(r["err"], 0, "no call lost");
+        assert_eq!(r["degraded_seen"], 1, "each process ran degraded meanwhile");
+        assert_eq!(r["degraded_end"], 0, "and shares again");
+    }
+    assert_eq!(throttled(&f.fake), 0, "no 429s");
+    assert!(busiest > 0, "calls went on after the takeover");
+    // One second's turns, plus one for a window's edges (50 ms samples).
+    assert!(busiest <= u64::from(R) + 2, "{busiest} in a second");
+    println!("test {name} ... ok");
+}
+
 async fn holders(url: &str, prefix: &str) -> i64 {
     let client = redis::Client::open(url).unwrap();
     let mut c = client.get_multiplexed_async_connection().await.unwrap();
     redis::cmd("ZCARD")
-        .arg(format!("{prefix}:holders"))
+        .arg(format!("{{{prefix}}}:holders"))
         .query_async(&mut c)
         .await
         .unwrap()
@@ -398,7 +447,7 @@ async fn holders(url: &str, prefix: &str) -> i64 {
 
 async fn a_killed_process_gives_its_slots_back_within_the_lease() {
     let name = "a_killed_process_gives_its_slots_back_within_the_lease";
-    let Some(redis) = redis_for(name, false).await else {
+    let Some(redis) = Plain::get(name).await else {
         return;
     };
     let f = fixture().await;
@@ -444,18 +493,18 @@ async fn a_killed_process_gives_its_slots_back_within_the_lease() {
 
 async fn restarting_redis_mid_run_neither_stops_nor_loses_calls() {
     let name = "restarting_redis_mid_run_neither_stops_nor_loses_calls";
-    let Some(mut redis) = redis_for(name, true).await else {
+    // Its own server: it stops it.
+    let Some(mut server) = redis_harness::or_skip(name, Server::start(Options::new()).await) else {
         return;
     };
+    let url = server.url();
     let f = fixture().await;
     let secs = 4;
-    let port = redis.port;
-    let url = redis.url.clone();
-    let rs = run_workers(&f, &url, secs, async {
+    let rs = run_workers(&f, &url, &[], secs, async {
         tokio::time::sleep(Duration::from_millis(700 + 1000)).await;
-        redis.stop();
+        server.stop().await;
         tokio::time::sleep(Duration::from_millis(1000)).await;
-        redis = start_redis(port).await.expect("redis-server restarts");
+        server.restart().await.expect("redis-server restarts");
     })
     .await;
     let ok: i64 = rs.iter().map(|r| r["ok"]).sum();
@@ -479,7 +528,7 @@ async fn restarting_redis_mid_run_neither_stops_nor_loses_calls() {
 /// of meeting one too.
 async fn a_429_seen_by_one_client_pauses_the_others() {
     let name = "a_429_seen_by_one_client_pauses_the_others";
-    let Some(redis) = redis_for(name, false).await else {
+    let Some(redis) = Plain::get(name).await else {
         return;
     };
     // Three requests per second (a bucket of three): the fourth quick
@@ -524,6 +573,25 @@ async fn a_429_seen_by_one_client_pauses_the_others() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     assert_eq!(throttled(&fake), 1, "the first client was throttled");
+    // The fake counts the 429 before the first client has read it and
+    // set the shared pause: wait for the pause to be in Redis.
+    let pause = format!("{{{prefix}}}:pause");
+    let mut admin = redis::Client::open(redis.url.as_str())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    for _ in 0..200 {
+        let set: bool = redis::cmd("EXISTS")
+            .arg(&pause)
+            .query_async(&mut admin)
+            .await
+            .unwrap();
+        if set {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     let t = std::time::Instant::now();
     b.get_project(project).await.unwrap();
     let waited = t.elapsed();

@@ -58,7 +58,8 @@
 //!   below, `equinix_api_*`).
 //! - `shared` (feature `redis`): `SharedLimits`, the rate limit, the
 //!   concurrency limit and throttling pauses shared by several processes
-//!   through Redis, with a local fallback while Redis is away.
+//!   through Redis (one node, a Redis Cluster or a Sentinel's master, over
+//!   TLS or not), with a local fallback while Redis is away.
 //! - [`wait`]: [`wait_for_device`], polling a device until it reaches a
 //!   state, under the client's limits, with backoff between reads.
 //!

@@ -14,6 +14,7 @@
 //! | `equinix_api_rate_limit_wait_seconds` | histogram (s) | |
 //! | `equinix_api_throttled_total` | counter | `endpoint` |
 //! | `equinix_api_shared_limits_degraded` | gauge (0/1; feature `redis`) | |
+//! | `equinix_api_shared_limits_vanished_total` | counter (feature `redis`) | |
 //! | `equinix_api_retry_budget_tokens` | gauge (registered only with the budget on) | |
 //! | `equinix_api_retry_budget_refused_total` | counter | `endpoint` |
 //!
@@ -68,6 +69,10 @@ pub(crate) struct Metrics {
     /// 1 while shared limits fall back to local ones (feature `redis`).
     #[cfg(feature = "redis")]
     pub(crate) shared_degraded: IntGauge,
+    /// Times the shared rate schedule was found gone from Redis (feature
+    /// `redis`).
+    #[cfg(feature = "redis")]
+    pub(crate) shared_vanished: IntCounter,
 }
 
 impl Metrics {
@@ -153,6 +158,11 @@ impl Metrics {
                 "equinix_api_shared_limits_degraded",
                 "1 while the limits shared through Redis fall back to local limits.",
             )?,
+            #[cfg(feature = "redis")]
+            shared_vanished: IntCounter::new(
+                "equinix_api_shared_limits_vanished_total",
+                "Times the rate schedule shared through Redis was found gone (evicted, deleted, lost in a restart or failover).",
+            )?,
         };
         if let Some(r) = registry {
             r.register(Box::new(m.duration.clone()))?;
@@ -170,6 +180,8 @@ impl Metrics {
             r.register(Box::new(m.retry_budget_refused.clone()))?;
             #[cfg(feature = "redis")]
             r.register(Box::new(m.shared_degraded.clone()))?;
+            #[cfg(feature = "redis")]
+            r.register(Box::new(m.shared_vanished.clone()))?;
         }
         Ok(m)
     }

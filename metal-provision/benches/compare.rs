@@ -321,43 +321,127 @@ async fn throttling() {
     }
 }
 
+/// Where the rows of section 2b keep their shared limits.
+enum SharedRedis {
+    /// One node: `$METAL_TEST_REDIS_URL`, else a `redis-server` started
+    /// here.
+    Plain(redis_harness::Plain),
+    /// One node over TLS, its certificates made here (a private CA).
+    Tls(redis_harness::Certs, redis_harness::Server),
+    /// A three-master cluster, one replica each.
+    Cluster(redis_harness::Cluster),
+}
+
+impl SharedRedis {
+    /// The worker settings that point at it (`W_REDIS`, `W_CA`,
+    /// `W_CLUSTER`).
+    fn env(&self) -> Vec<(&'static str, String)> {
+        match self {
+            Self::Plain(p) => vec![("W_REDIS", p.url.clone())],
+            Self::Tls(certs, server) => vec![
+                ("W_REDIS", server.tls_url().unwrap_or_default()),
+                ("W_CA", certs.ca().to_string_lossy().into_owned()),
+            ],
+            Self::Cluster(c) => vec![("W_REDIS", c.urls().join(",")), ("W_CLUSTER", "1".into())],
+        }
+    }
+
+    /// Round trips clients have made to it so far: the calls of every
+    /// command a client sends (the scripts by SHA and their loading, the
+    /// connection's own), summed over its nodes.
+    async fn round_trips(&self) -> u64 {
+        let info = redis::cmd("INFO").arg("commandstats").clone();
+        let sent = [
+            "evalsha",
+            "script|load",
+            "info",
+            "ping",
+            "cluster|slots",
+            "client|setinfo",
+            "subscribe",
+        ];
+        let mut total = 0;
+        let nodes: Vec<String> = match self {
+            Self::Plain(p) => vec![p.url.clone()],
+            Self::Tls(_, server) => vec![server.url()],
+            Self::Cluster(c) => c.urls(),
+        };
+        for url in nodes {
+            let Ok(client) = redis::Client::open(url) else {
+                continue;
+            };
+            if let Ok(mut c) = client.get_multiplexed_async_connection().await {
+                let text: String = info.query_async(&mut c).await.unwrap_or_default();
+                total += redis_harness::command_calls(&text, &sent);
+            }
+        }
+        total
+    }
+}
+
 /// Section 2b, throttling across processes: three processes with limits
-/// shared through Redis against three with in-process limits each set to
-/// R. Workers are this binary re-executed with `BENCH_SHARED_WORKER` set.
+/// shared through Redis (one node, plain and over TLS; a three-master
+/// cluster) against three with in-process limits each set to R. Workers
+/// are this binary re-executed with `BENCH_SHARED_WORKER` set.
 async fn shared_throttling() {
     let rate: u32 = 30;
     let secs: u64 = if quick() { 3 } else { 6 };
     let processes = 3;
     out!("\n## 2b. Throttling across {processes} processes: server limit R = {rate}/s, findProjectById for {secs} s, parallelism 4 each, api_rate = 1/R (unless learning)");
-    let mut own_redis = None;
-    let url = match std::env::var("METAL_TEST_REDIS_URL") {
-        Ok(url) => url,
-        Err(_) => {
-            let port = std::net::TcpListener::bind("127.0.0.1:0")
-                .and_then(|l| l.local_addr())
-                .map(|a| a.port())
-                .unwrap_or(6398);
-            match std::process::Command::new("redis-server")
-                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-                .args(["--save", "", "--appendonly", "no"])
-                .stdout(std::process::Stdio::null())
-                .spawn()
-            {
-                Ok(child) => {
-                    own_redis = Some(child);
-                    tokio::time::sleep(Duration::from_millis(300)).await;
-                    format!("redis://127.0.0.1:{port}/")
-                }
-                Err(_) => {
-                    out!("skipped: set METAL_TEST_REDIS_URL or put redis-server on PATH");
-                    return;
-                }
-            }
-        }
+    let Some(plain) = redis_harness::Plain::get("bench shared").await else {
+        return;
     };
-    out!("| limits | achieved rate / R | 429s received | calls per process |");
-    out!("|---|---|---|---|");
-    for (shared, learn) in [(true, false), (true, true), (false, false)] {
+    let tls = match redis_harness::Certs::new() {
+        Ok(certs) => {
+            let options = redis_harness::Options::new().tls(&certs, redis_harness::ClientCerts::No);
+            redis_harness::Server::start(options)
+                .await
+                .ok()
+                .map(|s| SharedRedis::Tls(certs, s))
+        }
+        Err(_) => None,
+    };
+    let cluster = redis_harness::Cluster::start(3, 1)
+        .await
+        .ok()
+        .map(SharedRedis::Cluster);
+    let plain = SharedRedis::Plain(plain);
+    out!("| limits | achieved rate / R | 429s received | Redis round trips per request | calls per process |");
+    out!("|---|---|---|---|---|");
+    // Each row: its label, where it shares (None: in-process; Some(None):
+    // a server that could not be started), and whether it learns.
+    let rows: [(&str, Option<Option<&SharedRedis>>, bool); 5] = [
+        (
+            "shared through Redis (R in total)",
+            Some(Some(&plain)),
+            false,
+        ),
+        (
+            "shared through Redis over TLS (rediss://, private CA)",
+            Some(tls.as_ref()),
+            false,
+        ),
+        (
+            "shared through a Redis Cluster (3 masters)",
+            Some(cluster.as_ref()),
+            false,
+        ),
+        (
+            "shared through Redis, learning from X-RateLimit-* (no api_rate)",
+            Some(Some(&plain)),
+            true,
+        ),
+        ("in-process, R each", None, false),
+    ];
+    for (label, shared, learn) in rows {
+        let redis = match shared {
+            Some(Some(r)) => Some(r),
+            Some(None) => {
+                out!("| {label} | skipped: its server could not be started | | | |");
+                continue;
+            }
+            None => None,
+        };
         let fake = Fake::builder().reservations(1).build();
         let server = server(fake.clone(), Some(rate)).await;
         tokio::time::sleep(Duration::from_millis(1100)).await;
@@ -366,6 +450,10 @@ async fn shared_throttling() {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64)
             + 500;
+        let trips_before = match redis {
+            Some(r) => r.round_trips().await,
+            None => 0,
+        };
         let children: Vec<_> = (0..processes)
             .map(|_| {
                 let mut cmd = std::process::Command::new(
@@ -378,8 +466,8 @@ async fn shared_throttling() {
                     .env("W_START_MS", start.to_string())
                     .env("W_END_MS", (start + secs * 1000).to_string())
                     .stdout(std::process::Stdio::piped());
-                if shared {
-                    cmd.env("W_REDIS", &url).env("W_PREFIX", &prefix);
+                if let Some(r) = redis {
+                    cmd.envs(r.env()).env("W_PREFIX", &prefix);
                 }
                 if learn {
                     cmd.env("W_LEARN", "1");
@@ -403,28 +491,32 @@ async fn shared_throttling() {
         .await
         .expect("the workers' results");
         let total: u64 = oks.iter().sum();
+        let requests: u64 = fake
+            .snapshot()
+            .requests
+            .get("findProjectById")
+            .map_or(0, |by_status| by_status.values().sum());
+        let trips = match redis {
+            Some(r) => {
+                let made = r.round_trips().await.saturating_sub(trips_before);
+                format!("{:.2}", made as f64 / requests.max(1) as f64)
+            }
+            None => "-".into(),
+        };
         out!(
-            "| {} | {:.3} | {} | {:?} |",
-            match (shared, learn) {
-                (true, false) => "shared through Redis (R in total)",
-                (true, true) => "shared through Redis, learning from X-RateLimit-* (no api_rate)",
-                _ => "in-process, R each",
-            },
+            "| {label} | {:.3} | {} | {trips} | {:?} |",
             total as f64 / secs as f64 / f64::from(rate),
             requests_with_status(&fake, "findProjectById", "429"),
             oks
         );
-    }
-    if let Some(mut child) = own_redis {
-        let _ = child.kill();
-        let _ = child.wait();
     }
 }
 
 /// One worker process of section 2b: calls `get_project` with 4 loops from
 /// `W_START_MS` to `W_END_MS` and prints `RESULT ok=N` (calls that
 /// succeeded within the window). With `W_LEARN` it sets no `api_rate` and
-/// learns the pace from the headers.
+/// learns the pace from the headers; `W_REDIS` shares its limits there
+/// (`W_CLUSTER`: the cluster's nodes, comma-separated; `W_CA`: a CA file).
 async fn shared_worker() {
     let var = |n: &str| std::env::var(n).unwrap_or_default();
     let now_ms = || {
@@ -448,8 +540,15 @@ async fn shared_worker() {
         builder.api_rate(Duration::from_secs(1) / rate)
     };
     if let Ok(url) = std::env::var("W_REDIS") {
-        builder = builder
-            .shared_limits(metal_policy::SharedLimits::redis(url, var("W_PREFIX")).processes(3));
+        let shared = match std::env::var_os("W_CLUSTER") {
+            Some(_) => metal_policy::SharedLimits::redis_cluster(url.split(','), var("W_PREFIX")),
+            None => metal_policy::SharedLimits::redis(url, var("W_PREFIX")),
+        };
+        let shared = match std::env::var_os("W_CA") {
+            Some(ca) => shared.ca_file(ca),
+            None => shared,
+        };
+        builder = builder.shared_limits(shared.processes(3));
     }
     let client = builder.build().expect("the policy client builds");
     tokio::time::sleep(Duration::from_millis(start.saturating_sub(now_ms()))).await;

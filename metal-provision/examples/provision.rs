@@ -23,8 +23,9 @@
 //! running `metal-fake`, or the real API), with the token from
 //! `METAL_AUTH_TOKEN` (or `--token`) and the project from `--project` (or
 //! `METAL_PROJECT_ID`); it refuses up front to ask for more devices than the
-//! project has free hardware reservations. `--redis URL` shares the
-//! client's limits with other runs through Redis.
+//! project has free hardware reservations. `--redis URL` (or
+//! `--redis-cluster URL,URL,URL`, with `--redis-ca FILE` for a private CA)
+//! shares the client's limits with other runs through Redis.
 //!
 //! While it runs, a progress line goes to stderr every `--progress-interval`
 //! (10 s), with a warning when every API attempt in that interval failed.
@@ -150,10 +151,18 @@ struct Args {
     #[arg(long)]
     metrics: bool,
     /// Share the rate limit, the parallelism and throttling pauses with every
-    /// run given the same Redis URL (e.g. redis://127.0.0.1:6379/; key
-    /// prefix `metal-provision`).
-    #[arg(long)]
+    /// run given the same Redis URL (e.g. redis://127.0.0.1:6379/, or
+    /// rediss://user:password@host:6379/; key prefix `metal-provision`).
+    #[arg(long, conflicts_with = "redis_cluster")]
     redis: Option<String>,
+    /// Share them through a Redis Cluster, found from these nodes
+    /// (URL,URL,URL).
+    #[arg(long, value_delimiter = ',', num_args = 1..)]
+    redis_cluster: Vec<String>,
+    /// Trust the CA certificates of this PEM file (instead of the system's)
+    /// for rediss:// URLs.
+    #[arg(long, value_name = "FILE")]
+    redis_ca: Option<std::path::PathBuf>,
 }
 
 fn parse_devices(text: &str) -> Result<usize, String> {
@@ -543,11 +552,19 @@ async fn main_run(args: Args) -> Result<(), String> {
     if let Some(rate) = target.api_rate {
         builder = builder.api_rate(rate);
     }
-    if let Some(url) = &args.redis {
-        builder = builder.shared_limits(metal_policy::SharedLimits::redis(
-            url.clone(),
+    let shared = match (&args.redis, args.redis_cluster.is_empty()) {
+        (Some(url), _) => Some(metal_policy::SharedLimits::redis(url, "metal-provision")),
+        (None, false) => Some(metal_policy::SharedLimits::redis_cluster(
+            &args.redis_cluster,
             "metal-provision",
-        ));
+        )),
+        (None, true) => None,
+    };
+    if let Some(shared) = shared {
+        builder = builder.shared_limits(match &args.redis_ca {
+            Some(ca) => shared.ca_file(ca),
+            None => shared,
+        });
     }
     let metal: Arc<dyn Metal> = Arc::new(builder.build().map_err(|e| e.to_string())?);
 

@@ -744,3 +744,74 @@ async fn a_run_that_cannot_progress_says_so() {
         "{progress}"
     );
 }
+
+// ------------------------------------------------------------ shared limits
+
+/// Whether `node` holds the run's schedule (key prefix `metal-provision`).
+async fn holds_the_schedule(node: &redis_harness::Server) -> bool {
+    let n: u8 = node
+        .query(redis::cmd("EXISTS").arg("{metal-provision}:tat"))
+        .await
+        .unwrap();
+    n == 1
+}
+
+/// `--redis rediss://... --redis-ca FILE` and `--redis-cluster
+/// URL,URL,URL` share the run's limits there (real servers: a TLS node
+/// with a private CA, a three-master cluster).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_redis_flags_share_the_limits_over_tls_and_on_a_cluster() {
+    use redis_harness::{or_skip, Certs, ClientCerts, Cluster, Options, Server};
+    let name = "the_redis_flags_share_the_limits_over_tls_and_on_a_cluster";
+    let Some(certs) = or_skip(name, Certs::new()) else {
+        return;
+    };
+    let Some(tls) = or_skip(
+        name,
+        Server::start(Options::new().tls(&certs, ClientCerts::No)).await,
+    ) else {
+        return;
+    };
+    let Some(cluster) = or_skip(name, Cluster::start(3, 0).await) else {
+        return;
+    };
+    let (tls_url, ca) = (tls.tls_url().unwrap(), certs.ca());
+    let nodes = cluster.urls().join(",");
+    let runs: [&[&str]; 2] = [
+        &["--redis", &tls_url, "--redis-ca", ca.to_str().unwrap()],
+        &["--redis-cluster", &nodes],
+    ];
+    for flags in runs {
+        let fake = fake(1).build();
+        let server = serve(&fake).await;
+        let mut args = vec!["--devices", "1", "--api-rate", "10ms"];
+        args.extend_from_slice(flags);
+        let out = run_async(against(&server, &fake, &args)).await;
+        server.shutdown().await;
+        assert!(out.status.success(), "{flags:?}: {}", text(&out.stderr));
+        assert!(summary(&out).starts_with("provisioned 1/1 devices"));
+    }
+    assert!(holds_the_schedule(&tls).await, "shared over TLS");
+    let home = cluster.master_of("{metal-provision}:tat").await.unwrap();
+    assert!(
+        holds_the_schedule(&cluster.nodes()[home]).await,
+        "shared on the cluster"
+    );
+}
+
+#[test]
+fn a_plaintext_redis_password_to_another_host_is_refused() {
+    let out = run(&[
+        "--devices",
+        "1",
+        "--redis",
+        "redis://:secret-pw@10.9.8.7:6379/",
+    ]);
+    let error = the_error(&out, 1);
+    assert!(error.contains("unencrypted to 10.9.8.7"), "{error}");
+    assert!(
+        !text(&out.stderr).contains("secret-pw"),
+        "{}",
+        text(&out.stderr)
+    );
+}

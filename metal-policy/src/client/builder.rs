@@ -46,11 +46,13 @@ pub enum BuildError {
     /// `per_page` must be at least 1.
     #[error("per_page must be at least 1")]
     ZeroPerPage,
-    /// The Redis URL of [`ClientBuilder::shared_limits`] is not valid.
+    /// The settings of [`ClientBuilder::shared_limits`] cannot be used
+    /// (an invalid URL, a plaintext password to another host, an unreadable
+    /// certificate, ...).
     #[cfg(feature = "redis")]
     #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
     #[error("shared limits: {0}")]
-    SharedLimits(#[source] redis::RedisError),
+    SharedLimits(#[source] crate::shared::SharedLimitsError),
 }
 
 /// Builds a [`Client`]. Defaults: `parallelism` 1, `api_rate` 2 s, burst 1,
@@ -292,6 +294,7 @@ impl ClientBuilder {
                     burst,
                     parallelism,
                     metrics.shared_degraded.clone(),
+                    metrics.shared_vanished.clone(),
                 )
                 .map_err(BuildError::SharedLimits)?,
             ),

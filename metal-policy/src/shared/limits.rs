@@ -7,10 +7,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use prometheus::IntGauge;
+use prometheus::{IntCounter, IntGauge};
 
 use super::backend::Shared;
 use super::config::SharedLimits;
+use super::error::SharedLimitsError;
 use crate::limit::concurrency::Concurrency;
 use crate::limit::pace::{Pace, Reading};
 use crate::limit::{Limits, Slot};
@@ -23,17 +24,26 @@ pub(crate) struct SharedBackend {
 }
 
 impl SharedBackend {
-    /// The backend for a client with these limits; connects lazily.
+    /// The backend for a client with these limits (its gauge of degraded
+    /// mode, its counter of vanished schedules); connects lazily.
     pub(crate) fn new(
         config: SharedLimits,
         pace: Pace,
         burst: u32,
         parallelism: usize,
         degraded: IntGauge,
-    ) -> Result<Self, redis::RedisError> {
+        vanished: IntCounter,
+    ) -> Result<Self, SharedLimitsError> {
         Ok(Self {
             local: Concurrency::new(parallelism),
-            shared: Arc::new(Shared::new(config, pace, burst, parallelism, degraded)?),
+            shared: Arc::new(Shared::new(
+                config,
+                pace,
+                burst,
+                parallelism,
+                degraded,
+                vanished,
+            )?),
         })
     }
 }

@@ -1,6 +1,8 @@
 -- Takes a slot or queues for one. KEYS: holders, queue, queue expiry,
 -- seq. ARGV: id, limit, lease ms, waiter ttl ms. Returns 1 when the slot
--- is taken, else 0 (the caller stays queued and polls again).
+-- is taken, else minus the waiter's place in line (-1: next; the caller
+-- stays queued and polls again, less often the further back it is). No
+-- TTLs (see reserve.lua): expired holders and waiters are pruned here.
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local id, limit = ARGV[1], tonumber(ARGV[2])
@@ -15,7 +17,6 @@ local function take()
   redis.call('ZREM', KEYS[2], id)
   redis.call('ZREM', KEYS[3], id)
   redis.call('ZADD', KEYS[1], now + lease, id)
-  redis.call('PEXPIRE', KEYS[1], lease * 2)
   return 1
 end
 if redis.call('ZSCORE', KEYS[1], id) then return take() end
@@ -23,8 +24,7 @@ if not redis.call('ZSCORE', KEYS[2], id) then
   redis.call('ZADD', KEYS[2], redis.call('INCR', KEYS[4]), id)
 end
 redis.call('ZADD', KEYS[3], now + wttl, id)
-redis.call('PEXPIRE', KEYS[2], wttl * 2)
-redis.call('PEXPIRE', KEYS[3], wttl * 2)
 local free = limit - redis.call('ZCARD', KEYS[1])
-if redis.call('ZRANK', KEYS[2], id) < free then return take() end
-return 0
+local rank = redis.call('ZRANK', KEYS[2], id)
+if rank < free then return take() end
+return free - rank - 1

@@ -16,12 +16,9 @@ local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
 if ARGV[5] == '0' and tat == tonumber(ARGV[2]) then
   local floor = math.max(now, tonumber(redis.call('GET', KEYS[4]) or '0'))
   local back = math.max(tat - tonumber(ARGV[3]), floor)
-  redis.call('SET', KEYS[1], string.format('%.0f', back), 'PX',
-    math.floor((back - now) / 1000) + 1000)
+  redis.call('SET', KEYS[1], string.format('%.0f', back))
   return 1
 end
 local member = string.format('%.0f', at)
 redis.call('ZADD', KEYS[2], member, member)
-local ttl = math.floor((at - now) / 1000) + 1000
-if redis.call('PTTL', KEYS[2]) < ttl then redis.call('PEXPIRE', KEYS[2], ttl) end
 return 2

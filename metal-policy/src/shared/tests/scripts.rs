@@ -1,134 +1,18 @@
-//! The Lua scripts against a real Redis: `$METAL_TEST_REDIS_URL`, else a
-//! `redis-server` this test starts on a free port; when neither is
-//! available each test prints that it skips (under `CI=true` it fails
-//! instead). Redis's clock is real time, so these tests use real time with
-//! generous margins.
+//! The Lua scripts against a real Redis, one backend or several (as
+//! several processes would be) on one prefix.
 
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
-use prometheus::IntGauge;
+use tokio::time::Instant;
 
 use super::*;
-
-/// A reachable Redis, and the server this test started, if it did.
-struct TestRedis {
-    url: String,
-    child: Option<Child>,
-}
-
-impl Drop for TestRedis {
-    fn drop(&mut self) {
-        if let Some(c) = &mut self.child {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap()
-}
-
-async fn test_redis(test: &str) -> Option<TestRedis> {
-    if let Ok(url) = std::env::var("METAL_TEST_REDIS_URL") {
-        let answers = match redis::Client::open(url.as_str()) {
-            Ok(c) => matches!(
-                tokio::time::timeout(Duration::from_secs(2), c.get_multiplexed_async_connection())
-                    .await,
-                Ok(Ok(_))
-            ),
-            Err(_) => false,
-        };
-        if answers {
-            return Some(TestRedis { url, child: None });
-        }
-    }
-    let port = free_port();
-    let child = Command::new("redis-server")
-        .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-        .args(["--save", "", "--appendonly", "no"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn();
-    let Ok(child) = child else {
-        return skip(
-            test,
-            "no reachable METAL_TEST_REDIS_URL and redis-server cannot be started",
-        );
-    };
-    let r = TestRedis {
-        url: format!("redis://127.0.0.1:{port}/"),
-        child: Some(child),
-    };
-    let client = redis::Client::open(r.url.as_str()).unwrap();
-    for _ in 0..100 {
-        if client.get_multiplexed_async_connection().await.is_ok() {
-            return Some(r);
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    skip(test, "the redis-server it started does not answer")
-}
-
-/// Locally a test without Redis skips, saying so; under CI (`CI=true`) it
-/// fails instead.
-fn skip(test: &str, why: &str) -> Option<TestRedis> {
-    assert_ne!(
-        std::env::var("CI").as_deref(),
-        Ok("true"),
-        "{test}: no Redis under CI=true: {why}"
-    );
-    println!("{test}: skipped: {why}");
-    None
-}
-
-fn backend(url: &str, spacing: Duration, burst: u32, parallelism: usize) -> Arc<Shared> {
-    let prefix = format!("test-{}", Uuid::new_v4());
-    let gauge = IntGauge::new("g", "g").unwrap();
-    let config = SharedLimits::redis(url, prefix)
-        .lease(Duration::from_millis(1000))
-        .timeout(Duration::from_millis(500));
-    Arc::new(Shared::new(config, Pace::fixed(spacing), burst, parallelism, gauge).unwrap())
-}
-
-async fn reserve(s: &Shared) -> Duration {
-    Duration::from_micros(s.reserve_turn().await.unwrap().wait)
-}
-
-async fn acquire(s: &Shared, id: &str, wttl: Duration) -> bool {
-    let mut inv = s.scripts.acquire.key(&s.keys.holders);
-    inv.key(&s.keys.queue)
-        .key(&s.keys.queue_expiry)
-        .key(&s.keys.seq)
-        .arg(id)
-        .arg(s.parallelism)
-        .arg(millis(s.config.lease))
-        .arg(millis(wttl));
-    s.run::<u8>(inv).await.unwrap() == 1
-}
-
-async fn release(s: &Shared, id: &str) {
-    let mut inv = s.scripts.release.key(&s.keys.holders);
-    inv.key(&s.keys.queue).key(&s.keys.queue_expiry).arg(id);
-    s.run::<u8>(inv).await.unwrap();
-}
-
-/// Whether `got` (a wait measured from some instant within the last
-/// `elapsed`) could be `want` measured from the start of `elapsed`, give or
-/// take a few ms of clock granularity: robust to slow Redis round trips.
-fn near(got: Duration, want: Duration, elapsed: Duration) -> bool {
-    let slack = Duration::from_millis(5);
-    got + elapsed + slack >= want && got <= want + slack
-}
+use crate::limit::pace::{Pace, Reading};
+use crate::shared::slots::SharedSlot;
 
 #[tokio::test]
 async fn gcra_spaces_reservations_after_the_burst() {
-    let Some(r) = test_redis("gcra_spaces_reservations_after_the_burst").await else {
+    let Some(r) = Plain::get("gcra_spaces_reservations_after_the_burst").await else {
         return;
     };
     let s = backend(&r.url, Duration::from_millis(200), 2, 1);
@@ -147,7 +31,7 @@ async fn gcra_spaces_reservations_after_the_burst() {
 
 #[tokio::test]
 async fn a_pause_delays_every_turn_and_is_never_shortened() {
-    let Some(r) = test_redis("a_pause_delays_every_turn_and_is_never_shortened").await else {
+    let Some(r) = Plain::get("a_pause_delays_every_turn_and_is_never_shortened").await else {
         return;
     };
     let s = backend(&r.url, Duration::from_millis(10), 1, 1);
@@ -167,14 +51,7 @@ async fn a_pause_delays_every_turn_and_is_never_shortened() {
         "{left} µs"
     );
     // A second backend on the same prefix (another process) waits too.
-    let other = Shared::new(
-        s.config.clone(),
-        s.pace,
-        1,
-        1,
-        IntGauge::new("g2", "g").unwrap(),
-    )
-    .unwrap();
+    let other = Probe::new(s.config.clone(), s.pace, 1, 1).shared;
     let wait = reserve(&other).await;
     assert!(
         near(wait, Duration::from_millis(600), t0.elapsed()),
@@ -184,7 +61,7 @@ async fn a_pause_delays_every_turn_and_is_never_shortened() {
 
 #[tokio::test]
 async fn slots_are_served_in_arrival_order_and_leases_expire() {
-    let Some(r) = test_redis("slots_are_served_in_arrival_order_and_leases_expire").await else {
+    let Some(r) = Plain::get("slots_are_served_in_arrival_order_and_leases_expire").await else {
         return;
     };
     let s = backend(&r.url, Duration::ZERO, 1, 2);
@@ -206,8 +83,29 @@ async fn slots_are_served_in_arrival_order_and_leases_expire() {
 }
 
 #[tokio::test]
+async fn a_waiter_is_told_its_place_in_line() {
+    let Some(r) = Plain::get("a_waiter_is_told_its_place_in_line").await else {
+        return;
+    };
+    let s = backend(&r.url, Duration::ZERO, 1, 1);
+    let ttl = Duration::from_secs(5);
+    assert_eq!(acquire_reply(&s, "a", ttl).await, 1);
+    assert_eq!(acquire_reply(&s, "b", ttl).await, -1, "next");
+    assert_eq!(acquire_reply(&s, "c", ttl).await, -2);
+    assert_eq!(acquire_reply(&s, "d", ttl).await, -3);
+    release(&s, "a").await;
+    assert_eq!(
+        acquire_reply(&s, "c", ttl).await,
+        -1,
+        "b's slot is free, b is ahead"
+    );
+    assert_eq!(acquire_reply(&s, "b", ttl).await, 1);
+    assert_eq!(acquire_reply(&s, "d", ttl).await, -2);
+}
+
+#[tokio::test]
 async fn a_waiter_that_stops_polling_leaves_the_queue() {
-    let Some(r) = test_redis("a_waiter_that_stops_polling_leaves_the_queue").await else {
+    let Some(r) = Plain::get("a_waiter_that_stops_polling_leaves_the_queue").await else {
         return;
     };
     let s = backend(&r.url, Duration::ZERO, 1, 1);
@@ -224,7 +122,7 @@ async fn a_waiter_that_stops_polling_leaves_the_queue() {
 
 #[tokio::test]
 async fn shared_slots_through_the_backend_api_release_on_drop() {
-    let Some(r) = test_redis("shared_slots_through_the_backend_api_release_on_drop").await else {
+    let Some(r) = Plain::get("shared_slots_through_the_backend_api_release_on_drop").await else {
         return;
     };
     let s = backend(&r.url, Duration::ZERO, 1, 1);
@@ -244,22 +142,13 @@ async fn shared_slots_through_the_backend_api_release_on_drop() {
 #[tokio::test]
 async fn unreachable_redis_degrades_to_local_limits_at_rate_over_n() {
     // A port nothing listens on.
-    let url = format!("redis://127.0.0.1:{}/", free_port());
-    let gauge = IntGauge::new("g", "g").unwrap();
+    let url = format!("redis://127.0.0.1:{}/", redis_harness::free_port().unwrap());
     let config = SharedLimits::redis(url, "x")
         .processes(2)
         .timeout(Duration::from_millis(100))
         .retry_interval(Duration::from_secs(60));
-    let s = Arc::new(
-        Shared::new(
-            config,
-            Pace::fixed(Duration::from_millis(50)),
-            1,
-            4,
-            gauge.clone(),
-        )
-        .unwrap(),
-    );
+    let probe = Probe::new(config, Pace::fixed(Duration::from_millis(50)), 1, 4);
+    let (s, gauge) = (probe.shared, probe.degraded);
     let t0 = Instant::now();
     for _ in 0..3 {
         s.acquire_turn().await;
@@ -284,7 +173,7 @@ async fn unreachable_redis_degrades_to_local_limits_at_rate_over_n() {
 /// Backends of `n` processes sharing one prefix, learning the pace from
 /// replies, with a 2 s spacing until they do.
 fn learning_processes(url: &str, n: usize) -> Vec<Arc<Shared>> {
-    let prefix = format!("test-{}", Uuid::new_v4());
+    let prefix = prefix();
     let pace = Pace {
         base: Duration::from_secs(2),
         floor: Duration::ZERO,
@@ -292,12 +181,11 @@ fn learning_processes(url: &str, n: usize) -> Vec<Arc<Shared>> {
         share: 1,
     };
     (0..n)
-        .map(|i| {
+        .map(|_| {
             let config = SharedLimits::redis(url, prefix.clone())
                 .processes(n as u32)
                 .timeout(Duration::from_millis(500));
-            let gauge = IntGauge::new(format!("g{i}"), "g").unwrap();
-            Arc::new(Shared::new(config, pace, 1, 1, gauge).unwrap())
+            Probe::new(config, pace, 1, 1).shared
         })
         .collect()
 }
@@ -305,7 +193,7 @@ fn learning_processes(url: &str, n: usize) -> Vec<Arc<Shared>> {
 #[tokio::test]
 async fn a_pace_learned_by_one_process_paces_them_all_through_one_budget() {
     let Some(r) =
-        test_redis("a_pace_learned_by_one_process_paces_them_all_through_one_budget").await
+        Plain::get("a_pace_learned_by_one_process_paces_them_all_through_one_budget").await
     else {
         return;
     };
@@ -331,7 +219,7 @@ async fn a_pace_learned_by_one_process_paces_them_all_through_one_budget() {
 
 #[tokio::test]
 async fn a_much_faster_learned_pace_pulls_back_turns_already_waiting() {
-    let Some(r) = test_redis("a_much_faster_learned_pace_pulls_back_turns_already_waiting").await
+    let Some(r) = Plain::get("a_much_faster_learned_pace_pulls_back_turns_already_waiting").await
     else {
         return;
     };
@@ -358,7 +246,7 @@ async fn a_much_faster_learned_pace_pulls_back_turns_already_waiting() {
 
 #[tokio::test]
 async fn none_remaining_holds_every_process_until_the_reset() {
-    let Some(r) = test_redis("none_remaining_holds_every_process_until_the_reset").await else {
+    let Some(r) = Plain::get("none_remaining_holds_every_process_until_the_reset").await else {
         return;
     };
     let p = learning_processes(&r.url, 2);
@@ -376,7 +264,7 @@ async fn none_remaining_holds_every_process_until_the_reset() {
 
 #[tokio::test]
 async fn a_dropped_wait_gives_its_shared_turn_back() {
-    let Some(r) = test_redis("a_dropped_wait_gives_its_shared_turn_back").await else {
+    let Some(r) = Plain::get("a_dropped_wait_gives_its_shared_turn_back").await else {
         return;
     };
     let s = backend(&r.url, Duration::from_millis(400), 1, 1);
@@ -399,7 +287,7 @@ async fn a_dropped_wait_gives_its_shared_turn_back() {
 #[tokio::test]
 async fn a_shared_turn_given_back_twice_is_never_handed_to_two_requests() {
     let Some(r) =
-        test_redis("a_shared_turn_given_back_twice_is_never_handed_to_two_requests").await
+        Plain::get("a_shared_turn_given_back_twice_is_never_handed_to_two_requests").await
     else {
         return;
     };
@@ -427,7 +315,7 @@ async fn a_shared_turn_given_back_twice_is_never_handed_to_two_requests() {
 #[tokio::test]
 async fn a_faster_pace_learned_by_another_process_reschedules_waiting_turns() {
     let Some(r) =
-        test_redis("a_faster_pace_learned_by_another_process_reschedules_waiting_turns").await
+        Plain::get("a_faster_pace_learned_by_another_process_reschedules_waiting_turns").await
     else {
         return;
     };
