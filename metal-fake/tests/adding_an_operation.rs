@@ -1,24 +1,28 @@
 //! An operation added to the spec the README's way (one line in
 //! `openapi/operations.txt`, `cargo xtask spec`), with no edit to
-//! `metal-policy` or `metal-fake`: `findMetros`, which the typed `Metal`
-//! trait does not wrap. It runs under the policy through `Client::call`,
-//! and against the fake: `501` until the test gives the fake a handler,
-//! then the handler's reply, in-process and over HTTP.
+//! `metal-policy` or `metal-fake`: `findInvitations` (the current user's
+//! invitations), which the typed `Metal` trait does not wrap and the fake
+//! does not model. It runs under the policy through `Client::call`, and
+//! against the fake: `501` until the test gives the fake a handler, then
+//! the handler's reply, in-process and over HTTP.
 
 use metal_api::types;
 use metal_fake::{Fake, FakeBuilder, ServerConfig};
 use metal_policy::Error;
 
-fn metros() -> serde_json::Value {
-    serde_json::json!({"metros": [{"code": "da", "name": "Dallas"}]})
+fn invitations() -> serde_json::Value {
+    serde_json::json!({"invitations": [{"roles": ["collaborator"]}]})
 }
 
 fn with_handler() -> FakeBuilder {
-    Fake::builder().handler("findMetros", |_call| Ok(metros()))
+    Fake::builder().handler("findInvitations", |_call| Ok(invitations()))
 }
 
-fn codes(list: &types::MetroList) -> Vec<String> {
-    list.metros.iter().filter_map(|m| m.code.clone()).collect()
+fn roles(list: &types::InvitationList) -> Vec<String> {
+    list.invitations
+        .iter()
+        .flat_map(|m| m.roles.clone())
+        .collect()
 }
 
 #[tokio::test(start_paused = true)]
@@ -26,7 +30,7 @@ async fn an_unmodelled_operation_is_a_permanent_501_under_the_policy() {
     let fake = Fake::builder().build();
     let client = fake.client();
     let err = client
-        .call(|api| api.find_metros().send())
+        .call(|api| api.find_invitations().send())
         .await
         .expect_err("not modelled");
     match err {
@@ -35,13 +39,13 @@ async fn an_unmodelled_operation_is_a_permanent_501_under_the_policy() {
             status: 501,
             messages,
         } => {
-            assert_eq!(operation, "findMetros");
-            assert_eq!(messages, ["metal-fake does not model findMetros"]);
+            assert_eq!(operation, "findInvitations");
+            assert_eq!(messages, ["metal-fake does not model findInvitations"]);
         }
         other => panic!("{other:?}"),
     }
     // Permanent: one request, no retry.
-    assert_eq!(fake.call_count("findMetros"), 1);
+    assert_eq!(fake.call_count("findInvitations"), 1);
 }
 
 #[tokio::test(start_paused = true)]
@@ -51,12 +55,15 @@ async fn a_handler_serves_it_in_process_under_the_policy() {
     let client = fake.client_with(|c| c.registry(registry.clone())).unwrap();
     // A 502 first: GET is idempotent, so the policy retries it.
     fake.inject(metal_fake::Fault::on(
-        "findMetros",
+        "findInvitations",
         metal_fake::FaultKind::FailBefore { status: 502 },
     ));
-    let list = client.call(|api| api.find_metros().send()).await.unwrap();
-    assert_eq!(codes(&list), ["da"]);
-    assert_eq!(fake.call_count("findMetros"), 2);
+    let list = client
+        .call(|api| api.find_invitations().send())
+        .await
+        .unwrap();
+    assert_eq!(roles(&list), ["collaborator"]);
+    assert_eq!(fake.call_count("findInvitations"), 2);
     let counted: f64 = registry
         .gather()
         .iter()
@@ -65,7 +72,7 @@ async fn a_handler_serves_it_in_process_under_the_policy() {
         .filter(|m| {
             m.get_label()
                 .iter()
-                .any(|l| l.name() == "endpoint" && l.value() == "findMetros")
+                .any(|l| l.name() == "endpoint" && l.value() == "findInvitations")
         })
         .map(|m| m.get_counter().get_value())
         .sum();
@@ -88,10 +95,13 @@ async fn a_handler_serves_it_over_http_under_the_policy() {
         .api_rate(std::time::Duration::ZERO)
         .build()
         .unwrap();
-    let list = client.call(|api| api.find_metros().send()).await.unwrap();
-    assert_eq!(codes(&list), ["da"]);
+    let list = client
+        .call(|api| api.find_invitations().send())
+        .await
+        .unwrap();
+    assert_eq!(roles(&list), ["collaborator"]);
     // The raw client it hands out reaches it too.
-    let raw = client.api().find_metros().send().await.unwrap();
-    assert_eq!(codes(&raw), ["da"]);
+    let raw = client.api().find_invitations().send().await.unwrap();
+    assert_eq!(roles(&raw), ["collaborator"]);
     server.shutdown().await;
 }

@@ -856,7 +856,7 @@ async fn the_current_user_is_the_world_s_with_the_main_project_as_default() {
 }
 
 #[tokio::test]
-async fn plans_operating_systems_and_facilities_are_the_world_s() {
+async fn plans_operating_systems_metros_and_facilities_are_the_world_s() {
     let mut doc = metal_fake::document::WorldDoc::default();
     doc.metros.push(metal_fake::document::Metro {
         id: None,
@@ -887,6 +887,8 @@ async fn plans_operating_systems_and_facilities_are_the_world_s() {
     assert_eq!(os["operating_systems"][0]["slug"], "ubuntu_24_04");
     assert_eq!(os["operating_systems"][0]["distro"], "ubuntu");
     assert_eq!(os["operating_systems"][0]["version"], "24.04");
+    let metros = api.read("/locations/metros").await;
+    assert_eq!(metros["metros"][0]["code"], "am");
     let facilities = api.read("/facilities").await;
     assert_eq!(facilities["facilities"][0]["code"], "am6");
     assert_eq!(facilities["facilities"][0]["metro"]["code"], "am");

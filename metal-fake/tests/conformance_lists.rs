@@ -808,7 +808,7 @@ async fn headers(t: &Target) -> Result<(), String> {
             Some(TOKEN),
             405,
         ),
-        (Method::GET, "/locations/metros".into(), Some(TOKEN), 501),
+        (Method::GET, "/invitations".into(), Some(TOKEN), 501),
         (
             Method::POST,
             format!("/projects/{p}/devices"),

@@ -70,6 +70,7 @@ pub(crate) static RESOURCES: &[&Resource] = &[
     &user::RESOURCE,
     &catalog::PLANS,
     &catalog::OPERATING_SYSTEMS,
+    &catalog::METROS,
     &catalog::FACILITIES,
 ];
 

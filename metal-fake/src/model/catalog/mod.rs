@@ -2,7 +2,8 @@
 //! systems (by slug), metros (by code) and facilities (by code, each in a
 //! metro).
 //!
-//! - `operations`: the lists of plans, operating systems and facilities.
+//! - `operations`: the lists of plans, operating systems, metros and
+//!   facilities.
 //!
 //! - `record`: [`Plan`], [`Metro`], [`Facility`] (each also its entry in
 //!   the world document), the [`Catalog`] a world keeps, how it loads and
@@ -11,6 +12,6 @@
 mod operations;
 mod record;
 
-pub(crate) use operations::{FACILITIES, OPERATING_SYSTEMS, PLANS};
+pub(crate) use operations::{FACILITIES, METROS, OPERATING_SYSTEMS, PLANS};
 pub(crate) use record::{Catalog, FacilityView, MetroView, PlanView};
 pub use record::{Facility, Metro, OperatingSystem, Plan};

@@ -1,4 +1,4 @@
-//! The catalog's lists: plans, operating systems and facilities, from the
+//! The catalog's lists: plans, operating systems, metros and facilities, from the
 //! world. Each is a [`Resource`] of its own collection, with no records of
 //! its own to load (the world loads the catalog) and none owned.
 
@@ -7,7 +7,7 @@ use serde::Serialize;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record::{FacilityView, OperatingSystem, PlanView};
+use super::record::{FacilityView, MetroView, OperatingSystem, PlanView};
 use crate::call::{ApiError, Call};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
@@ -31,6 +31,15 @@ pub(crate) static OPERATING_SYSTEMS: Resource = Resource {
         &op::FIND_OPERATING_SYSTEMS,
         find_operating_systems,
     )],
+    owner: nobody,
+    load: nothing,
+    save: unchanged,
+};
+
+/// Metros.
+pub(crate) static METROS: Resource = Resource {
+    collection: "metros",
+    operations: &[Modelled::new(&op::FIND_METROS, find_metros)],
     owner: nobody,
     load: nothing,
     save: unchanged,
@@ -68,6 +77,12 @@ struct PlanList<'a> {
 #[derive(Serialize)]
 struct FacilityList<'a> {
     facilities: Vec<FacilityView<'a>>,
+}
+
+/// `{"metros": [...]}`.
+#[derive(Serialize)]
+struct MetroList<'a> {
+    metros: Vec<MetroView<'a>>,
 }
 
 /// An operating system in a reply.
@@ -140,6 +155,16 @@ fn find_facilities(_call: &Call) -> Result<Prepared, ApiError> {
                 .iter()
                 .map(|f| c.facility_view(&f.code))
                 .collect(),
+        })
+    })
+}
+
+/// The world's metros.
+fn find_metros(_call: &Call) -> Result<Prepared, ApiError> {
+    acts(move |w, _, _| {
+        let c = &w.catalog;
+        reply(&MetroList {
+            metros: c.metros.iter().map(|m| c.metro_of_code(&m.code)).collect(),
         })
     })
 }

@@ -129,6 +129,11 @@ impl Catalog {
     /// The metro of the facility with this code, as the API shows it.
     pub(crate) fn metro_view<'a>(&'a self, facility: &'a str) -> MetroView<'a> {
         let code = self.facility(facility).map_or("", |f| f.metro.as_str());
+        self.metro_of_code(code)
+    }
+
+    /// The metro with this code, as the API shows it.
+    pub(crate) fn metro_of_code<'a>(&'a self, code: &'a str) -> MetroView<'a> {
         MetroView {
             id: self.metro(code).and_then(|m| m.id),
             code,
