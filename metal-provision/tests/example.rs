@@ -760,6 +760,7 @@ async fn holds_the_schedule(node: &redis_harness::Server) -> bool {
 /// URL,URL,URL` share the run's limits there (real servers: a TLS node
 /// with a private CA, a three-master cluster).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs redis-server"]
 async fn the_redis_flags_share_the_limits_over_tls_and_on_a_cluster() {
     use redis_harness::{or_skip, Certs, ClientCerts, Cluster, Options, Server};
     let name = "the_redis_flags_share_the_limits_over_tls_and_on_a_cluster";

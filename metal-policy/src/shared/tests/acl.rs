@@ -14,6 +14,7 @@ use super::*;
 use crate::shared::SharedLimitsError;
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn the_documented_acl_is_enough_for_every_operation_over_redis_and_rediss() {
     let name = "the_documented_acl_is_enough_for_every_operation_over_redis_and_rediss";
     let Some(certs) = or_skip(name, Certs::new()) else {
@@ -49,6 +50,7 @@ async fn the_documented_acl_is_enough_for_every_operation_over_redis_and_rediss(
 }
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn a_wrong_password_degrades_once_and_is_never_logged() {
     let name = "a_wrong_password_degrades_once_and_is_never_logged";
     let Some(server) = or_skip(name, Server::start(Options::new()).await) else {
@@ -98,6 +100,7 @@ async fn connections(server: &Server) -> u64 {
 /// build and the server never sees a connection (the password is not
 /// sent); allowed explicitly, the same URL shares every operation there.
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn a_plaintext_password_to_another_host_is_never_sent_unless_allowed() {
     let name = "a_plaintext_password_to_another_host_is_never_sent_unless_allowed";
     let Some(host) = own_address() else {

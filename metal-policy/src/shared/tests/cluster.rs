@@ -12,6 +12,7 @@ use tokio::time::Instant;
 use super::*;
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn the_limits_live_in_one_slot_and_survive_a_master_failover() {
     let name = "the_limits_live_in_one_slot_and_survive_a_master_failover";
     let Some(mut cluster) = or_skip(name, Cluster::start(3, 1).await) else {

@@ -35,6 +35,7 @@ async fn fill_until_evicted(server: &Server, key: &str) {
 }
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn an_allkeys_policy_is_refused_at_connect_and_the_rate_still_holds() {
     let name = "an_allkeys_policy_is_refused_at_connect_and_the_rate_still_holds";
     let Some(server) = server(
@@ -71,6 +72,7 @@ async fn an_allkeys_policy_is_refused_at_connect_and_the_rate_still_holds() {
 }
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn a_schedule_evicted_under_a_running_client_is_counted_logged_and_then_refused() {
     let name = "a_schedule_evicted_under_a_running_client_is_counted_logged_and_then_refused";
     let Some(server) = server(name, &[("maxmemory-policy", "noeviction")]).await else {
@@ -109,6 +111,7 @@ async fn a_schedule_evicted_under_a_running_client_is_counted_logged_and_then_re
 }
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn a_deleted_schedule_is_counted_each_time_and_logged_once() {
     let name = "a_deleted_schedule_is_counted_each_time_and_logged_once";
     let Some(server) = server(name, &[]).await else {

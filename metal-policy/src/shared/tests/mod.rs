@@ -1,7 +1,9 @@
 //! The shared limits against real Redis servers: `$METAL_TEST_REDIS_URL`
-//! or a `redis-server` each test starts (`redis_harness`); without one a
-//! test says it skips, and under `CI=true` it fails instead. Redis's clock
-//! is real time, so these tests use real time with generous margins.
+//! or a `redis-server` each test starts (`redis_harness`). Each such test
+//! is `#[ignore = "needs redis-server"]`, so cargo's summary counts it; run
+//! with `-- --ignored` and no Redis it says it skips, and under `CI=true`
+//! it fails instead. Redis's clock is real time, so these tests use real
+//! time with generous margins.
 
 use std::sync::Arc;
 use std::time::Duration;

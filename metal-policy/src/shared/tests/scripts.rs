@@ -11,6 +11,7 @@ use crate::limit::pace::{Pace, Reading};
 use crate::shared::slots::SharedSlot;
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn gcra_spaces_reservations_after_the_burst() {
     let Some(r) = Plain::get("gcra_spaces_reservations_after_the_burst").await else {
         return;
@@ -30,6 +31,7 @@ async fn gcra_spaces_reservations_after_the_burst() {
 }
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn a_pause_delays_every_turn_and_is_never_shortened() {
     let Some(r) = Plain::get("a_pause_delays_every_turn_and_is_never_shortened").await else {
         return;
@@ -60,6 +62,7 @@ async fn a_pause_delays_every_turn_and_is_never_shortened() {
 }
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn slots_are_served_in_arrival_order_and_leases_expire() {
     let Some(r) = Plain::get("slots_are_served_in_arrival_order_and_leases_expire").await else {
         return;
@@ -83,6 +86,7 @@ async fn slots_are_served_in_arrival_order_and_leases_expire() {
 }
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn a_waiter_is_told_its_place_in_line() {
     let Some(r) = Plain::get("a_waiter_is_told_its_place_in_line").await else {
         return;
@@ -104,6 +108,7 @@ async fn a_waiter_is_told_its_place_in_line() {
 }
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn a_waiter_that_stops_polling_leaves_the_queue() {
     let Some(r) = Plain::get("a_waiter_that_stops_polling_leaves_the_queue").await else {
         return;
@@ -121,6 +126,7 @@ async fn a_waiter_that_stops_polling_leaves_the_queue() {
 }
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn shared_slots_through_the_backend_api_release_on_drop() {
     let Some(r) = Plain::get("shared_slots_through_the_backend_api_release_on_drop").await else {
         return;
@@ -191,6 +197,7 @@ fn learning_processes(url: &str, n: usize) -> Vec<Arc<Shared>> {
 }
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn a_pace_learned_by_one_process_paces_them_all_through_one_budget() {
     let Some(r) =
         Plain::get("a_pace_learned_by_one_process_paces_them_all_through_one_budget").await
@@ -218,6 +225,7 @@ async fn a_pace_learned_by_one_process_paces_them_all_through_one_budget() {
 }
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn a_much_faster_learned_pace_pulls_back_turns_already_waiting() {
     let Some(r) = Plain::get("a_much_faster_learned_pace_pulls_back_turns_already_waiting").await
     else {
@@ -245,6 +253,7 @@ async fn a_much_faster_learned_pace_pulls_back_turns_already_waiting() {
 }
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn none_remaining_holds_every_process_until_the_reset() {
     let Some(r) = Plain::get("none_remaining_holds_every_process_until_the_reset").await else {
         return;
@@ -263,6 +272,7 @@ async fn none_remaining_holds_every_process_until_the_reset() {
 }
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn a_dropped_wait_gives_its_shared_turn_back() {
     let Some(r) = Plain::get("a_dropped_wait_gives_its_shared_turn_back").await else {
         return;
@@ -285,6 +295,7 @@ async fn a_dropped_wait_gives_its_shared_turn_back() {
 }
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn a_shared_turn_given_back_twice_is_never_handed_to_two_requests() {
     let Some(r) =
         Plain::get("a_shared_turn_given_back_twice_is_never_handed_to_two_requests").await
@@ -313,6 +324,7 @@ async fn a_shared_turn_given_back_twice_is_never_handed_to_two_requests() {
 }
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn a_faster_pace_learned_by_another_process_reschedules_waiting_turns() {
     let Some(r) =
         Plain::get("a_faster_pace_learned_by_another_process_reschedules_waiting_turns").await

@@ -13,6 +13,7 @@ use super::*;
 use crate::shared::SharedLimitsError;
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn the_limits_follow_the_master_a_sentinel_names() {
     let name = "the_limits_follow_the_master_a_sentinel_names";
     let Some(sentinel) = or_skip(name, Sentinel::start().await) else {

@@ -40,6 +40,7 @@ fn config(url: String) -> SharedLimits {
 }
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn rediss_trusts_a_private_ca_from_ca_file_and_nothing_else() {
     let name = "rediss_trusts_a_private_ca_from_ca_file_and_nothing_else";
     let Some((certs, server)) = tls_server(name, ClientCerts::No).await else {
@@ -55,6 +56,7 @@ async fn rediss_trusts_a_private_ca_from_ca_file_and_nothing_else() {
 }
 
 #[tokio::test]
+#[ignore = "needs redis-server"]
 async fn a_client_certificate_is_presented_when_the_server_asks() {
     let name = "a_client_certificate_is_presented_when_the_server_asks";
     let Some((certs, server)) = tls_server(name, ClientCerts::Required).await else {
