@@ -997,6 +997,11 @@ async fn outage_run(
 
 fn main() {
     // `cargo bench` passes `--bench`; this harness takes no arguments.
+    // The plain reqwest rows build their clients with `reqwest::Client::new`,
+    // which panics without a process-wide rustls provider under metal-api's
+    // default `rustls-ring` backend (see `metal_api::tls`): install ring's,
+    // the one metal-api uses.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -27,6 +27,9 @@ async fn a_client_paces_itself_by_the_fake_servers_unix_reset() {
 
     // The server's reset is a Unix time (whole seconds), not seconds from
     // now.
+    // With metal-api's default `rustls-ring` backend, reqwest has no
+    // process-wide provider of its own (see `metal_api::tls`).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let reply = reqwest::Client::new()
         .get(format!("{}/projects/{project}", server.base_url()))
         .header("x-auth-token", TOKEN)
