@@ -89,6 +89,11 @@ pub enum ConfigError {
     /// not load, say).
     #[error("setting up TLS: {0}")]
     Tls(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// The reqwest client that [`Client::over`](crate::Client::over)
+    /// builds its requests with could not be made (the TLS backend did not
+    /// start); every such client of the process gets this error.
+    #[error("building the request builder of an exchange client: {0}")]
+    RequestBuilder(#[source] Arc<ConfigError>),
     /// The base URL uses `https`, but this build of metal-api has no TLS
     /// backend (see [`crate::tls`]).
     #[error(
@@ -248,6 +253,9 @@ impl ConfigBuilder {
 
     /// Validates the settings.
     pub fn build(self) -> Result<Config, ConfigError> {
+        // A program's first metal-api step: from here on, reqwest clients
+        // of its own build under rustls-ring too (crate::tls).
+        crate::tls::install_default_provider();
         let auth_token = self
             .auth_token
             .and_then(Token::new)
@@ -446,7 +454,9 @@ impl Config {
     /// The generated API client, sending through `exchange` instead of
     /// HTTP (an in-process server, a recording, a test double), with this
     /// configuration's base URL and headers.
-    pub fn client_over(&self, exchange: Arc<dyn Exchange>) -> crate::Client {
+    ///
+    /// Fails as [`Client::over`](crate::Client::over) fails.
+    pub fn client_over(&self, exchange: Arc<dyn Exchange>) -> Result<crate::Client, ConfigError> {
         crate::Client::over(&self.base_url, self.headers.clone(), exchange)
     }
 }

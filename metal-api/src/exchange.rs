@@ -49,6 +49,7 @@ use futures::StreamExt;
 use progenitor_client::{ClientHooks, ClientInfo, OperationInfo};
 use reqwest::header::{HeaderMap, LOCATION};
 
+use crate::config::ConfigError;
 use crate::operation::{self, Method, Operation};
 use crate::Client;
 
@@ -109,6 +110,7 @@ static UNLISTED: Operation = Operation {
     method: Method::Post,
     path: "",
     success: 200,
+    lists: &[],
 };
 
 impl ClientHooks<Hooks> for Client {
@@ -136,21 +138,60 @@ impl ClientHooks<Hooks> for Client {
 impl Client {
     /// A client whose requests go through `exchange` (with this client's
     /// base URL and headers).
-    pub fn over(base_url: &str, headers: HeaderMap, exchange: Arc<dyn Exchange>) -> Self {
-        // The reqwest client is never used by the hooks (the exchange
-        // sends); progenitor still wants one to build requests with. Making
-        // one loads the platform's root certificates (tens of
-        // milliseconds), so one is made per process and shared. It is made
-        // with the chosen TLS backend: with `rustls-ring`, reqwest has no
-        // default provider and `reqwest::Client::new` panics.
-        static BUILDER: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    ///
+    /// The generated code still builds its requests with a reqwest client,
+    /// which the exchange never sends through; one is built per process,
+    /// with the chosen TLS backend ([`crate::tls`]), and shared. Building it
+    /// fails only where the backend cannot start (the platform's TLS
+    /// library, the platform's certificate verifier): then every call
+    /// fails with the same [`ConfigError::RequestBuilder`], and nothing
+    /// panics.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// use metal_api::exchange::{BoxFuture, Exchange};
+    /// struct Nowhere;
+    /// impl Exchange for Nowhere {
+    ///     fn exchange<'a>(
+    ///         &'a self,
+    ///         _: &'static metal_api::Operation,
+    ///         _: reqwest::Request,
+    ///     ) -> BoxFuture<'a, reqwest::Result<reqwest::Response>> {
+    ///         Box::pin(async { Ok(http::Response::new("{}").into()) })
+    ///     }
+    /// }
+    /// let client = metal_api::Client::over(
+    ///     "http://in-process/metal/v1",
+    ///     reqwest::header::HeaderMap::new(),
+    ///     Arc::new(Nowhere),
+    /// )
+    /// .expect("the TLS backend starts");
+    /// # use metal_api::ClientInfo;
+    /// assert_eq!(client.baseurl(), "http://in-process/metal/v1");
+    /// ```
+    pub fn over(
+        base_url: &str,
+        headers: HeaderMap,
+        exchange: Arc<dyn Exchange>,
+    ) -> Result<Self, ConfigError> {
+        // Making one loads the platform's root certificates (tens of
+        // milliseconds), so it is made once; its outcome, a failure too, is
+        // kept, so a backend that cannot start is not retried on every call.
+        static BUILDER: std::sync::OnceLock<Result<reqwest::Client, Arc<ConfigError>>> =
+            std::sync::OnceLock::new();
         let builder = BUILDER.get_or_init(|| {
             crate::tls::configure(reqwest::Client::builder())
-                .ok()
-                .and_then(|b| b.build().ok())
-                .unwrap_or_default()
+                .and_then(|b| b.build().map_err(ConfigError::Http))
+                .map_err(Arc::new)
         });
-        Self::new_with_client(base_url, builder.clone(), Hooks::new(headers, exchange))
+        match builder {
+            Ok(client) => Ok(Self::new_with_client(
+                base_url,
+                client.clone(),
+                Hooks::new(headers, exchange),
+            )),
+            Err(e) => Err(ConfigError::RequestBuilder(e.clone())),
+        }
     }
 
     /// The headers every request of this client gets (the tokens among

@@ -76,6 +76,11 @@ pub struct Operation {
     pub path: &'static str,
     /// The lowest 2xx status the spec documents for it.
     pub success: u16,
+    /// Its query parameters that take a list (array-valued in the spec:
+    /// `types` of `findIPReservations`), which a client sends as repeated
+    /// keys (`types=a&types=b`, the spec's `form` style, exploded) or
+    /// comma-joined (`types=a,b`).
+    pub lists: &'static [&'static str],
 }
 
 impl Operation {

@@ -18,12 +18,29 @@
 //!
 //! With `rustls-ring`, reqwest is built without a default crypto provider
 //! (its `rustls-no-provider` feature), and cargo turns that feature on for
-//! every reqwest in the build: a `reqwest::Client::new()` elsewhere in the
-//! same program panics unless a rustls provider is installed for the
-//! process first, e.g. with
-//! `rustls::crypto::ring::default_provider().install_default()`. Clients
-//! built by a [`Config`](crate::Config) need none. Choose `rustls-aws-lc`
-//! to give reqwest its own default instead.
+//! every reqwest in the build: a `reqwest::Client::new()` anywhere in the
+//! program panics unless a rustls provider is installed for the process.
+//! So metal-api installs *ring*'s provider as the process default, once,
+//! at its first step ([`ConfigBuilder::build`](crate::ConfigBuilder::build),
+//! [`Config::http_client`](crate::Config::http_client),
+//! [`Client::over`](crate::Client::over)) when no provider is installed yet.
+//! A program that builds reqwest clients of its own *before* any metal-api
+//! client calls [`install_default_provider`] first, at the top of `main`.
+//! Neither aws-lc nor the platform's library come into the build for it:
+//! reqwest has no feature that brings *ring* as its own provider, and the
+//! one that brings a provider (`rustls`) brings aws-lc, whose C build is
+//! the slowest part of the workspace's.
+//!
+//! A program with another backend:
+//!
+//! - `rustls-aws-lc`: reqwest has aws-lc as its own fallback provider, so
+//!   nothing is installed; a provider the program installs itself (any
+//!   time) is used by reqwest clients built after it.
+//! - `native-tls`: reqwest's clients use the platform's library and need
+//!   no rustls provider; nothing is installed.
+//! - A program that wants a rustls provider other than *ring* with
+//!   `rustls-ring` installs it before it builds the first metal-api
+//!   client: metal-api never replaces an installed provider.
 //!
 //! ```
 //! // The backend this build of metal-api uses.
@@ -44,10 +61,40 @@ pub const BACKEND: Option<&str> = if cfg!(feature = "rustls-aws-lc") {
     None
 };
 
-/// Sets the chosen backend on `builder`.
+/// Makes sure this process has what reqwest's clients need to build:
+/// under `rustls-ring` alone (reqwest built with rustls but no provider of
+/// its own), installs *ring*'s provider as the process default unless one
+/// is installed already; under any other backend, or none, does nothing.
+/// Returns whether a `reqwest::Client::new()` now finds its TLS provider
+/// (always `true` where reqwest needs none). Cheap to call again.
+///
+/// ```
+/// // First thing in main, before the program's own reqwest clients.
+/// assert!(metal_api::tls::install_default_provider());
+/// let _own = reqwest::Client::new();
+/// ```
+pub fn install_default_provider() -> bool {
+    #[cfg(all(feature = "rustls-ring", not(feature = "rustls-aws-lc")))]
+    {
+        if rustls::crypto::CryptoProvider::get_default().is_none() {
+            // Err only when another thread installed one in between: then
+            // there is a default all the same.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+        }
+        rustls::crypto::CryptoProvider::get_default().is_some()
+    }
+    #[cfg(not(all(feature = "rustls-ring", not(feature = "rustls-aws-lc"))))]
+    {
+        true
+    }
+}
+
+/// Sets the chosen backend on `builder` (installing the process's default
+/// provider first where reqwest needs one: [`install_default_provider`]).
 pub(crate) fn configure(
     builder: reqwest::ClientBuilder,
 ) -> Result<reqwest::ClientBuilder, ConfigError> {
+    install_default_provider();
     #[cfg(feature = "rustls-aws-lc")]
     {
         Ok(builder.tls_backend_rustls())

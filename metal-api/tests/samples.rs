@@ -54,7 +54,8 @@ async fn every_sample_call_is_sent_as_its_operation_and_its_reply_read() {
         "http://samples.invalid",
         Default::default(),
         recorder.clone(),
-    );
+    )
+    .unwrap();
     let mut wrong = Vec::new();
     for op in operation::ALL {
         let before = recorder.0.lock().unwrap().len();

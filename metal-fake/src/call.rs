@@ -2,8 +2,6 @@
 //! [`ApiError`]), whether the fake's model serves the operation or a test
 //! does (see [`crate::FakeBuilder::handler`]).
 
-use std::collections::HashMap;
-
 use axum::body::Bytes;
 use metal_api::operation::Operation;
 use uuid::Uuid;
@@ -15,25 +13,31 @@ use uuid::Uuid;
 pub struct Call {
     operation: &'static Operation,
     params: Params,
-    query: HashMap<String, String>,
+    /// Each name once: the last value of a repeated scalar, every value of
+    /// a list (see [`Call::list`]) joined with commas.
+    query: Vec<(String, String)>,
     body: Bytes,
 }
 
 /// The path parameters of one request, by name, in the path's order.
 pub(crate) type Params = Vec<(String, String)>;
 
+/// A query's pairs, percent-decoded, in the order they came.
+pub(crate) type QueryPairs = Vec<(String, String)>;
+
 impl Call {
-    /// A call of `operation` with these path parameters, query and body.
+    /// A call of `operation` with these path parameters, query pairs (in
+    /// the order sent, keys repeated as they came) and body.
     pub(crate) fn new(
         operation: &'static Operation,
         params: Params,
-        query: HashMap<String, String>,
+        pairs: QueryPairs,
         body: Bytes,
     ) -> Self {
         Self {
             operation,
             params,
-            query,
+            query: read_query(operation, pairs),
             body,
         }
     }
@@ -51,9 +55,39 @@ impl Call {
             .map(|(_, v)| v.as_str())
     }
 
-    /// A query parameter, percent-decoded (the last one if repeated).
+    /// A query parameter, percent-decoded: the last value if a scalar is
+    /// repeated; for a list ([`Call::list`]), its values joined with
+    /// commas.
     pub fn query(&self, name: &str) -> Option<&str> {
-        self.query.get(name).map(String::as_str)
+        self.query
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The values of a query parameter that takes a list, however the
+    /// client sent it: repeated keys (`types=a&types=b`, the spec's
+    /// exploded `form` style, as the generated client sends) or one
+    /// comma-joined value (`types=a,b`), or both at once; in the order
+    /// sent, blanks dropped. A parameter that is not a list of the
+    /// operation's ([`metal_api::Operation::lists`]) gives its one value,
+    /// split the same way.
+    ///
+    /// ```
+    /// # fn read(call: &metal_fake::Call) {
+    /// // `?types=public_ipv4&types=global_ipv4` or `?types=public_ipv4,global_ipv4`
+    /// let types: Vec<&str> = call.list("types");
+    /// # let _ = types; }
+    /// ```
+    pub fn list(&self, name: &str) -> Vec<&str> {
+        self.query(name)
+            .map(|v| {
+                v.split(',')
+                    .map(str::trim)
+                    .filter(|t| !t.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// The request body, as sent.
@@ -113,6 +147,29 @@ impl Call {
                 .map_err(|_| ApiError::unprocessable(format!("{name} must be a positive integer"))),
         }
     }
+}
+
+/// `pairs` with each name once: a list of `operation`'s takes every value
+/// of its repeated keys, joined with commas in the order sent; any other
+/// name keeps its last value.
+fn read_query(operation: &Operation, pairs: QueryPairs) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::with_capacity(pairs.len());
+    for (name, value) in pairs {
+        let list = operation.lists.contains(&name.as_str());
+        match out.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, kept)) if list => {
+                if !value.is_empty() {
+                    if !kept.is_empty() {
+                        kept.push(',');
+                    }
+                    kept.push_str(&value);
+                }
+            }
+            Some((_, kept)) => *kept = value,
+            None => out.push((name, value)),
+        }
+    }
+    out
 }
 
 /// `body` (as [`Call::json_value`] gives it) decoded; `422 Invalid

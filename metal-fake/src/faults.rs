@@ -263,8 +263,22 @@ fn probability(rate: f64) -> f64 {
     }
 }
 
-/// The most scripted faults the control API keeps pending at once.
-pub(crate) const MAX_PENDING_FAULTS: usize = 10_000;
+/// The most scripted faults a fake keeps pending at once, however they
+/// come ([`crate::FakeBuilder::fault`], [`crate::Fake::inject`], the control
+/// API): every call scans them.
+pub const MAX_PENDING_FAULTS: usize = 10_000;
+
+/// Faults refused: they would pass [`MAX_PENDING_FAULTS`] pending at once.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{added} faults would pass the {MAX_PENDING_FAULTS} pending at once ({room} more fit); clear some first"
+)]
+pub struct TooManyFaults {
+    /// How many were to be added.
+    pub added: usize,
+    /// How many more fit.
+    pub room: usize,
+}
 
 /// The scripted and random faults of one fake, and the per-operation call
 /// counts they are matched against.
@@ -306,16 +320,19 @@ impl FaultPlan {
         self.random = None;
     }
 
-    pub(crate) fn push(&mut self, fault: Fault) {
-        if fault.times > 0 {
-            self.scripted.push(fault);
+    /// Adds every one of `faults`, or none when they would pass
+    /// [`MAX_PENDING_FAULTS`] pending (a fault for no calls is dropped).
+    pub(crate) fn extend(&mut self, faults: Vec<Fault>) -> Result<(), TooManyFaults> {
+        let faults: Vec<Fault> = faults.into_iter().filter(|f| f.times > 0).collect();
+        let room = MAX_PENDING_FAULTS.saturating_sub(self.scripted.len());
+        if faults.len() > room {
+            return Err(TooManyFaults {
+                added: faults.len(),
+                room,
+            });
         }
-    }
-
-    /// How many more scripted faults the control API may add (at most
-    /// [`MAX_PENDING_FAULTS`] pending: every call scans them).
-    pub(crate) fn room(&self) -> usize {
-        MAX_PENDING_FAULTS.saturating_sub(self.scripted.len())
+        self.scripted.extend(faults);
+        Ok(())
     }
 
     /// Counts one call of `operation` (whose path names `target`, if it
@@ -439,7 +456,8 @@ mod tests {
     #[test]
     fn scripted_fault_hits_only_the_nth_call_of_its_operation() {
         let mut plan = FaultPlan::new(None);
-        plan.push(Fault::on("createDevice", FaultKind::DropAfter).nth(2));
+        plan.extend(vec![Fault::on("createDevice", FaultKind::DropAfter).nth(2)])
+            .unwrap();
         assert_eq!(plan.next("findDeviceById", None), None);
         assert_eq!(plan.next("createDevice", None), None);
         assert_eq!(plan.next("findDeviceById", None), None);
@@ -451,7 +469,12 @@ mod tests {
     fn a_targeted_fault_hits_only_calls_naming_its_id() {
         let (mine, other) = (Uuid::new_v4(), Uuid::new_v4());
         let mut plan = FaultPlan::new(None);
-        plan.push(Fault::on("performAction", FaultKind::FailBefore { status: 503 }).target(mine));
+        plan.extend(vec![Fault::on(
+            "performAction",
+            FaultKind::FailBefore { status: 503 },
+        )
+        .target(mine)])
+            .unwrap();
         assert_eq!(plan.next("performAction", Some(other)), None);
         assert_eq!(plan.next("performAction", None), None);
         assert_eq!(plan.next("findDeviceById", Some(mine)), None);
@@ -465,7 +488,8 @@ mod tests {
     #[test]
     fn times_repeats_then_stops() {
         let mut plan = FaultPlan::new(None);
-        plan.push(Fault::any(FaultKind::BadGateway).times(2));
+        plan.extend(vec![Fault::any(FaultKind::BadGateway).times(2)])
+            .unwrap();
         assert_eq!(plan.next("a", None), Some(FaultKind::BadGateway));
         assert_eq!(plan.next("b", None), Some(FaultKind::BadGateway));
         assert_eq!(plan.next("c", None), None);

@@ -246,7 +246,10 @@ pub use clock::ClockError;
 pub use fake::{
     BuildError, Fake, FakeBuilder, DEFAULT_TOKEN, IN_PROCESS_ATTEMPT_TIMEOUT, IN_PROCESS_BASE_URL,
 };
-pub use faults::{FailProvisioning, Fault, FaultKind, RandomFailures, RandomFaults};
+pub use faults::{
+    FailProvisioning, Fault, FaultKind, RandomFailures, RandomFaults, TooManyFaults,
+    MAX_PENDING_FAULTS,
+};
 pub use log::{CallRecord, Snapshot, LOG_CAPACITY};
 pub use model::{Timings, WorldCounts};
 pub use router::{

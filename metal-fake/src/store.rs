@@ -12,7 +12,7 @@ use crate::call::{ApiError, Call};
 use crate::clock::Clock;
 use crate::document::{WorldDoc, WorldError};
 use crate::faults::{
-    FailProvisioning, FailurePlan, Fault, FaultPlan, RandomFailures, RandomFaults,
+    FailProvisioning, FailurePlan, Fault, FaultPlan, RandomFailures, RandomFaults, TooManyFaults,
 };
 use crate::handlers::{Action, Handlers};
 use crate::log::{CallLog, Snapshot};
@@ -32,13 +32,21 @@ pub(crate) struct Seed {
 }
 
 impl Seed {
-    /// The fault plan the fake starts with.
-    pub(crate) fn fault_plan(&self) -> FaultPlan {
+    /// The fault plan the fake starts with, or why its faults are too
+    /// many.
+    pub(crate) fn try_fault_plan(&self) -> Result<FaultPlan, TooManyFaults> {
         let mut plan = FaultPlan::new(self.random.clone());
-        for f in &self.faults {
-            plan.push(f.clone());
-        }
-        plan
+        plan.extend(self.faults.clone())?;
+        Ok(plan)
+    }
+
+    /// The fault plan the fake starts with: [`Seed::try_fault_plan`], which
+    /// `FakeBuilder::try_build` ran on these same faults before any store
+    /// was made (they are never changed), so it cannot fail here; the
+    /// random faults alone if it somehow did.
+    pub(crate) fn fault_plan(&self) -> FaultPlan {
+        self.try_fault_plan()
+            .unwrap_or_else(|_| FaultPlan::new(self.random.clone()))
     }
 
     /// Which devices of the seeded world fail to provision.

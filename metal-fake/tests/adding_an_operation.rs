@@ -57,7 +57,8 @@ async fn a_handler_serves_it_in_process_under_the_policy() {
     fake.inject(metal_fake::Fault::on(
         "findInvitations",
         metal_fake::FaultKind::FailBefore { status: 502 },
-    ));
+    ))
+    .unwrap();
     let list = client
         .call(|api| api.find_invitations().send())
         .await

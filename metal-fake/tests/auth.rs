@@ -113,7 +113,8 @@ async fn the_policy_client_takes_a_401_as_a_rejection_without_retrying() {
         metal_fake::IN_PROCESS_BASE_URL,
         headers,
         Arc::new(fake.clone()),
-    );
+    )
+    .unwrap();
     let client = fake.client_with(|b| b.api(api)).unwrap();
     let err = metal_policy::Metal::get_project(&client, fake.project())
         .await
@@ -217,7 +218,8 @@ async fn ownership_holds_in_process_too() {
         metal_fake::IN_PROCESS_BASE_URL,
         headers,
         Arc::new(fake.clone()),
-    );
+    )
+    .unwrap();
     let b: Uuid = PROJECT_B.parse().unwrap();
     let err = client.find_project_by_id().id(b).send().await.unwrap_err();
     assert_eq!(err.status().map(|s| s.as_u16()), Some(403));

@@ -46,7 +46,8 @@ async fn every_fault_is_classified_by_the_client_as_the_fake_says() {
                     .attempt_timeout(Some(Duration::from_secs(5)))
             })
             .unwrap();
-        fake.inject(Fault::on("findProjectById", kind.clone()).times(1));
+        fake.inject(Fault::on("findProjectById", kind.clone()).times(1))
+            .unwrap();
         let result = client.get_project(project).await;
         match kind.class() {
             None => assert!(result.is_ok(), "{kind:?}: {result:?}"),

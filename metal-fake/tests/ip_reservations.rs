@@ -712,3 +712,63 @@ async fn over_http_the_control_plane_address_flow_matches_the_spec() {
     common::schema::check_all(&replies);
     server.shutdown().await;
 }
+
+/// The `types` of every block the list gives with `types`.
+async fn listed_types(
+    api: &metal_api::Client,
+    types: Vec<types::FindIpReservationsTypesItem>,
+) -> Vec<String> {
+    let mut listed: Vec<String> = api
+        .find_ip_reservations()
+        .id(id(PROJECT))
+        .types(types)
+        .send()
+        .await
+        .unwrap()
+        .into_inner()
+        .ip_addresses
+        .into_iter()
+        .filter_map(|r| plain(r).type_)
+        .collect();
+    listed.sort();
+    listed
+}
+
+/// The generated client sends a list as repeated keys
+/// (`types=public_ipv4&types=global_ipv4`), as the spec says: every value
+/// counts, whichever order, in process and over HTTP.
+#[tokio::test]
+async fn types_given_twice_list_both_kinds_in_process_and_over_http() {
+    use types::FindIpReservationsTypesItem::{GlobalIpv4, PublicIpv4, Vrf};
+    let fake = fake();
+    let in_process = fake.api_client();
+    reserve(&in_process, capp_request("da")).await;
+    reserve(
+        &in_process,
+        request(json!({"type": "global_ipv4", "quantity": 1})),
+    )
+    .await;
+    let server = metal_fake::bind(fake.clone(), "127.0.0.1:0", ServerConfig::new("t"))
+        .await
+        .unwrap();
+    let over_http = metal_api::Config::builder()
+        .auth_token("t")
+        .base_url(server.base_url())
+        .build()
+        .unwrap()
+        .client()
+        .unwrap();
+    for api in [&in_process, &over_http] {
+        for types in [vec![PublicIpv4, GlobalIpv4], vec![GlobalIpv4, PublicIpv4]] {
+            assert_eq!(
+                listed_types(api, types).await,
+                ["global_ipv4", "public_ipv4"]
+            );
+        }
+        assert_eq!(
+            listed_types(api, vec![Vrf, PublicIpv4]).await,
+            ["public_ipv4"]
+        );
+    }
+    server.shutdown().await;
+}

@@ -362,7 +362,8 @@ async fn fail_before_changes_nothing_and_fail_after_applies() {
     fake.inject(Fault::on(
         "createDevice",
         FaultKind::FailBefore { status: 500 },
-    ));
+    ))
+    .unwrap();
     assert_eq!(
         status(&create(&fake, create_body(free[0], "a")).await),
         Some(500)
@@ -372,25 +373,30 @@ async fn fail_before_changes_nothing_and_fail_after_applies() {
     fake.inject(Fault::on(
         "createDevice",
         FaultKind::FailAfter { status: 503 },
-    ));
+    ))
+    .unwrap();
     assert_eq!(
         status(&create(&fake, create_body(free[0], "a")).await),
         Some(503)
     );
     assert_eq!(fake.devices().len(), 1, "the lost-reply case: applied");
 
-    fake.inject(Fault::on("createDevice", FaultKind::NotSent));
+    fake.inject(Fault::on("createDevice", FaultKind::NotSent))
+        .unwrap();
     assert_eq!(create(&fake, create_body(free[1], "b")).await, Got::NotSent);
     assert_eq!(fake.devices().len(), 1, "never sent: nothing changed");
-    fake.inject(Fault::on("createDevice", FaultKind::DropAfter));
+    fake.inject(Fault::on("createDevice", FaultKind::DropAfter))
+        .unwrap();
     assert_eq!(create(&fake, create_body(free[1], "b")).await, Got::NoReply);
     assert_eq!(fake.devices().len(), 2, "dropped after acting: applied");
 
-    fake.inject(Fault::on("findDeviceById", FaultKind::BadGateway));
+    fake.inject(Fault::on("findDeviceById", FaultKind::BadGateway))
+        .unwrap();
     let id = fake.devices()[0].id.unwrap();
     let page = device(&fake, id).await.unwrap_err();
     assert_eq!(status(&page), Some(502));
-    fake.inject(Fault::on("findDeviceById", FaultKind::Truncated));
+    fake.inject(Fault::on("findDeviceById", FaultKind::Truncated))
+        .unwrap();
     assert_eq!(device(&fake, id).await.unwrap_err(), Got::BodyCut);
 
     let snap = fake.snapshot();
@@ -404,7 +410,8 @@ async fn fail_before_changes_nothing_and_fail_after_applies() {
 async fn a_competitor_takes_the_reservation_just_before_the_create() {
     let fake = Fake::builder().reservations(1).build();
     let r = fake.provisionable_reservations()[0];
-    fake.inject(Fault::on("createDevice", FaultKind::Competitor));
+    fake.inject(Fault::on("createDevice", FaultKind::Competitor))
+        .unwrap();
     assert_eq!(
         status(&create(&fake, create_body(r, "mine")).await),
         Some(422),
@@ -425,7 +432,8 @@ async fn throttle_latency_and_hang() {
         FaultKind::Throttle {
             retry_after: Duration::from_millis(1500),
         },
-    ));
+    ))
+    .unwrap();
     match get_project(&fake).await {
         Got::Status {
             status: 429,
@@ -438,12 +446,14 @@ async fn throttle_latency_and_hang() {
         ),
         other => panic!("{other:?}"),
     }
-    fake.inject(Fault::on("findProjectById", FaultKind::Latency(secs(3))));
+    fake.inject(Fault::on("findProjectById", FaultKind::Latency(secs(3))))
+        .unwrap();
     let start = Instant::now();
     assert_eq!(get_project(&fake).await, Got::Ok);
     assert_eq!(start.elapsed(), secs(3));
 
-    fake.inject(Fault::on("findProjectById", FaultKind::Hang));
+    fake.inject(Fault::on("findProjectById", FaultKind::Hang))
+        .unwrap();
     let start = Instant::now();
     let waited = tokio::time::timeout(secs(3600), get_project(&fake)).await;
     assert!(waited.is_err(), "a hung reply never comes");

@@ -54,7 +54,8 @@ async fn a_lost_reply_is_recovered_by_one_filtered_list() {
             0,
             "no list without a fault"
         );
-        fake.inject(Fault::on("createDevice", kind.clone()));
+        fake.inject(Fault::on("createDevice", kind.clone()))
+            .unwrap();
         let d = metal
             .create_device(fake.project(), &next_available("mine"))
             .await
@@ -81,7 +82,8 @@ async fn a_failure_before_acting_creates_once_after_the_list() {
     fake.inject(Fault::on(
         "createDevice",
         FaultKind::FailBefore { status: 502 },
-    ));
+    ))
+    .unwrap();
     let d = metal
         .create_device(fake.project(), &next_available("retry"))
         .await
@@ -102,7 +104,8 @@ async fn clients_racing_for_next_available_create_no_duplicates() {
     let fake = Fake::builder().reservations(RESERVATIONS).build();
     // Every other create loses its reply after acting.
     for n in (1..=(CLIENTS as u64)).step_by(2) {
-        fake.inject(Fault::on("createDevice", FaultKind::DropAfter).nth(n));
+        fake.inject(Fault::on("createDevice", FaultKind::DropAfter).nth(n))
+            .unwrap();
     }
     let calls = (0..CLIENTS).map(|i| {
         let fake = fake.clone();

@@ -115,7 +115,8 @@ async fn every_operation_of_the_spec_is_routed() {
 async fn an_unmodelled_operation_answers_501_in_process() {
     let fake = Fake::builder().unmodelled("findSSHKeys").build();
     // Nothing is drawn for it: a scripted fault waits for a modelled call.
-    fake.inject(Fault::any(FaultKind::FailBefore { status: 500 }));
+    fake.inject(Fault::any(FaultKind::FailBefore { status: 500 }))
+        .unwrap();
     match fake.api_client().find_ssh_keys().send().await {
         Err(metal_api::Error::UnexpectedResponse(resp)) => {
             assert_eq!(resp.status().as_u16(), 501);
@@ -211,10 +212,12 @@ async fn a_handler_serves_an_operation_the_model_does_not() {
     fake.inject(Fault::on(
         "findSSHKeys",
         FaultKind::FailAfter { status: 503 },
-    ));
+    ))
+    .unwrap();
     let failed = api.find_ssh_keys().send().await.unwrap_err();
     assert_eq!(failed.status().unwrap().as_u16(), 503);
-    fake.inject(Fault::on("findSSHKeys", FaultKind::NotSent));
+    fake.inject(Fault::on("findSSHKeys", FaultKind::NotSent))
+        .unwrap();
     match api.find_ssh_keys().send().await.unwrap_err() {
         metal_api::Error::CommunicationError(e) => assert!(matches!(
             ExchangeError::find(&e),
@@ -253,9 +256,51 @@ async fn a_handler_with_no_body_answers_the_spec_status_without_one() {
 }
 
 #[test]
-#[should_panic(expected = "not an operationId")]
 fn a_handler_for_an_operation_outside_the_spec_is_refused() {
-    let _ = Fake::builder().handler("noSuchOperation", |_: &Call| Ok(()));
+    let err = Fake::builder()
+        .handler("noSuchOperation", |_: &Call| Ok(()))
+        .unmodelled("findDeviceById")
+        .try_build()
+        .unwrap_err();
+    assert!(
+        matches!(&err, metal_fake::BuildError::UnknownOperation(op) if op == "noSuchOperation"),
+        "{err}"
+    );
+    let err = Fake::builder()
+        .unmodelled("alsoNoSuchOperation")
+        .try_build()
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("\"alsoNoSuchOperation\" is not an operationId"),
+        "{err}"
+    );
+}
+
+#[test]
+fn more_faults_than_the_control_api_keeps_are_refused_in_process_too() {
+    use metal_fake::{Fault, FaultKind, MAX_PENDING_FAULTS};
+    let fault = || Fault::on("findDeviceById", FaultKind::BadGateway);
+    // At the builder: refused whole.
+    let err = (0..=MAX_PENDING_FAULTS)
+        .fold(Fake::builder(), |b, _| b.fault(fault()))
+        .try_build()
+        .unwrap_err();
+    assert!(matches!(err, metal_fake::BuildError::Faults(_)), "{err}");
+    // Through inject: the last that fits is taken, the next refused,
+    // saying how many fit.
+    let fake = Fake::builder().fault(fault()).build();
+    for _ in 1..MAX_PENDING_FAULTS {
+        fake.inject(fault()).unwrap();
+    }
+    let refused = fake.inject(fault()).unwrap_err();
+    assert_eq!((refused.added, refused.room), (1, 0));
+    assert!(
+        refused.to_string().contains("clear some first"),
+        "{refused}"
+    );
+    // A fault for no calls takes no room.
+    fake.inject(fault().times(0)).unwrap();
 }
 
 #[tokio::test(start_paused = true)]
@@ -345,7 +390,8 @@ async fn the_token_is_checked_in_process() {
         IN_PROCESS_BASE_URL,
         Default::default(),
         Arc::new(fake.clone()),
-    );
+    )
+    .unwrap();
     let err = anonymous
         .find_project_by_id()
         .id(fake.project())
@@ -419,7 +465,7 @@ async fn wire_faults_reach_the_client_as_in_process() {
         let local = local_fake.api_client();
         let op: &Operation = &operation::FIND_PROJECT_HARDWARE_RESERVATIONS;
         for fake in [&wire_fake, &local_fake] {
-            fake.inject(Fault::on(op.id, kind.clone()));
+            fake.inject(Fault::on(op.id, kind.clone())).unwrap();
         }
         let over_wire = shape(
             &wire

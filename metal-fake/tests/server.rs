@@ -318,7 +318,8 @@ async fn fake_state_reports_counters() {
     fake.inject(Fault::on(
         "findProjectById",
         FaultKind::FailBefore { status: 500 },
-    ));
+    ))
+    .unwrap();
     let s = server(&fake, ServerConfig::new(TOKEN)).await;
     let http = http::client();
     let url = format!("{}/projects/{}", s.base_url(), fake.project());

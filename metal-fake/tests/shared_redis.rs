@@ -142,7 +142,7 @@ fn shared_client(stall: bool, var: &dyn Fn(&str) -> String) -> (Client, promethe
         .build()
         .unwrap();
     let builder = if stall {
-        builder.api(config.client_over(Arc::new(Stall)))
+        builder.api(config.client_over(Arc::new(Stall)).unwrap())
     } else {
         builder.config(config)
     };

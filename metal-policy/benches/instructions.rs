@@ -146,6 +146,7 @@ async fn raw_client(path: Path) -> metal_api::Client {
                 config.default_headers().clone(),
                 Arc::new(Canned(project_body())),
             )
+            .unwrap()
         }
         Path::Http => {
             let body = project_body();

@@ -92,11 +92,14 @@ async fn every_operation_runs_under_the_policy_as_itself() {
     let exchange = Arc::new(FirstUnknown::default());
     let registry = prometheus::Registry::new();
     let client = Client::builder()
-        .api(metal_api::Client::over(
-            "http://every-operation.invalid/metal/v1",
-            Default::default(),
-            exchange.clone(),
-        ))
+        .api(
+            metal_api::Client::over(
+                "http://every-operation.invalid/metal/v1",
+                Default::default(),
+                exchange.clone(),
+            )
+            .unwrap(),
+        )
         .api_rate(Duration::ZERO)
         .retry_budget(None)
         .registry(registry.clone())

@@ -536,11 +536,14 @@ async fn a_reply_over_the_body_bound_is_too_large_and_permanent() {
     });
     let registry = prometheus::Registry::new();
     let c = Client::builder()
-        .api(metal_api::Client::over(
-            common::BASE_URL,
-            Default::default(),
-            Arc::new(Bounded(t.clone(), 64)),
-        ))
+        .api(
+            metal_api::Client::over(
+                common::BASE_URL,
+                Default::default(),
+                Arc::new(Bounded(t.clone(), 64)),
+            )
+            .unwrap(),
+        )
         .api_rate(Duration::ZERO)
         .registry(registry.clone())
         .backoff(Arc::new(Fixed(Duration::from_secs(1), None)))

@@ -132,7 +132,8 @@ async fn traces_carry_otel_fields_and_never_the_token() {
         common::BASE_URL,
         config.default_headers().clone(),
         script.clone(),
-    );
+    )
+    .unwrap();
     let client = Client::builder()
         .api(api)
         .api_rate(Duration::ZERO)

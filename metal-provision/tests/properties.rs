@@ -170,7 +170,7 @@ async fn run(steps: Vec<Step>) -> Result<(), TestCaseError> {
         let hit: u64 = fake.snapshot().faults_injected.values().sum();
         let clean = step.faults.is_empty() && step.cancel_after.is_none() && hit == model.injected;
         for kind in &step.faults {
-            fake.inject(Fault::any(kind.clone()));
+            fake.inject(Fault::any(kind.clone())).unwrap();
             model.injected += 1;
         }
         let pick = |n: usize| -> Option<Uuid> {

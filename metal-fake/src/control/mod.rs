@@ -34,7 +34,6 @@ use axum::Router;
 use serde::Serialize;
 
 use crate::document::{seconds, WorldDoc, WorldError};
-use crate::faults::MAX_PENDING_FAULTS;
 use crate::log::LOG_CAPACITY;
 use crate::store::Store;
 use wire::{CallJson, ClockJson, ClockRequest, FaultsRequest, Summary};
@@ -196,17 +195,8 @@ async fn post_faults(State(shared): State<Arc<Store>>, body: Body) -> Response {
     let random_on = random.is_some();
     {
         let mut inner = shared.lock();
-        let room = inner.faults.room();
-        if added > room {
-            return refuse(
-                422,
-                format!(
-                    "{added} faults would pass the {MAX_PENDING_FAULTS} pending at once ({room} more fit); clear some first"
-                ),
-            );
-        }
-        for f in faults {
-            inner.faults.push(f);
+        if let Err(refused) = inner.faults.extend(faults) {
+            return refuse(422, refused.to_string());
         }
         if let Some(r) = random {
             inner.faults.set_random(Some(r));

@@ -49,6 +49,8 @@ pub struct FakeBuilder {
     rate_limit: Option<u32>,
     world: Option<WorldDoc>,
     time_scale: f64,
+    /// The first operationId named that the spec lacks.
+    unknown: Option<String>,
 }
 
 /// Why [`FakeBuilder::try_build`] refused.
@@ -64,6 +66,18 @@ pub enum BuildError {
     /// The token cannot be an HTTP header value.
     #[error("the token is not a valid header value")]
     Token(#[source] axum::http::header::InvalidHeaderValue),
+    /// [`FakeBuilder::fault`] was given more than
+    /// [`crate::MAX_PENDING_FAULTS`] faults.
+    #[error("the faults: {0}")]
+    Faults(#[source] crate::faults::TooManyFaults),
+    /// [`FakeBuilder::handler`] or [`FakeBuilder::unmodelled`] named an
+    /// operation that is not an operationId of `openapi/metal.json`.
+    #[error("{0:?} is not an operationId of openapi/metal.json")]
+    UnknownOperation(String),
+    /// The in-process client cannot be made: its TLS backend does not
+    /// start (see [`metal_api::Client::over`]).
+    #[error("the in-process client: {0}")]
+    Client(#[source] metal_api::ConfigError),
 }
 
 impl Default for FakeBuilder {
@@ -84,6 +98,7 @@ impl Default for FakeBuilder {
             rate_limit: None,
             world: None,
             time_scale: 1.0,
+            unknown: None,
         }
     }
 }
@@ -259,19 +274,20 @@ impl FakeBuilder {
     /// # }
     /// ```
     ///
-    /// # Panics
-    ///
-    /// If `operation` is not an operationId of `openapi/metal.json`.
+    /// An `operation` that is not an operationId of `openapi/metal.json`
+    /// makes [`FakeBuilder::try_build`] refuse
+    /// ([`BuildError::UnknownOperation`]).
     pub fn handler<F, T>(mut self, operation: &str, handler: F) -> Self
     where
         F: Fn(&Call) -> Result<T, ApiError> + Send + Sync + 'static,
         T: serde::Serialize,
     {
-        let op = spec_operation(operation);
-        self.handlers.custom(
-            op,
-            Arc::new(move |call: &Call| Reply::json(&handler(call)?)),
-        );
+        if let Some(op) = self.spec_operation(operation) {
+            self.handlers.custom(
+                op,
+                Arc::new(move |call: &Call| Reply::json(&handler(call)?)),
+            );
+        }
         self
     }
 
@@ -279,12 +295,24 @@ impl FakeBuilder {
     /// `{"errors":["metal-fake does not model <operationId>"]}`, before any
     /// fault (to test how a client meets an operation the fake lacks).
     ///
-    /// # Panics
-    ///
-    /// If `operation` is not an operationId of `openapi/metal.json`.
+    /// An `operation` that is not an operationId of `openapi/metal.json`
+    /// makes [`FakeBuilder::try_build`] refuse
+    /// ([`BuildError::UnknownOperation`]).
     pub fn unmodelled(mut self, operation: &str) -> Self {
-        self.handlers.unmodelled(spec_operation(operation));
+        if let Some(op) = self.spec_operation(operation) {
+            self.handlers.unmodelled(op);
+        }
         self
+    }
+
+    /// The operation of the spec with this operationId; an unknown one is
+    /// kept, for [`FakeBuilder::try_build`] to refuse.
+    fn spec_operation(&mut self, operation: &str) -> Option<&'static metal_api::Operation> {
+        let found = metal_api::operation::find(operation);
+        if found.is_none() && self.unknown.is_none() {
+            self.unknown = Some(operation.to_string());
+        }
+        found
     }
 
     /// Seeds the fake from a world document (see [`crate::document`]) in
@@ -312,7 +340,8 @@ impl FakeBuilder {
     ///
     /// Where [`FakeBuilder::try_build`] fails: the token cannot be an HTTP
     /// header value, the world document is refused, the time scale is out
-    /// of range.
+    /// of range, the faults are too many, an operation named is not the
+    /// spec's, the in-process client's TLS backend does not start.
     pub fn build(self) -> Fake {
         self.try_build()
             .unwrap_or_else(|e| panic!("metal-fake: cannot build the fake: {e}"))
@@ -325,6 +354,9 @@ impl FakeBuilder {
     /// assert!(matches!(err, metal_fake::BuildError::TimeScale(_)));
     /// ```
     pub fn try_build(self) -> Result<Fake, BuildError> {
+        if let Some(operation) = self.unknown {
+            return Err(BuildError::UnknownOperation(operation));
+        }
         let mut token = HeaderValue::from_str(&self.token).map_err(BuildError::Token)?;
         token.set_sensitive(true);
         if !(1.0..=MAX_TIME_SCALE).contains(&self.time_scale) {
@@ -353,6 +385,7 @@ impl FakeBuilder {
             failures: self.failures,
             random_failures: self.random_failures,
         };
+        seed.try_fault_plan().map_err(BuildError::Faults)?;
         world.set_failures(seed.failure_plan());
         let store = Arc::new(Store::new(world, seed, self.handlers, clock));
         // In-process: the fake's own token, the builder's rate limit (none
@@ -360,18 +393,15 @@ impl FakeBuilder {
         let config = ServerConfig::new(self.token).rate_limit(self.rate_limit);
         let pipeline = Pipeline::new(store.clone(), config);
         let router = router::router(pipeline.clone());
-        Ok(Fake {
+        let fake = Fake {
             store,
             pipeline,
             router,
             token,
-        })
+        };
+        // Fake::api_client relies on this: the request builder it needs is
+        // made once per process, and its outcome kept.
+        fake.try_api_client().map_err(BuildError::Client)?;
+        Ok(fake)
     }
-}
-
-/// The operation of the spec with this operationId.
-fn spec_operation(operation: &str) -> &'static metal_api::Operation {
-    metal_api::operation::find(operation).unwrap_or_else(|| {
-        panic!("metal-fake: {operation:?} is not an operationId of openapi/metal.json")
-    })
 }

@@ -41,7 +41,7 @@
 //! #[tokio::main(flavor = "current_thread", start_paused = true)]
 //! async fn main() {
 //!     let fake = Fake::builder().reservations(1).build();
-//!     fake.inject(Fault::on("createDevice", FaultKind::DropAfter));
+//!     fake.inject(Fault::on("createDevice", FaultKind::DropAfter)).unwrap();
 //!     let reservation = fake.provisionable_reservations()[0];
 //!
 //!     let device = provision_one(Arc::new(fake.client()), fake.project(), reservation)

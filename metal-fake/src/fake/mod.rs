@@ -23,7 +23,7 @@ pub use client::IN_PROCESS_ATTEMPT_TIMEOUT;
 
 use crate::clock::ClockError;
 use crate::document::{WorldDoc, WorldError};
-use crate::faults::{FailProvisioning, Fault, RandomFaults};
+use crate::faults::{FailProvisioning, Fault, RandomFaults, TooManyFaults};
 use crate::model::Timings;
 use crate::pipeline::Pipeline;
 use crate::store::Store;
@@ -85,6 +85,15 @@ impl Fake {
     /// # }
     /// ```
     pub fn api_client(&self) -> metal_api::Client {
+        // A fake exists only when try_build made this same client: the
+        // request builder it needs is made once per process and its outcome
+        // kept (metal_api::Client::over), so this cannot fail now.
+        self.try_api_client()
+            .unwrap_or_else(|e| unreachable!("metal-fake: try_build made this client: {e}"))
+    }
+
+    /// [`Fake::api_client`], or why it cannot be made.
+    fn try_api_client(&self) -> Result<metal_api::Client, metal_api::ConfigError> {
         let mut headers = HeaderMap::new();
         headers.insert("x-auth-token", self.token.clone());
         metal_api::Client::over(IN_PROCESS_BASE_URL, headers, Arc::new(self.clone()))
@@ -179,9 +188,16 @@ impl Fake {
         self.store.now()
     }
 
-    /// Adds a scripted fault.
-    pub fn inject(&self, fault: Fault) {
-        self.store.lock().faults.push(fault);
+    /// Adds a scripted fault; refused when [`crate::MAX_PENDING_FAULTS`]
+    /// are pending already (the control API's bound).
+    ///
+    /// ```
+    /// use metal_fake::{Fault, FaultKind};
+    /// let fake = metal_fake::Fake::builder().build();
+    /// fake.inject(Fault::on("findDeviceById", FaultKind::BadGateway)).unwrap();
+    /// ```
+    pub fn inject(&self, fault: Fault) -> Result<(), TooManyFaults> {
+        self.store.lock().faults.extend(vec![fault])
     }
 
     /// Scripts a provisioning failure from now on (see

@@ -4,13 +4,11 @@
 //! world (or the test's handler run), and the reply spoiled by a fault
 //! that strikes after acting.
 
-use std::collections::HashMap;
-
 use axum::body::Bytes;
 use metal_api::operation::Operation;
 
 use super::{Context, Outcome, Pipeline, Step};
-use crate::call::{ApiError, Call, Params, Reply};
+use crate::call::{ApiError, Call, Params, QueryPairs, Reply};
 use crate::faults::FaultKind;
 use crate::handlers::Action;
 
@@ -21,7 +19,7 @@ impl Pipeline {
         cx: Context,
         operation: &'static Operation,
         params: Params,
-        query: HashMap<String, String>,
+        query: QueryPairs,
         body: Bytes,
     ) -> Step<(Context, Action)> {
         let call = Call::new(operation, params, query, body);

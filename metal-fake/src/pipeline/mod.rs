@@ -34,7 +34,6 @@ mod rate;
 mod record;
 mod wire;
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -223,7 +222,8 @@ impl Pipeline {
         };
         let cx = self.access(cx, operation, &params)?;
         let (cx, body) = self.body(cx, body).await?;
-        let query = axum::extract::Query::<HashMap<String, String>>::try_from_uri(&parts.uri)
+        // Every pair, repeated keys too (Call::new reads lists from them).
+        let query = axum::extract::Query::<Vec<(String, String)>>::try_from_uri(&parts.uri)
             .map(|q| q.0)
             .unwrap_or_default();
         let (cx, action) = self.prepare(cx, operation, params, query, body)?;

@@ -514,7 +514,8 @@ impl Scenario {
             Self::RaceLostToCompetitor => {
                 let fake = t.fake.as_ref().ok_or("needs the fake")?;
                 let r = t.reservation(real);
-                fake.inject(metal_fake::Fault::on("createDevice", FaultKind::Competitor));
+                fake.inject(metal_fake::Fault::on("createDevice", FaultKind::Competitor))
+                    .unwrap();
                 let req = create_request(t, r, "conf-race").await?;
                 match t.metal.create_device(t.project, &req).await {
                     Err(Error::RaceLost { reservation, .. }) if reservation == r => {}
@@ -625,9 +626,11 @@ impl FaultOp {
                 t.metal.create_device(t.project, &req).await.map_err(err)?;
             }
             // Page 1 is this operation's first call, page 2 its second.
-            fake.inject(metal_fake::Fault::on(self.operation(), kind.clone()).nth(2));
+            fake.inject(metal_fake::Fault::on(self.operation(), kind.clone()).nth(2))
+                .unwrap();
         } else {
-            fake.inject(metal_fake::Fault::on(self.operation(), kind.clone()));
+            fake.inject(metal_fake::Fault::on(self.operation(), kind.clone()))
+                .unwrap();
         }
         match self {
             Self::CreateDevice => {

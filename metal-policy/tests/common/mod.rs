@@ -239,7 +239,7 @@ impl Script {
 
     /// The generated client over this script.
     pub fn api(self: &Arc<Self>) -> metal_api::Client {
-        metal_api::Client::over(BASE_URL, HeaderMap::new(), self.clone())
+        metal_api::Client::over(BASE_URL, HeaderMap::new(), self.clone()).unwrap()
     }
 }
 

@@ -477,7 +477,7 @@ async fn run_in(plan: Plan, dir: &std::path::Path, run_id: &str) -> Result<Summa
         if !quiet && happens(&mut rng, burst_every) {
             for _ in 0..rng.random_range(3..=10) {
                 let kind = burst_kinds[rng.random_range(0..burst_kinds.len())].clone();
-                fake.inject(Fault::any(kind));
+                fake.inject(Fault::any(kind)).unwrap();
             }
             summary.bursts += 1;
         }

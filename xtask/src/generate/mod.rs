@@ -113,6 +113,44 @@ struct Op {
     route: String,
     success: u16,
     summary: String,
+    lists: Vec<String>,
+}
+
+/// The names of `op`'s query parameters that take a list (an array
+/// schema), in the spec's order; a parameter given by `$ref` is looked up
+/// in the spec's components.
+fn list_parameters(spec: &openapiv3::OpenAPI, op: &openapiv3::Operation) -> Result<Vec<String>> {
+    use openapiv3::{Parameter, ReferenceOr, SchemaKind, Type};
+    let mut out = Vec::new();
+    for p in &op.parameters {
+        let p = match p {
+            ReferenceOr::Item(p) => p,
+            ReferenceOr::Reference { reference } => {
+                let name = reference
+                    .strip_prefix("#/components/parameters/")
+                    .ok_or_else(|| anyhow!("parameter $ref {reference} is not a component"))?;
+                match spec
+                    .components
+                    .as_ref()
+                    .and_then(|c| c.parameters.get(name))
+                {
+                    Some(ReferenceOr::Item(p)) => p,
+                    _ => bail!("parameter $ref {reference} names no parameter"),
+                }
+            }
+        };
+        let Parameter::Query { parameter_data, .. } = p else {
+            continue;
+        };
+        if let openapiv3::ParameterSchemaOrContent::Schema(ReferenceOr::Item(schema)) =
+            &parameter_data.format
+        {
+            if matches!(schema.schema_kind, SchemaKind::Type(Type::Array(_))) {
+                out.push(parameter_data.name.clone());
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The table of operations: one `pub static NAME: Operation` per operation
@@ -160,6 +198,7 @@ fn operations(spec: &openapiv3::OpenAPI, client_text: &str) -> Result<String> {
                 other => bail!("{id}: unsupported method {other}"),
             };
             ops.push(Op {
+                lists: list_parameters(spec, op)?,
                 konst: id.to_shouty_snake_case(),
                 summary: op.summary.clone().unwrap_or_default(),
                 id,
@@ -180,11 +219,12 @@ fn operations(spec: &openapiv3::OpenAPI, client_text: &str) -> Result<String> {
             route,
             success,
             summary,
+            lists,
             ..
         } = op;
         writeln!(
             out,
-            "/// `{id}`: `{} {route}`, success {success}. {summary}\npub static {konst}: Operation = Operation {{ id: {id:?}, method: Method::{variant}, path: {route:?}, success: {success} }};",
+            "/// `{id}`: `{} {route}`, success {success}. {summary}\npub static {konst}: Operation = Operation {{ id: {id:?}, method: Method::{variant}, path: {route:?}, success: {success}, lists: &{lists:?} }};",
             variant.to_uppercase()
         )?;
     }
@@ -264,13 +304,35 @@ mod tests {
         let table = &files[2].text;
         assert!(table.starts_with(HEADER));
         assert!(table.contains(
-            "pub static FIND_SSH_KEY_BY_ID: Operation = Operation { id: \"findSSHKeyById\", method: Method::Get, path: \"/ssh-keys/{id}\", success: 200 };"
+            "pub static FIND_SSH_KEY_BY_ID: Operation = Operation { id: \"findSSHKeyById\", method: Method::Get, path: \"/ssh-keys/{id}\", success: 200, lists: &[] };"
         ), "{table}");
         assert!(table.contains("success 200. Read one SSH key."), "{table}");
         assert!(table.contains("\"find_ssh_key_by_id\" => Some(&FIND_SSH_KEY_BY_ID),"));
         // progenitor drops the full stop.
         assert!(files[0].text.contains("/**Read one SSH key\n"));
         assert!(!files[0].text.contains("```ignore"));
+    }
+
+    #[test]
+    fn array_valued_query_parameters_are_the_operation_s_lists() {
+        let spec = SPEC.replace(
+            r#"{"in": "path", "name": "id", "required": true,
+                            "schema": {"type": "string"}}"#,
+            r#"{"in": "path", "name": "id", "required": true,
+                            "schema": {"type": "string"}},
+                {"in": "query", "name": "types", "style": "form",
+                 "schema": {"type": "array", "items": {"type": "string"}}},
+                {"in": "query", "name": "include", "schema": {"type": "string"}}"#,
+        );
+        assert_ne!(spec, SPEC);
+        let files = generate_with(&spec, &[]).unwrap();
+        assert!(
+            files[2]
+                .text
+                .contains("success: 200, lists: &[\"types\"] };"),
+            "{}",
+            files[2].text
+        );
     }
 
     #[test]

@@ -53,18 +53,13 @@ const TYPES: &[&str] = &[
     "vrf",
 ];
 
-/// The `types` filter: comma-separated, each one of [`TYPES`]; `None`:
-/// every type.
+/// The `types` filter (a list: repeated keys or comma-joined), each one of
+/// [`TYPES`]; `None`: every type.
 fn types_filter(call: &Call) -> Result<Option<Vec<String>>, ApiError> {
-    let Some(text) = call.text("types") else {
+    let types: Vec<String> = call.list("types").into_iter().map(str::to_string).collect();
+    if types.is_empty() {
         return Ok(None);
-    };
-    let types: Vec<String> = text
-        .split(',')
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .map(str::to_string)
-        .collect();
+    }
     if let Some(bad) = types.iter().find(|t| !TYPES.contains(&t.as_str())) {
         return Err(ApiError::unprocessable(format!(
             "types must be among {}, not {bad}",
