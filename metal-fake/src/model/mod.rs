@@ -35,6 +35,7 @@ mod list;
 mod load;
 pub(crate) mod organization;
 pub(crate) mod project;
+pub(crate) mod relations;
 pub(crate) mod render;
 pub(crate) mod request;
 mod resource;

@@ -164,6 +164,8 @@ impl World {
         }
         w.main_project = doc.projects.first().map(|p| p.id);
         w.load(doc, now)?;
+        // Every link of every declared relation, once more as a whole.
+        w.dangling()?;
         Ok(w)
     }
 

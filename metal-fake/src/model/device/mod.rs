@@ -19,6 +19,6 @@ mod rules;
 mod view;
 
 pub(crate) use operations::RESOURCE;
-pub(crate) use record::Kept;
 pub use record::{Device, DeviceState};
+pub(crate) use record::{Kept, FAILED_PROVISIONING_PROJECT};
 pub(crate) use view::{Addresses, DeviceField, COLLECTION};

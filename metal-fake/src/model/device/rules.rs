@@ -4,6 +4,8 @@
 //! reservation.
 
 use metal_api::types;
+
+use crate::model::relations::Kind;
 use tokio::time::Instant;
 use uuid::Uuid;
 
@@ -165,8 +167,9 @@ impl World {
             r.live.released_at = Some(now + timings.reservation_release);
         }
         if timings.deprovisioning.is_zero() {
-            // Gone at once, as the real API's reads after a delete are.
-            self.remove_device(id);
+            // Gone at once, as the real API's reads after a delete are
+            // (with what goes with it: model::relations).
+            self.remove_record(Kind::Device, id);
         } else {
             self.schedule(now + timings.deprovisioning);
         }
@@ -232,14 +235,15 @@ impl World {
             self.free(reservation, id, Some(at + t.reservation_release));
         }
         for id in gone {
-            self.remove_device(id);
+            self.remove_record(Kind::Device, id);
         }
         self.next_settle = next;
     }
 
-    /// The device is gone; its reservation (keeping its release time) no
-    /// longer holds it.
-    fn remove_device(&mut self, id: Uuid) {
+    /// The device is gone from its table; its reservation (keeping its
+    /// release time) no longer holds it. Only `model::relations` calls
+    /// this, after what goes with the device.
+    pub(crate) fn remove_device(&mut self, id: Uuid) {
         if let Some(d) = self.devices.remove(&id) {
             self.free(d.rec.reservation, id, None);
         }

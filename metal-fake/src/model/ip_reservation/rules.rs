@@ -6,6 +6,8 @@
 use std::net::Ipv4Addr;
 
 use metal_api::types;
+
+use crate::model::relations::Kind;
 use tokio::time::Instant;
 use uuid::Uuid;
 
@@ -415,19 +417,8 @@ impl World {
             self.ips.remove_assignment(id);
             return Ok(());
         }
-        let r = self
-            .ips
-            .reservations
-            .get(&id)
-            .ok_or_else(ApiError::not_found)?;
-        if self.live_assignments(r).next().is_some() {
-            return Err(ApiError::unprocessable(
-                "The IP reservation has assignments: unassign its addresses before deleting it",
-            ));
-        }
-        self.prune_assignments();
-        self.ips.reservations.remove(&id);
-        Ok(())
+        // Refused while it has assignments (model::relations).
+        self.delete_record(Kind::IpReservation, id)
     }
 }
 

@@ -1,6 +1,8 @@
 //! Creating, updating and deleting a project.
 
 use metal_api::types;
+
+use crate::model::relations::Kind;
 use tokio::time::Instant;
 use uuid::Uuid;
 
@@ -112,22 +114,6 @@ impl World {
     /// Deletes project `id` and its SSH keys; `422` while it holds devices
     /// or hardware reservations.
     pub(crate) fn delete_project(&mut self, id: Uuid) -> Result<(), ApiError> {
-        self.projects.get(&id).ok_or_else(ApiError::not_found)?;
-        if self.devices.values().any(|d| d.rec.project == id) {
-            return Err(ApiError::unprocessable(
-                "Cannot delete a project that has devices",
-            ));
-        }
-        if self.reservations.values().any(|r| r.rec.project == id) {
-            return Err(ApiError::unprocessable(
-                "Cannot delete a project that has hardware reservations",
-            ));
-        }
-        self.projects.remove(&id);
-        self.ssh_keys.retain(|_, k| k.rec.project != Some(id));
-        for t in &mut self.tokens {
-            t.rec.projects.retain(|p| *p != id);
-        }
-        Ok(())
+        self.delete_record(Kind::Project, id)
     }
 }

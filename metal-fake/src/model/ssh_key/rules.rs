@@ -4,6 +4,8 @@
 use std::fmt;
 
 use metal_api::types;
+
+use crate::model::relations::Kind;
 use serde::{Serialize, Serializer};
 use tokio::time::Instant;
 use uuid::Uuid;
@@ -115,8 +117,7 @@ impl World {
 
     /// `deleteSSHKey`.
     pub(crate) fn delete_ssh_key(&mut self, id: Uuid) -> Result<(), ApiError> {
-        self.ssh_keys.remove(&id).ok_or_else(ApiError::not_found)?;
-        Ok(())
+        self.delete_record(Kind::SshKey, id)
     }
 
     fn check_key_unique(
