@@ -61,7 +61,10 @@
 //!   through Redis (one node, a Redis Cluster or a Sentinel's master, over
 //!   TLS or not), with a local fallback while Redis is away.
 //! - [`wait`]: [`wait_for_device`], polling a device until it reaches a
-//!   state, under the client's limits, with backoff between reads.
+//!   state, under the client's limits, with backoff between reads, or
+//!   from a watch.
+//! - [`watch`]: [`DeviceWatch`], one self-refreshing cache of a project's
+//!   devices that many waiters read, instead of each polling its device.
 //!
 //! # The path of one call
 //!
@@ -247,11 +250,12 @@ pub mod retry;
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod shared;
 pub mod wait;
+pub mod watch;
 
 pub use classify::{Class, Permanent};
 pub use client::{BuildError, CallOptions, Client, ClientBuilder};
 pub use error::{AttemptError, BoxError, Error};
-pub use metal::{DeviceFilter, Fields, KeyOwner, Metal};
+pub use metal::{DeviceFilter, DeviceQuery, Fields, KeyOwner, Metal};
 #[cfg(feature = "backoff")]
 #[cfg_attr(docsrs, doc(cfg(feature = "backoff")))]
 pub use retry::backoff::BackoffCrate;
@@ -261,3 +265,4 @@ pub use retry::budget::RetryBudget;
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use shared::SharedLimits;
 pub use wait::{wait_for_device, WaitError, Waiter};
+pub use watch::{DeviceWatch, Snapshot, WatchConfig, WatchError};
