@@ -224,7 +224,7 @@ impl Snapshot {
 }
 
 /// A shared, self-refreshing cache of a project's devices: see the
-/// [module docs](self). Cheap to clone; clones share the cache and its one
+/// [module docs](crate::watch). Cheap to clone; clones share the cache and its one
 /// task, which stops when the last clone is dropped.
 ///
 /// ```
@@ -383,7 +383,7 @@ impl DeviceWatch {
         }
     }
 
-    /// Registers the watch's collectors (see the [module docs](self)) in
+    /// Registers the watch's collectors (see the [module docs](crate::watch)) in
     /// `registry`; a second watch of the same project in one registry is
     /// refused as Prometheus refuses a duplicate.
     pub fn register(&self, registry: &Registry) -> Result<(), prometheus::Error> {
