@@ -211,7 +211,8 @@
 //!    `equinix_api_rate_limit_wait_seconds`,
 //!    `equinix_api_throttled_total{endpoint}`,
 //!    `equinix_api_retry_budget_tokens`,
-//!    `equinix_api_retry_budget_refused_total{endpoint}`. `endpoint` is
+//!    `equinix_api_retry_budget_refused_total{endpoint}`; a [`DeviceWatch`]
+//!    registers its own (`equinix_api_watch_*`, see [`watch`]). `endpoint` is
 //!    always the operationId. Spans `metal_call{operation,attempts}`,
 //!    `metal_attempt{operation,attempt}` and `metal_request{operation}`
 //!    carry OpenTelemetry's HTTP client fields (`otel.kind = "client"`,

@@ -27,6 +27,10 @@
 //!   listed (moved to another project, or without the watched tag) ends it
 //!   with [`WaitError::Gone`](crate::WaitError::Gone), unless it is in a
 //!   state waited for.
+//! - **Failed lists.** A list the server refuses (a 4xx) ends every wait on
+//!   the watch with [`WaitError::Watch`](crate::WaitError::Watch); a list
+//!   that fails otherwise (after the client's retries) is waited through,
+//!   and the next refresh tries again.
 //! - **Metrics** (with [`DeviceWatch::register`]), each with the constant
 //!   label `project`: `equinix_api_watch_refreshes_total{outcome}`
 //!   (`complete`, `partial`, `error`), `equinix_api_watch_pages_total`, and

@@ -363,3 +363,57 @@ fn a_watch_outside_a_runtime_is_an_error() {
     let err = DeviceWatch::start(metal(&fake), fake.project(), WatchConfig::new()).unwrap_err();
     assert!(matches!(err, WatchError::NoRuntime), "{err}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_device_that_leaves_a_tags_list_but_exists_is_gone() {
+    let fake = fake(1).build();
+    let metal = metal(&fake);
+    let id = create_beside(&fake, "web-0").await;
+    let config = WatchConfig::new()
+        .tag("provision-run=provision")
+        .interval(Duration::from_secs(2), Duration::from_secs(16));
+    let watch = DeviceWatch::start(Arc::clone(&metal), fake.project(), config).unwrap();
+    let waiter = Waiter::new().watch(watch);
+    let wait = waiter.wait_for_device(metal.as_ref(), id, &ACTIVE, Duration::from_secs(600));
+    let untag = async {
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        let update = metal_api::types::DeviceUpdateInput {
+            tags: Some(vec!["other".into()]),
+            ..Default::default()
+        };
+        metal.update_device(id, &update).await.unwrap();
+    };
+    let (err, ()) = tokio::join!(wait, untag);
+    match err.unwrap_err() {
+        WaitError::Gone { id: gone, device } => {
+            assert_eq!(gone, id);
+            assert_eq!(device.tags, vec!["other".to_string()]);
+        }
+        other => panic!("expected Gone, got {other:?}"),
+    }
+    // Found by its tag at 0 and 2 s, missing at 6 s: read once.
+    assert_eq!(fake.call_count("findDeviceById"), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn wait_for_devices_without_a_watch_polls_each() {
+    let fake = fake(2).build();
+    let metal = metal(&fake);
+    let ids = [
+        create_beside(&fake, "web-0").await,
+        create_beside(&fake, "web-1").await,
+    ];
+    let ended = Waiter::new()
+        .wait_for_devices(metal.as_ref(), &ids, &ACTIVE, Duration::from_secs(30))
+        .await;
+    // Not active within 30 s: each wait times out on its own.
+    assert_eq!(ended.len(), 2);
+    for (id, ended) in ids.iter().zip(ended) {
+        assert!(
+            matches!(ended, Err(WaitError::TimedOut { id: waited, .. }) if waited == *id),
+            "{id}"
+        );
+    }
+    assert_eq!(fake.call_count("findProjectDevices"), 0);
+    assert!(fake.call_count("findDeviceById") >= 4);
+}
