@@ -324,6 +324,16 @@ pub enum Error {
         /// The page that added nothing.
         page: u32,
     },
+    /// A list asked for at most `limit` pages
+    /// ([`crate::DeviceQuery::max_pages`]) announced more after its last
+    /// allowed page: the pages before this error were all it read.
+    #[error("{operation}: more than {limit} pages; stopped after page {limit}")]
+    TooManyPages {
+        /// The list operation.
+        operation: &'static str,
+        /// The bound, in pages.
+        limit: u32,
+    },
     /// The call's deadline passed.
     #[error("{operation}: deadline exceeded after {attempts} attempt(s){}", last.as_ref().map(|e| format!(": {e}")).unwrap_or_default())]
     DeadlineExceeded {

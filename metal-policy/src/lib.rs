@@ -61,7 +61,10 @@
 //!   through Redis (one node, a Redis Cluster or a Sentinel's master, over
 //!   TLS or not), with a local fallback while Redis is away.
 //! - [`wait`]: [`wait_for_device`], polling a device until it reaches a
-//!   state, under the client's limits, with backoff between reads.
+//!   state, under the client's limits, with backoff between reads, or
+//!   from a watch.
+//! - [`watch`]: [`DeviceWatch`], one self-refreshing cache of a project's
+//!   devices that many waiters read, instead of each polling its device.
 //!
 //! # The path of one call
 //!
@@ -208,7 +211,8 @@
 //!    `equinix_api_rate_limit_wait_seconds`,
 //!    `equinix_api_throttled_total{endpoint}`,
 //!    `equinix_api_retry_budget_tokens`,
-//!    `equinix_api_retry_budget_refused_total{endpoint}`. `endpoint` is
+//!    `equinix_api_retry_budget_refused_total{endpoint}`; a [`DeviceWatch`]
+//!    registers its own (`equinix_api_watch_*`, see [`watch`]). `endpoint` is
 //!    always the operationId. Spans `metal_call{operation,attempts}`,
 //!    `metal_attempt{operation,attempt}` and `metal_request{operation}`
 //!    carry OpenTelemetry's HTTP client fields (`otel.kind = "client"`,
@@ -247,11 +251,12 @@ pub mod retry;
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod shared;
 pub mod wait;
+pub mod watch;
 
 pub use classify::{Class, Permanent};
 pub use client::{BuildError, CallOptions, Client, ClientBuilder};
 pub use error::{AttemptError, BoxError, Error};
-pub use metal::{DeviceFilter, Fields, KeyOwner, Metal};
+pub use metal::{DeviceFilter, DeviceQuery, Fields, KeyOwner, Metal};
 #[cfg(feature = "backoff")]
 #[cfg_attr(docsrs, doc(cfg(feature = "backoff")))]
 pub use retry::backoff::BackoffCrate;
@@ -261,3 +266,4 @@ pub use retry::budget::RetryBudget;
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use shared::SharedLimits;
 pub use wait::{wait_for_device, WaitError, Waiter};
+pub use watch::{DeviceWatch, Snapshot, WatchConfig, WatchError};

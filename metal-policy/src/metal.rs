@@ -1,7 +1,7 @@
 //! [`Metal`]: the operations a provisioning controller programs against.
 
 use async_trait::async_trait;
-use futures::stream::BoxStream;
+use futures::stream::{BoxStream, StreamExt};
 use metal_api::types;
 use uuid::Uuid;
 
@@ -106,6 +106,66 @@ impl DeviceFilter {
     }
 }
 
+/// Which of a project's devices a paged list reads, and how: the server's
+/// [`DeviceFilter`], the [`Fields`] each device carries, the page size, and
+/// the most pages one list may take ([`Metal::query_device_pages`]).
+///
+/// ```
+/// use metal_policy::{DeviceFilter, DeviceQuery, Fields};
+/// let query = DeviceQuery::new()
+///     .filter(DeviceFilter::tag("role=web"))
+///     .fields(Fields { include: vec![], exclude: vec!["plan".into()] })
+///     .per_page(1000)
+///     .max_pages(5);
+/// assert_eq!(query.max_pages, Some(5));
+/// assert_eq!(DeviceQuery::default().per_page, None);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DeviceQuery {
+    /// Which devices (applied by the server).
+    pub filter: DeviceFilter,
+    /// What each device carries (`include`/`exclude`).
+    pub fields: Fields,
+    /// Devices per page; the client's `per_page` when `None`.
+    pub per_page: Option<u32>,
+    /// The most pages one list takes; when the list announces more, its
+    /// stream ends with [`Error::TooManyPages`] after the last one. `None`:
+    /// bounded by the client's entries only.
+    pub max_pages: Option<u32>,
+}
+
+impl DeviceQuery {
+    /// Every device, the client's page size, every page.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Only the devices `filter` lets through.
+    pub fn filter(mut self, filter: DeviceFilter) -> Self {
+        self.filter = filter;
+        self
+    }
+
+    /// Devices with these `include`/`exclude` fields.
+    pub fn fields(mut self, fields: Fields) -> Self {
+        self.fields = fields;
+        self
+    }
+
+    /// Pages of `n` devices (at least 1).
+    pub fn per_page(mut self, n: u32) -> Self {
+        self.per_page = Some(n.max(1));
+        self
+    }
+
+    /// At most `n` pages (at least 1) per list.
+    pub fn max_pages(mut self, n: u32) -> Self {
+        self.max_pages = Some(n.max(1));
+        self
+    }
+}
+
 /// The Metal operations a controller uses, with the policy's guarantees
 /// (see the crate docs). Implemented by [`crate::Client`] and by
 /// `metal-fake`; use it as `Arc<dyn Metal>` to inject either.
@@ -147,6 +207,36 @@ pub trait Metal: Send + Sync {
         project: Uuid,
         filter: &DeviceFilter,
     ) -> Result<Vec<types::Device>, Error>;
+
+    /// Streams the devices of a project that `query` selects, page by page,
+    /// each page under the client's policy (a failed page retries that page
+    /// only), entries repeated across pages once. A list cut by
+    /// [`DeviceQuery::max_pages`] ends with [`Error::TooManyPages`] after
+    /// its last allowed page. [`crate::DeviceWatch`] refreshes through it.
+    ///
+    /// [`crate::Client`] honours every part of the query. The default, for
+    /// other implementations, is one item: the whole
+    /// [`Metal::list_devices_matching`] of the query's filter (its fields,
+    /// page size and page bound left out).
+    ///
+    /// ```
+    /// # use futures::TryStreamExt;
+    /// # use metal_policy::{DeviceQuery, Metal};
+    /// async fn first_pages(metal: &dyn Metal, project: uuid::Uuid) -> Result<usize, metal_policy::Error> {
+    ///     let query = DeviceQuery::new().per_page(500).max_pages(2);
+    ///     let pages: Vec<_> = metal.query_device_pages(project, &query).try_collect().await?;
+    ///     Ok(pages.iter().map(Vec::len).sum())
+    /// }
+    /// ```
+    fn query_device_pages(
+        &self,
+        project: Uuid,
+        query: &DeviceQuery,
+    ) -> BoxStream<'_, Result<Vec<types::Device>, Error>> {
+        let filter = query.filter.clone();
+        futures::stream::once(async move { self.list_devices_matching(project, &filter).await })
+            .boxed()
+    }
 
     /// Creates a device on the hardware reservation the request names,
     /// idempotently: however many attempts it takes, at most one device is

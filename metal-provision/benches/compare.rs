@@ -10,7 +10,7 @@
 //! base revision and at the working tree, see `compare/build.rs`); `BENCH_QUICK=1` shrinks every
 //! section for a smoke run; `BENCH_ONLY=throttling,faults` runs only the
 //! sections named (`overhead`, `throttling`, `shared`, `faults`, `scale`,
-//! `outage`, `build`). `BENCH_README=1` also writes `benches/README.md`:
+//! `outage`, `requests`, `build`). `BENCH_README=1` also writes `benches/README.md`:
 //! the command, the machine, its load, the date and the commit, then every
 //! table.
 
@@ -653,6 +653,122 @@ async fn faults() {
     }
 }
 
+/// One provisioning run of section 7 on the paused clock, in process:
+/// what it cost in requests, and its time on the fake's clock.
+struct Spent {
+    active: usize,
+    requests: u64,
+    polls: usize,
+    lists: usize,
+    creates: usize,
+    fleet: Duration,
+}
+
+/// Provisions `devices` devices that take `provisioning` each, polling each
+/// device (`watch` false: the default schedule without its jitter, so the
+/// counts are exact) or through the run's watch (its defaults), against a
+/// server limited to `limit` requests a second (the client then paced to
+/// it, and 64 workers, as the example's `--parallelism 16` has) or not (a
+/// worker per device).
+async fn spend(devices: usize, provisioning: Duration, watch: bool, limit: Option<u32>) -> Spent {
+    let fake = Fake::builder()
+        .reservations(devices)
+        .timings(Timings {
+            queued: provisioning / 4,
+            provisioning: provisioning - provisioning / 4,
+            ..Timings::default()
+        })
+        .rate_limit(limit)
+        .build();
+    let pace = limit.map_or(Duration::ZERO, |r| Duration::from_secs(1) / r);
+    let client = fake
+        .client_with(|c| c.parallelism(16).api_rate(pace))
+        .expect("the in-process client builds");
+    let metal: Arc<dyn Metal> = Arc::new(client);
+    let mut cfg = RunConfig::new(fake.project(), devices);
+    cfg.waiter = metal_policy::Waiter::new().poll(ExponentialBackoff {
+        initial_interval: Duration::from_secs(1),
+        multiplier: 1.5,
+        randomization_factor: 0.0,
+        max_interval: Duration::from_secs(30),
+        max_elapsed_time: None,
+    });
+    if !watch {
+        cfg.watch = None;
+    }
+    if limit.is_some() {
+        // Not every create at once: queued behind the limiter for longer
+        // than a call's 15 minutes, they would give up.
+        cfg.workers = 64;
+    }
+    let started = tokio::time::Instant::now();
+    let outcome = run(metal, &cfg, Arc::new(NoProgress))
+        .await
+        .expect("the run starts");
+    Spent {
+        active: outcome.active,
+        requests: total_requests(&fake),
+        polls: fake.call_count("findDeviceById"),
+        lists: fake.call_count("findProjectDevices"),
+        creates: fake.call_count("createDevice"),
+        fleet: started.elapsed(),
+    }
+}
+
+/// Section 7, requests: what provisioning a fleet spends, in requests
+/// (exact: the paused clock, no faults), polling each device against one
+/// watch of the run's devices.
+fn requests_section() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .expect("a paused tokio runtime");
+    let sizes: &[usize] = if quick() { &[100] } else { &[100, 1000] };
+    out!("\n## 7. Requests: provisioning a fleet, polling each device vs one watch (in process, tokio's paused clock, no faults, no server limit)");
+    out!("Each run is `metal_provision::run` with `RunConfig::new`'s defaults (a worker per device) through `Fake::client` (16 in flight): *poll* waits on each device with the default schedule (1 s, x1.5, at most 30 s; jitter off, so the counts are exact) holding its worker; *watch* with `WatchConfig::new` (one list of the run's tagged devices, 1,000 a page, 2 s apart while a watched device changes, doubling to 60 s). Creates also read their reservation first (`create_device`'s witness), so the floor here is 2 requests a device.");
+    out!("| devices | provisioning | wait | active | requests | per device | findDeviceById | findProjectDevices | createDevice | fleet time |");
+    out!("|---|---|---|---|---|---|---|---|---|---|");
+    for &n in sizes {
+        for secs in [2u64, 60, 600] {
+            for watch in [false, true] {
+                let spent = runtime.block_on(spend(n, Duration::from_secs(secs), watch, None));
+                out!(
+                    "| {n} | {secs} s | {} | {}/{n} | {} | {:.2} | {} | {} | {} | {:.0} s |",
+                    if watch { "watch" } else { "poll" },
+                    spent.active,
+                    spent.requests,
+                    spent.requests as f64 / n as f64,
+                    spent.polls,
+                    spent.lists,
+                    spent.creates,
+                    spent.fleet.as_secs_f64()
+                );
+            }
+        }
+    }
+    let (n, secs) = if quick() { (100, 60) } else { (1000, 600) };
+    out!("\nUnder a server limit R (the client paced to 1/R, 64 workers): {n} devices of {secs} s, fleet time on the fake's clock against max(provisioning time T, N / R), and against 2N/R + T: the last device is created no sooner than its create and reservation read and those of every device before it allow, and provisions for T after that. A device still waiting after `RunConfig::new`'s 30 minutes is not active.");
+    out!("| R | wait | active | requests | fleet time | max(T, N/R) | ratio | 2N/R + T | ratio |");
+    out!("|---|---|---|---|---|---|---|---|---|");
+    for r in [5u32, 1] {
+        for watch in [false, true] {
+            let spent = runtime.block_on(spend(n, Duration::from_secs(secs), watch, Some(r)));
+            let fleet = spent.fleet.as_secs_f64();
+            let floor = (secs as f64).max(n as f64 / f64::from(r));
+            let serial = 2.0 * n as f64 / f64::from(r) + secs as f64;
+            out!(
+                "| {r}/s | {} | {}/{n} | {} | {fleet:.0} s | {floor:.0} s | {:.2} | {serial:.0} s | {:.2} |",
+                if watch { "watch" } else { "poll" },
+                spent.active,
+                spent.requests,
+                fleet / floor,
+                fleet / serial
+            );
+        }
+    }
+}
+
 /// Section 4, scale: listing 10,000 devices, collected and streamed.
 async fn scale() {
     let n = if quick() { 1000 } else { 10_000 };
@@ -1037,6 +1153,9 @@ fn main() {
             outage().await;
         }
     });
+    if runs("requests") {
+        requests_section();
+    }
     if runs("build") {
         build::section();
     }

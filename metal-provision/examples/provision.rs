@@ -13,6 +13,12 @@
 //! fail (one in ten million at the default rate). Its last line is
 //! `provisioned A/B devices in T s: N adopted, D duplicates, L lost, R retries, X race-lost, F failed`.
 //!
+//! Every device is waited for through one watch of the run's devices (one
+//! paged list of the project's devices serving every wait, a list every
+//! 250 ms while a device changes, up to 2 s apart while none does), and a
+//! waiting device holds no worker; `--poll` polls each device instead, as
+//! before the watch.
+//!
 //! The run's name (`--name`, default `provision`) is its identity: its
 //! hostnames are `<name>-<n>` and its devices carry the tag
 //! `provision-run=<name>`. The same command run again against the same
@@ -43,7 +49,7 @@ use std::time::Duration;
 use clap::{CommandFactory, Parser};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use metal_fake::{Fake, FaultKind, RandomFailures, RandomFaults, ServerConfig, Timings};
-use metal_policy::{Client, ExponentialBackoff, Metal, Waiter};
+use metal_policy::{Client, ExponentialBackoff, Metal, Waiter, WatchConfig};
 use metal_provision::controller::is_free;
 use metal_provision::report::Requests;
 use metal_provision::{audit, cleanup, run, shortfall, Progress, RunConfig, SshKeySpec};
@@ -62,9 +68,10 @@ const PROBE_DEADLINE: Duration = Duration::from_secs(10);
 /// every reservation on each list call, so larger runs only go slower.
 const MAX_EMBEDDED_DEVICES: usize = 10_000;
 
-/// Devices worked on at once per `--parallelism` slot: a device spends most
-/// of its time waiting between polls, so a few per slot keep the slots
-/// busy without a task per device.
+/// Devices worked on at once per `--parallelism` slot. With the watch a
+/// device waiting to become active is not worked on; with `--poll` it
+/// spends most of its time waiting between polls, so a few per slot keep
+/// the slots busy without a task per device.
 const WORKERS_PER_SLOT: usize = 4;
 
 /// The most requests in flight a run may ask for.
@@ -109,7 +116,8 @@ struct Args {
     #[arg(long, default_value_t = 8, value_parser = parse_devices)]
     devices: usize,
     /// Requests in flight at once (1 to 1024); the run works on at most
-    /// four devices per slot at a time.
+    /// four devices per slot at a time (waiting devices included with
+    /// --poll).
     #[arg(long, default_value_t = 4, value_parser = parse_parallelism)]
     parallelism: usize,
     /// Minimum spacing between requests, e.g. 50ms or 2s (default: 50ms
@@ -143,6 +151,10 @@ struct Args {
     /// How often a progress line goes to stderr while the run goes on.
     #[arg(long, value_parser = parse_interval, default_value = "10s")]
     progress_interval: Duration,
+    /// Poll each device until it is active, as before the watch, instead
+    /// of waiting for every device through one watch of the run's devices.
+    #[arg(long)]
+    poll: bool,
     /// Delete the devices at the end.
     #[arg(long)]
     cleanup: bool,
@@ -622,6 +634,10 @@ async fn main_run(args: Args) -> Result<(), String> {
         max_interval: Duration::from_secs(2),
         max_elapsed_time: None,
     });
+    // The watch lists as often, at most: every 250 ms while a device
+    // changes, doubling to 2 s while none does.
+    run_config.watch = (!args.poll)
+        .then(|| WatchConfig::new().interval(run_config.poll_interval, Duration::from_secs(2)));
     // Not one worker per device: a bounded number, each taking the next
     // device when it is done with one.
     run_config.workers = args

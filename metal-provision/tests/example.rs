@@ -406,9 +406,17 @@ fn live_by_hostname(fake: &Fake) -> std::collections::BTreeMap<String, usize> {
 async fn a_rerun_after_kill_9_adopts_what_the_killed_run_left() {
     let fake = fake(12).build();
     let server = serve(&fake).await;
-    let args = ["--devices", "5", "--parallelism", "1", "--api-rate", "10ms"];
-    // One slot and four workers: the fifth hostname waits for a worker,
-    // so the run is killed part-way.
+    let args = [
+        "--devices",
+        "5",
+        "--parallelism",
+        "1",
+        "--api-rate",
+        "10ms",
+        "--poll",
+    ];
+    // One slot and four workers, each polling its device: the fifth
+    // hostname waits for a worker, so the run is killed part-way.
     let mut child = against(&server, &fake, &args).spawn().unwrap();
     first_device(&fake).await;
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -635,8 +643,9 @@ async fn the_flags_work_as_the_environment_does() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn at_most_four_devices_per_parallelism_slot_are_in_flight() {
-    // 12 devices, one slot: at most 4 workers. One per device would create
-    // all 12 (10 ms apart) before the first is active (1 s).
+    // 12 devices, one slot: at most 4 workers, each polling its device
+    // until it is active. One per device would create all 12 (10 ms
+    // apart) before the first is active (1 s).
     let fake = fake(12).build();
     let server = serve(&fake).await;
     let child = tokio::task::spawn_blocking({
@@ -650,6 +659,7 @@ async fn at_most_four_devices_per_parallelism_slot_are_in_flight() {
                 "1",
                 "--api-rate",
                 "10ms",
+                "--poll",
             ],
         );
         move || finish(cmd.spawn().unwrap(), Duration::from_secs(120))

@@ -275,38 +275,26 @@ fn live_by_hostname(fake: &Fake, tag: &str) -> BTreeMap<String, Vec<Uuid>> {
     by
 }
 
-#[tokio::test(start_paused = true)]
-async fn a_rerun_after_a_crash_adopts_what_the_first_run_left() {
-    // Two workers, each create taking 1 s, each device 65 s to become
-    // active, read every second: 90 s in, two devices are active, two
-    // provisioning, and two hostnames not started, when the first run
-    // stops dead.
-    let fake = Fake::builder()
+/// A fake whose creates take a second each.
+fn slow_creates() -> Fake {
+    Fake::builder()
         .reservations(8)
         .fault(Fault::on("createDevice", FaultKind::Latency(Duration::from_secs(1))).times(100))
-        .build();
-    let mut cfg = config(&fake, 6);
-    cfg.workers = 2;
-    cfg.waiter = Waiter::new().poll(ExponentialBackoff {
-        initial_interval: Duration::from_secs(1),
-        multiplier: 1.0,
-        randomization_factor: 0.0,
-        max_interval: Duration::from_secs(1),
-        max_elapsed_time: None,
-    });
-    let crashed = tokio::time::timeout(
-        Duration::from_secs(90),
-        run(metal(&fake), &cfg, Arc::new(NoProgress)),
-    )
-    .await;
+        .build()
+}
+
+/// Runs `cfg` until `crash`, then again to the end: the rerun must adopt
+/// exactly the four devices the first run left and create the other two.
+async fn a_rerun_adopts_what_a_crashed_run_left(fake: &Fake, cfg: &RunConfig, crash: Duration) {
+    let crashed = tokio::time::timeout(crash, run(metal(fake), cfg, Arc::new(NoProgress))).await;
     assert!(crashed.is_err(), "the first run should not have finished");
     let left: HashSet<Uuid> = fake.devices().iter().filter_map(|d| d.id).collect();
     let states: Vec<_> = fake.devices().into_iter().map(|d| d.state).collect();
     assert_eq!(left.len(), 4, "{states:?}");
 
     // The same command again: the same name, so the same tag and hostnames.
-    let metal = metal(&fake);
-    let outcome = run(Arc::clone(&metal), &cfg, Arc::new(NoProgress))
+    let metal = metal(fake);
+    let outcome = run(Arc::clone(&metal), cfg, Arc::new(NoProgress))
         .await
         .unwrap();
     assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
@@ -315,13 +303,46 @@ async fn a_rerun_after_a_crash_adopts_what_the_first_run_left() {
     assert_eq!(adopted, left, "it adopts exactly what the first run left");
     assert_eq!(outcome.created.len(), 2);
     // One device per hostname, and nothing else.
-    let by = live_by_hostname(&fake, &cfg.run_tag);
+    let by = live_by_hostname(fake, &cfg.run_tag);
     assert_eq!(by.len(), 6, "{by:?}");
     assert!(by.values().all(|ids| ids.len() == 1), "{by:?}");
     assert_eq!(fake.devices().len(), 6);
     // The audit says which devices the run did not create.
-    let report = audited(metal.as_ref(), &cfg, &outcome).await;
+    let report = audited(metal.as_ref(), cfg, &outcome).await;
     assert_eq!(report, (6, 0, 4, 0));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_rerun_after_a_crash_adopts_what_the_first_run_left() {
+    // Two workers, each create taking 1 s; with the watch, waiting holds
+    // no worker, so 2.5 s in four devices are made (all provisioning),
+    // two creates are in flight and none has answered, when the first run
+    // stops dead.
+    let fake = slow_creates();
+    let mut cfg = config(&fake, 6);
+    cfg.workers = 2;
+    a_rerun_adopts_what_a_crashed_run_left(&fake, &cfg, Duration::from_millis(2500)).await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_polling_rerun_after_a_crash_adopts_what_the_first_run_left() {
+    // Without a watch: two workers, each create taking 1 s, each device
+    // 65 s to become active, read every second, each worker holding its
+    // device while it waits: 90 s in, two devices are active, two
+    // provisioning, and two hostnames not started, when the first run
+    // stops dead.
+    let fake = slow_creates();
+    let mut cfg = config(&fake, 6);
+    cfg.workers = 2;
+    cfg.watch = None;
+    cfg.waiter = Waiter::new().poll(ExponentialBackoff {
+        initial_interval: Duration::from_secs(1),
+        multiplier: 1.0,
+        randomization_factor: 0.0,
+        max_interval: Duration::from_secs(1),
+        max_elapsed_time: None,
+    });
+    a_rerun_adopts_what_a_crashed_run_left(&fake, &cfg, Duration::from_secs(90)).await;
 }
 
 #[tokio::test(start_paused = true)]
@@ -419,4 +440,45 @@ async fn a_create_that_got_no_answer_is_found_again_not_made_twice() {
     let report = audited(metal.as_ref(), &cfg, &outcome).await;
     // The run did not learn that its create succeeded: it found the device.
     assert_eq!(report, (1, 0, 1, 0));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_run_waits_through_one_watch_and_waiting_holds_no_worker() {
+    // Ten devices and one worker. Polling, the worker would wait out each
+    // device's provisioning in turn; with the watch it only creates, and
+    // every device is waited for through the same lists.
+    let fake = Fake::builder().reservations(10).build();
+    let mut cfg = config(&fake, 10);
+    cfg.workers = 1;
+    let started = tokio::time::Instant::now();
+    let outcome = run(metal(&fake), &cfg, Arc::new(NoProgress)).await.unwrap();
+    let took = started.elapsed();
+    assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+    assert_eq!(outcome.active, 10);
+    assert_eq!(fake.devices().len(), 10);
+    // No device read on its own, and no list per hostname: the lists are
+    // the watch's refreshes, a few for the whole fleet.
+    assert_eq!(fake.call_count("findDeviceById"), 0);
+    let lists = fake.call_count("findProjectDevices");
+    assert!(lists < 10, "{lists} lists");
+    assert_eq!(fake.call_count("createDevice"), 10);
+    // About one provisioning time (the creates take no time here), within
+    // the watch's longest interval, 60 s; not ten of them.
+    let t = fake.timings();
+    let once = t.queued + t.provisioning;
+    assert!(
+        took >= once && took <= once + Duration::from_secs(60),
+        "{took:?}"
+    );
+
+    // The same run polling: one worker, so one provisioning after another.
+    let fake = Fake::builder().reservations(10).build();
+    let mut cfg = config(&fake, 10);
+    cfg.workers = 1;
+    cfg.watch = None;
+    let started = tokio::time::Instant::now();
+    let outcome = run(metal(&fake), &cfg, Arc::new(NoProgress)).await.unwrap();
+    assert_eq!(outcome.active, 10);
+    assert!(started.elapsed() >= once * 10, "{:?}", started.elapsed());
+    assert!(fake.call_count("findDeviceById") > 10);
 }

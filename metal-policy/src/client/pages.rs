@@ -85,6 +85,15 @@ impl Pager {
     }
 }
 
+/// How a list is paged: its page size, and how many pages it may take.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Bounds {
+    /// Entries per page; the client's `per_page` when `None`.
+    pub(crate) per_page: Option<u32>,
+    /// The most pages; no bound but the entries' when `None`.
+    pub(crate) max_pages: Option<u32>,
+}
+
 impl Client {
     /// Streams the pages of `operation` that `fetch(api, page, per_page)`
     /// returns, each split into its entries and `meta` by `split`; `id`
@@ -102,25 +111,58 @@ impl Client {
         F: Fn(&'a metal_api::Client, u32, u32) -> Fut + Send + Sync + 'a,
         Fut: Future<Output = Result<ResponseValue<L>, metal_api::Error<types::Error>>> + Send + 'a,
     {
+        self.pages_bounded(operation, Bounds::default(), fetch, split, id)
+    }
+
+    /// [`Client::pages`] with `bounds`: their `per_page` instead of the
+    /// client's, and after `max_pages` pages a last item
+    /// [`Error::TooManyPages`] when the list announces more.
+    pub(crate) fn pages_bounded<'a, T, L, F, Fut>(
+        &'a self,
+        operation: &'static Operation,
+        bounds: Bounds,
+        fetch: F,
+        split: fn(L) -> (Vec<T>, Option<types::Meta>),
+        id: fn(&T) -> Option<Uuid>,
+    ) -> BoxStream<'a, Result<Vec<T>, Error>>
+    where
+        T: Send + 'a,
+        L: Send + 'a,
+        F: Fn(&'a metal_api::Client, u32, u32) -> Fut + Send + Sync + 'a,
+        Fut: Future<Output = Result<ResponseValue<L>, metal_api::Error<types::Error>>> + Send + 'a,
+    {
         struct State<F> {
             pager: Pager,
             done: bool,
+            /// The page bound cut the list: its error comes next.
+            cut: bool,
             deadline: Option<Option<Instant>>,
             fetch: F,
         }
         let state = State {
             pager: Pager::new(operation, self.inner.max_list_entries),
             done: false,
+            cut: false,
             deadline: None,
             fetch,
         };
-        let per_page = self.inner.per_page;
+        let per_page = bounds.per_page.unwrap_or(self.inner.per_page).max(1);
+        let max_pages = bounds.max_pages.unwrap_or(u32::MAX).max(1);
         let options = CallOptions::default();
         let named = Some(Named {
             operation,
             idempotency: Idempotency::Idempotent,
         });
         stream::unfold(state, move |mut st| async move {
+            if st.cut {
+                st.cut = false;
+                st.done = true;
+                let cut = Error::TooManyPages {
+                    operation: operation.id,
+                    limit: max_pages,
+                };
+                return Some((Err(cut), st));
+            }
             if st.done {
                 return None;
             }
@@ -143,6 +185,7 @@ impl Client {
                 }
                 Ok((fresh, more)) => {
                     st.done = !more;
+                    st.cut = more && page_number >= max_pages;
                     Some((Ok(fresh), st))
                 }
             }

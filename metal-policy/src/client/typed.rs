@@ -10,10 +10,10 @@ use metal_api::{types, DeviceState};
 use uuid::Uuid;
 
 use super::call::{Attempt, CallOptions, Failure, Named};
-use super::pages::Pager;
+use super::pages::{Bounds, Pager};
 use super::Client;
 use crate::error::{AttemptError, Error};
-use crate::metal::{DeviceFilter, Fields, KeyOwner, Metal};
+use crate::metal::{DeviceFilter, DeviceQuery, Fields, KeyOwner, Metal};
 use crate::retry::decision::Idempotency;
 
 /// The prefix of the witness tag `create_device` adds to the request.
@@ -182,8 +182,24 @@ impl Client {
         project: Uuid,
         filter: DeviceFilter,
     ) -> BoxStream<'_, Result<Vec<types::Device>, Error>> {
-        self.pages(
+        self.query_device_pages(project, &DeviceQuery::new().filter(filter))
+    }
+
+    /// A project's devices as `query` selects them, page by page.
+    fn queried_device_pages(
+        &self,
+        project: Uuid,
+        query: DeviceQuery,
+    ) -> BoxStream<'_, Result<Vec<types::Device>, Error>> {
+        let bounds = Bounds {
+            per_page: query.per_page,
+            max_pages: query.max_pages,
+        };
+        let (include, exclude) = (query.fields.include_param(), query.fields.exclude_param());
+        let filter = query.filter;
+        self.pages_bounded(
             &op::FIND_PROJECT_DEVICES,
+            bounds,
             move |api, page, per_page| {
                 let mut b = api
                     .find_project_devices()
@@ -195,6 +211,12 @@ impl Client {
                 }
                 if let Some(h) = &filter.hostname {
                     b = b.hostname(h.clone());
+                }
+                if let Some(i) = &include {
+                    b = b.include(i.clone());
+                }
+                if let Some(e) = &exclude {
+                    b = b.exclude(e.clone());
                 }
                 b.send()
             },
@@ -346,6 +368,14 @@ impl Metal for Client {
             .try_collect()
             .await?;
         Ok(pages.into_iter().flatten().collect())
+    }
+
+    fn query_device_pages(
+        &self,
+        project: Uuid,
+        query: &DeviceQuery,
+    ) -> BoxStream<'_, Result<Vec<types::Device>, Error>> {
+        self.queried_device_pages(project, query.clone())
     }
 
     async fn create_device(

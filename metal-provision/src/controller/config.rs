@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use metal_policy::Waiter;
+use metal_policy::{Waiter, WatchConfig};
 use uuid::Uuid;
 
 /// The longest run name: hostnames are `<name>-<n>`, and the API takes
@@ -35,14 +35,22 @@ pub struct RunConfig {
     pub run_tag: String,
     /// The project SSH key to ensure before creating devices.
     pub ssh_key: Option<SshKeySpec>,
-    /// How to poll a device until it is active.
+    /// How to poll a device until it is active, when the run has no watch
+    /// ([`RunConfig::watch`] is `None`).
     pub waiter: Waiter,
+    /// How the run's one [`metal_policy::DeviceWatch`] of the project
+    /// lists and how often (its tag is always the run's tag): every device
+    /// is waited for through it, its first list is the run's view of what
+    /// earlier runs left, and waiting holds no worker. `None`: each device
+    /// is polled on its own by [`RunConfig::waiter`], holding its worker.
+    pub watch: Option<WatchConfig>,
     /// How often to read a device while waiting to delete it.
     pub poll_interval: Duration,
     /// How long one device may take to become active, or to be deleted.
     pub active_timeout: Duration,
     /// How many devices are worked on at once (the policy client still
-    /// bounds requests in flight).
+    /// bounds requests in flight). With a watch a device waiting to become
+    /// active is not worked on.
     pub workers: usize,
     /// How many more reservations one hostname may try after its device
     /// failed to provision.
@@ -60,7 +68,8 @@ pub struct InvalidName {
 impl RunConfig {
     /// The run named `provision` with the defaults: Ubuntu 24.04, 30 min to
     /// become active, one worker per device, two more reservations after a
-    /// failed device, and [`Waiter::new`]'s polling.
+    /// failed device, and a watch with [`WatchConfig::new`]'s settings
+    /// ([`Waiter::new`]'s polling without one).
     pub fn new(project: Uuid, devices: usize) -> Self {
         Self::with_name(project, devices, "provision")
     }
@@ -94,6 +103,7 @@ impl RunConfig {
             run_tag: run_tag(name),
             ssh_key: None,
             waiter: Waiter::new(),
+            watch: Some(WatchConfig::new()),
             poll_interval: Duration::from_secs(1),
             active_timeout: Duration::from_secs(30 * 60),
             workers: devices.max(1),

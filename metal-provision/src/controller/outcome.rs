@@ -72,6 +72,15 @@ pub enum RunError {
         #[source]
         source: Error,
     },
+    /// The run's watch of the project's devices could not start.
+    #[error("cannot watch the devices of project {project}: {source}")]
+    Watch {
+        /// The project.
+        project: Uuid,
+        /// Why.
+        #[source]
+        source: metal_policy::WatchError,
+    },
     /// Every free reservation was taken before this device got one.
     #[error("no provisionable hardware reservation left for {hostname}")]
     NoReservationLeft {

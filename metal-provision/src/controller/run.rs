@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use futures::stream::{self, StreamExt};
 use metal_api::{types, DeviceState};
-use metal_policy::{DeviceFilter, Error, KeyOwner, Metal, WaitError};
+use metal_policy::{DeviceFilter, DeviceWatch, Error, KeyOwner, Metal, WaitError, Waiter};
+use tokio::sync::{Semaphore, SemaphorePermit};
 use uuid::Uuid;
 
 use super::delete::{delete_when_possible, remove_failed};
@@ -46,6 +47,15 @@ pub fn is_free(reservation: &types::HardwareReservation) -> bool {
 /// keeps the device found for it or creates one (moving on to another
 /// reservation on a lost race or a failed device), and waits for each to
 /// become active.
+///
+/// With [`RunConfig::watch`] (the default) one
+/// [`DeviceWatch`](metal_policy::DeviceWatch) of the run's tagged devices
+/// serves the run: its first list is what earlier runs left, every wait
+/// reads it, and so does the check, once a device is active, that it is
+/// still the one kept for its hostname (a targeted list of the hostname
+/// runs only when the watch's view cannot tell, or after a call that got
+/// no answer). A device waiting holds none of the
+/// [`RunConfig::workers`]: they create, remove and recover.
 pub async fn run(
     metal: Arc<dyn Metal>,
     config: &RunConfig,
@@ -81,14 +91,36 @@ pub async fn run(
         reservations.into_iter().filter(is_free).collect();
     let pool = Mutex::new(pool);
 
-    let existing = metal
-        .list_devices_matching(project, &DeviceFilter::tag(config.run_tag.clone()))
-        .await
-        .map_err(|source| RunError::Existing {
-            project,
-            tag: config.run_tag.clone(),
-            source,
-        })?;
+    let watch = match &config.watch {
+        Some(settings) => {
+            let settings = settings.clone().tag(config.run_tag.clone());
+            Some(
+                DeviceWatch::start(Arc::clone(&metal), project, settings)
+                    .map_err(|source| RunError::Watch { project, source })?,
+            )
+        }
+        None => None,
+    };
+    // The watch's first list is the run's tagged devices; when it cannot
+    // be had whole, one list of them.
+    let listed = match &watch {
+        Some(w) => match w.refreshed().await {
+            Ok(snapshot) if snapshot.is_complete() => Some(snapshot.devices().cloned().collect()),
+            _ => None,
+        },
+        None => None,
+    };
+    let existing = match listed {
+        Some(listed) => listed,
+        None => metal
+            .list_devices_matching(project, &DeviceFilter::tag(config.run_tag.clone()))
+            .await
+            .map_err(|source| RunError::Existing {
+                project,
+                tag: config.run_tag.clone(),
+                source,
+            })?,
+    };
     let mut by_hostname: HashMap<String, Vec<types::Device>> = HashMap::new();
     for d in existing {
         if let Some(h) = d.hostname.clone() {
@@ -97,11 +129,25 @@ pub async fn run(
     }
     let found = Mutex::new(by_hostname);
 
+    let waiter = match &watch {
+        Some(w) => config.waiter.clone().watch(w.clone()),
+        None => config.waiter.clone(),
+    };
+    let slots = Semaphore::new(config.workers.clamp(1, Semaphore::MAX_PERMITS));
     let worker = Worker {
         metal: metal.as_ref(),
         config,
         pool: &pool,
         progress: progress.as_ref(),
+        waiter: &waiter,
+        watch: watch.as_ref(),
+        slots: &slots,
+    };
+    // With a watch every hostname is under way at once, waiting without a
+    // worker; without one a worker polls its device, so only `workers` are.
+    let under_way = match &watch {
+        Some(_) => config.devices,
+        None => config.workers,
     };
     let results: Vec<Hostname> = stream::iter(0..config.devices)
         .map(|n| {
@@ -109,7 +155,7 @@ pub async fn run(
             let found = lock(&found).remove(&hostname).unwrap_or_default();
             worker.provision(hostname, found)
         })
-        .buffer_unordered(config.workers.max(1))
+        .buffer_unordered(under_way.max(1))
         .collect()
         .await;
 
@@ -215,7 +261,16 @@ struct Worker<'a> {
     config: &'a RunConfig,
     pool: &'a Mutex<VecDeque<types::HardwareReservation>>,
     progress: &'a dyn Progress,
+    /// How devices are waited for: through the watch, if there is one.
+    waiter: &'a Waiter,
+    watch: Option<&'a DeviceWatch>,
+    /// The workers: a hostname holds one while it settles, creates,
+    /// removes or recovers (and, without a watch, while it waits).
+    slots: &'a Semaphore,
 }
+
+/// A hostname's worker, while it holds one.
+type Slot<'a> = Option<SemaphorePermit<'a>>;
 
 /// How one round of a hostname ended, when not with a device to keep.
 enum Next {
@@ -229,10 +284,11 @@ enum Next {
     Stop(RunError),
 }
 
-impl Worker<'_> {
+impl<'a> Worker<'a> {
     /// Settles, creates if need be, and waits, until one device of
     /// `hostname` is active and still the one to keep.
     async fn provision(self, hostname: String, found: Vec<types::Device>) -> Hostname {
+        let mut slot = self.slot().await;
         let mut done = Hostname::default();
         self.progress.requested();
         let mut found = Some(found);
@@ -244,7 +300,7 @@ impl Worker<'_> {
                 None => self.listing(&hostname).await,
             };
             let round = match listed {
-                Ok(listed) => self.round(&hostname, listed, &mut done).await,
+                Ok(listed) => self.round(&hostname, listed, &mut done, &mut slot).await,
                 Err(next) => Err(next),
             };
             match round {
@@ -265,7 +321,7 @@ impl Worker<'_> {
                         .saturating_mul(1 << pauses.min(16))
                         .min(MAX_PAUSE);
                     pauses += 1;
-                    tokio::time::sleep(pause).await;
+                    self.idle(&mut slot, tokio::time::sleep(pause)).await;
                 }
                 Err(Next::Stop(e)) => {
                     done.error = Some(e);
@@ -280,6 +336,25 @@ impl Worker<'_> {
         done
     }
 
+    /// A worker, when the run has them to give (the semaphore is never
+    /// closed, so this waits for one; were it closed, the hostname would go
+    /// on without).
+    async fn slot(self) -> Slot<'a> {
+        self.slots.acquire().await.ok()
+    }
+
+    /// Runs `wait` without the hostname's worker when there is a watch, so
+    /// that another hostname may create meanwhile; takes one back after.
+    async fn idle<T>(self, slot: &mut Slot<'a>, wait: impl std::future::Future<Output = T>) -> T {
+        if self.watch.is_none() {
+            return wait.await;
+        }
+        *slot = None;
+        let out = wait.await;
+        *slot = self.slot().await;
+        out
+    }
+
     /// One round: remove failed devices and duplicates among `found`, keep
     /// the preferred live one or create one, wait until it is active, and
     /// check that it is still the one to keep.
@@ -288,6 +363,7 @@ impl Worker<'_> {
         hostname: &str,
         found: Vec<types::Device>,
         done: &mut Hostname,
+        slot: &mut Slot<'a>,
     ) -> Result<Kept, Next> {
         let mut live = Vec::new();
         for d in found {
@@ -321,15 +397,17 @@ impl Worker<'_> {
             DeviceState::Deleted,
         ];
         let waited = self
-            .config
-            .waiter
-            .wait_for_device(self.metal, id, &states, self.config.active_timeout)
+            .idle(
+                slot,
+                self.waiter
+                    .wait_for_device(self.metal, id, &states, self.config.active_timeout),
+            )
             .await;
         match waited {
             Ok(device) if device.state_kind() == Some(DeviceState::Active) => {
                 // Still the one to keep? Another run of the same name may
                 // have made one earlier that this run's listing missed.
-                let now = self.listing(hostname).await?;
+                let now = self.latest(hostname, id).await?;
                 let mut live: Vec<_> = now.iter().filter(|d| is_live(d)).cloned().collect();
                 live.sort_by(prefer);
                 if live.first().and_then(|d| d.id) != Some(id) {
@@ -341,6 +419,9 @@ impl Worker<'_> {
             // Deleted under us, as a duplicate by another run: settle again.
             Ok(_) => Err(Next::Settle(self.listing(hostname).await?)),
             Err(e) if e.status() == Some(404) => Err(Next::Settle(self.listing(hostname).await?)),
+            // No longer among the run's devices (its tag removed, or moved
+            // away) though it exists: settle again from a listing.
+            Err(WaitError::Gone { .. }) => Err(Next::Settle(self.listing(hostname).await?)),
             Err(WaitError::Failed { .. }) => {
                 self.failed(hostname, id, reservation, ours, false, done)
                     .await?;
@@ -478,6 +559,28 @@ impl Worker<'_> {
             }));
         }
         Ok(())
+    }
+
+    /// The devices carrying the run's tag and exactly this hostname, as the
+    /// watch's latest view has them when it holds the whole list and
+    /// `active` in it (a view from the list that showed `active` active, or
+    /// a later one); else listed.
+    async fn latest(self, hostname: &str, active: Uuid) -> Result<Vec<types::Device>, Next> {
+        if let Some(snapshot) = self.watch.map(DeviceWatch::snapshot) {
+            let listed = snapshot
+                .device(active)
+                .is_some_and(|d| d.state_kind() == Some(DeviceState::Active));
+            if snapshot.is_complete() && listed {
+                let tag = &self.config.run_tag;
+                return Ok(snapshot
+                    .devices()
+                    .filter(|d| d.hostname.as_deref() == Some(hostname))
+                    .filter(|d| d.tags.iter().any(|t| t == tag))
+                    .cloned()
+                    .collect());
+            }
+        }
+        self.listing(hostname).await
     }
 
     /// The devices carrying the run's tag and exactly this hostname (the
