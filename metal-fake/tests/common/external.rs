@@ -178,9 +178,36 @@ pub fn go() -> Option<&'static str> {
 /// `work_dir()` on first use and reused after; `Err` says why there is
 /// none (no python3, no venv module, pip could not install the SDK).
 pub fn python_with_sdk() -> Result<PathBuf, String> {
-    let venv = work_dir().join(format!("venv-{}", PYTHON_SDK.replace("==", "-")));
+    python_venv(
+        &format!("venv-{}", PYTHON_SDK.replace("==", "-")),
+        &[PYTHON_SDK],
+        "import equinix.services.metalv1",
+    )
+}
+
+/// The pytest version the `metal_fake` package's tests run under.
+pub const PYTEST: &str = "pytest==9.2.0";
+
+/// The Python of a virtualenv with the Equinix SDK and pytest, as
+/// [`python_with_sdk`] makes its own.
+pub fn python_with_sdk_and_pytest() -> Result<PathBuf, String> {
+    python_venv(
+        &format!(
+            "venv-{}-{}",
+            PYTHON_SDK.replace("==", "-"),
+            PYTEST.replace("==", "-")
+        ),
+        &[PYTHON_SDK, PYTEST],
+        "import equinix.services.metalv1, pytest",
+    )
+}
+
+/// The Python of the virtualenv `work_dir()/name` with `packages`, made on
+/// first use (when `import` fails in it) and reused after.
+fn python_venv(name: &str, packages: &[&str], import: &str) -> Result<PathBuf, String> {
+    let venv = work_dir().join(name);
     let python = venv.join("bin/python");
-    let probe = ["-c", "import equinix.services.metalv1"];
+    let probe = ["-c", import];
     if runs(&python, &probe) {
         return Ok(python);
     }
@@ -201,14 +228,14 @@ pub fn python_with_sdk() -> Result<PathBuf, String> {
     }
     let installed = Command::new(&python)
         .args(["-m", "pip", "install", "--disable-pip-version-check", "-q"])
-        .arg(PYTHON_SDK)
+        .args(packages)
         .output()
-        .map_err(|e| format!("pip install {PYTHON_SDK}: {e}"))?;
+        .map_err(|e| format!("pip install {packages:?}: {e}"))?;
     if !installed.status.success() || !runs(&python, &probe) {
         // A half-made venv would be taken for a good one next time.
         let _ = std::fs::remove_dir_all(&venv);
         return Err(format!(
-            "pip install {PYTHON_SDK} failed: {}",
+            "pip install {packages:?} failed: {}",
             String::from_utf8_lossy(&installed.stderr)
         ));
     }
