@@ -2,10 +2,10 @@
 //! `metal-fake` binary: the Equinix Python SDK (`equinix` 0.19.0,
 //! metalv1), packngo (v0.31.0, its last release) and equinix-sdk-go's
 //! metalv1 (v0.46.0). The clients' code is ours, in `tests/clients/` (a Go
-//! module with `go.mod` and `go.sum`, and a Python script). The Python test
-//! starts its own fake and runs the script against it; the Go tests start
-//! theirs with the Go harness `metal-fake/go/metalfake` (`harness.Start`),
-//! from the binary this test names in `METAL_FAKE`.
+//! module with `go.mod` and `go.sum`, and a Python script). Each client
+//! starts its own fake, from the binary this test names in `METAL_FAKE`:
+//! the Go tests with the Go harness `metal-fake/go/metalfake`
+//! (`harness.Start`), the Python script with the `metal_fake` package.
 //!
 //! The lifecycle: create a user SSH key and a project's (each owned by its
 //! user or project: packngo's `Owner`, metalv1's and Python's `entity`);
@@ -37,15 +37,12 @@ use std::time::Duration;
 #[allow(dead_code)]
 mod external;
 
-use external::{clients_dir, go, missing, python_with_sdk, run, FakeProcess, BIN};
+use external::{clients_dir, go, missing, python_with_sdk, run, BIN};
 
 /// The longest a client's run may take, its build included: compiling
 /// equinix-sdk-go's metalv1 takes minutes on a loaded two-core machine the
 /// first time (cached after); the lifecycle itself takes seconds.
 const DEADLINE: Duration = Duration::from_secs(900);
-
-/// Reservations in each fake's project: the lifecycle uses three.
-const RESERVATIONS: usize = 4;
 
 /// Fails the test, with the client's output and the server's log (`log`),
 /// unless the client exited 0 and printed `passed_line`.
@@ -112,12 +109,25 @@ fn python_sdk_runs_the_lifecycle() {
         Ok(python) => python,
         Err(why) => missing(test, &why),
     };
-    let fake = FakeProcess::start(test, RESERVATIONS);
+    // The script starts its fake with the `metal_fake` package (from the
+    // sources here), from the binary cargo built.
     let mut command = Command::new(python);
-    command.arg(clients_dir().join("python/lifecycle.py"));
-    fake.env(&mut command);
+    command
+        .arg(clients_dir().join("python/lifecycle.py"))
+        .env(
+            "PYTHONPATH",
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("python"),
+        )
+        .env("METAL_FAKE", BIN)
+        .env("PYTHONDONTWRITEBYTECODE", "1");
     let outcome = run(test, &mut command, DEADLINE);
-    assert_passed(test, &fake.log(), outcome, " ok, 0 failing, 0 skipped");
+    // The script prints the fake's stderr when a step fails.
+    assert_passed(
+        test,
+        "(in the client output)",
+        outcome,
+        " ok, 0 failing, 0 skipped",
+    );
 }
 
 #[test]
