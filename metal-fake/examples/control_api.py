@@ -1,25 +1,25 @@
 #!/usr/bin/env python3
-"""Drives metal-fake's control API and the Equinix Python SDK (metalv1).
+"""Drives metal-fake's control API and the Equinix Python SDK (metalv1),
+through the `metal_fake` package the wheel carries.
 
-    python3 control_api.py http://127.0.0.1:PORT TOKEN
+    pip install target/wheels/metal_fake-*.whl equinix==0.19.0
+    python3 control_api.py
 
-The URL is the fake's root (the API is under /metal/v1, the control API
-under /_fake). TOKEN is the fake's --token. The script resets the fake,
-seeds two projects of two organisations, injects a lost reply on
-createDevice, creates a device through the SDK (which sees the connection
-drop), then checks through /_fake/calls that the call was made once and the
-fault injected, that the device exists all the same, that the other
+`MetalFake()` starts the binary the wheel installed (or $METAL_FAKE's) on a
+free port and stops it at the end. The script seeds two projects of two
+organisations, injects a lost reply on createDevice, creates a device
+through the SDK (which sees the connection drop), then checks through
+/_fake/calls that the call was made once and the fault injected, that the device exists all the same, that the other
 organisation's token gets 403 on the first project, and that advancing the
 fake's clock makes the device active without waiting. Exits non-zero on the
 first check that fails.
 """
 
-import json
 import sys
-import urllib.error
-import urllib.request
 
 from equinix.services import metalv1
+
+from metal_fake import MetalFake
 
 ORG_A = "0a000000-0000-4000-8000-00000000000a"
 ORG_B = "0a000000-0000-4000-8000-00000000000b"
@@ -29,21 +29,8 @@ RESERVATION_A = "0c000000-0000-4000-8000-00000000000a"
 RESERVATION_B = "0c000000-0000-4000-8000-00000000000b"
 
 
-def control(root, method, path, body=None):
-    """One control API call; returns the decoded JSON reply."""
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(
-        root + path, data=data, method=method, headers={"Content-Type": "application/json"}
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=10) as reply:
-            return json.load(reply)
-    except urllib.error.HTTPError as e:
-        sys.exit(f"{method} {path}: HTTP {e.code}: {e.read().decode()}")
-
-
-def sdk(root, token):
-    config = metalv1.Configuration(host=root + "/metal/v1")
+def sdk(fake, token):
+    config = metalv1.Configuration(host=fake.url)
     config.api_key["x_auth_token"] = token
     return metalv1.ApiClient(config)
 
@@ -55,9 +42,12 @@ def check(condition, what):
 
 
 def main():
-    root, token = sys.argv[1].rstrip("/"), sys.argv[2]
+    with MetalFake(rate_limit=0) as fake:
+        run(fake)
+    print("control_api.py: all checks passed")
 
-    control(root, "POST", "/_fake/reset")
+
+def run(fake):
     world = {
         "organizations": [{"id": ORG_A, "name": "a"}, {"id": ORG_B, "name": "b"}],
         "projects": [
@@ -73,13 +63,12 @@ def main():
             {"id": RESERVATION_B, "project": PROJECT_B, "plan": "c3.small.x86", "facility": "da11"},
         ],
     }
-    summary = control(root, "POST", "/_fake/world", world)
-    check(summary["projects"] == 2, "the world has two projects")
+    summary = fake.load_world(world)
+    check(summary.projects == 2, "the world has two projects")
 
-    control(root, "POST", "/_fake/faults",
-            {"faults": [{"operation": "createDevice", "kind": "drop_after"}]})
+    fake.fault("createDevice", "drop_after")
 
-    with sdk(root, token) as client:
+    with sdk(fake, fake.token) as client:
         devices = metalv1.DevicesApi(client)
         request = metalv1.CreateDeviceRequest(
             metalv1.DeviceCreateInMetroInput.from_dict({
@@ -98,10 +87,10 @@ def main():
             lost = True
         check(lost, "the SDK saw no reply to createDevice")
 
-        calls = control(root, "GET", "/_fake/calls?operation=createDevice")
-        check(calls["total"] == 1, "createDevice was called once")
-        call = calls["calls"][0]
-        check(call["fault"] == "drop_after" and call["status"] is None,
+        calls = fake.calls("createDevice")
+        check(calls.total == 1, "createDevice was called once")
+        call = calls.calls[0]
+        check(call.fault == "drop_after" and call.status is None,
               "the fake recorded the lost reply (fault drop_after, no status)")
 
         listed = devices.find_project_devices(PROJECT_A).devices
@@ -113,19 +102,17 @@ def main():
         device = listed[0]
         check(device.state in ("queued", "provisioning"), "the device is provisioning")
 
-        control(root, "POST", "/_fake/clock", {"advance_seconds": 3600})
+        fake.advance(3600)
         again = devices.find_device_by_id(str(device.id))
         check(again.state == "active", "an hour later on the fake's clock it is active")
 
-    with sdk(root, "token-b") as client:
+    with sdk(fake, "token-b") as client:
         try:
             metalv1.ProjectsApi(client).find_project_by_id(PROJECT_A)
             status = 200
         except metalv1.ApiException as e:
             status = e.status
         check(status == 403, "organisation b's token gets 403 on project a")
-
-    print("control_api.py: all checks passed")
 
 
 if __name__ == "__main__":

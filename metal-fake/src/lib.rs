@@ -257,3 +257,19 @@ pub use router::{
     DEFAULT_MAX_CONNECTIONS, DEFAULT_WRITE_TIMEOUT,
 };
 pub use server::{bind, serve, ServerHandle};
+
+/// The control API's JSON Schema (draft 7), as shipped in
+/// `metal-fake/control.schema.json` and printed by `metal-fake
+/// --control-schema` (pretty-printed, with a final newline): every
+/// request, query and reply of `/_fake/...` under `definitions`, and under
+/// `endpoints` which endpoint takes and answers which. The world document
+/// it refers to is [`document::schema`]'s. The Python and Go harnesses
+/// check the fields they send and read against it.
+///
+/// ```
+/// let schema = metal_fake::control_schema();
+/// assert!(schema.contains("\"POST /_fake/faults\""));
+/// ```
+pub fn control_schema() -> String {
+    control::schema()
+}

@@ -32,7 +32,7 @@ pub struct CallRecord {
 }
 
 /// Counters over every call, serialised as `GET /_fake/state`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Snapshot {
     /// The world's contents now.
     #[serde(flatten)]

@@ -14,7 +14,7 @@
 //! 10000, a negative, non-finite or longer-than-a-week number of seconds)
 //! is refused with exit code 2, and so is a `--world` or `--state-file`
 //! that does not load. `--world-schema` prints the world document's JSON
-//! Schema and exits.
+//! Schema and exits, `--control-schema` the control API's.
 //!
 //! With `--state-file FILE`, the world is loaded from `FILE` at start when
 //! it exists (in place of `--world` and the shortcuts), and saved to it on
@@ -62,8 +62,12 @@ struct Args {
     #[arg(long)]
     world: Option<PathBuf>,
     /// Prints the JSON Schema of the world document and exits.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "control_schema")]
     world_schema: bool,
+    /// Prints the JSON Schema of the control API's requests and replies
+    /// (/_fake/...) and exits.
+    #[arg(long)]
+    control_schema: bool,
     /// Guards the control API (/_fake/...) with this token, sent as
     /// `X-Fake-Control-Token` (default: no guard, and `GET /_fake/world`
     /// then shows the world's tokens to anyone who can reach the server).
@@ -223,6 +227,10 @@ async fn main() -> std::process::ExitCode {
     let args = Args::parse();
     if args.world_schema {
         print!("{}", metal_fake::document::schema());
+        return std::process::ExitCode::SUCCESS;
+    }
+    if args.control_schema {
+        print!("{}", metal_fake::control_schema());
         return std::process::ExitCode::SUCCESS;
     }
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()

@@ -1,4 +1,4 @@
-//! The binary's world flags: `--world FILE`, `--world-schema`,
+//! The binary's world flags: `--world FILE`, `--world-schema`, `--control-schema`,
 //! `--time-scale`, `--control-token`, and `--state-file` persistence across
 //! a restart (saved on SIGINT, loaded at start).
 
@@ -118,6 +118,19 @@ fn world_schema_prints_the_shipped_schema() {
     assert_eq!(out.status.code(), Some(0));
     let shipped =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/world.schema.json")).unwrap();
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), shipped);
+}
+
+#[test]
+fn control_schema_prints_the_shipped_schema() {
+    let out = Command::new(binary::BIN)
+        .arg("--control-schema")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let shipped =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/control.schema.json"))
+            .unwrap();
     assert_eq!(String::from_utf8(out.stdout).unwrap(), shipped);
 }
 

@@ -2,8 +2,10 @@
 //! `metal-fake` binary: the Equinix Python SDK (`equinix` 0.19.0,
 //! metalv1), packngo (v0.31.0, its last release) and equinix-sdk-go's
 //! metalv1 (v0.46.0). The clients' code is ours, in `tests/clients/` (a Go
-//! module with `go.mod` and `go.sum`, and a Python script); each test
-//! starts its own fake and runs one client against it.
+//! module with `go.mod` and `go.sum`, and a Python script). Each client
+//! starts its own fake, from the binary this test names in `METAL_FAKE`:
+//! the Go tests with the Go harness `metal-fake/go/metalfake`
+//! (`harness.Start`), the Python script with the `metal_fake` package.
 //!
 //! The lifecycle: create a user SSH key and a project's (each owned by its
 //! user or project: packngo's `Owner`, metalv1's and Python's `entity`);
@@ -32,41 +34,38 @@ use std::process::Command;
 use std::time::Duration;
 
 #[path = "common/external.rs"]
+#[allow(dead_code)]
 mod external;
 
-use external::{clients_dir, go, missing, python_with_sdk, run, FakeProcess};
+use external::{clients_dir, go, missing, python_with_sdk, run, BIN};
 
 /// The longest a client's run may take, its build included: compiling
 /// equinix-sdk-go's metalv1 takes minutes on a loaded two-core machine the
 /// first time (cached after); the lifecycle itself takes seconds.
 const DEADLINE: Duration = Duration::from_secs(900);
 
-/// Reservations in each fake's project: the lifecycle uses three.
-const RESERVATIONS: usize = 4;
-
-/// Fails the test, with the client's output and the server's log, unless
-/// the client exited 0 and printed `passed_line`.
+/// Fails the test, with the client's output and the server's log (`log`),
+/// unless the client exited 0 and printed `passed_line`.
 fn assert_passed(
     name: &str,
-    fake: &FakeProcess,
+    log: &str,
     (status, output): (Option<std::process::ExitStatus>, String),
     passed_line: &str,
 ) {
     let ok = status.is_some_and(|s| s.success()) && output.contains(passed_line);
     assert!(
         ok,
-        "{name}: {}\n--- client output ---\n{output}\n--- metal-fake stderr ---\n{}",
+        "{name}: {}\n--- client output ---\n{output}\n--- metal-fake stderr ---\n{log}",
         match status {
             None => format!("still running after {DEADLINE:?}, killed"),
             Some(s) => format!("exited with {s}"),
         },
-        fake.log()
     );
     println!("{name}: passed");
 }
 
-/// Runs the Go test package `package` (in `tests/clients/go`) against a
-/// fresh fake.
+/// Runs `TestLifecycle` of the Go test package `package` (in
+/// `tests/clients/go`), which starts its fake from `METAL_FAKE`.
 fn go_lifecycle(test: &str, package: &str) {
     let Some(go) = go() else {
         missing(test, "no Go toolchain (`go` is not on PATH)");
@@ -82,18 +81,24 @@ fn go_lifecycle(test: &str, package: &str) {
         (Some(status), _) if status.success() => {}
         (_, output) => missing(test, &format!("`go mod download` failed: {output}")),
     }
-    let fake = FakeProcess::start(test, RESERVATIONS);
     let mut command = Command::new(go);
     command
         .args(["test", "-count=1", "-v", "-timeout", "300s"])
+        .args(["-run", "^TestLifecycle$"])
         .arg(format!("./{package}"))
         .current_dir(clients_dir().join("go"))
         // Only this module's go.mod and go.sum, whatever the environment.
         .env("GOWORK", "off")
-        .env("GOFLAGS", "-mod=readonly");
-    fake.env(&mut command);
+        .env("GOFLAGS", "-mod=readonly")
+        .env("METAL_FAKE", BIN);
     let outcome = run(test, &mut command, DEADLINE);
-    assert_passed(test, &fake, outcome, "--- PASS: TestLifecycle (");
+    // The Go harness logs the fake's stderr in the output when a test fails.
+    assert_passed(
+        test,
+        "(in the client output)",
+        outcome,
+        "--- PASS: TestLifecycle (",
+    );
 }
 
 #[test]
@@ -104,12 +109,25 @@ fn python_sdk_runs_the_lifecycle() {
         Ok(python) => python,
         Err(why) => missing(test, &why),
     };
-    let fake = FakeProcess::start(test, RESERVATIONS);
+    // The script starts its fake with the `metal_fake` package (from the
+    // sources here), from the binary cargo built.
     let mut command = Command::new(python);
-    command.arg(clients_dir().join("python/lifecycle.py"));
-    fake.env(&mut command);
+    command
+        .arg(clients_dir().join("python/lifecycle.py"))
+        .env(
+            "PYTHONPATH",
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("python"),
+        )
+        .env("METAL_FAKE", BIN)
+        .env("PYTHONDONTWRITEBYTECODE", "1");
     let outcome = run(test, &mut command, DEADLINE);
-    assert_passed(test, &fake, outcome, " ok, 0 failing, 0 skipped");
+    // The script prints the fake's stderr when a step fails.
+    assert_passed(
+        test,
+        "(in the client output)",
+        outcome,
+        " ok, 0 failing, 0 skipped",
+    );
 }
 
 #[test]

@@ -4,7 +4,9 @@
 //! test `TestIPReservations` in `tests/clients/go/packngo`. It needs `go`
 //! (and the Go module proxy the first time), so it is `#[ignore]`d with
 //! that reason and fails when run with `--ignored` without it, as
-//! `tests/external_clients.rs` does.
+//! `tests/external_clients.rs` does. The Go test starts its fake with the
+//! Go harness (`metal-fake/go/metalfake`), from the binary named in
+//! `METAL_FAKE`.
 
 use std::process::Command;
 use std::time::Duration;
@@ -13,7 +15,7 @@ use std::time::Duration;
 #[allow(dead_code)]
 mod external;
 
-use external::{clients_dir, go, missing, run, FakeProcess};
+use external::{clients_dir, go, missing, run, BIN};
 
 /// The longest the run may take, packngo's build included.
 const DEADLINE: Duration = Duration::from_secs(900);
@@ -37,7 +39,6 @@ fn packngo_reserves_assigns_moves_and_releases_an_elastic_address() {
             &format!("the Go modules (`go mod download` failed: {output})"),
         ),
     }
-    let fake = FakeProcess::start(test, 2);
     let mut command = Command::new(go);
     command
         .args(["test", "-count=1", "-v", "-timeout", "300s"])
@@ -45,15 +46,13 @@ fn packngo_reserves_assigns_moves_and_releases_an_elastic_address() {
         .current_dir(clients_dir().join("go"))
         .env("GOWORK", "off")
         .env("GOFLAGS", "-mod=readonly")
-        .env("METAL_FAKE_IP_RESERVATIONS", "1");
-    fake.env(&mut command);
+        .env("METAL_FAKE", BIN);
     let (status, output) = run(test, &mut command, DEADLINE);
     let passed = status.is_some_and(|s| s.success())
         && output.contains("--- PASS: TestIPReservations (")
         && !output.contains("--- SKIP");
     assert!(
         passed,
-        "{test}: {status:?}\n--- client output ---\n{output}\n--- metal-fake stderr ---\n{}",
-        fake.log()
+        "{test}: {status:?}\n--- client output (with the fake's stderr when it failed) ---\n{output}"
     );
 }

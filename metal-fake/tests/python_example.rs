@@ -1,18 +1,19 @@
 //! Runs `examples/control_api.py` against the binary:
-//! the Equinix Python SDK (`equinix==0.19.0`, metalv1) and the control API.
+//! the Equinix Python SDK (`equinix==0.19.0`, metalv1) and the control API,
+//! through the `metal_fake` package (`python/`, on `PYTHONPATH`), which
+//! starts the binary cargo built (`METAL_FAKE`).
 //! The test makes a venv under the target directory and installs the SDK
 //! there. It is `#[ignore]`d with what it needs, which cargo's summary
 //! shows; with `--ignored` (as `.ci/run` runs it under `CI=true`) a missing
 //! Python fails it.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_metal-fake");
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/control_api.py");
+const PACKAGE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python");
 const SDK: &str = "equinix==0.19.0";
-const TOKEN: &str = "python-example-token";
 
 /// A venv with the SDK, made once under the target directory.
 fn venv() -> Result<PathBuf, String> {
@@ -51,40 +52,17 @@ fn the_python_example_drives_the_fake_through_the_control_api() {
         Ok(p) => p,
         Err(why) => panic!("the Python example needs python3 and {SDK}: {why}"),
     };
-    let mut fake = Command::new(BIN)
-        .args([
-            "--listen",
-            "127.0.0.1:0",
-            "--token",
-            TOKEN,
-            "--rate-limit",
-            "0",
-        ])
+    // The example starts the fake itself with the `metal_fake` package:
+    // from the sources here, with the binary cargo built.
+    let out = Command::new(&python)
+        .arg(SCRIPT)
+        .env("PYTHONPATH", PACKAGE)
+        .env("METAL_FAKE", BIN)
+        .env("PYTHONDONTWRITEBYTECODE", "1")
         .env_remove("RUST_LOG")
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
+        .output()
         .unwrap();
-    let mut line = String::new();
-    BufReader::new(fake.stdout.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let root = line
-        .trim()
-        .strip_prefix("metal-fake listening on ")
-        .and_then(|u| u.strip_suffix("/metal/v1"))
-        .map(str::to_string);
-    let out = root.as_ref().map(|root| {
-        Command::new(&python)
-            .arg(SCRIPT)
-            .args([root.as_str(), TOKEN])
-            .output()
-            .unwrap()
-    });
-    let _ = fake.kill();
-    let _ = fake.wait();
-    let out = out.unwrap_or_else(|| panic!("unexpected first line {line:?}"));
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -16,9 +16,12 @@
 //! | `GET`, `POST /_fake/clock` | reads, or advances, the fake's clock |
 //! | `GET /_fake/state` | counters and the world's contents |
 //!
-//! - `wire`: the JSON of faults, calls, the clock and world summaries.
+//! - `wire`: the JSON of faults, calls, the clock and world summaries,
+//!   and its JSON Schema ([`schema`]).
 
 mod wire;
+
+pub(crate) use wire::schema;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -36,7 +39,10 @@ use serde::Serialize;
 use crate::document::{seconds, WorldDoc, WorldError};
 use crate::log::LOG_CAPACITY;
 use crate::store::Store;
-use wire::{CallJson, ClockJson, ClockRequest, FaultsRequest, Summary};
+use wire::{
+    CallJson, Calls, Cleared, ClockJson, ClockRequest, Errors, FaultsAdded, FaultsRequest, Summary,
+    TokenRefused, CALLS_QUERY,
+};
 
 /// The largest world document `POST /_fake/world` reads (64 MiB: a world
 /// of [`crate::document::MAX_RECORDS`] reservations fits).
@@ -84,7 +90,12 @@ fn json<T: Serialize>(status: u16, value: &T) -> Response {
 
 /// A refusal, `{"errors": [message]}`.
 fn refuse(status: u16, message: impl Into<String>) -> Response {
-    json(status, &serde_json::json!({ "errors": [message.into()] }))
+    json(
+        status,
+        &Errors {
+            errors: vec![message.into()],
+        },
+    )
 }
 
 /// Refuses requests without the control token, when there is one.
@@ -95,7 +106,10 @@ async fn guard(State(token): State<Arc<Option<String>>>, request: Request, next:
             .get(CONTROL_TOKEN_HEADER)
             .and_then(|v| v.to_str().ok());
         if given != Some(expected) {
-            return json(401, &serde_json::json!({"error": "Invalid control token"}));
+            let refused = TokenRefused {
+                error: "Invalid control token".to_string(),
+            };
+            return json(401, &refused);
         }
     }
     next.run(request).await
@@ -204,14 +218,17 @@ async fn post_faults(State(shared): State<Arc<Store>>, body: Body) -> Response {
     }
     json(
         200,
-        &serde_json::json!({ "added": added, "random": random_on }),
+        &FaultsAdded {
+            added,
+            random: random_on,
+        },
     )
 }
 
 /// `DELETE /_fake/faults`.
 async fn delete_faults(State(shared): State<Arc<Store>>) -> Response {
     shared.lock().faults.clear();
-    json(200, &serde_json::json!({ "cleared": true }))
+    json(200, &Cleared { cleared: true })
 }
 
 /// `GET /_fake/calls?operation=&limit=`: the last `limit` calls (default
@@ -223,7 +240,7 @@ async fn calls(
     let Ok(Query(query)) = query else {
         return refuse(400, "the query does not decode");
     };
-    if let Some(k) = unknown_parameter(&query, &["operation", "limit"]) {
+    if let Some(k) = unknown_parameter(&query, &CALLS_QUERY) {
         return refuse(400, format!("unknown query parameter {k:?}"));
     }
     let operation = query.get("operation").map(String::as_str);
@@ -254,7 +271,7 @@ async fn calls(
             CallJson::of(c, at)
         })
         .collect();
-    json(200, &serde_json::json!({ "total": total, "calls": calls }))
+    json(200, &Calls { total, calls })
 }
 
 fn clock_json(shared: &Store) -> ClockJson {

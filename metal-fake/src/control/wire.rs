@@ -1,9 +1,13 @@
 //! The control API's JSON: faults as scripted over HTTP (converted to the
 //! in-process [`Fault`] and [`RandomFaults`], same kinds and targeting),
-//! recorded calls, the clock, and the summary of a world.
+//! recorded calls, the clock, and the summary of a world; and the JSON
+//! Schema of them all ([`schema`]), shipped as
+//! `metal-fake/control.schema.json`, which the Python and Go harnesses
+//! check the field names they use against.
 
 use std::time::Duration;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
@@ -12,7 +16,7 @@ use crate::faults::{Fault, FaultKind, RandomFaults};
 use crate::log::CallRecord;
 
 /// `POST /_fake/faults`: scripted faults, and random ones.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct FaultsRequest {
     #[serde(default)]
@@ -21,8 +25,8 @@ pub(super) struct FaultsRequest {
     pub(super) random: Option<RandomSpec>,
 }
 
-/// The kinds, by [`FaultKind::label`].
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+/// The fault kinds, by their labels (`FaultKind::label` in Rust).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub(super) enum KindName {
     NotSent,
@@ -37,15 +41,15 @@ pub(super) enum KindName {
     Competitor,
 }
 
-/// One scripted fault: which calls ([`Fault::on`] or [`Fault::any`],
-/// [`Fault::target`], [`Fault::nth`], [`Fault::times`]) and what happens
-/// to them.
-#[derive(Debug, Deserialize)]
+/// One scripted fault: which calls (an operation or any, a target, the
+/// nth, how many times: as `Fault::on` or `Fault::any`, `Fault::target`,
+/// `Fault::nth`, `Fault::times` in Rust) and what happens to them.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct FaultSpec {
     /// The operationId; absent: any operation.
     operation: Option<String>,
-    /// Only calls whose path names this ID ([`Fault::target`]).
+    /// Only calls whose path names this ID.
     target: Option<Uuid>,
     /// Only the nth call (1-based) of the operation (of all, without one).
     nth: Option<u64>,
@@ -57,8 +61,8 @@ pub(super) struct FaultSpec {
     seconds: Option<f64>,
 }
 
-/// Random faults: [`RandomFaults`].
-#[derive(Debug, Deserialize)]
+/// Random faults, on a share of the calls (`RandomFaults` in Rust).
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RandomSpec {
     rate: f64,
@@ -168,7 +172,7 @@ impl RandomSpec {
 }
 
 /// One recorded call, as `GET /_fake/calls` lists it.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(super) struct CallJson {
     pub(super) seq: u64,
     pub(super) operation: &'static str,
@@ -192,14 +196,14 @@ impl CallJson {
 }
 
 /// `POST /_fake/clock`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub(super) struct ClockRequest {
     pub(super) advance_seconds: f64,
 }
 
 /// The clock, as `GET`/`POST /_fake/clock` answer.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(super) struct ClockJson {
     /// Now on the fake's clock (RFC 3339).
     pub(super) now: String,
@@ -211,7 +215,7 @@ pub(super) struct ClockJson {
 
 /// How many records of each kind a world has (the reply of a reset or a
 /// load).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, JsonSchema)]
 pub(super) struct Summary {
     pub(super) main_project: Option<uuid::Uuid>,
     pub(super) organizations: usize,
@@ -233,5 +237,210 @@ impl Summary {
             devices: doc.devices.len(),
             ssh_keys: doc.ssh_keys.len(),
         }
+    }
+}
+
+/// The reply of `POST /_fake/faults`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(super) struct FaultsAdded {
+    /// How many scripted faults were added.
+    pub(super) added: usize,
+    /// Whether random faults were set.
+    pub(super) random: bool,
+}
+
+/// The reply of `DELETE /_fake/faults`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(super) struct Cleared {
+    /// Always `true`.
+    pub(super) cleared: bool,
+}
+
+/// The query of `GET /_fake/calls`: these parameters, and no other (the
+/// handler reads `CALLS_QUERY`).
+#[derive(Debug, JsonSchema)]
+#[allow(dead_code)] // only its schema is used
+struct CallsQuery {
+    /// Only the calls of this operationId (or `unknown`).
+    operation: Option<String>,
+    /// At most this many calls, the last ones (1 to 100000; default 1000).
+    limit: Option<usize>,
+}
+
+/// The query parameters of `GET /_fake/calls`: [`CallsQuery`]'s fields.
+pub(super) const CALLS_QUERY: [&str; 2] = ["operation", "limit"];
+
+/// The reply of `GET /_fake/calls`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(super) struct Calls {
+    /// How many recorded calls matched (more than listed when `limit` cut
+    /// the list).
+    pub(super) total: usize,
+    /// The last `limit` of them, oldest first.
+    pub(super) calls: Vec<CallJson>,
+}
+
+/// A refusal: `400`, `404`, `405`, `408`, `413`, `422` or `500`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(super) struct Errors {
+    /// What was wrong, for a person to read.
+    pub(super) errors: Vec<String>,
+}
+
+/// The refusal of a request without the control token (`401`).
+#[derive(Debug, Serialize, JsonSchema)]
+pub(super) struct TokenRefused {
+    /// What was wrong.
+    pub(super) error: String,
+}
+
+/// One endpoint of the schema: its method and path, and the definitions
+/// of its query, request body and reply (`None`: none).
+struct Endpoint {
+    method: &'static str,
+    path: &'static str,
+    does: &'static str,
+    query: Option<schemars::schema::Schema>,
+    request: Option<schemars::schema::Schema>,
+    reply: schemars::schema::Schema,
+}
+
+/// A reference to the world document's own schema, shipped beside this
+/// one.
+fn world_ref() -> schemars::schema::Schema {
+    schemars::schema::Schema::new_ref("world.schema.json".to_string())
+}
+
+/// The control API's JSON Schema (draft 7), as shipped in
+/// `metal-fake/control.schema.json` (pretty-printed, with a final
+/// newline): under `definitions` every request, query and reply type, and
+/// under `endpoints` which endpoint takes and answers which.
+pub(crate) fn schema() -> String {
+    let mut gen = schemars::gen::SchemaSettings::draft07().into_generator();
+    let endpoints = [
+        Endpoint {
+            method: "POST",
+            path: "/_fake/reset",
+            does: "back to the seeded world and faults, empty call log",
+            query: None,
+            request: None,
+            reply: gen.subschema_for::<Summary>(),
+        },
+        Endpoint {
+            method: "GET",
+            path: "/_fake/world",
+            does: "the world now",
+            query: None,
+            request: None,
+            reply: world_ref(),
+        },
+        Endpoint {
+            method: "POST",
+            path: "/_fake/world",
+            does: "replaces the world with the document sent",
+            query: None,
+            request: Some(world_ref()),
+            reply: gen.subschema_for::<Summary>(),
+        },
+        Endpoint {
+            method: "POST",
+            path: "/_fake/faults",
+            does: "adds scripted and random faults",
+            query: None,
+            request: Some(gen.subschema_for::<FaultsRequest>()),
+            reply: gen.subschema_for::<FaultsAdded>(),
+        },
+        Endpoint {
+            method: "DELETE",
+            path: "/_fake/faults",
+            does: "clears every fault",
+            query: None,
+            request: None,
+            reply: gen.subschema_for::<Cleared>(),
+        },
+        Endpoint {
+            method: "GET",
+            path: "/_fake/calls",
+            does: "the recorded calls",
+            query: Some(gen.subschema_for::<CallsQuery>()),
+            request: None,
+            reply: gen.subschema_for::<Calls>(),
+        },
+        Endpoint {
+            method: "GET",
+            path: "/_fake/clock",
+            does: "the fake's clock",
+            query: None,
+            request: None,
+            reply: gen.subschema_for::<ClockJson>(),
+        },
+        Endpoint {
+            method: "POST",
+            path: "/_fake/clock",
+            does: "advances the fake's clock",
+            query: None,
+            request: Some(gen.subschema_for::<ClockRequest>()),
+            reply: gen.subschema_for::<ClockJson>(),
+        },
+        Endpoint {
+            method: "GET",
+            path: "/_fake/state",
+            does: "counters and the world's contents",
+            query: None,
+            request: None,
+            reply: gen.subschema_for::<crate::Snapshot>(),
+        },
+    ];
+    let errors = gen.subschema_for::<Errors>();
+    let token_refused = gen.subschema_for::<TokenRefused>();
+    let mut listed = serde_json::Map::new();
+    for e in endpoints {
+        let mut entry = serde_json::Map::new();
+        entry.insert("description".into(), e.does.into());
+        let parts = [
+            ("query", e.query),
+            ("request", e.request),
+            ("reply", Some(e.reply)),
+        ];
+        for (name, schema) in parts {
+            if let Some(schema) = schema {
+                entry.insert(name.into(), serde_json::json!(schema));
+            }
+        }
+        listed.insert(format!("{} {}", e.method, e.path), entry.into());
+    }
+    let doc = serde_json::json!({
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "title": "metal-fake control API",
+        "description": "The JSON of metal-fake's control API (/_fake/...): each endpoint's query, request body and reply, and the refusals (errors: 400, 404, 405, 408, 413, 422, 500; token_refused: 401). The world document's schema is world.schema.json.",
+        "endpoints": listed,
+        "errors": errors,
+        "token_refused": token_refused,
+        "definitions": gen.definitions(),
+    });
+    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The parameters the handler accepts are the query's fields in the
+    /// schema.
+    #[test]
+    fn the_calls_query_is_what_the_handler_reads() {
+        let schema = schemars::schema_for!(CallsQuery);
+        let mut fields: Vec<&str> = schema
+            .schema
+            .object
+            .as_ref()
+            .map(|o| o.properties.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        fields.sort_unstable();
+        let mut known = CALLS_QUERY.to_vec();
+        known.sort_unstable();
+        assert_eq!(fields, known);
     }
 }

@@ -13,7 +13,7 @@ use super::world::oldest_first;
 use super::World;
 
 /// Counts of the world's contents, for `/_fake/state` and tests.
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct WorldCounts {
     /// Devices by the state they report now.
     pub devices_by_state: BTreeMap<String, u64>,

@@ -1,23 +1,21 @@
 //! Helpers of the external-client tests (`tests/external_clients.rs`):
-//! start the `metal-fake` binary, find a toolchain, make and reuse the
-//! Python virtualenv with the Equinix SDK, and run a client with a
-//! deadline, its output kept in a file.
+//! name the `metal-fake` binary (the clients start it with the Go and
+//! Python harnesses), find a toolchain, make and reuse the Python
+//! virtualenv with the Equinix SDK, and run a client with a deadline, its
+//! output kept in a file.
 //!
 //! The tests are `#[ignore]`d, naming what they need, so that a plain
 //! `cargo test` shows them in its summary; run with `--ignored`, a missing
 //! toolchain fails the test.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 /// The fake's binary, built by cargo for the integration tests.
 pub const BIN: &str = env!("CARGO_BIN_EXE_metal-fake");
-
-/// The token the fake accepts in these tests (a test value, not a secret).
-pub const TOKEN: &str = "external-clients-token";
 
 /// The Equinix Python SDK version the Python lifecycle runs.
 pub const PYTHON_SDK: &str = "equinix==0.19.0";
@@ -32,90 +30,6 @@ pub fn clients_dir() -> PathBuf {
 /// clients' output), under cargo's target directory.
 pub fn work_dir() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("external-clients")
-}
-
-/// A running `metal-fake` binary, killed on drop.
-pub struct FakeProcess {
-    child: Child,
-    /// The API's base URL, ending in `/metal/v1`.
-    pub url: String,
-    /// The project holding the reservations.
-    pub project: String,
-    stderr: PathBuf,
-}
-
-impl FakeProcess {
-    /// Starts the binary on a free loopback port with `reservations`
-    /// reservations, devices active two seconds after create, power
-    /// transitions of half a second, and a rate limit no client here
-    /// reaches (so the `X-RateLimit-*` headers are present but no 429
-    /// comes: none of these clients retries one). `name` names its log.
-    pub fn start(name: &str, reservations: usize) -> Self {
-        let dir = work_dir();
-        std::fs::create_dir_all(&dir).unwrap();
-        let stderr = dir.join(format!("{name}.fake.stderr"));
-        let mut child = Command::new(BIN)
-            .args(["--listen", "127.0.0.1:0", "--token", TOKEN])
-            .args(["--reservations", &reservations.to_string()])
-            .args(["--provision-seconds", "2", "--power-seconds", "0.5"])
-            .args(["--release-seconds", "1", "--rate-limit", "1000"])
-            .env_remove("METAL_AUTH_TOKEN")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(File::create(&stderr).unwrap())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {BIN}: {e}"));
-        // The first line is the URL and the second the project; a binary
-        // that fails to start closes stdout, and the reads end empty.
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let mut first = String::new();
-        let mut second = String::new();
-        out.read_line(&mut first).unwrap();
-        out.read_line(&mut second).unwrap();
-        let url = first
-            .trim()
-            .strip_prefix("metal-fake listening on ")
-            .unwrap_or_else(|| {
-                let _ = child.kill();
-                panic!(
-                    "unexpected first line {first:?}; stderr: {}",
-                    std::fs::read_to_string(&stderr).unwrap_or_default()
-                )
-            })
-            .to_string();
-        let project = second
-            .trim()
-            .strip_prefix("project ")
-            .unwrap_or_else(|| panic!("unexpected second line {second:?}"))
-            .to_string();
-        Self {
-            child,
-            url,
-            project,
-            stderr,
-        }
-    }
-
-    /// Sets the variables the clients read, the workspace's one set:
-    /// METAL_API_URL, METAL_AUTH_TOKEN and METAL_PROJECT_ID.
-    pub fn env(&self, command: &mut Command) {
-        command
-            .env(metal_api::config::ENV_BASE_URL, &self.url)
-            .env(metal_api::config::ENV_AUTH_TOKEN, TOKEN)
-            .env(metal_api::config::ENV_PROJECT_ID, &self.project);
-    }
-
-    /// What the server logged so far.
-    pub fn log(&self) -> String {
-        std::fs::read_to_string(&self.stderr).unwrap_or_default()
-    }
-}
-
-impl Drop for FakeProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// Fails a test that was asked to run (`--ignored`) and lacks `what`.
@@ -178,9 +92,36 @@ pub fn go() -> Option<&'static str> {
 /// `work_dir()` on first use and reused after; `Err` says why there is
 /// none (no python3, no venv module, pip could not install the SDK).
 pub fn python_with_sdk() -> Result<PathBuf, String> {
-    let venv = work_dir().join(format!("venv-{}", PYTHON_SDK.replace("==", "-")));
+    python_venv(
+        &format!("venv-{}", PYTHON_SDK.replace("==", "-")),
+        &[PYTHON_SDK],
+        "import equinix.services.metalv1",
+    )
+}
+
+/// The pytest version the `metal_fake` package's tests run under.
+pub const PYTEST: &str = "pytest==9.2.0";
+
+/// The Python of a virtualenv with the Equinix SDK and pytest, as
+/// [`python_with_sdk`] makes its own.
+pub fn python_with_sdk_and_pytest() -> Result<PathBuf, String> {
+    python_venv(
+        &format!(
+            "venv-{}-{}",
+            PYTHON_SDK.replace("==", "-"),
+            PYTEST.replace("==", "-")
+        ),
+        &[PYTHON_SDK, PYTEST],
+        "import equinix.services.metalv1, pytest",
+    )
+}
+
+/// The Python of the virtualenv `work_dir()/name` with `packages`, made on
+/// first use (when `import` fails in it) and reused after.
+fn python_venv(name: &str, packages: &[&str], import: &str) -> Result<PathBuf, String> {
+    let venv = work_dir().join(name);
     let python = venv.join("bin/python");
-    let probe = ["-c", "import equinix.services.metalv1"];
+    let probe = ["-c", import];
     if runs(&python, &probe) {
         return Ok(python);
     }
@@ -201,14 +142,14 @@ pub fn python_with_sdk() -> Result<PathBuf, String> {
     }
     let installed = Command::new(&python)
         .args(["-m", "pip", "install", "--disable-pip-version-check", "-q"])
-        .arg(PYTHON_SDK)
+        .args(packages)
         .output()
-        .map_err(|e| format!("pip install {PYTHON_SDK}: {e}"))?;
+        .map_err(|e| format!("pip install {packages:?}: {e}"))?;
     if !installed.status.success() || !runs(&python, &probe) {
         // A half-made venv would be taken for a good one next time.
         let _ = std::fs::remove_dir_all(&venv);
         return Err(format!(
-            "pip install {PYTHON_SDK} failed: {}",
+            "pip install {packages:?} failed: {}",
             String::from_utf8_lossy(&installed.stderr)
         ));
     }

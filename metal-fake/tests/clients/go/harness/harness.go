@@ -1,18 +1,18 @@
-// Package harness is what the Go client tests share: the fake server they
-// run against (from the environment the Rust test sets), a lifecycle made
-// of named steps that skip, saying why, when a step they need failed, and
-// bounded polling.
+// Package harness is what the Go client tests share: the fake server each
+// test starts (metalfake.Start, with the timings the lifecycles need), a
+// lifecycle made of named steps that skip, saying why, when a step they
+// need failed, and bounded polling.
 //
 // The tests run through `cargo test -p metal-fake --features cli --test external_clients`,
-// which starts the metal-fake binary and sets METAL_API_URL,
-// METAL_AUTH_TOKEN and METAL_PROJECT_ID. Run directly without them, they
-// skip.
+// which sets METAL_FAKE to the metal-fake binary it built; run directly,
+// they use $METAL_FAKE or metal-fake on the PATH, and fail without one.
 package harness
 
 import (
-	"os"
 	"testing"
 	"time"
+
+	"metal-fake/go/metalfake"
 )
 
 // PublicKey is the SSH public key the lifecycles register: a valid
@@ -44,22 +44,27 @@ type Env struct {
 	Token string
 	// Project is the fake's project, which holds the reservations.
 	Project string
+	// Fake is the running fake, with its control API.
+	Fake *metalfake.Fake
 }
 
-// Load reads the fake's address, token and project, and skips the test,
-// saying how to run it, when they are not set.
-func Load(t *testing.T) Env {
+// Start starts a fake for t, stopped when t ends: 4 reservations, devices
+// active two seconds after create, power transitions of half a second,
+// reservations free a second after a delete, and a rate limit no client
+// here reaches (so the X-RateLimit-* headers are present but no 429
+// comes: none of these clients retries one); opts come after, so they win.
+func Start(t *testing.T, opts ...metalfake.Option) Env {
 	t.Helper()
-	env := Env{
-		URL:     os.Getenv("METAL_API_URL"),
-		Token:   os.Getenv("METAL_AUTH_TOKEN"),
-		Project: os.Getenv("METAL_PROJECT_ID"),
+	defaults := []metalfake.Option{
+		metalfake.Token("external-clients-token"),
+		metalfake.Reservations(4),
+		metalfake.ProvisionSeconds(2),
+		metalfake.PowerSeconds(0.5),
+		metalfake.ReleaseSeconds(1),
+		metalfake.RateLimit(1000),
 	}
-	if env.URL == "" || env.Token == "" || env.Project == "" {
-		t.Skip("METAL_API_URL, METAL_AUTH_TOKEN and METAL_PROJECT_ID are not set: " +
-			"run through `cargo test -p metal-fake --features cli --test external_clients`")
-	}
-	return env
+	fake := metalfake.Start(t, append(defaults, opts...)...)
+	return Env{URL: fake.URL, Token: fake.Token, Project: fake.Project, Fake: fake}
 }
 
 // Steps runs a lifecycle's steps in order as sub-tests. A step names the

@@ -1,6 +1,6 @@
 // A full device lifecycle through equinix-sdk-go's metalv1 client
 // (github.com/equinix/equinix-sdk-go/services/metalv1, unmodified) against
-// the metal-fake binary; run by `cargo test -p metal-fake --features cli --test
+// the metal-fake binary (harness.Start starts it); run by `cargo test -p metal-fake --features cli --test
 // external_clients`. Each step asserts what the SDK's caller sees: the
 // values it decodes, the status and the error text of its
 // GenericOpenAPIError.
@@ -98,7 +98,7 @@ func update(t *testing.T, ctx context.Context, c *metalv1.APIClient, id string, 
 
 func TestLifecycle(t *testing.T) {
 	lifecycle := t
-	env := harness.Load(t)
+	env := harness.Start(t)
 	c := client(env)
 	ctx := authed(env.Token)
 	steps := harness.NewSteps(t)

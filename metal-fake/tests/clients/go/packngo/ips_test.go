@@ -2,28 +2,22 @@
 // cloud-provider-equinix-metal uses them for a control-plane address:
 // reserve one public address tagged for the cluster, find it by tag in
 // the project's list, assign it to a device, move it, and release it.
-// Run by `cargo test -p metal-fake --test external_ip_reservations`.
+// Run by `cargo test -p metal-fake --features cli --test external_ip_reservations`.
 package packngo_test
 
 import (
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/packethost/packngo"
 
+	"metal-fake/go/metalfake"
 	"metal-fake/tests/clients/harness"
 )
 
 func TestIPReservations(t *testing.T) {
-	// Its own Rust test runs it against a fake of its own; the lifecycle's
-	// run of this package leaves it out.
-	if os.Getenv("METAL_FAKE_IP_RESERVATIONS") == "" {
-		t.Skip("METAL_FAKE_IP_RESERVATIONS is not set: run through " +
-			"`cargo test -p metal-fake --test external_ip_reservations`")
-	}
-	env := harness.Load(t)
+	env := harness.Start(t, metalfake.Reservations(2))
 	c := client(t, env, env.Token)
 	steps := harness.NewSteps(t)
 	const tag = "cloud-provider-equinix-metal:eip:demo"

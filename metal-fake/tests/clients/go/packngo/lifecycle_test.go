@@ -79,7 +79,7 @@ func waitState(t *testing.T, c *packngo.Client, id, want string) {
 
 func TestLifecycle(t *testing.T) {
 	lifecycle := t
-	env := harness.Load(t)
+	env := harness.Start(t)
 	c := client(t, env, env.Token)
 	steps := harness.NewSteps(t)
 	var (

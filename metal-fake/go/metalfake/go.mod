@@ -1,0 +1,3 @@
+module metal-fake/go/metalfake
+
+go 1.22
