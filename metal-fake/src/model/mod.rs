@@ -46,6 +46,7 @@ mod world;
 
 pub(crate) use access::Access;
 pub use access::Token;
+pub(crate) use access::ACCESS_DENIED;
 pub use catalog::{Facility, Metro, OperatingSystem, Plan};
 pub use device::{Device, DeviceState};
 pub use hardware_reservation::HardwareReservation;
@@ -53,7 +54,7 @@ pub use inspect::WorldCounts;
 pub use ip_reservation::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 pub use organization::Organization;
 pub use project::{BgpConfig, Project};
-pub(crate) use resource::{Modelled, Prepare, Prepared, Resource};
+pub(crate) use resource::{Modelled, Prepare, Prepared, Resource, Target};
 pub use ssh_key::SshKey;
 pub use timings::Timings;
 pub(crate) use world::{World, WorldSpec};

@@ -35,6 +35,22 @@ pub(crate) type Scope = super::access::Access;
 /// here (404, 422), before any fault is drawn or anything changes.
 pub(crate) type Prepare = fn(&Call) -> Result<Prepared, ApiError>;
 
+/// What an operation's path names, for access: declared with the
+/// operation, never guessed from the path.
+#[derive(Clone, Copy)]
+pub(crate) enum Target {
+    /// Nothing: the operation reads or makes only what is the caller's
+    /// own (lists cut to what its token sees, the current user, the
+    /// catalog, a create at the root).
+    Caller,
+    /// The thing the path parameter `param` names, owned as `of`'s
+    /// `owner` says (`/projects/{id}/ips` names a project).
+    Param {
+        param: &'static str,
+        of: &'static Resource,
+    },
+}
+
 /// One operation a resource models.
 pub(crate) struct Modelled {
     /// The spec's operation (its operationId, method, path and success
@@ -45,16 +61,28 @@ pub(crate) struct Modelled {
     /// Also served for `PATCH` on its path, where a client sends `PATCH`
     /// though the spec says `PUT`.
     pub(crate) also_patch: bool,
+    /// What its path names. An operation whose path has a parameter and
+    /// declares no [`Target::Param`] is refused to every token of the
+    /// world (`403`), and a test fails it.
+    pub(crate) target: Target,
 }
 
 impl Modelled {
-    /// `operation`, read by `prepare`.
+    /// `operation`, read by `prepare`, naming nothing in its path
+    /// ([`Target::Caller`]; see [`Modelled::names`]).
     pub(crate) const fn new(operation: &'static Operation, prepare: Prepare) -> Self {
         Self {
             operation,
             prepare,
             also_patch: false,
+            target: Target::Caller,
         }
+    }
+
+    /// Its path's `param` names a thing of `of`.
+    pub(crate) const fn names(mut self, param: &'static str, of: &'static Resource) -> Self {
+        self.target = Target::Param { param, of };
+        self
     }
 
     /// Also served for `PATCH`.
@@ -96,4 +124,32 @@ pub(crate) fn expand(call: &Call) -> Expand {
         call.text("include").as_deref(),
         call.text("exclude").as_deref(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Target;
+
+    /// Deny by default: every modelled operation whose path has a
+    /// parameter names, as its target, that very parameter.
+    #[test]
+    fn every_modelled_operation_with_a_path_parameter_declares_its_target() {
+        let mut undeclared = Vec::new();
+        for m in crate::model::modelled() {
+            let params: Vec<&str> = m
+                .operation
+                .path
+                .split('/')
+                .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+                .collect();
+            match (params.first(), m.target) {
+                (None, Target::Caller) => {}
+                (Some(p), Target::Param { param, .. }) if params.contains(&param) => {
+                    assert_eq!(*p, param, "{}", m.operation.id);
+                }
+                _ => undeclared.push(m.operation.id),
+            }
+        }
+        assert!(undeclared.is_empty(), "no declared target: {undeclared:?}");
+    }
 }

@@ -1,6 +1,7 @@
 //! The current user (`GET /user`): the world's user, whose ID the world
 //! document holds, with the main project and its organisation as
-//! defaults.
+//! defaults when the caller's token sees them, else the first project it
+//! sees.
 
 use metal_api::operation as op;
 use serde::Serialize;
@@ -51,8 +52,14 @@ struct UserView {
 struct Empty {}
 
 fn find_current_user(_call: &Call) -> Result<Prepared, ApiError> {
-    acts(move |w, _, _| {
-        let project = w.main_project().filter(|p| w.projects.contains_key(p));
+    acts(move |w, scope, _| {
+        // The main project when the caller sees it, else the first it
+        // sees: never another organisation's.
+        let visible = |p: &Uuid| w.projects.contains_key(p) && scope.sees(*p);
+        let project = w
+            .main_project()
+            .filter(visible)
+            .or_else(|| w.projects.keys().copied().find(visible));
         let organization = project
             .and_then(|p| w.projects.get(&p))
             .map(|p| p.organization());

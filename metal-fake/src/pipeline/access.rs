@@ -1,14 +1,60 @@
 //! The access step: a token reaching for a project, device, reservation,
-//! SSH key or organisation it does not see gets `403`. Who owns the thing
-//! the path's `{id}` names is its resource's say
-//! ([`crate::model::Resource`]); a thing that does not exist passes (its
-//! handler answers `404`).
+//! SSH key or organisation it does not see gets `403`. What a path names
+//! is declared with each modelled operation ([`crate::model::Modelled`]'s
+//! target): which path parameter, and the resource whose owner it is. An
+//! operation with a path parameter and no declared target is refused to
+//! every token of the world (deny by default). A thing that does not
+//! exist passes (its handler answers `404`). The check runs here, before
+//! the body is read, and again under the lock the action takes
+//! ([`Guard`]), so nothing changes hands in between.
+//!
+//! A test's own handler of an operation the fake does not model
+//! ([`crate::FakeBuilder::handler`]) names its target by the path's first
+//! segment, as its test wrote it.
 
 use metal_api::operation::Operation;
+use uuid::Uuid;
 
 use super::{Context, Outcome, Pipeline, Step};
-use crate::call::Params;
-use crate::model::{resource_of, Access};
+use crate::call::{ApiError, Params};
+use crate::model::{modelled, resource_of, Access, Resource, Target, World, ACCESS_DENIED};
+
+/// The ID a path names and the resource that owns it: what the act step
+/// checks again under its lock.
+#[derive(Clone, Copy)]
+pub(crate) struct Guard {
+    id: Uuid,
+    of: &'static Resource,
+}
+
+impl std::fmt::Debug for Guard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Guard")
+            .field("id", &self.id)
+            .field("of", &self.of.collection)
+            .finish()
+    }
+}
+
+impl Guard {
+    /// Whether `caller` may reach the guarded thing in `world` now.
+    pub(crate) fn check(&self, world: &World, caller: &Access) -> Result<(), ApiError> {
+        if *caller == Access::All {
+            return Ok(());
+        }
+        world.check_access(caller, (self.of.owner)(world, self.id))
+    }
+}
+
+/// What `operation`'s path names: its modelled operation's declared
+/// target; for an operation the fake does not model, the path's first
+/// segment's resource (a test's handler).
+fn target_of(operation: &'static Operation) -> Option<Target> {
+    match modelled().find(|m| std::ptr::eq(m.operation, operation)) {
+        Some(m) => Some(m.target),
+        None => resource_of(operation.path).map(|of| Target::Param { param: "id", of }),
+    }
+}
 
 impl Pipeline {
     /// Sets the ID the path names, and stops with `403` when the caller
@@ -19,24 +65,36 @@ impl Pipeline {
         operation: &'static Operation,
         params: &Params,
     ) -> Step {
-        cx.target = params
-            .iter()
-            .find(|(name, _)| name == "id")
-            .and_then(|(_, id)| uuid::Uuid::try_parse(id).ok());
-        let (Some(id), false) = (cx.target, cx.caller == Access::All) else {
+        let param_id = |name: &str| {
+            params
+                .iter()
+                .find(|(n, _)| n == name)
+                .and_then(|(_, id)| Uuid::try_parse(id).ok())
+        };
+        let refuse = |cx: Context, refused: ApiError| cx.stop(Outcome::Reply(Err(refused)));
+        let target = target_of(operation);
+        match target {
+            Some(Target::Param { param, of }) => {
+                cx.target = param_id(param);
+                cx.guard = cx.target.map(|id| Guard { id, of });
+            }
+            // A path with a parameter but no declared target: denied to
+            // every token but the server's (a test fails such an
+            // operation before it ships).
+            Some(Target::Caller) | None if !params.is_empty() && cx.caller != Access::All => {
+                return Err(refuse(cx, ApiError::new(403, ACCESS_DENIED)));
+            }
+            Some(Target::Caller) | None => {
+                cx.target = param_id("id");
+            }
+        }
+        let Some(guard) = cx.guard else {
             return Ok(cx);
         };
-        let Some(resource) = resource_of(operation.path) else {
-            return Ok(cx);
-        };
-        let checked = {
-            let store = self.store.lock();
-            let owner = (resource.owner)(&store.world, id);
-            store.world.check_access(&cx.caller, owner)
-        };
+        let checked = guard.check(&self.store.lock().world, &cx.caller);
         match checked {
             Ok(()) => Ok(cx),
-            Err(refused) => Err(cx.stop(Outcome::Reply(Err(refused)))),
+            Err(refused) => Err(refuse(cx, refused)),
         }
     }
 }

@@ -35,6 +35,13 @@ impl Pipeline {
             Action::Model(prepared) => {
                 let mut store = self.store.lock();
                 let now = self.store.now();
+                // Access again, under the lock the change is made under.
+                if let Some(refused) = cx
+                    .guard
+                    .and_then(|g| g.check(&store.world, &cx.caller).err())
+                {
+                    return (cx, Outcome::Reply(Err(refused)));
+                }
                 if let (Some(FaultKind::Competitor), Some(r)) = (&cx.fault, prepared.contested) {
                     store.world.take_reservation(r, now);
                 }

@@ -79,6 +79,9 @@ pub(crate) struct Context {
     pub(crate) rate: Option<RateHeaders>,
     /// The ID its path names, which a targeted fault matches.
     pub(crate) target: Option<Uuid>,
+    /// What the access step checked, for the act step to check again
+    /// under its lock.
+    pub(crate) guard: Option<access::Guard>,
     /// Its fault (set by `fault`).
     pub(crate) fault: Option<FaultKind>,
 }
@@ -186,6 +189,7 @@ impl Pipeline {
             caller: Access::All,
             rate: None,
             target: None,
+            guard: None,
             fault: None,
         };
         let (cx, outcome) = match self.run(cx, params, request).await {

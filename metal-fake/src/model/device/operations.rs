@@ -12,6 +12,7 @@ use super::view::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::model::access::Owner;
 use crate::model::list::Listing;
+use crate::model::project;
 use crate::model::render::{reply, Expand};
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
 use crate::model::World;
@@ -20,13 +21,16 @@ use crate::model::World;
 pub(crate) static RESOURCE: Resource = Resource {
     collection: COLLECTION,
     operations: &[
-        Modelled::new(&op::FIND_DEVICE_BY_ID, find_device_by_id),
-        Modelled::new(&op::FIND_PROJECT_DEVICES, find_project_devices),
-        Modelled::new(&op::CREATE_DEVICE, create_device),
+        Modelled::new(&op::FIND_DEVICE_BY_ID, find_device_by_id).names("id", &RESOURCE),
+        Modelled::new(&op::FIND_PROJECT_DEVICES, find_project_devices)
+            .names("id", &project::RESOURCE),
+        Modelled::new(&op::CREATE_DEVICE, create_device).names("id", &project::RESOURCE),
         // packngo's `Devices.Lock` and `Unlock` send PATCH.
-        Modelled::new(&op::UPDATE_DEVICE, update_device).also_patch(),
-        Modelled::new(&op::DELETE_DEVICE, delete_device),
-        Modelled::new(&op::PERFORM_ACTION, perform_action),
+        Modelled::new(&op::UPDATE_DEVICE, update_device)
+            .also_patch()
+            .names("id", &RESOURCE),
+        Modelled::new(&op::DELETE_DEVICE, delete_device).names("id", &RESOURCE),
+        Modelled::new(&op::PERFORM_ACTION, perform_action).names("id", &RESOURCE),
     ],
     owner,
     load: record::load,

@@ -11,6 +11,7 @@ use super::view::COLLECTION;
 use crate::call::{ApiError, Call};
 use crate::model::access::Owner;
 use crate::model::list::Listing;
+use crate::model::project;
 use crate::model::render::reply;
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
 use crate::model::World;
@@ -22,12 +23,15 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(
             &op::FIND_PROJECT_HARDWARE_RESERVATIONS,
             find_project_hardware_reservations,
-        ),
+        )
+        .names("id", &project::RESOURCE),
         Modelled::new(
             &op::FIND_HARDWARE_RESERVATION_BY_ID,
             find_hardware_reservation_by_id,
-        ),
-        Modelled::new(&op::MOVE_HARDWARE_RESERVATION, move_hardware_reservation),
+        )
+        .names("id", &RESOURCE),
+        Modelled::new(&op::MOVE_HARDWARE_RESERVATION, move_hardware_reservation)
+            .names("id", &RESOURCE),
     ],
     owner,
     load: record::load,

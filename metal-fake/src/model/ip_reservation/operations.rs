@@ -13,18 +13,22 @@ use crate::model::list::Listing;
 use crate::model::render::{reply, Expand};
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
 use crate::model::World;
+use crate::model::{device, project};
 
 /// IP reservations and their assignments to devices (`/ips/{id}` is
 /// either).
 pub(crate) static RESOURCE: Resource = Resource {
     collection: COLLECTION,
     operations: &[
-        Modelled::new(&op::FIND_IP_RESERVATIONS, find_ip_reservations),
-        Modelled::new(&op::REQUEST_IP_RESERVATION, request_ip_reservation),
-        Modelled::new(&op::FIND_IP_ADDRESS_BY_ID, find_ip_address_by_id),
-        Modelled::new(&op::DELETE_IP_ADDRESS, delete_ip_address),
-        Modelled::new(&op::FIND_IP_ASSIGNMENTS, find_ip_assignments),
-        Modelled::new(&op::CREATE_IP_ASSIGNMENT, create_ip_assignment),
+        Modelled::new(&op::FIND_IP_RESERVATIONS, find_ip_reservations)
+            .names("id", &project::RESOURCE),
+        Modelled::new(&op::REQUEST_IP_RESERVATION, request_ip_reservation)
+            .names("id", &project::RESOURCE),
+        Modelled::new(&op::FIND_IP_ADDRESS_BY_ID, find_ip_address_by_id).names("id", &RESOURCE),
+        Modelled::new(&op::DELETE_IP_ADDRESS, delete_ip_address).names("id", &RESOURCE),
+        Modelled::new(&op::FIND_IP_ASSIGNMENTS, find_ip_assignments).names("id", &device::RESOURCE),
+        Modelled::new(&op::CREATE_IP_ASSIGNMENT, create_ip_assignment)
+            .names("id", &device::RESOURCE),
     ],
     owner,
     load: record::load,

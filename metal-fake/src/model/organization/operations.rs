@@ -27,8 +27,9 @@ pub(crate) static RESOURCE: Resource = Resource {
     collection: COLLECTION,
     operations: &[
         Modelled::new(&op::FIND_ORGANIZATIONS, find_organizations),
-        Modelled::new(&op::FIND_ORGANIZATION_BY_ID, find_organization_by_id),
-        Modelled::new(&op::FIND_ORGANIZATION_PROJECTS, find_organization_projects),
+        Modelled::new(&op::FIND_ORGANIZATION_BY_ID, find_organization_by_id).names("id", &RESOURCE),
+        Modelled::new(&op::FIND_ORGANIZATION_PROJECTS, find_organization_projects)
+            .names("id", &RESOURCE),
     ],
     owner,
     load,

@@ -24,15 +24,18 @@ pub(crate) static RESOURCE: Resource = Resource {
     operations: &[
         Modelled::new(&op::FIND_PROJECTS, find_projects),
         Modelled::new(&op::CREATE_PROJECT, create_project),
-        Modelled::new(&op::FIND_PROJECT_BY_ID, find_project_by_id),
+        Modelled::new(&op::FIND_PROJECT_BY_ID, find_project_by_id).names("id", &RESOURCE),
         // packngo's `Projects.Update` sends PATCH.
-        Modelled::new(&op::UPDATE_PROJECT, update_project).also_patch(),
-        Modelled::new(&op::DELETE_PROJECT, delete_project),
+        Modelled::new(&op::UPDATE_PROJECT, update_project)
+            .also_patch()
+            .names("id", &RESOURCE),
+        Modelled::new(&op::DELETE_PROJECT, delete_project).names("id", &RESOURCE),
         Modelled::new(
             &op::FIND_BGP_CONFIG_BY_PROJECT,
             bgp::find_bgp_config_by_project,
-        ),
-        Modelled::new(&op::REQUEST_BGP_CONFIG, bgp::request_bgp_config),
+        )
+        .names("id", &RESOURCE),
+        Modelled::new(&op::REQUEST_BGP_CONFIG, bgp::request_bgp_config).names("id", &RESOURCE),
     ],
     owner,
     load,

@@ -9,6 +9,7 @@ use super::rules::Fingerprint;
 use super::view::{SshKeyList, COLLECTION};
 use crate::call::{ApiError, Call};
 use crate::model::access::Owner;
+use crate::model::project;
 use crate::model::render::{contains_ignoring_case, reply};
 use crate::model::resource::{acts, Modelled, Prepared, Resource, Scope};
 use crate::model::World;
@@ -18,13 +19,17 @@ pub(crate) static RESOURCE: Resource = Resource {
     collection: COLLECTION,
     operations: &[
         Modelled::new(&op::FIND_SSH_KEYS, find_ssh_keys),
-        Modelled::new(&op::FIND_PROJECT_SSH_KEYS, find_project_ssh_keys),
+        Modelled::new(&op::FIND_PROJECT_SSH_KEYS, find_project_ssh_keys)
+            .names("id", &project::RESOURCE),
         Modelled::new(&op::CREATE_SSH_KEY, create_ssh_key),
-        Modelled::new(&op::CREATE_PROJECT_SSH_KEY, create_project_ssh_key),
-        Modelled::new(&op::FIND_SSH_KEY_BY_ID, find_ssh_key_by_id),
+        Modelled::new(&op::CREATE_PROJECT_SSH_KEY, create_project_ssh_key)
+            .names("id", &project::RESOURCE),
+        Modelled::new(&op::FIND_SSH_KEY_BY_ID, find_ssh_key_by_id).names("id", &RESOURCE),
         // packngo's `SSHKeys.Update` sends PATCH.
-        Modelled::new(&op::UPDATE_SSH_KEY, update_ssh_key).also_patch(),
-        Modelled::new(&op::DELETE_SSH_KEY, delete_ssh_key),
+        Modelled::new(&op::UPDATE_SSH_KEY, update_ssh_key)
+            .also_patch()
+            .names("id", &RESOURCE),
+        Modelled::new(&op::DELETE_SSH_KEY, delete_ssh_key).names("id", &RESOURCE),
     ],
     owner,
     load: record::load,
