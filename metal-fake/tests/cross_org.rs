@@ -4,7 +4,9 @@
 //! that names nothing), never 2xx; and what globex may list (its projects,
 //! organisations, keys, the current user) holds none of acme's IDs.
 
-use metal_api::{operation, Exchange};
+mod http;
+
+use metal_api::operation;
 use metal_fake::document::WorldDoc;
 use metal_fake::Fake;
 use serde_json::{json, Value};
@@ -21,30 +23,8 @@ fn fake() -> Fake {
 }
 
 async fn call(fake: &Fake, token: &str, method: &str, path: &str, body: Value) -> (u16, Value) {
-    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
-    let client = CLIENT.get_or_init(|| {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        reqwest::Client::new()
-    });
-    let mut r = client
-        .request(
-            reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
-            format!("http://metal-fake.invalid/metal/v1{path}"),
-        )
-        .header("x-auth-token", token);
-    if method != "GET" && method != "DELETE" {
-        r = r.json(&body);
-    }
-    let reply = fake
-        .exchange(&operation::FIND_PROJECT_BY_ID, r.build().unwrap())
-        .await
-        .unwrap();
-    let status = reply.status().as_u16();
-    let bytes = reply.bytes().await.unwrap();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
+    let body = (method != "GET" && method != "DELETE").then_some(body);
+    http::in_process(fake, token, method, path, body).await
 }
 
 /// Acme's things, by the first segment of the paths that name them.

@@ -6,7 +6,8 @@
 //! world: checked on the bug that broke it, and on random worlds made
 //! through the API.
 
-use metal_api::Exchange;
+mod http;
+
 use metal_fake::document::WorldDoc;
 use metal_fake::Fake;
 use proptest::prelude::*;
@@ -49,38 +50,7 @@ fn fake() -> Fake {
 
 /// One request in process: its status and JSON body (`null` when none).
 async fn call(fake: &Fake, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    // One client for every call (each new one loads the root certificates).
-    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
-    let client = CLIENT.get_or_init(|| {
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        reqwest::Client::new()
-    });
-    let mut r = client
-        .request(
-            reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
-            format!("http://metal-fake.invalid/metal/v1{path}"),
-        )
-        .header("x-auth-token", TOKEN);
-    if let Some(b) = body {
-        r = r.json(&b);
-    }
-    // The operation argument is what a generated client would pass; the
-    // fake routes by method and path.
-    let reply = fake
-        .exchange(
-            &metal_api::operation::FIND_PROJECT_BY_ID,
-            r.build().unwrap(),
-        )
-        .await
-        .unwrap();
-    let status = reply.status().as_u16();
-    let bytes = reply.bytes().await.unwrap();
-    let body = if bytes.is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_slice(&bytes).unwrap()
-    };
-    (status, body)
+    http::in_process(fake, TOKEN, method, path, body).await
 }
 
 /// The saved world loads into a fake that saves it the same again.

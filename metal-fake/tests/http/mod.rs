@@ -13,3 +13,45 @@ pub fn client() -> reqwest::Client {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::new()
 }
+
+/// One request to `fake` in process, as `token`: its status and JSON body
+/// (`null` when there is none or it is not JSON). `body` goes as JSON
+/// when given. One client serves every call (each new one loads the root
+/// certificates).
+// Not every test that takes this module sends in process.
+#[allow(dead_code)]
+pub async fn in_process(
+    fake: &metal_fake::Fake,
+    token: &str,
+    method: &str,
+    path: &str,
+    body: Option<serde_json::Value>,
+) -> (u16, serde_json::Value) {
+    use metal_api::Exchange;
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    let mut r = CLIENT
+        .get_or_init(client)
+        .request(
+            reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
+            format!("http://metal-fake.invalid/metal/v1{path}"),
+        )
+        .header("x-auth-token", token);
+    if let Some(b) = body {
+        r = r.json(&b);
+    }
+    // The operation argument is what a generated client would pass; the
+    // fake routes by method and path.
+    let reply = fake
+        .exchange(
+            &metal_api::operation::FIND_PROJECT_BY_ID,
+            r.build().unwrap(),
+        )
+        .await
+        .unwrap();
+    let status = reply.status().as_u16();
+    let bytes = reply.bytes().await.unwrap();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null),
+    )
+}
