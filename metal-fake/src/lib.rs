@@ -18,9 +18,10 @@
 //! - `fake`: [`Fake`] (what a test arranges), its builder, what a test
 //!   inspects (grouped in `fake/inspect.rs`), and [`Fake::client`], the
 //!   policy client over the fake in-process.
-//! - `model`: the world, one folder a resource (`model/device/`,
-//!   `model/hardware_reservation/`, `model/ssh_key/`, `model/project/`,
-//!   `model/organization/`): each owns its record (also its entry in the
+//! - `model`: the world, one folder a resource, grouped in families
+//!   (`model/compute/device/`, `model/compute/hardware_reservation/`,
+//!   `model/account/project/`, `model/network/ip_reservation/`,
+//!   `model/catalog/`): each owns its record (also its entry in the
 //!   world document), its rules, its view (rendered straight to bytes,
 //!   with `include`/`exclude`), its table of operations and its owner (for
 //!   access). The operations the fake models are the union of the
@@ -54,25 +55,26 @@
 //! `src/model/` and three small edits; nothing else in the crate names
 //! resources:
 //!
-//! 1. `model/<resource>/record.rs`: the record, deriving `Serialize`,
+//! 1. `model/<family>/<resource>/record.rs`: the record, deriving `Serialize`,
 //!    `Deserialize` and `JsonSchema` (it is also the resource's entry in
 //!    the world document, so there is no second type to convert to),
 //!    what the world keeps beside it (creation order, instants), and its
 //!    `load` (check what it names, refuse with a
 //!    [`document::WorldError`]) and `save`.
-//! 2. `model/<resource>/view.rs`: how the API shows it: a struct of
+//! 2. `model/<family>/<resource>/view.rs`: how the API shows it: a struct of
 //!    borrowed fields deriving `Serialize`, written straight to bytes;
 //!    hrefs, stubs and `include`/`exclude` from `model/render.rs`.
-//! 3. `model/<resource>/operations.rs`: one `Resource` value: the
+//! 3. `model/<family>/<resource>/operations.rs`: one `Resource` value: the
 //!    collection of its paths (`ips`), its table of operations (each the
 //!    spec's operation and a function that reads the `Call` and returns
 //!    what it does to the world), its `owner` (which project owns the
 //!    thing an `{id}` names, for `403`), and its `load` and `save`.
-//! 4. `model/<resource>/mod.rs`: the module list and re-exports only.
+//! 4. `model/<family>/<resource>/mod.rs`: the module list and re-exports only.
 //!    Add `rules.rs` when it changes state on its own rules, `filter.rs`
 //!    when its list takes filters.
-//! 5. `model/mod.rs`: one line in `RESOURCES` (and its `mod` and `pub
-//!    use` lines).
+//! 5. `model/<family>/mod.rs`: its `mod` line and one line in the
+//!    family's `RESOURCES` (a new family is a folder and one line in
+//!    `model/mod.rs`'s `FAMILIES`).
 //! 6. `model/world.rs`: the table (`HashMap<Uuid, Kept>`), one field.
 //! 7. `document.rs`: the document's list, one field (and its bound in
 //!    `check_bounds`).

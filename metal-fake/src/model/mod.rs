@@ -6,14 +6,19 @@
 //! document), its rules, its view (how it renders, with
 //! `include`/`exclude`, straight to bytes), its table of operations and
 //! its owner (for access); its `operations.rs` gives one [`Resource`]
-//! value, and [`RESOURCES`] lists them. The operations the fake models
+//! value, and its family lists it ([`resources`] gives them all). The operations the fake models
 //! are the union of their tables.
 //!
-//! - `device`, `hardware_reservation`, `ssh_key`, `project`,
-//!   `organization`: the resources.
-//! - `ip_reservation`: IP reservations and their assignments to devices.
+//! The resources come in families, each a folder whose `mod.rs` lists its
+//! resources:
+//! - `compute`: `device`, `hardware_reservation`.
+//! - `network`: `ip_reservation` (IP reservations and their assignments
+//!   to devices).
+//! - `account`: `organization`, `project`, `ssh_key`, `user` (the current
+//!   user).
 //! - `catalog`: plans, operating systems, metros and facilities, listed.
-//! - `user`: the current user.
+//!
+//! What every family shares stays here:
 //! - `access`: the world's tokens, and who may see what (`403`).
 //! - `world`: the tables, and the world built, loaded and saved.
 //! - `resource`: what a folder gives ([`Resource`]), and how an
@@ -24,25 +29,25 @@
 //! - `timings`: [`Timings`], how long each lifecycle phase lasts.
 
 mod access;
+mod account;
 mod bounds;
 mod catalog;
-pub(crate) mod device;
-pub(crate) mod hardware_reservation;
+mod compute;
 mod inspect;
-pub(crate) mod ip_reservation;
 mod json;
 mod list;
 mod load;
-pub(crate) mod organization;
-pub(crate) mod project;
+mod network;
 pub(crate) mod relations;
 pub(crate) mod render;
 pub(crate) mod request;
 mod resource;
-pub(crate) mod ssh_key;
 mod timings;
-pub(crate) mod user;
 mod world;
+
+pub(crate) use account::{organization, project, ssh_key, user};
+pub(crate) use compute::{device, hardware_reservation};
+pub(crate) use network::ip_reservation;
 
 pub(crate) use access::Access;
 pub use access::Token;
@@ -59,34 +64,31 @@ pub use ssh_key::SshKey;
 pub use timings::Timings;
 pub(crate) use world::{World, WorldSpec};
 
-/// Every resource the fake models, in the order a world document loads
-/// them (a record names only records loaded before it). Adding a resource
-/// is a folder and one line here.
-pub(crate) static RESOURCES: &[&Resource] = &[
-    &organization::RESOURCE,
-    &project::RESOURCE,
-    &hardware_reservation::RESOURCE,
-    &device::RESOURCE,
-    &ssh_key::RESOURCE,
-    &ip_reservation::RESOURCE,
-    &user::RESOURCE,
-    &catalog::PLANS,
-    &catalog::OPERATING_SYSTEMS,
-    &catalog::METROS,
-    &catalog::FACILITIES,
+/// The families, in the order a world document loads them (a record names
+/// only records loaded before it): each family's `mod.rs` lists its
+/// resources in its own load order. Adding a resource is a folder and one
+/// line in its family.
+static FAMILIES: &[&[&Resource]] = &[
+    account::RESOURCES,
+    compute::RESOURCES,
+    network::RESOURCES,
+    catalog::RESOURCES,
 ];
+
+/// Every resource the fake models, in the order a world document loads
+/// them.
+pub(crate) fn resources() -> impl Iterator<Item = &'static Resource> {
+    FAMILIES.iter().flat_map(|family| family.iter().copied())
+}
 
 /// Every operation a resource models.
 pub(crate) fn modelled() -> impl Iterator<Item = &'static Modelled> {
-    RESOURCES.iter().flat_map(|r| r.operations.iter())
+    resources().flat_map(|r| r.operations.iter())
 }
 
 /// The resource whose things the `{id}` of `path` (an operation's path in
 /// the spec, `/devices/{id}/actions`) names: the one of its first segment.
 pub(crate) fn resource_of(path: &str) -> Option<&'static Resource> {
     let collection = path.trim_start_matches('/').split('/').next()?;
-    RESOURCES
-        .iter()
-        .copied()
-        .find(|r| r.collection == collection)
+    resources().find(|r| r.collection == collection)
 }

@@ -1,7 +1,7 @@
 //! What a resource's folder gives the fake: its operations (each a
 //! function that reads a [`Call`] and returns what it will do to the
 //! world), who owns each of its things (for access), and how its records
-//! load from and save to a world document. [`super::RESOURCES`] lists
+//! load from and save to a world document. [`super::resources`] lists
 //! every folder's [`Resource`]; the operations the fake models are the
 //! union of their tables.
 

@@ -10,7 +10,7 @@ use uuid::Uuid;
 use super::access::KeptToken;
 use super::catalog::{Catalog, Facility, Metro, Plan};
 use super::timings::Timings;
-use super::{device, hardware_reservation, organization, project, ssh_key, RESOURCES};
+use super::{device, hardware_reservation, organization, project, resources, ssh_key};
 use crate::clock::Wall;
 use crate::document::{WorldDoc, WorldError};
 use crate::faults::FailurePlan;
@@ -149,7 +149,7 @@ impl World {
     }
 
     /// The world `doc` describes, on the fake's clock at `now`: each
-    /// resource loads its records, in the order of [`RESOURCES`] (a record
+    /// resource loads its records, in the order of [`resources`] (a record
     /// names only records loaded before it).
     pub(crate) fn from_doc(
         doc: &WorldDoc,
@@ -170,11 +170,11 @@ impl World {
     }
 
     /// Loads `doc`'s records: the catalog, then each resource in the order
-    /// of [`RESOURCES`] (a record names only records loaded before it),
+    /// of [`resources`] (a record names only records loaded before it),
     /// then the tokens.
     fn load(&mut self, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
         self.catalog = Catalog::load(doc)?;
-        for resource in RESOURCES {
+        for resource in resources() {
             (resource.load)(self, doc, now)?;
         }
         self.tokens = KeptToken::load(self, doc)?;
@@ -189,7 +189,7 @@ impl World {
             ..WorldDoc::default()
         };
         self.catalog.save(&mut doc);
-        for resource in RESOURCES {
+        for resource in resources() {
             (resource.save)(self, &mut doc, now);
         }
         doc.tokens = self.tokens.iter().map(|t| t.rec.clone()).collect();

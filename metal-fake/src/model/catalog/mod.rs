@@ -1,4 +1,4 @@
-//! What a world offers to provision on: plans (by slug), operating
+//! The catalog family: what a world offers to provision on: plans (by slug), operating
 //! systems (by slug), metros (by code) and facilities (by code, each in a
 //! metro).
 //!
@@ -15,3 +15,8 @@ mod record;
 pub(crate) use operations::{FACILITIES, METROS, OPERATING_SYSTEMS, PLANS};
 pub(crate) use record::{Catalog, FacilityView, MetroView, PlanView};
 pub use record::{Facility, Metro, OperatingSystem, Plan};
+
+use super::Resource;
+
+/// The catalog family's resources, in load order.
+pub(crate) static RESOURCES: &[&Resource] = &[&PLANS, &OPERATING_SYSTEMS, &METROS, &FACILITIES];

@@ -7,11 +7,11 @@ use metal_api::operation as op;
 use serde::Serialize;
 use uuid::Uuid;
 
-use super::access::Owner;
-use super::render::{reply, Href};
-use super::resource::{acts, Modelled, Prepared, Resource};
-use super::World;
 use crate::call::{ApiError, Call};
+use crate::model::access::Owner;
+use crate::model::render::{reply, Href};
+use crate::model::resource::{acts, Modelled, Prepared, Resource};
+use crate::model::World;
 
 /// The collection of users' hrefs.
 pub(crate) const COLLECTION: &str = "users";
