@@ -1,0 +1,139 @@
+//! Another organisation's token reaches nothing of acme's: every operation
+//! of the spec, with each path parameter naming one of acme's things,
+//! answers globex's token `403` or `404` (or the fake's `501`, or a `422`
+//! that names nothing), never 2xx; and what globex may list (its projects,
+//! organisations, keys, the current user) holds none of acme's IDs.
+
+use crate::http;
+
+use metal_api::operation;
+use metal_fake::document::WorldDoc;
+use metal_fake::Fake;
+use serde_json::{json, Value};
+
+const ACME: &str = "acme-token";
+const GLOBEX: &str = "globex-token";
+const ACME_ORG: &str = "0a000000-0000-4000-8000-000000000001";
+const ACME_PROJECT: &str = "0b000000-0000-4000-8000-000000000001";
+const GLOBEX_PROJECT: &str = "0b000000-0000-4000-8000-000000000003";
+
+fn fake() -> Fake {
+    let doc: WorldDoc = serde_json::from_str(include_str!("../examples/world.json")).unwrap();
+    Fake::builder().world(doc).build()
+}
+
+async fn call(fake: &Fake, token: &str, method: &str, path: &str, body: Value) -> (u16, Value) {
+    let body = (method != "GET" && method != "DELETE").then_some(body);
+    http::in_process(fake, token, method, path, body).await
+}
+
+/// Acme's things, by the first segment of the paths that name them.
+async fn acme_things(fake: &Fake) -> Vec<(&'static str, String)> {
+    let doc = fake.world();
+    let (status, block) = call(
+        fake,
+        ACME,
+        "POST",
+        &format!("/projects/{ACME_PROJECT}/ips"),
+        json!({"type": "public_ipv4", "quantity": 1, "metro": "da"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{block}");
+    let project_key = doc
+        .ssh_keys
+        .iter()
+        .find(|k| k.project.is_some_and(|p| p.to_string() == ACME_PROJECT))
+        .expect("acme has a project key in examples/world.json");
+    let device = doc
+        .devices
+        .iter()
+        .find(|d| d.project.to_string() == ACME_PROJECT)
+        .expect("acme has a device in examples/world.json");
+    let reservation = doc
+        .reservations
+        .iter()
+        .find(|r| r.project.to_string() == ACME_PROJECT)
+        .expect("acme has a hardware reservation in examples/world.json");
+    vec![
+        ("organizations", ACME_ORG.to_string()),
+        ("projects", ACME_PROJECT.to_string()),
+        ("devices", device.id.to_string()),
+        ("hardware-reservations", reservation.id.to_string()),
+        ("ssh-keys", project_key.id.to_string()),
+        ("ips", block["id"].as_str().unwrap().to_string()),
+    ]
+}
+
+#[tokio::test(start_paused = true)]
+async fn another_organisation_s_token_reaches_nothing_of_acme_s() {
+    let fake = fake();
+    let things = acme_things(&fake).await;
+    let mut refused = 0;
+    for op in operation::ALL {
+        let first = op.path.trim_start_matches('/').split('/').next().unwrap();
+        let Some((_, id)) = things.iter().find(|(c, _)| *c == first) else {
+            continue;
+        };
+        if !op.path.contains('{') {
+            continue;
+        }
+        // Every parameter of the path names acme's thing (the first is
+        // the one access reads; the others, where any, the same ID).
+        let mut path = op.path.to_string();
+        while let Some(start) = path.find('{') {
+            let end = start + path[start..].find('}').unwrap();
+            path.replace_range(start..=end, id);
+        }
+        let (status, body) = call(&fake, GLOBEX, op.method.as_str(), &path, json!({})).await;
+        assert!(
+            !(200..300).contains(&status),
+            "{} {} {path} answered globex {status}: {body}",
+            op.id,
+            op.method
+        );
+        if status == 403 || status == 404 {
+            refused += 1;
+        }
+        // A refusal says nothing of acme's things either.
+        let text = body.to_string();
+        for (_, other) in &things {
+            assert!(
+                !text.contains(other.as_str()),
+                "{} named {other}: {text}",
+                op.id
+            );
+        }
+    }
+    // The modelled operations that name acme's things, at least.
+    assert!(refused >= 25, "only {refused} refusals");
+}
+
+#[tokio::test(start_paused = true)]
+async fn what_another_organisation_lists_holds_none_of_acme_s_ids() {
+    let fake = fake();
+    let things = acme_things(&fake).await;
+    for path in [
+        "/projects".to_string(),
+        "/organizations".to_string(),
+        "/ssh-keys".to_string(),
+        "/user".to_string(),
+        format!("/projects/{GLOBEX_PROJECT}/devices"),
+        format!("/projects/{GLOBEX_PROJECT}/ips"),
+        format!("/projects/{GLOBEX_PROJECT}/hardware-reservations"),
+    ] {
+        let (status, body) = call(&fake, GLOBEX, "GET", &path, Value::Null).await;
+        assert_eq!(status, 200, "{path}: {body}");
+        let text = body.to_string();
+        for (kind, id) in &things {
+            assert!(
+                !text.contains(id.as_str()),
+                "{path} shows acme's {kind} {id}: {text}"
+            );
+        }
+    }
+    // The current user's defaults are globex's own.
+    let (_, user) = call(&fake, GLOBEX, "GET", "/user", Value::Null).await;
+    assert_eq!(user["default_project_id"], GLOBEX_PROJECT, "{user}");
+    let (_, acme_user) = call(&fake, ACME, "GET", "/user", Value::Null).await;
+    assert_eq!(acme_user["default_project_id"], ACME_PROJECT, "{acme_user}");
+}

@@ -1,0 +1,36 @@
+//! metal-fake's integration tests, one binary (one build and one link for
+//! all of them); each file is one concern, as its own doc says. Tests that
+//! must be a process of their own, or need a feature or a tool, are files
+//! of their own beside this folder.
+
+#[path = "../common/mod.rs"]
+mod common;
+#[path = "../http/mod.rs"]
+mod http;
+#[cfg(feature = "cli")]
+#[path = "../binary/mod.rs"]
+mod binary;
+
+mod adding_an_operation;
+mod auth;
+mod clients_rely_on;
+mod clock;
+mod conformance;
+mod conformance_lists;
+mod control;
+mod control_schema;
+mod cross_org;
+mod fault_classes;
+mod ip_reservations;
+mod lifecycle;
+mod model;
+mod next_available;
+mod query_lists;
+mod record_bounds;
+mod relations;
+mod router;
+mod server;
+mod server_bounds;
+mod server_failures;
+mod ssh_key_race;
+mod world_document;

@@ -1,0 +1,17 @@
+//! metal-policy's integration tests, one binary (one build and one link for
+//! all of them); each file is one concern, as its own doc says. Tests that
+//! must be a process of their own, or need a feature or a tool, are files
+//! of their own beside this folder.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod budget;
+mod calls;
+mod every_operation;
+mod hostile;
+mod learn;
+mod next_available;
+mod policy;
+mod tracing;
+mod wire;
