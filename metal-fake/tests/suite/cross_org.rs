@@ -18,7 +18,7 @@ const ACME_PROJECT: &str = "0b000000-0000-4000-8000-000000000001";
 const GLOBEX_PROJECT: &str = "0b000000-0000-4000-8000-000000000003";
 
 fn fake() -> Fake {
-    let doc: WorldDoc = serde_json::from_str(include_str!("../examples/world.json")).unwrap();
+    let doc: WorldDoc = serde_json::from_str(include_str!("../../examples/world.json")).unwrap();
     Fake::builder().world(doc).build()
 }
 

@@ -3,13 +3,14 @@
 //! must be a process of their own, or need a feature or a tool, are files
 //! of their own beside this folder.
 
+#[cfg(feature = "cli")]
+#[allow(dead_code)] // the binary's helpers; the suite runs only some
+#[path = "../binary/mod.rs"]
+mod binary;
 #[path = "../common/mod.rs"]
 mod common;
 #[path = "../http/mod.rs"]
 mod http;
-#[cfg(feature = "cli")]
-#[path = "../binary/mod.rs"]
-mod binary;
 
 mod adding_an_operation;
 mod auth;

@@ -23,7 +23,7 @@ fn spec_operation<'s>(spec: &'s Value, op: &Operation) -> &'s Value {
 /// from the spec itself; checks on the way that the generated
 /// `Operation::lists` are exactly the spec's array-valued query parameters.
 fn lists() -> Vec<(&'static Operation, &'static str, Vec<String>)> {
-    let spec: Value = serde_json::from_str(include_str!("../../openapi/metal.json")).unwrap();
+    let spec: Value = serde_json::from_str(include_str!("../../../openapi/metal.json")).unwrap();
     let mut out = Vec::new();
     for op in operation::ALL {
         let params = spec_operation(&spec, op)["parameters"]

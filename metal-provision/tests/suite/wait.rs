@@ -5,9 +5,9 @@
 
 use std::time::Duration;
 
-use metal_api::DeviceState;
 use crate::common;
 use common::create_beside;
+use metal_api::DeviceState;
 use metal_fake::{FailProvisioning, Fake, Fault, FaultKind, Timings};
 use metal_policy::{wait_for_device, ExponentialBackoff, WaitError, Waiter};
 use tokio::time::Instant;

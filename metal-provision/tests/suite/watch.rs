@@ -7,9 +7,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use metal_api::DeviceState;
 use crate::common;
 use common::create_beside;
+use metal_api::DeviceState;
 use metal_fake::{FailProvisioning, Fake, Timings};
 use metal_policy::{DeviceQuery, DeviceWatch, Metal, WaitError, Waiter, WatchConfig, WatchError};
 use tokio::time::Instant;
