@@ -32,6 +32,5 @@ mod relations;
 mod router;
 mod server;
 mod server_bounds;
-mod server_failures;
 mod ssh_key_race;
 mod world_document;

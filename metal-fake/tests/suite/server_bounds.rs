@@ -401,8 +401,29 @@ async fn a_client_that_never_reads_its_replies_is_closed_after_the_write_timeout
     conn.write_all(request.repeat(requests).as_bytes())
         .await
         .unwrap();
-    // Read nothing for a while: the server's writes stall, then time out.
-    tokio::time::sleep(SHORT * 5).await;
+    // Read nothing until the server stops taking requests: its writes stall
+    // once the sockets' buffers are full, then time out. How long filling
+    // them takes depends on the machine's load, so this waits for the
+    // count of requests served to stop growing, not for a fixed time.
+    let served = || -> u64 {
+        fake.snapshot()
+            .requests
+            .iter()
+            .filter(|(op, _)| op.contains("HardwareReservations"))
+            .flat_map(|(_, statuses)| statuses.values())
+            .sum()
+    };
+    let waited = Instant::now();
+    let mut last = served();
+    loop {
+        tokio::time::sleep(SHORT * 3).await;
+        let now = served();
+        if now == last || waited.elapsed() > LONG {
+            break;
+        }
+        last = now;
+    }
+    tokio::time::sleep(SHORT * 2).await;
     let mut got = Vec::new();
     let read = timeout(LONG, conn.read_to_end(&mut got)).await;
     assert!(

@@ -8,10 +8,8 @@ mod common;
 
 mod budget;
 mod calls;
-mod every_operation;
 mod hostile;
 mod learn;
 mod next_available;
 mod policy;
-mod tracing;
 mod wire;

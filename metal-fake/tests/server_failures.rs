@@ -1,12 +1,15 @@
 //! Failures of the server are surfaced, not swallowed: a connection task
 //! that panics (here, a test's handler that panics) is logged with
 //! `tracing::error!` and counted, on the handle and in `/_fake/state`, and
-//! the server goes on serving other connections. (A server task that
+//! the server goes on serving other connections. A binary of its own: it
+//! reads the log of a thread's subscriber, which other tests' callsites,
+//! registered with no subscriber, could switch off (see
+//! metal-policy/tests/tracing.rs). (A server task that
 //! panics is an `Err` from `ServerHandle::try_shutdown`: tested beside the
 //! handle, in `src/server/handle.rs`, since only a broken accept loop
 //! panics there.)
 
-use crate::http;
+mod http;
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};

@@ -3,7 +3,7 @@
 //! threads with no subscriber would switch them off here. One test, so
 //! nothing else runs meanwhile.
 
-use crate::common;
+mod common;
 
 use std::sync::Arc;
 use std::time::Duration;
