@@ -46,6 +46,7 @@ pub use crate::model::{
     Organization, Plan, Project, SshKey, Token,
 };
 pub use crate::model::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
+pub use crate::model::{AddressFamily, BgpSession, Port, VirtualNetwork};
 
 /// The most records of one kind a world document may hold (projects,
 /// reservations, devices, SSH keys, ...): every list call renders all of
@@ -99,6 +100,16 @@ pub struct WorldDoc {
     /// IP reservations, each with its assignments to devices.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ip_reservations: Vec<IpReservation>,
+    /// Virtual networks (VLANs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub virtual_networks: Vec<VirtualNetwork>,
+    /// Devices' ports whose state is not a fresh server's (VLANs on them,
+    /// disbonded, layer 2); every other port is as a fresh server has it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<Port>,
+    /// Devices' BGP sessions (their projects' BGP on).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bgp_sessions: Vec<BgpSession>,
 }
 
 /// Why a world document was refused. Over HTTP, `422` with the message.
@@ -179,6 +190,9 @@ impl WorldDoc {
             ("devices", self.devices.len()),
             ("ssh_keys", self.ssh_keys.len()),
             ("ip_reservations", self.ip_reservations.len()),
+            ("virtual_networks", self.virtual_networks.len()),
+            ("ports", self.ports.len()),
+            ("bgp_sessions", self.bgp_sessions.len()),
         ];
         for (kind, count) in counts {
             if count > MAX_RECORDS {

@@ -161,7 +161,7 @@ fn given(text: &Option<String>) -> Option<&str> {
 impl World {
     /// The metro (and facility) a public block is placed in: the facility's
     /// metro when a facility is given (in the metro, when both are).
-    fn place(
+    pub(crate) fn place(
         &self,
         metro: Option<&str>,
         facility: Option<&str>,
