@@ -49,7 +49,7 @@ async fn enable_bgp(fake: &Fake) {
         fake,
         "POST",
         &format!("/projects/{PROJECT}/bgp-configs"),
-        Some(json!({"deployment_type": "local", "asn": 65000, "md5": "secret"})),
+        Some(json!({"deployment_type": "local", "asn": 65000, "md5": "Secret12345"})),
     )
     .await;
     assert_eq!(status, 204, "{body}");
@@ -128,7 +128,7 @@ async fn the_neighbour_data_follows_the_sessions_and_the_project_s_config() {
     assert_eq!(v4["customer_as"], 65000);
     assert_eq!(v4["peer_as"], 65530);
     assert_eq!(v4["peer_ips"], json!(["169.254.255.1", "169.254.255.2"]));
-    assert_eq!((&v4["md5_enabled"], &v4["md5_password"]), (&json!(true), &json!("secret")));
+    assert_eq!((&v4["md5_enabled"], &v4["md5_password"]), (&json!(true), &json!("Secret12345")));
     assert_eq!(v4["multihop"], true);
     assert_eq!(
         v4["routes_in"],
