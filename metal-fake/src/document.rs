@@ -46,7 +46,7 @@ pub use crate::model::{
     Organization, Plan, Project, SshKey, Token,
 };
 pub use crate::model::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
-pub use crate::model::{AddressFamily, BgpSession, Port, VirtualNetwork};
+pub use crate::model::{AddressFamily, BgpSession, MetalGateway, Port, VirtualNetwork};
 
 /// The most records of one kind a world document may hold (projects,
 /// reservations, devices, SSH keys, ...): every list call renders all of
@@ -110,6 +110,9 @@ pub struct WorldDoc {
     /// Devices' BGP sessions (their projects' BGP on).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bgp_sessions: Vec<BgpSession>,
+    /// Metal Gateways, each on a VLAN with a block.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metal_gateways: Vec<MetalGateway>,
 }
 
 /// Why a world document was refused. Over HTTP, `422` with the message.
@@ -193,6 +196,7 @@ impl WorldDoc {
             ("virtual_networks", self.virtual_networks.len()),
             ("ports", self.ports.len()),
             ("bgp_sessions", self.bgp_sessions.len()),
+            ("metal_gateways", self.metal_gateways.len()),
         ];
         for (kind, count) in counts {
             if count > MAX_RECORDS {

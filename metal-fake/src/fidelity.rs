@@ -140,7 +140,8 @@
 //! release (then `404`): `tests/external_ip_reservations.rs`
 //! (`TestIPReservations` in `tests/clients/go/packngo`).
 //!
-//! Not modelled: VRF, private IPv4 and IPv6 blocks (`422`),
+//! Not modelled: requested VRF, private IPv4 and IPv6 blocks (`422`;
+//! a Metal Gateway makes its private block, below),
 //! `updateIPAddress`, custom data reads, `findIPAvailabilities`, and
 //! `findIPAddressById` of a device's own addresses (`404`).
 //!
@@ -169,8 +170,12 @@
 //! | `createBgpSession` needs the project's BGP configuration: without it `422` "BGP is not enabled"; one session an address family a device (`422` for a second); the reply has `address_family`, `default_route`, `device` (a stub unless `include=device`, then the device whole), `learned_routes` (`[]`), `status` (`down`: the fake's devices run no BGP speaker) | the message from kontena/pharos-cluster PR 1518 and equinix/terraform-equinix-metal-anthos-on-baremetal issue 31; Terraform's session resource reads with `include=device` and sets `device_id` from it (the spec has the device as a bare href there: beyond the spec); packngo issue 123 (a session reading `status: down`). **Thin**: the status code, the one-a-family rule | world document: `bgp_sessions[]` | `a_session_needs_the_project_s_bgp_…` |
 //! | `findBgpSessions` (the device's), `findProjectBgpSessions`, `findBgpSessionById`, `updateBgpSession` (the body is the default route, a JSON boolean; `200` without a body), `deleteBgpSession` (`204`, then `404`); a device's delete takes its sessions | the spec | no | `a_session_needs_…`, `sessions_round_trip_and_go_with_their_device` |
 //! | `getBgpNeighborData`: one entry a session: `address_family` (4, 6), `customer_as` (the project's ASN), `customer_ip` (the device's private IPv4 address, or its public IPv6 one; absent before it has addresses), `md5_enabled`/`md5_password` (the project's), `multihop` (`true`), `peer_as` 65530, `peer_ips` (`169.254.255.1`, `.2`; `fc00::e`, `fc00::f`), `routes_in` (IPv4: the project's reserved blocks of the device's metro and global ones, not exact), `routes_out` (the default route, exact, when asked for); none while the project's BGP is off | public test fixtures of metadata BGP clients (the same shape and values, multihop with two peers); cloud-provider-equinix-metal issue 178 (sessions only from the private IPv4 address, peers `169.254.255.1` and `.2`). **Thin**: routes in from the project's blocks | no | `the_neighbour_data_follows_the_sessions_and_the_project_s_config` |
+//! | `createMetalGateway` on a VLAN of the project (`virtual_network_id`) with `private_ipv4_subnet_size` (8, 16, 32, 64 or 128: a `private_ipv4` block of the VLAN's metro is made, `public: false`, from a made-up pool `10.0.0.0/12`) or `ip_reservation_id` (a private or public block of the project in the VLAN's metro, with no addresses assigned); exactly one of the two; one gateway a VLAN and a block; the reply `201`, `state: ready`, the project, VLAN and block stubs unless included | Terraform's gateway resource (sends one of the two, reads with `include=project,ip_reservation,virtual_network,vrf` and `ip_reservation.public`, `cidr`); its docs ("must be one of (8, 16, 32, 64, 128)", "the reservation must be in the same metro as the VLAN", a public block of 2 in its example); metal-cli's gateway create ("Private 10.x.x.x/28 subnet"). **Thin**: one gateway a VLAN, the refusals' wording, `ready` from the start | world document: `metal_gateways[]` (`own_block`: made with it) | `a_gateway_with_a_private_block_…`, `a_gateway_on_a_reserved_block_…` |
+//! | a gateway's block shows its `metal_gateway` (`MetalGatewayLite`: `vlan`, `gateway_address` `a.b.c.d/n`, the block's first host), the VLAN its `metal_gateways`; `findMetalGatewaysByProject` pages with `meta`; the block's addresses are not assigned to devices, and the block, the VLAN and the project refuse their delete while the gateway stands (`422`) | the spec's `MetalGatewayLite`, `IPReservation.metal_gateway`, `VirtualNetwork.metal_gateways`. **Thin**: the refusals (Terraform deletes gateways before their VLANs and blocks) | no | `a_gateway_with_a_private_block_…` |
+//! | `deleteMetalGateway` answers `202` with the gateway, `state: deleting`; it then reads `404`, and a block made with it is released with it (a block named stays) | Terraform's delete (sends the includes, waits out `deleting` until `404`); the issue ("delete, which frees the block") | no | `a_gateway_with_a_private_block_…`, `over_http_every_gateway_reply_matches_the_spec` |
 //!
-//! Not modelled yet: port VLAN assignment batches and assignments,
-//! Metal Gateways, VRFs, interconnections and virtual circuits, global
-//! BGP ranges (`501`); the device's own `network_type` (the spec's
-//! `Device` has none: clients read the bond's).
+//! Not modelled yet: port VLAN assignment batches and assignments, VRFs
+//! and VRF gateways (a VRF block is refused), a gateway's elastic IPs,
+//! interconnections and virtual circuits, global BGP ranges (`501`); the
+//! device's own `network_type` (the spec's `Device` has none: clients
+//! read the bond's).

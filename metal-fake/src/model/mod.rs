@@ -14,7 +14,8 @@
 //! - `compute`: `device`, `hardware_reservation`.
 //! - `network`: `ip_reservation` (IP reservations and their assignments
 //!   to devices), `vlan` (virtual networks), `port` (devices' ports),
-//!   `bgp_session` (devices' BGP sessions and neighbour data).
+//!   `bgp_session` (devices' BGP sessions and neighbour data),
+//!   `metal_gateway` (a VLAN's router with its block).
 //! - `account`: `organization`, `project`, `ssh_key`, `user` (the current
 //!   user).
 //! - `catalog`: plans, operating systems, metros and facilities, listed.
@@ -48,7 +49,7 @@ mod world;
 
 pub(crate) use account::{organization, project, ssh_key, user};
 pub(crate) use compute::{device, hardware_reservation};
-pub(crate) use network::{bgp_session, ip_reservation, port, vlan};
+pub(crate) use network::{bgp_session, ip_reservation, metal_gateway, port, vlan};
 
 pub(crate) use access::Access;
 pub use access::Token;
@@ -59,6 +60,7 @@ pub use device::{Device, DeviceState};
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
 pub use ip_reservation::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
+pub use metal_gateway::MetalGateway;
 pub use organization::Organization;
 pub use port::Port;
 pub use project::{BgpConfig, Project};

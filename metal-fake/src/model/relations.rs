@@ -24,6 +24,9 @@
 //! port             → device             cascade   (a device's ports' state)
 //! port             → VLAN               restrict  (a VLAN on a port stays)
 //! BGP session      → device             cascade
+//! Metal Gateway    → project            restrict
+//! Metal Gateway    → VLAN               restrict
+//! Metal Gateway    → IP reservation     restrict  (its block stays bound)
 //! token scope      → project            unlink
 //! token scope      → organization       unlink
 //! ```
@@ -48,6 +51,7 @@ pub(crate) enum Kind {
     VirtualNetwork,
     Port,
     BgpSession,
+    MetalGateway,
     Token,
 }
 
@@ -65,6 +69,7 @@ impl Kind {
             Self::VirtualNetwork => "virtual network",
             Self::Port => "port",
             Self::BgpSession => "bgp session",
+            Self::MetalGateway => "metal gateway",
             Self::Token => "token",
         }
     }
@@ -220,6 +225,43 @@ pub(crate) static RELATIONS: &[Relation] = &[
         },
     },
     Relation {
+        child: Kind::MetalGateway,
+        parent: Kind::Project,
+        on_delete: OnDelete::Restrict("Cannot delete a project that has Metal Gateways"),
+        links: |w| {
+            w.gateways
+                .values()
+                .map(|g| (g.rec.id, g.rec.project))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::MetalGateway,
+        parent: Kind::VirtualNetwork,
+        on_delete: OnDelete::Restrict(
+            "The virtual network has a Metal Gateway: delete the gateway first",
+        ),
+        links: |w| {
+            w.gateways
+                .values()
+                .map(|g| (g.rec.id, g.rec.virtual_network))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::MetalGateway,
+        parent: Kind::IpReservation,
+        on_delete: OnDelete::Restrict(
+            "The IP reservation is bound to a Metal Gateway: delete the gateway first",
+        ),
+        links: |w| {
+            w.gateways
+                .values()
+                .map(|g| (g.rec.id, g.rec.ip_reservation))
+                .collect()
+        },
+    },
+    Relation {
         child: Kind::Token,
         parent: Kind::Project,
         on_delete: OnDelete::Unlink,
@@ -278,6 +320,7 @@ impl World {
             Kind::VirtualNetwork => self.vlans.contains_key(&id),
             Kind::Port => self.ports.contains_key(&id),
             Kind::BgpSession => self.bgp_sessions.contains_key(&id),
+            Kind::MetalGateway => self.gateways.contains_key(&id),
             Kind::Token => usize::try_from(id.as_u128()).is_ok_and(|i| i < self.tokens.len()),
         }
     }
@@ -376,6 +419,9 @@ impl World {
             }
             Kind::BgpSession => {
                 self.bgp_sessions.remove(&id);
+            }
+            Kind::MetalGateway => {
+                self.gateways.remove(&id);
             }
             // Tokens are never removed by a cascade (only unlinked).
             Kind::Token => {}

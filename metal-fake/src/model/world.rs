@@ -51,6 +51,8 @@ pub(crate) struct World {
     pub(crate) ports: HashMap<Uuid, super::port::Kept>,
     /// Devices' BGP sessions by ID.
     pub(crate) bgp_sessions: HashMap<Uuid, super::bgp_session::Kept>,
+    /// Metal Gateways by ID.
+    pub(crate) gateways: HashMap<Uuid, super::metal_gateway::Kept>,
     seq: u64,
     /// Devices ever created through the API (not by a competitor).
     pub(crate) devices_created: u64,
@@ -83,6 +85,7 @@ impl World {
             vlans: HashMap::new(),
             ports: HashMap::new(),
             bgp_sessions: HashMap::new(),
+            gateways: HashMap::new(),
             seq: 0,
             devices_created: 0,
             competitor_devices: 0,

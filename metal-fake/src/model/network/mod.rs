@@ -1,11 +1,12 @@
 //! The network family: IP reservations and their assignments to devices,
 //! virtual networks (VLANs), devices' ports with the VLANs on them, and
-//! devices' BGP sessions.
+//! devices' BGP sessions, and Metal Gateways.
 //! Its resources, in the order a world document loads them, are
 //! [`RESOURCES`].
 
 pub(crate) mod bgp_session;
 pub(crate) mod ip_reservation;
+pub(crate) mod metal_gateway;
 pub(crate) mod port;
 pub(crate) mod vlan;
 
@@ -18,4 +19,5 @@ pub(crate) static RESOURCES: &[&Resource] = &[
     &vlan::RESOURCE,
     &port::RESOURCE,
     &bgp_session::RESOURCE,
+    &metal_gateway::RESOURCE,
 ];

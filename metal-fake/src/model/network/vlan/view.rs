@@ -11,7 +11,8 @@ use super::record::Kept;
 use crate::model::catalog::MetroView;
 use crate::model::device::{self, DeviceField};
 use crate::model::project::ProjectField;
-use crate::model::render::{Empty, Expand, Href, Stamp, Stub};
+use crate::model::metal_gateway::GatewayLite;
+use crate::model::render::{Expand, Href, Stamp, Stub};
 use crate::model::World;
 
 /// The collection of VLANs' paths and hrefs.
@@ -34,7 +35,7 @@ pub(crate) struct VlanView<'a> {
     assigned_to: ProjectField<'a>,
     assigned_to_virtual_circuit: bool,
     instances: Vec<DeviceField<'a>>,
-    metal_gateways: Empty,
+    metal_gateways: Vec<GatewayLite>,
     created_at: Stamp,
 }
 
@@ -83,7 +84,11 @@ impl World {
             assigned_to: self.project_field(rec.project, expand.includes("assigned_to")),
             assigned_to_virtual_circuit: false,
             instances,
-            metal_gateways: Empty,
+            metal_gateways: self
+                .gateways_of_vlan(rec.id)
+                .into_iter()
+                .map(|g| self.gateway_lite(g))
+                .collect(),
             created_at: Stamp(self.clock.wall(v.created)),
         }
     }
