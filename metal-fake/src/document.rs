@@ -41,12 +41,12 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+pub use crate::model::{AddressFamily, BgpSession, MetalGateway, Port, VirtualNetwork};
 pub use crate::model::{
     BgpConfig, Device, DeviceState, Facility, HardwareReservation, Metro, OperatingSystem,
     Organization, Plan, Project, SshKey, Token,
 };
 pub use crate::model::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
-pub use crate::model::{AddressFamily, BgpSession, MetalGateway, Port, VirtualNetwork};
 
 /// The most records of one kind a world document may hold (projects,
 /// reservations, devices, SSH keys, ...): every list call renders all of

@@ -65,7 +65,14 @@ async fn acme_things(fake: &Fake) -> Vec<(&'static str, String)> {
     .await;
     assert_eq!(status, 201, "{vlan}");
     let vlan = vlan["id"].as_str().unwrap().to_string();
-    let (_, d) = call(fake, ACME, "GET", &format!("/devices/{}", device.id), json!({})).await;
+    let (_, d) = call(
+        fake,
+        ACME,
+        "GET",
+        &format!("/devices/{}", device.id),
+        json!({}),
+    )
+    .await;
     let bond0 = d["network_ports"][0]["id"].as_str().unwrap().to_string();
     let (status, body) = call(
         fake,

@@ -66,7 +66,11 @@ async fn a_gateway_with_a_private_block_shows_it_and_takes_it_when_deleted() {
     let fake = fake();
     let v = vlan(&fake, PROJECT, "da").await;
     // As Terraform creates it.
-    let (status, g) = create(&fake, json!({"virtual_network_id": v, "private_ipv4_subnet_size": 8})).await;
+    let (status, g) = create(
+        &fake,
+        json!({"virtual_network_id": v, "private_ipv4_subnet_size": 8}),
+    )
+    .await;
     assert_eq!(status, 201, "{g}");
     assert_eq!(g["state"], "ready");
     assert_eq!(g["virtual_network"]["id"], v.as_str());
@@ -74,17 +78,32 @@ async fn a_gateway_with_a_private_block_shows_it_and_takes_it_when_deleted() {
     assert_eq!(block["type"], "private_ipv4");
     assert_eq!(block["public"], false);
     assert_eq!(block["cidr"], 29);
-    assert!(block["network"].as_str().unwrap().starts_with("10."), "{block}");
+    assert!(
+        block["network"].as_str().unwrap().starts_with("10."),
+        "{block}"
+    );
     assert_eq!(block["metal_gateway"]["id"], g["id"]);
     assert_eq!(block["metal_gateway"]["vlan"], 1000);
     let block_id = block["id"].as_str().unwrap().to_string();
     // The VLAN names its gateway; the project lists it.
     let (_, got) = call(&fake, "GET", &format!("/virtual-networks/{v}"), None).await;
     assert_eq!(got["metal_gateways"][0]["id"], g["id"]);
-    let (_, list) = call(&fake, "GET", &format!("/projects/{PROJECT}/metal-gateways"), None).await;
+    let (_, list) = call(
+        &fake,
+        "GET",
+        &format!("/projects/{PROJECT}/metal-gateways"),
+        None,
+    )
+    .await;
     assert_eq!(list["metal_gateways"][0]["id"], g["id"]);
     assert_eq!(list["meta"]["total"], 1);
-    let (_, blocks) = call(&fake, "GET", &format!("/projects/{PROJECT}/ips?types=private_ipv4"), None).await;
+    let (_, blocks) = call(
+        &fake,
+        "GET",
+        &format!("/projects/{PROJECT}/ips?types=private_ipv4"),
+        None,
+    )
+    .await;
     assert_eq!(blocks["ip_addresses"][0]["id"], block_id.as_str());
 
     // What it holds stays while it does.
@@ -100,45 +119,105 @@ async fn a_gateway_with_a_private_block_shows_it_and_takes_it_when_deleted() {
     refused(format!("/projects/{PROJECT}")).await;
     // Its block's addresses do not go to devices.
     let address = block["address"].as_str().unwrap();
-    let (status, _) = call(&fake, "POST", &format!("/devices/{DEVICE}/ips"), Some(json!({"address": address}))).await;
+    let (status, _) = call(
+        &fake,
+        "POST",
+        &format!("/devices/{DEVICE}/ips"),
+        Some(json!({"address": address})),
+    )
+    .await;
     assert_eq!(status, 422);
 
     // One gateway a VLAN.
-    let (status, _) = create(&fake, json!({"virtual_network_id": v, "private_ipv4_subnet_size": 8})).await;
+    let (status, _) = create(
+        &fake,
+        json!({"virtual_network_id": v, "private_ipv4_subnet_size": 8}),
+    )
+    .await;
     assert_eq!(status, 422);
 
     let path = format!("/metal-gateways/{}", g["id"].as_str().unwrap());
-    let (status, gone) = call(&fake, "DELETE", &format!("{path}?include=ip_reservation"), None).await;
+    let (status, gone) = call(
+        &fake,
+        "DELETE",
+        &format!("{path}?include=ip_reservation"),
+        None,
+    )
+    .await;
     assert_eq!((status, &gone["state"]), (202, &json!("deleting")));
     assert_eq!(call(&fake, "GET", &path, None).await.0, 404);
-    assert_eq!(call(&fake, "GET", &format!("/ips/{block_id}"), None).await.0, 404);
-    assert_eq!(call(&fake, "DELETE", &format!("/virtual-networks/{v}"), None).await.0, 204);
+    assert_eq!(
+        call(&fake, "GET", &format!("/ips/{block_id}"), None)
+            .await
+            .0,
+        404
+    );
+    assert_eq!(
+        call(&fake, "DELETE", &format!("/virtual-networks/{v}"), None)
+            .await
+            .0,
+        204
+    );
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_gateway_on_a_reserved_block_leaves_it_and_refuses_what_does_not_fit() {
     let fake = fake();
     let da = vlan(&fake, PROJECT, "da").await;
-    let (_, block) = call(&fake, "POST", &format!("/projects/{PROJECT}/ips"), Some(json!({"type": "public_ipv4", "quantity": 2, "metro": "da"}))).await;
-    let (_, sv_block) = call(&fake, "POST", &format!("/projects/{PROJECT}/ips"), Some(json!({"type": "public_ipv4", "quantity": 2, "metro": "sv"}))).await;
+    let (_, block) = call(
+        &fake,
+        "POST",
+        &format!("/projects/{PROJECT}/ips"),
+        Some(json!({"type": "public_ipv4", "quantity": 2, "metro": "da"})),
+    )
+    .await;
+    let (_, sv_block) = call(
+        &fake,
+        "POST",
+        &format!("/projects/{PROJECT}/ips"),
+        Some(json!({"type": "public_ipv4", "quantity": 2, "metro": "sv"})),
+    )
+    .await;
     let other = vlan(&fake, OTHER_PROJECT, "da").await;
     for (body, why) in [
         (json!({"virtual_network_id": da}), "Either"),
-        (json!({"virtual_network_id": da, "private_ipv4_subnet_size": 8, "ip_reservation_id": block["id"]}), "Either"),
-        (json!({"virtual_network_id": da, "private_ipv4_subnet_size": 4}), "one of"),
-        (json!({"virtual_network_id": da, "ip_reservation_id": sv_block["id"]}), "same metro"),
-        (json!({"virtual_network_id": other, "private_ipv4_subnet_size": 8}), "another project"),
-        (json!({"virtual_network_id": uuid::Uuid::new_v4(), "private_ipv4_subnet_size": 8}), "not found"),
+        (
+            json!({"virtual_network_id": da, "private_ipv4_subnet_size": 8, "ip_reservation_id": block["id"]}),
+            "Either",
+        ),
+        (
+            json!({"virtual_network_id": da, "private_ipv4_subnet_size": 4}),
+            "one of",
+        ),
+        (
+            json!({"virtual_network_id": da, "ip_reservation_id": sv_block["id"]}),
+            "same metro",
+        ),
+        (
+            json!({"virtual_network_id": other, "private_ipv4_subnet_size": 8}),
+            "another project",
+        ),
+        (
+            json!({"virtual_network_id": uuid::Uuid::new_v4(), "private_ipv4_subnet_size": 8}),
+            "not found",
+        ),
     ] {
         let (status, reply) = create(&fake, body.clone()).await;
         assert_eq!(status, 422, "{body}: {reply}");
-        assert!(reply["errors"][0].as_str().unwrap().contains(why), "{body}: {reply}");
+        assert!(
+            reply["errors"][0].as_str().unwrap().contains(why),
+            "{body}: {reply}"
+        );
     }
     // Nothing was made by the refusals.
     let (_, blocks) = call(&fake, "GET", &format!("/projects/{PROJECT}/ips"), None).await;
     assert_eq!(blocks["ip_addresses"].as_array().unwrap().len(), 2);
 
-    let (status, g) = create(&fake, json!({"virtual_network_id": da, "ip_reservation_id": block["id"]})).await;
+    let (status, g) = create(
+        &fake,
+        json!({"virtual_network_id": da, "ip_reservation_id": block["id"]}),
+    )
+    .await;
     assert_eq!(status, 201, "{g}");
     assert_eq!(g["ip_reservation"]["public"], true);
     let saved = fake.world();
@@ -160,9 +239,13 @@ async fn a_gateway_on_a_reserved_block_leaves_it_and_refuses_what_does_not_fit()
 #[tokio::test]
 async fn over_http_every_gateway_reply_matches_the_spec() {
     let fake = fake();
-    let server = metal_fake::bind(fake.clone(), "127.0.0.1:0", ServerConfig::new("t").record_replies(true))
-        .await
-        .unwrap();
+    let server = metal_fake::bind(
+        fake.clone(),
+        "127.0.0.1:0",
+        ServerConfig::new("t").record_replies(true),
+    )
+    .await
+    .unwrap();
     let client = http::client();
     let send = |method: &str, path: String, body: Option<Value>| {
         let mut r = client
@@ -180,17 +263,35 @@ async fn over_http_every_gateway_reply_matches_the_spec() {
             (status, reply.json::<Value>().await.unwrap_or(Value::Null))
         }
     };
-    let (_, v) = send("POST", format!("/projects/{PROJECT}/virtual-networks"), Some(json!({"metro": "da"}))).await;
+    let (_, v) = send(
+        "POST",
+        format!("/projects/{PROJECT}/virtual-networks"),
+        Some(json!({"metro": "da"})),
+    )
+    .await;
     let v = v["id"].as_str().unwrap().to_string();
     let include = "include=project,ip_reservation,virtual_network";
-    let (status, g) = send("POST", format!("/projects/{PROJECT}/metal-gateways?{include}"), Some(json!({"virtual_network_id": v, "private_ipv4_subnet_size": 16}))).await;
+    let (status, g) = send(
+        "POST",
+        format!("/projects/{PROJECT}/metal-gateways?{include}"),
+        Some(json!({"virtual_network_id": v, "private_ipv4_subnet_size": 16})),
+    )
+    .await;
     assert_eq!(status, 201, "{g}");
     let path = format!("/metal-gateways/{}", g["id"].as_str().unwrap());
     for (method, p, want) in [
         ("GET", format!("{path}?{include}"), 200),
-        ("GET", format!("/projects/{PROJECT}/metal-gateways?include=ip_reservation"), 200),
+        (
+            "GET",
+            format!("/projects/{PROJECT}/metal-gateways?include=ip_reservation"),
+            200,
+        ),
         ("GET", format!("/virtual-networks/{v}"), 200),
-        ("GET", format!("/projects/{PROJECT}/ips?types=private_ipv4"), 200),
+        (
+            "GET",
+            format!("/projects/{PROJECT}/ips?types=private_ipv4"),
+            200,
+        ),
         ("DELETE", format!("/virtual-networks/{v}"), 422),
         ("DELETE", format!("{path}?{include}"), 202),
         ("GET", format!("{path}?{include}"), 404),

@@ -104,40 +104,77 @@ async fn every_device_has_its_plan_s_ports_in_its_network_ports_and_at_their_pat
         assert_eq!(eth["type"], "NetworkPort");
         assert_eq!(eth["bond"], json!({"id": two[0]["id"], "name": "bond0"}));
         assert_eq!(eth["data"]["bonded"], true);
-        assert!(eth["data"]["mac"].as_str().unwrap().starts_with("0c:42:a1:"));
+        assert!(eth["data"]["mac"]
+            .as_str()
+            .unwrap()
+            .starts_with("0c:42:a1:"));
         assert_eq!(eth["virtual_networks"], json!([]));
         assert!(eth.get("network_type").is_none(), "{eth}");
     }
     assert_ne!(two[1]["data"]["mac"], two[2]["data"]["mac"]);
     // The same port at its own path.
     for p in &two {
-        let (status, got) = call(&fake, "GET", p["href"].as_str().unwrap().trim_start_matches("/metal/v1"), None).await;
+        let (status, got) = call(
+            &fake,
+            "GET",
+            p["href"].as_str().unwrap().trim_start_matches("/metal/v1"),
+            None,
+        )
+        .await;
         assert_eq!((status, &got), (200, p));
     }
     // A four-port plan: two bonds, eth1 in bond1.
     let four = ports(&fake, BIG_DEVICE).await;
     let names: Vec<&str> = four.iter().map(|p| p["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["bond0", "bond1", "eth0", "eth1", "eth2", "eth3"]);
-    let bond_of = |name: &str| {
-        four.iter().find(|p| p["name"] == name).unwrap()["bond"]["name"].clone()
-    };
+    let bond_of =
+        |name: &str| four.iter().find(|p| p["name"] == name).unwrap()["bond"]["name"].clone();
     assert_eq!(
         ["eth0", "eth1", "eth2", "eth3"].map(bond_of),
-        [json!("bond0"), json!("bond1"), json!("bond1"), json!("bond0")]
+        [
+            json!("bond0"),
+            json!("bond1"),
+            json!("bond1"),
+            json!("bond0")
+        ]
     );
     // Each MAC filters the project's devices to its own.
     let mac = four[5]["data"]["mac"].as_str().unwrap().to_uppercase();
-    let (_, listed) = call(&fake, "GET", &format!("/projects/{PROJECT}/devices?mac_address={mac}"), None).await;
-    let ids: Vec<&Value> = listed["devices"].as_array().unwrap().iter().map(|d| &d["id"]).collect();
+    let (_, listed) = call(
+        &fake,
+        "GET",
+        &format!("/projects/{PROJECT}/devices?mac_address={mac}"),
+        None,
+    )
+    .await;
+    let ids: Vec<&Value> = listed["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| &d["id"])
+        .collect();
     assert_eq!(ids, [&json!(BIG_DEVICE)]);
     // An ID no device has is 404.
-    assert_eq!(call(&fake, "GET", &format!("/ports/{}", uuid::Uuid::new_v4()), None).await.0, 404);
+    assert_eq!(
+        call(
+            &fake,
+            "GET",
+            &format!("/ports/{}", uuid::Uuid::new_v4()),
+            None
+        )
+        .await
+        .0,
+        404
+    );
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_vlan_goes_on_a_disbonded_port_of_its_metro_with_its_native_vlan() {
     let fake = fake();
-    let (bond0, eth1) = (port(&fake, DA_DEVICE, "bond0").await, port(&fake, DA_DEVICE, "eth1").await);
+    let (bond0, eth1) = (
+        port(&fake, DA_DEVICE, "bond0").await,
+        port(&fake, DA_DEVICE, "eth1").await,
+    );
     let da = vlan(&fake, "da").await;
     let sv = vlan(&fake, "sv").await;
     // A bonded port's members take no VLAN of their own.
@@ -152,13 +189,27 @@ async fn a_vlan_goes_on_a_disbonded_port_of_its_metro_with_its_native_vlan() {
     assert!(message.contains("metro"), "{message}");
     let (status, p) = act(&fake, &eth1, "assign", Some(json!({"vnid": da}))).await;
     assert_eq!(status, 200, "{p}");
-    assert_eq!(p["virtual_networks"], json!([{"href": format!("/metal/v1/virtual-networks/{da}")}]));
-    let (_, p) = call(&fake, "GET", &format!("/ports/{eth1}?include=virtual_networks"), None).await;
+    assert_eq!(
+        p["virtual_networks"],
+        json!([{"href": format!("/metal/v1/virtual-networks/{da}")}])
+    );
+    let (_, p) = call(
+        &fake,
+        "GET",
+        &format!("/ports/{eth1}?include=virtual_networks"),
+        None,
+    )
+    .await;
     assert_eq!(p["virtual_networks"][0]["vxlan"], 1000);
-    assert!(refusal(act(&fake, &eth1, "assign", Some(json!({"vnid": da}))).await).contains("already"));
+    assert!(
+        refusal(act(&fake, &eth1, "assign", Some(json!({"vnid": da}))).await).contains("already")
+    );
     // The device's view shows it too.
     let shown = ports(&fake, DA_DEVICE).await;
-    assert_eq!(shown[2]["virtual_networks"][0]["href"], format!("/metal/v1/virtual-networks/{da}"));
+    assert_eq!(
+        shown[2]["virtual_networks"][0]["href"],
+        format!("/metal/v1/virtual-networks/{da}")
+    );
 
     // The native VLAN: one of the port's, and it stays until removed.
     let other = vlan(&fake, "da").await;
@@ -166,16 +217,28 @@ async fn a_vlan_goes_on_a_disbonded_port_of_its_metro_with_its_native_vlan() {
     assert!(message.contains("assigned"), "{message}");
     let (status, p) = act(&fake, &eth1, &format!("native-vlan?vnid={da}"), None).await;
     assert_eq!(status, 200);
-    assert_eq!(p["native_virtual_network"]["href"], format!("/metal/v1/virtual-networks/{da}"));
-    assert!(refusal(act(&fake, &eth1, "unassign", Some(json!({"vnid": da}))).await).contains("native"));
+    assert_eq!(
+        p["native_virtual_network"]["href"],
+        format!("/metal/v1/virtual-networks/{da}")
+    );
+    assert!(
+        refusal(act(&fake, &eth1, "unassign", Some(json!({"vnid": da}))).await).contains("native")
+    );
     let (status, p) = call(&fake, "DELETE", &format!("/ports/{eth1}/native-vlan"), None).await;
     assert_eq!(status, 200);
     assert!(p.get("native_virtual_network").is_none(), "{p}");
     // By its vxlan, as Terraform's `vxlan_ids` name it.
     let (status, p) = act(&fake, &eth1, "unassign", Some(json!({"vnid": "1000"}))).await;
     assert_eq!((status, &p["virtual_networks"]), (200, &json!([])));
-    assert!(refusal(act(&fake, &eth1, "unassign", Some(json!({"vnid": da}))).await).contains("not assigned"));
-    for bad in [json!({}), json!({"vnid": "nope"}), json!({"vnid": uuid::Uuid::new_v4()})] {
+    assert!(
+        refusal(act(&fake, &eth1, "unassign", Some(json!({"vnid": da}))).await)
+            .contains("not assigned")
+    );
+    for bad in [
+        json!({}),
+        json!({"vnid": "nope"}),
+        json!({"vnid": uuid::Uuid::new_v4()}),
+    ] {
         refusal(act(&fake, &eth1, "assign", Some(bad)).await);
     }
     // Bonded again, it is layer 3 again.
@@ -201,22 +264,43 @@ async fn a_bond_goes_hybrid_bonded_then_layer_2_and_back_with_the_api_s_refusals
     let (status, p) = act(&fake, &bond0, "convert/layer-2", None).await;
     assert_eq!((status, &p["network_type"]), (200, &json!("layer2-bonded")));
     // packngo sends the bulk flag in the body.
-    let (status, p) = act(&fake, &bond0, "disbond", Some(json!({"id": bond0, "bulk_disable": true}))).await;
-    assert_eq!((status, &p["network_type"]), (200, &json!("layer2-individual")));
+    let (status, p) = act(
+        &fake,
+        &bond0,
+        "disbond",
+        Some(json!({"id": bond0, "bulk_disable": true})),
+    )
+    .await;
+    assert_eq!(
+        (status, &p["network_type"]),
+        (200, &json!("layer2-individual"))
+    );
     assert_eq!(p["data"]["bonded"], false);
     // A bond whose ports left it takes no VLAN; a port of it does.
     let other = vlan(&fake, "da").await;
-    assert!(refusal(act(&fake, &bond0, "assign", Some(json!({"vnid": other}))).await).contains("disbonded"));
+    assert!(
+        refusal(act(&fake, &bond0, "assign", Some(json!({"vnid": other}))).await)
+            .contains("disbonded")
+    );
     let (status, _) = act(&fake, &eth0, "assign", Some(json!({"vnid": other}))).await;
     assert_eq!(status, 200);
     // A port with VLANs of its own is not bonded.
     assert!(refusal(act(&fake, &eth0, "bond", None).await).contains("unassign"));
     act(&fake, &eth0, "unassign", Some(json!({"vnid": other}))).await;
     act(&fake, &bond0, "unassign", Some(json!({"vnid": da}))).await;
-    let (status, p) = act(&fake, &bond0, "convert/layer-3", Some(json!({"request_ips": [{"address_family": 4, "public": true}]}))).await;
+    let (status, p) = act(
+        &fake,
+        &bond0,
+        "convert/layer-3",
+        Some(json!({"request_ips": [{"address_family": 4, "public": true}]})),
+    )
+    .await;
     assert_eq!((status, &p["network_type"]), (200, &json!("layer3")));
     let shown = ports(&fake, DA_DEVICE).await;
-    assert!(shown.iter().all(|p| p["data"]["bonded"] == true), "{shown:?}");
+    assert!(
+        shown.iter().all(|p| p["data"]["bonded"] == true),
+        "{shown:?}"
+    );
     // Nothing is left to save: every port is a fresh server's again.
     assert!(fake.world().ports.is_empty());
 }
@@ -237,22 +321,43 @@ async fn port_state_round_trips_and_goes_with_its_device() {
     assert!(!saved.ports[0].bonded);
     let again = Fake::builder().token(TOKEN).world(saved.clone()).build();
     assert_eq!(again.world(), saved);
-    assert_eq!(ports(&again, BIG_DEVICE).await, ports(&fake, BIG_DEVICE).await);
+    assert_eq!(
+        ports(&again, BIG_DEVICE).await,
+        ports(&fake, BIG_DEVICE).await
+    );
     // A document's port must be its plan's, and its VLANs of its metro.
     let mut bad = saved.clone();
     bad.ports[0].name = "eth9".into();
-    assert!(Fake::builder().world(bad).try_build().unwrap_err().to_string().contains("no such port"));
+    assert!(Fake::builder()
+        .world(bad)
+        .try_build()
+        .unwrap_err()
+        .to_string()
+        .contains("no such port"));
     let mut bad = saved.clone();
     bad.ports[0].bonded = true;
-    assert!(Fake::builder().world(bad).try_build().unwrap_err().to_string().contains("bonded"));
+    assert!(Fake::builder()
+        .world(bad)
+        .try_build()
+        .unwrap_err()
+        .to_string()
+        .contains("bonded"));
 
     // The VLAN stays while the port has it; the device's delete takes the
     // port's state, and then the VLAN goes.
     let path = format!("/virtual-networks/{da}");
     assert_eq!(call(&fake, "DELETE", &path, None).await.0, 422);
-    assert_eq!(call(&fake, "DELETE", &format!("/devices/{BIG_DEVICE}"), None).await.0, 204);
+    assert_eq!(
+        call(&fake, "DELETE", &format!("/devices/{BIG_DEVICE}"), None)
+            .await
+            .0,
+        204
+    );
     tokio::time::advance(std::time::Duration::from_secs(3600)).await;
-    assert_eq!(call(&fake, "GET", &format!("/ports/{eth2}"), None).await.0, 404);
+    assert_eq!(
+        call(&fake, "GET", &format!("/ports/{eth2}"), None).await.0,
+        404
+    );
     assert!(fake.world().ports.is_empty());
     assert_eq!(call(&fake, "DELETE", &path, None).await.0, 204);
 }
@@ -261,9 +366,13 @@ async fn port_state_round_trips_and_goes_with_its_device() {
 #[tokio::test]
 async fn over_http_every_port_reply_matches_the_spec() {
     let fake = fake();
-    let server = metal_fake::bind(fake.clone(), "127.0.0.1:0", ServerConfig::new("t").record_replies(true))
-        .await
-        .unwrap();
+    let server = metal_fake::bind(
+        fake.clone(),
+        "127.0.0.1:0",
+        ServerConfig::new("t").record_replies(true),
+    )
+    .await
+    .unwrap();
     let client = http::client();
     let send = |method: &str, path: String, body: Option<Value>| {
         let mut r = client
@@ -282,26 +391,92 @@ async fn over_http_every_port_reply_matches_the_spec() {
         }
     };
     let (_, device) = send("GET", format!("/devices/{DA_DEVICE}"), None).await;
-    let bond0 = device["network_ports"][0]["id"].as_str().unwrap().to_string();
-    let eth1 = device["network_ports"][2]["id"].as_str().unwrap().to_string();
-    let (_, v) = send("POST", format!("/projects/{PROJECT}/virtual-networks"), Some(json!({"metro": "da"}))).await;
+    let bond0 = device["network_ports"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let eth1 = device["network_ports"][2]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (_, v) = send(
+        "POST",
+        format!("/projects/{PROJECT}/virtual-networks"),
+        Some(json!({"metro": "da"})),
+    )
+    .await;
     let da = v["id"].as_str().unwrap().to_string();
     let steps: Vec<(&str, String, Option<Value>, u16)> = vec![
         ("GET", format!("/ports/{bond0}"), None, 200),
-        ("POST", format!("/ports/{eth1}/assign"), Some(json!({"vnid": da})), 422),
+        (
+            "POST",
+            format!("/ports/{eth1}/assign"),
+            Some(json!({"vnid": da})),
+            422,
+        ),
         ("POST", format!("/ports/{eth1}/disbond"), None, 200),
-        ("POST", format!("/ports/{eth1}/assign"), Some(json!({"vnid": da})), 200),
-        ("POST", format!("/ports/{eth1}/native-vlan?vnid={da}"), None, 200),
-        ("GET", format!("/ports/{eth1}?include=virtual_networks,native_virtual_network"), None, 200),
-        ("GET", format!("/devices/{DA_DEVICE}?include=network_ports.virtual_networks"), None, 200),
+        (
+            "POST",
+            format!("/ports/{eth1}/assign"),
+            Some(json!({"vnid": da})),
+            200,
+        ),
+        (
+            "POST",
+            format!("/ports/{eth1}/native-vlan?vnid={da}"),
+            None,
+            200,
+        ),
+        (
+            "GET",
+            format!("/ports/{eth1}?include=virtual_networks,native_virtual_network"),
+            None,
+            200,
+        ),
+        (
+            "GET",
+            format!("/devices/{DA_DEVICE}?include=network_ports.virtual_networks"),
+            None,
+            200,
+        ),
         ("DELETE", format!("/ports/{eth1}/native-vlan"), None, 200),
-        ("POST", format!("/ports/{eth1}/unassign"), Some(json!({"vnid": da})), 200),
+        (
+            "POST",
+            format!("/ports/{eth1}/unassign"),
+            Some(json!({"vnid": da})),
+            200,
+        ),
         ("POST", format!("/ports/{eth1}/bond"), None, 200),
-        ("POST", format!("/ports/{bond0}/convert/layer-2"), Some(json!({})), 200),
-        ("POST", format!("/ports/{bond0}/assign"), Some(json!({"vnid": da})), 200),
-        ("POST", format!("/ports/{bond0}/convert/layer-3"), Some(json!({})), 422),
-        ("POST", format!("/ports/{bond0}/unassign"), Some(json!({"vnid": da})), 200),
-        ("POST", format!("/ports/{bond0}/convert/layer-3"), Some(json!({})), 200),
+        (
+            "POST",
+            format!("/ports/{bond0}/convert/layer-2"),
+            Some(json!({})),
+            200,
+        ),
+        (
+            "POST",
+            format!("/ports/{bond0}/assign"),
+            Some(json!({"vnid": da})),
+            200,
+        ),
+        (
+            "POST",
+            format!("/ports/{bond0}/convert/layer-3"),
+            Some(json!({})),
+            422,
+        ),
+        (
+            "POST",
+            format!("/ports/{bond0}/unassign"),
+            Some(json!({"vnid": da})),
+            200,
+        ),
+        (
+            "POST",
+            format!("/ports/{bond0}/convert/layer-3"),
+            Some(json!({})),
+            200,
+        ),
         ("GET", format!("/ports/{}", uuid::Uuid::new_v4()), None, 404),
     ];
     for (method, path, body, want) in steps {

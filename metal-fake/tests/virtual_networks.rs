@@ -62,7 +62,10 @@ async fn refused(fake: &Fake, body: Value) -> (u16, String) {
         Some(body),
     )
     .await;
-    (status, reply["errors"][0].as_str().unwrap_or("").to_string())
+    (
+        status,
+        reply["errors"][0].as_str().unwrap_or("").to_string(),
+    )
 }
 
 #[tokio::test(start_paused = true)]
@@ -100,7 +103,10 @@ async fn vlans_are_numbered_from_1000_or_as_asked_and_unique_in_a_metro() {
     create(&fake, OTHER_PROJECT, json!({"metro": "da", "vxlan": 1999})).await;
     // An auto-numbered VLAN skips a taken number.
     create(&fake, PROJECT, json!({"metro": "da", "vxlan": 1000})).await;
-    assert_eq!(create(&fake, PROJECT, json!({"metro": "da"})).await["vxlan"], 1001);
+    assert_eq!(
+        create(&fake, PROJECT, json!({"metro": "da"})).await["vxlan"],
+        1001
+    );
     // In a facility: its metro, and no vxlan of the caller's.
     let in_facility = create(&fake, PROJECT, json!({"facility": "sv15"})).await;
     assert_eq!(in_facility["metro_code"], "sv");
@@ -156,9 +162,15 @@ async fn vlans_are_listed_by_metro_read_updated_and_deleted() {
     // An update changes what it names: the tags stay without `tags`.
     let (status, updated) = call(&fake, "PUT", &path, Some(json!({"description": "d"}))).await;
     assert_eq!(status, 200, "{updated}");
-    assert_eq!((&updated["description"], &updated["tags"]), (&json!("d"), &json!(["a"])));
+    assert_eq!(
+        (&updated["description"], &updated["tags"]),
+        (&json!("d"), &json!(["a"]))
+    );
     let (_, updated) = call(&fake, "PUT", &path, Some(json!({"tags": []}))).await;
-    assert_eq!((&updated["description"], &updated["tags"]), (&json!("d"), &json!([])));
+    assert_eq!(
+        (&updated["description"], &updated["tags"]),
+        (&json!("d"), &json!([]))
+    );
 
     let (status, _) = call(&fake, "DELETE", &path, None).await;
     assert_eq!(status, 204);
@@ -214,9 +226,17 @@ async fn a_vlan_on_a_port_is_not_deleted_and_shows_its_device() {
     assert_eq!(instances.len(), 1);
     assert_eq!(instances[0]["id"], DA_DEVICE);
     let bond = &instances[0]["network_ports"][0];
-    assert_eq!(bond["virtual_networks"][0]["href"], format!("/metal/v1/virtual-networks/{id}"));
+    assert_eq!(
+        bond["virtual_networks"][0]["href"],
+        format!("/metal/v1/virtual-networks/{id}")
+    );
     // The project refuses its delete while it has the device.
-    assert_eq!(call(&fake, "DELETE", &format!("/projects/{PROJECT}"), None).await.0, 422);
+    assert_eq!(
+        call(&fake, "DELETE", &format!("/projects/{PROJECT}"), None)
+            .await
+            .0,
+        422
+    );
 
     let (status, _) = call(
         &fake,
@@ -228,13 +248,23 @@ async fn a_vlan_on_a_port_is_not_deleted_and_shows_its_device() {
     assert_eq!(status, 200);
     let (_, got) = call(&fake, "GET", &format!("/virtual-networks/{id}"), None).await;
     assert_eq!(got["instances"], json!([]));
-    assert_eq!(call(&fake, "DELETE", &format!("/virtual-networks/{id}"), None).await.0, 204);
+    assert_eq!(
+        call(&fake, "DELETE", &format!("/virtual-networks/{id}"), None)
+            .await
+            .0,
+        204
+    );
 }
 
 #[tokio::test(start_paused = true)]
 async fn a_project_takes_its_vlans_and_vlans_round_trip_through_the_world_document() {
     let fake = fake();
-    let kept = create(&fake, PROJECT, json!({"metro": "da", "vxlan": 7, "description": "x"})).await;
+    let kept = create(
+        &fake,
+        PROJECT,
+        json!({"metro": "da", "vxlan": 7, "description": "x"}),
+    )
+    .await;
     let gone = create(&fake, OTHER_PROJECT, json!({"metro": "sv"})).await;
     let (status, _) = call(&fake, "DELETE", &format!("/projects/{OTHER_PROJECT}"), None).await;
     assert_eq!(status, 204);
@@ -264,7 +294,11 @@ async fn a_project_takes_its_vlans_and_vlans_round_trip_through_the_world_docume
         twin.vxlan = vxlan;
         twin.metro = metro.to_string();
         doc.virtual_networks.push(twin);
-        let err = Fake::builder().world(doc).try_build().unwrap_err().to_string();
+        let err = Fake::builder()
+            .world(doc)
+            .try_build()
+            .unwrap_err()
+            .to_string();
         assert!(err.contains(why), "{err}");
     }
 }
@@ -313,18 +347,71 @@ async fn over_http_every_vlan_reply_matches_the_spec() {
     .await;
     assert_eq!(refused.0, 422);
     for q in ["", "?metro=da", "?include=assigned_to", "?exclude=metro"] {
-        assert_eq!(send("GET", format!("/projects/{PROJECT}/virtual-networks{q}"), None).await.0, 200);
+        assert_eq!(
+            send(
+                "GET",
+                format!("/projects/{PROJECT}/virtual-networks{q}"),
+                None
+            )
+            .await
+            .0,
+            200
+        );
     }
     let (_, device) = send("GET", format!("/devices/{DA_DEVICE}"), None).await;
-    let bond0 = device["network_ports"][0]["id"].as_str().unwrap().to_string();
-    let assigned = send("POST", format!("/ports/{bond0}/assign"), Some(json!({"vnid": id}))).await;
+    let bond0 = device["network_ports"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let assigned = send(
+        "POST",
+        format!("/ports/{bond0}/assign"),
+        Some(json!({"vnid": id})),
+    )
+    .await;
     assert_eq!(assigned.0, 200, "{}", assigned.1);
-    assert_eq!(send("GET", format!("/virtual-networks/{id}?include=instances"), None).await.0, 200);
-    assert_eq!(send("DELETE", format!("/virtual-networks/{id}"), None).await.0, 422);
-    send("POST", format!("/ports/{bond0}/unassign"), Some(json!({"vnid": id}))).await;
-    assert_eq!(send("PUT", format!("/virtual-networks/{id}"), Some(json!({"tags": ["x"]}))).await.0, 200);
-    assert_eq!(send("DELETE", format!("/virtual-networks/{id}"), None).await.0, 204);
-    assert_eq!(send("GET", format!("/virtual-networks/{id}"), None).await.0, 404);
+    assert_eq!(
+        send(
+            "GET",
+            format!("/virtual-networks/{id}?include=instances"),
+            None
+        )
+        .await
+        .0,
+        200
+    );
+    assert_eq!(
+        send("DELETE", format!("/virtual-networks/{id}"), None)
+            .await
+            .0,
+        422
+    );
+    send(
+        "POST",
+        format!("/ports/{bond0}/unassign"),
+        Some(json!({"vnid": id})),
+    )
+    .await;
+    assert_eq!(
+        send(
+            "PUT",
+            format!("/virtual-networks/{id}"),
+            Some(json!({"tags": ["x"]}))
+        )
+        .await
+        .0,
+        200
+    );
+    assert_eq!(
+        send("DELETE", format!("/virtual-networks/{id}"), None)
+            .await
+            .0,
+        204
+    );
+    assert_eq!(
+        send("GET", format!("/virtual-networks/{id}"), None).await.0,
+        404
+    );
     let replies = server.recorded_replies();
     assert!(replies.len() >= 14, "{}", replies.len());
     schema::check_all(&replies);

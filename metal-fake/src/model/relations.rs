@@ -192,7 +192,12 @@ pub(crate) static RELATIONS: &[Relation] = &[
         child: Kind::VirtualNetwork,
         parent: Kind::Project,
         on_delete: OnDelete::Cascade,
-        links: |w| w.vlans.values().map(|v| (v.rec.id, v.rec.project)).collect(),
+        links: |w| {
+            w.vlans
+                .values()
+                .map(|v| (v.rec.id, v.rec.project))
+                .collect()
+        },
     },
     Relation {
         child: Kind::Port,

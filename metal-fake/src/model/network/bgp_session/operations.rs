@@ -19,8 +19,7 @@ pub(crate) static RESOURCE: Resource = Resource {
     collection: "bgp",
     operations: &[
         Modelled::new(&op::FIND_BGP_SESSIONS, find_bgp_sessions).names("id", &device::RESOURCE),
-        Modelled::new(&op::CREATE_BGP_SESSION, create_bgp_session)
-            .names("id", &device::RESOURCE),
+        Modelled::new(&op::CREATE_BGP_SESSION, create_bgp_session).names("id", &device::RESOURCE),
         Modelled::new(&op::GET_BGP_NEIGHBOR_DATA, get_bgp_neighbor_data)
             .names("id", &device::RESOURCE),
         Modelled::new(&op::FIND_PROJECT_BGP_SESSIONS, find_project_bgp_sessions)

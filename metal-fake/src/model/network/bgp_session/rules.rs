@@ -131,7 +131,11 @@ impl World {
 
     /// The neighbour data of `device`'s sessions at `now` (none while its
     /// project has no BGP configuration).
-    pub(crate) fn bgp_neighbors(&self, device: Uuid, now: Instant) -> Result<Vec<Neighbor<'_>>, ApiError> {
+    pub(crate) fn bgp_neighbors(
+        &self,
+        device: Uuid,
+        now: Instant,
+    ) -> Result<Vec<Neighbor<'_>>, ApiError> {
         let d = self.devices.get(&device).ok_or_else(ApiError::not_found)?;
         let Some(config) = self.bgp_config_of(d.rec.project) else {
             return Ok(Vec::new());

@@ -410,7 +410,8 @@ impl World {
                 "The IP reservation is not approved yet",
             ));
         }
-        if r.rec.kind == IpReservationType::PrivateIpv4 || self.gateway_of_block(r.rec.id).is_some() {
+        if r.rec.kind == IpReservationType::PrivateIpv4 || self.gateway_of_block(r.rec.id).is_some()
+        {
             return Err(ApiError::unprocessable(
                 "The IP reservation is a Metal Gateway's: its addresses are not assigned to devices",
             ));

@@ -18,8 +18,11 @@ use crate::model::World;
 pub(crate) static RESOURCE: Resource = Resource {
     collection: COLLECTION,
     operations: &[
-        Modelled::new(&op::FIND_METAL_GATEWAYS_BY_PROJECT, find_metal_gateways_by_project)
-            .names("project_id", &project::RESOURCE),
+        Modelled::new(
+            &op::FIND_METAL_GATEWAYS_BY_PROJECT,
+            find_metal_gateways_by_project,
+        )
+        .names("project_id", &project::RESOURCE),
         Modelled::new(&op::CREATE_METAL_GATEWAY, create_metal_gateway)
             .names("project_id", &project::RESOURCE),
         Modelled::new(&op::FIND_METAL_GATEWAY_BY_ID, find_metal_gateway_by_id)

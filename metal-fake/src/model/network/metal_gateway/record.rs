@@ -60,7 +60,9 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
             return Err(unknown(from(), "ip reservation", g.ip_reservation));
         }
         w.check_gateway(g.project, g.virtual_network, g.ip_reservation)
-            .map_err(|e| WorldError::Inconsistent(format!("{}: {}", from(), e.messages.join("; "))))?;
+            .map_err(|e| {
+                WorldError::Inconsistent(format!("{}: {}", from(), e.messages.join("; ")))
+            })?;
         let seq = w.next_seq();
         w.gateways.insert(
             g.id,

@@ -42,7 +42,11 @@ impl World {
                 "The virtual network belongs to another project",
             ));
         }
-        if self.gateways.values().any(|g| g.rec.virtual_network == vlan) {
+        if self
+            .gateways
+            .values()
+            .any(|g| g.rec.virtual_network == vlan)
+        {
             return Err(ApiError::unprocessable(
                 "The virtual network already has a Metal Gateway",
             ));
@@ -67,7 +71,11 @@ impl World {
                 "The IP reservation and the virtual network must be in the same metro",
             ));
         }
-        if self.gateways.values().any(|g| g.rec.ip_reservation == reservation) {
+        if self
+            .gateways
+            .values()
+            .any(|g| g.rec.ip_reservation == reservation)
+        {
             return Err(ApiError::unprocessable(
                 "The IP reservation is bound to another Metal Gateway",
             ));
@@ -95,44 +103,43 @@ impl World {
             .get(&body.virtual_network_id)
             .ok_or_else(|| ApiError::unprocessable("The virtual network was not found"))?;
         let metro = vlan.rec.metro.clone();
-        let (reservation, own_block) = match (body.ip_reservation_id, body.private_ipv4_subnet_size) {
-            (Some(r), None) => {
-                self.check_gateway(project, body.virtual_network_id, r)?;
-                (r, false)
-            }
-            (None, Some(size)) => {
-                let size = u32::try_from(size)
-                    .ok()
-                    .filter(|s| SUBNET_SIZES.contains(s))
-                    .ok_or_else(|| {
-                        ApiError::unprocessable(
-                            "private_ipv4_subnet_size must be one of 8, 16, 32, 64, 128",
-                        )
-                    })?;
-                // Checked before the block is made, so a refusal leaves
-                // nothing behind.
-                if vlan.rec.project != project {
-                    return Err(ApiError::unprocessable(
-                        "The virtual network belongs to another project",
-                    ));
+        let (reservation, own_block) =
+            match (body.ip_reservation_id, body.private_ipv4_subnet_size) {
+                (Some(r), None) => {
+                    self.check_gateway(project, body.virtual_network_id, r)?;
+                    (r, false)
                 }
-                if self
-                    .gateways
-                    .values()
-                    .any(|g| g.rec.virtual_network == body.virtual_network_id)
-                {
-                    return Err(ApiError::unprocessable(
-                        "The virtual network already has a Metal Gateway",
-                    ));
+                (None, Some(size)) => {
+                    let size = u32::try_from(size)
+                        .ok()
+                        .filter(|s| SUBNET_SIZES.contains(s))
+                        .ok_or_else(|| {
+                            ApiError::unprocessable(
+                                "private_ipv4_subnet_size must be one of 8, 16, 32, 64, 128",
+                            )
+                        })?;
+                    // Checked before the block is made, so a refusal leaves
+                    // nothing behind.
+                    if vlan.rec.project != project {
+                        return Err(ApiError::unprocessable(
+                            "The virtual network belongs to another project",
+                        ));
+                    }
+                    if self
+                        .gateways
+                        .values()
+                        .any(|g| g.rec.virtual_network == body.virtual_network_id)
+                    {
+                        return Err(ApiError::unprocessable(
+                            "The virtual network already has a Metal Gateway",
+                        ));
+                    }
+                    (self.reserve_private(project, &metro, size, now)?, true)
                 }
-                (self.reserve_private(project, &metro, size, now)?, true)
-            }
-            _ => {
-                return Err(ApiError::unprocessable(
+                _ => return Err(ApiError::unprocessable(
                     "Either ip_reservation_id or private_ipv4_subnet_size is required, not both",
-                ))
-            }
-        };
+                )),
+            };
         let id = Uuid::new_v4();
         let seq = self.next_seq();
         self.gateways.insert(
@@ -154,7 +161,12 @@ impl World {
 
     /// `deleteMetalGateway`: the gateway goes, and the block made with it.
     pub(crate) fn delete_gateway(&mut self, id: Uuid) -> Result<(), ApiError> {
-        let g = self.gateways.get(&id).ok_or_else(ApiError::not_found)?.rec.clone();
+        let g = self
+            .gateways
+            .get(&id)
+            .ok_or_else(ApiError::not_found)?
+            .rec
+            .clone();
         self.delete_record(Kind::MetalGateway, id)?;
         if g.own_block {
             self.remove_record(Kind::IpReservation, g.ip_reservation);

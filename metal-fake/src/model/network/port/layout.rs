@@ -137,7 +137,10 @@ mod tests {
     fn ports_name_their_device_and_macs_are_distinct() {
         let device = Uuid::new_v4();
         for plan in ["c3.small.x86", "n3.xlarge.x86"] {
-            let ids: Vec<Uuid> = layout(plan).iter().map(|s| port_id(device, s.index)).collect();
+            let ids: Vec<Uuid> = layout(plan)
+                .iter()
+                .map(|s| port_id(device, s.index))
+                .collect();
             for (s, id) in layout(plan).iter().zip(&ids) {
                 assert!(candidates(*id).any(|c| c == (device, s.index)));
                 assert_eq!(slot(plan, s.index), Some(*s));

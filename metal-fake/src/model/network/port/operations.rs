@@ -39,7 +39,12 @@ fn owner(w: &World, id: Uuid) -> Option<Owner> {
 }
 
 /// Port `id` as the reply.
-fn port_reply(w: &World, id: Uuid, expand: &Expand, now: tokio::time::Instant) -> Result<Reply, ApiError> {
+fn port_reply(
+    w: &World,
+    id: Uuid,
+    expand: &Expand,
+    now: tokio::time::Instant,
+) -> Result<Reply, ApiError> {
     let (d, slot) = w.find_port(id)?;
     reply(&w.port_view(d, slot, expand, now))
 }
@@ -101,7 +106,9 @@ fn bulk(call: &Call, name: &str) -> Result<bool, ApiError> {
     match call.json_value()?.get(name) {
         None => Ok(false),
         Some(serde_json::Value::Bool(b)) => Ok(*b),
-        Some(_) => Err(ApiError::unprocessable(format!("{name} must be true or false"))),
+        Some(_) => Err(ApiError::unprocessable(format!(
+            "{name} must be true or false"
+        ))),
     }
 }
 

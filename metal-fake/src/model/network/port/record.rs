@@ -107,7 +107,9 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, _now: Instant) -> Result<(), W
             .ok_or_else(|| inconsistent("the device's plan has no such port"))?;
         unique(&mut seen, (p.device, slot.index), "port", what())?;
         if slot.bond.is_none() && !p.bonded {
-            return Err(inconsistent("a bond's bonding follows its ports: leave bonded out"));
+            return Err(inconsistent(
+                "a bond's bonding follows its ports: leave bonded out",
+            ));
         }
         if slot.bond.is_some() && p.layer2 {
             return Err(inconsistent("only a bond converts to layer 2"));
@@ -133,7 +135,9 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, _now: Instant) -> Result<(), W
                 )));
             }
             if !vlans.insert(*v) {
-                return Err(inconsistent(&format!("virtual network {v} is assigned twice")));
+                return Err(inconsistent(&format!(
+                    "virtual network {v} is assigned twice"
+                )));
             }
         }
         if let Some(n) = p.native_virtual_network {

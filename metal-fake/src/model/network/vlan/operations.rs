@@ -55,9 +55,7 @@ fn find_virtual_networks(call: &Call) -> Result<Prepared, ApiError> {
     let metro = call.text("metro");
     let facility = call.text("facility");
     acts(move |w, _, now| {
-        w.projects
-            .get(&project)
-            .ok_or_else(ApiError::not_found)?;
+        w.projects.get(&project).ok_or_else(ApiError::not_found)?;
         let mut listed: Vec<&record::Kept> = w
             .vlans
             .values()

@@ -46,7 +46,12 @@ pub(crate) fn check_record(w: &World, v: &VirtualNetwork) -> Result<(), String> 
             v.vxlan, v.metro
         ));
     }
-    if w.vlans.values().filter(|k| k.rec.project == v.project).count() >= MAX_VLANS_PER_PROJECT {
+    if w.vlans
+        .values()
+        .filter(|k| k.rec.project == v.project)
+        .count()
+        >= MAX_VLANS_PER_PROJECT
+    {
         return Err(format!(
             "the project holds more than {MAX_VLANS_PER_PROJECT} VLANs"
         ));

@@ -10,8 +10,8 @@ use uuid::Uuid;
 use super::record::Kept;
 use crate::model::catalog::MetroView;
 use crate::model::device::{self, DeviceField};
-use crate::model::project::ProjectField;
 use crate::model::metal_gateway::GatewayLite;
+use crate::model::project::ProjectField;
 use crate::model::render::{Expand, Href, Stamp, Stub};
 use crate::model::World;
 
@@ -55,7 +55,12 @@ pub(crate) enum VlanField<'a> {
 
 impl World {
     /// `v` as the API shows it at `now`, with `expand` applied.
-    pub(crate) fn vlan_view<'a>(&'a self, v: &'a Kept, expand: &Expand, now: Instant) -> VlanView<'a> {
+    pub(crate) fn vlan_view<'a>(
+        &'a self,
+        v: &'a Kept,
+        expand: &Expand,
+        now: Instant,
+    ) -> VlanView<'a> {
         let rec = &v.rec;
         let nested = expand.nested("instances");
         let instances = self
