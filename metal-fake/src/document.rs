@@ -41,6 +41,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+pub use crate::model::{AddressFamily, BgpSession, MetalGateway, Port, VirtualNetwork};
 pub use crate::model::{
     BgpConfig, Device, DeviceState, Facility, HardwareReservation, Metro, OperatingSystem,
     Organization, Plan, Project, SshKey, Token,
@@ -99,6 +100,19 @@ pub struct WorldDoc {
     /// IP reservations, each with its assignments to devices.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ip_reservations: Vec<IpReservation>,
+    /// Virtual networks (VLANs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub virtual_networks: Vec<VirtualNetwork>,
+    /// Devices' ports whose state is not a fresh server's (VLANs on them,
+    /// disbonded, layer 2); every other port is as a fresh server has it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<Port>,
+    /// Devices' BGP sessions (their projects' BGP on).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bgp_sessions: Vec<BgpSession>,
+    /// Metal Gateways, each on a VLAN with a block.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub metal_gateways: Vec<MetalGateway>,
 }
 
 /// Why a world document was refused. Over HTTP, `422` with the message.
@@ -179,6 +193,10 @@ impl WorldDoc {
             ("devices", self.devices.len()),
             ("ssh_keys", self.ssh_keys.len()),
             ("ip_reservations", self.ip_reservations.len()),
+            ("virtual_networks", self.virtual_networks.len()),
+            ("ports", self.ports.len()),
+            ("bgp_sessions", self.bgp_sessions.len()),
+            ("metal_gateways", self.metal_gateways.len()),
         ];
         for (kind, count) in counts {
             if count > MAX_RECORDS {

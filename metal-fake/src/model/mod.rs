@@ -13,7 +13,9 @@
 //! resources:
 //! - `compute`: `device`, `hardware_reservation`.
 //! - `network`: `ip_reservation` (IP reservations and their assignments
-//!   to devices).
+//!   to devices), `vlan` (virtual networks), `port` (devices' ports),
+//!   `bgp_session` (devices' BGP sessions and neighbour data),
+//!   `metal_gateway` (a VLAN's router with its block).
 //! - `account`: `organization`, `project`, `ssh_key`, `user` (the current
 //!   user).
 //! - `catalog`: plans, operating systems, metros and facilities, listed.
@@ -47,21 +49,25 @@ mod world;
 
 pub(crate) use account::{organization, project, ssh_key, user};
 pub(crate) use compute::{device, hardware_reservation};
-pub(crate) use network::ip_reservation;
+pub(crate) use network::{bgp_session, ip_reservation, metal_gateway, port, vlan};
 
 pub(crate) use access::Access;
 pub use access::Token;
 pub(crate) use access::ACCESS_DENIED;
+pub use bgp_session::{AddressFamily, BgpSession};
 pub use catalog::{Facility, Metro, OperatingSystem, Plan};
 pub use device::{Device, DeviceState};
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
 pub use ip_reservation::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
+pub use metal_gateway::MetalGateway;
 pub use organization::Organization;
+pub use port::Port;
 pub use project::{BgpConfig, Project};
 pub(crate) use resource::{Modelled, Prepare, Prepared, Resource, Target};
 pub use ssh_key::SshKey;
 pub use timings::Timings;
+pub use vlan::VirtualNetwork;
 pub(crate) use world::{World, WorldSpec};
 
 /// The families, in the order a world document loads them (a record names

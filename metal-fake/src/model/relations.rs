@@ -20,6 +20,13 @@
 //! IP reservation   → project            cascade   (released with it)
 //! IP assignment    → IP reservation     restrict
 //! IP assignment    → device             cascade
+//! VLAN             → project            cascade   (a project's VLANs)
+//! port             → device             cascade   (a device's ports' state)
+//! port             → VLAN               restrict  (a VLAN on a port stays)
+//! BGP session      → device             cascade
+//! Metal Gateway    → project            restrict
+//! Metal Gateway    → VLAN               restrict
+//! Metal Gateway    → IP reservation     restrict  (its block stays bound)
 //! token scope      → project            unlink
 //! token scope      → organization       unlink
 //! ```
@@ -41,6 +48,10 @@ pub(crate) enum Kind {
     SshKey,
     IpReservation,
     IpAssignment,
+    VirtualNetwork,
+    Port,
+    BgpSession,
+    MetalGateway,
     Token,
 }
 
@@ -55,6 +66,10 @@ impl Kind {
             Self::SshKey => "ssh key",
             Self::IpReservation => "ip reservation",
             Self::IpAssignment => "ip assignment",
+            Self::VirtualNetwork => "virtual network",
+            Self::Port => "port",
+            Self::BgpSession => "bgp session",
+            Self::MetalGateway => "metal gateway",
             Self::Token => "token",
         }
     }
@@ -174,6 +189,84 @@ pub(crate) static RELATIONS: &[Relation] = &[
         },
     },
     Relation {
+        child: Kind::VirtualNetwork,
+        parent: Kind::Project,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.vlans
+                .values()
+                .map(|v| (v.rec.id, v.rec.project))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::Port,
+        parent: Kind::Device,
+        on_delete: OnDelete::Cascade,
+        links: |w| w.ports.iter().map(|(id, p)| (*id, p.device)).collect(),
+    },
+    Relation {
+        child: Kind::Port,
+        parent: Kind::VirtualNetwork,
+        on_delete: OnDelete::Restrict(
+            "The virtual network is assigned to ports: unassign it from them before deleting it",
+        ),
+        links: |w| {
+            w.ports
+                .iter()
+                .flat_map(|(id, p)| p.vlans.iter().map(move |v| (*id, *v)))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::BgpSession,
+        parent: Kind::Device,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.bgp_sessions
+                .values()
+                .map(|s| (s.rec.id, s.rec.device))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::MetalGateway,
+        parent: Kind::Project,
+        on_delete: OnDelete::Restrict("Cannot delete a project that has Metal Gateways"),
+        links: |w| {
+            w.gateways
+                .values()
+                .map(|g| (g.rec.id, g.rec.project))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::MetalGateway,
+        parent: Kind::VirtualNetwork,
+        on_delete: OnDelete::Restrict(
+            "The virtual network has a Metal Gateway: delete the gateway first",
+        ),
+        links: |w| {
+            w.gateways
+                .values()
+                .map(|g| (g.rec.id, g.rec.virtual_network))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::MetalGateway,
+        parent: Kind::IpReservation,
+        on_delete: OnDelete::Restrict(
+            "The IP reservation is bound to a Metal Gateway: delete the gateway first",
+        ),
+        links: |w| {
+            w.gateways
+                .values()
+                .map(|g| (g.rec.id, g.rec.ip_reservation))
+                .collect()
+        },
+    },
+    Relation {
         child: Kind::Token,
         parent: Kind::Project,
         on_delete: OnDelete::Unlink,
@@ -229,6 +322,10 @@ impl World {
             Kind::SshKey => self.ssh_keys.contains_key(&id),
             Kind::IpReservation => self.ips.reservations.contains_key(&id),
             Kind::IpAssignment => self.ips.assignments.contains_key(&id),
+            Kind::VirtualNetwork => self.vlans.contains_key(&id),
+            Kind::Port => self.ports.contains_key(&id),
+            Kind::BgpSession => self.bgp_sessions.contains_key(&id),
+            Kind::MetalGateway => self.gateways.contains_key(&id),
             Kind::Token => usize::try_from(id.as_u128()).is_ok_and(|i| i < self.tokens.len()),
         }
     }
@@ -318,6 +415,18 @@ impl World {
             }
             Kind::IpAssignment => {
                 self.ips.remove_assignment(id);
+            }
+            Kind::VirtualNetwork => {
+                self.vlans.remove(&id);
+            }
+            Kind::Port => {
+                self.ports.remove(&id);
+            }
+            Kind::BgpSession => {
+                self.bgp_sessions.remove(&id);
+            }
+            Kind::MetalGateway => {
+                self.gateways.remove(&id);
             }
             // Tokens are never removed by a cascade (only unlinked).
             Kind::Token => {}

@@ -45,6 +45,14 @@ pub(crate) struct World {
     pub(crate) devices: HashMap<Uuid, device::Kept>,
     pub(crate) ssh_keys: HashMap<Uuid, ssh_key::Kept>,
     pub(crate) ips: super::ip_reservation::Table,
+    /// Virtual networks (VLANs) by ID.
+    pub(crate) vlans: HashMap<Uuid, super::vlan::Kept>,
+    /// Ports whose state is not a fresh server's, by port ID.
+    pub(crate) ports: HashMap<Uuid, super::port::Kept>,
+    /// Devices' BGP sessions by ID.
+    pub(crate) bgp_sessions: HashMap<Uuid, super::bgp_session::Kept>,
+    /// Metal Gateways by ID.
+    pub(crate) gateways: HashMap<Uuid, super::metal_gateway::Kept>,
     seq: u64,
     /// Devices ever created through the API (not by a competitor).
     pub(crate) devices_created: u64,
@@ -74,6 +82,10 @@ impl World {
             devices: HashMap::new(),
             ssh_keys: HashMap::new(),
             ips: Default::default(),
+            vlans: HashMap::new(),
+            ports: HashMap::new(),
+            bgp_sessions: HashMap::new(),
+            gateways: HashMap::new(),
             seq: 0,
             devices_created: 0,
             competitor_devices: 0,

@@ -54,7 +54,57 @@ async fn acme_things(fake: &Fake) -> Vec<(&'static str, String)> {
         .iter()
         .find(|r| r.project.to_string() == ACME_PROJECT)
         .expect("acme has a hardware reservation in examples/world.json");
+    // A VLAN, a port with it, and a BGP session of acme's.
+    let (status, vlan) = call(
+        fake,
+        ACME,
+        "POST",
+        &format!("/projects/{ACME_PROJECT}/virtual-networks"),
+        json!({"metro": "da"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{vlan}");
+    let vlan = vlan["id"].as_str().unwrap().to_string();
+    let (_, d) = call(
+        fake,
+        ACME,
+        "GET",
+        &format!("/devices/{}", device.id),
+        json!({}),
+    )
+    .await;
+    let bond0 = d["network_ports"][0]["id"].as_str().unwrap().to_string();
+    let (status, body) = call(
+        fake,
+        ACME,
+        "POST",
+        &format!("/ports/{bond0}/assign"),
+        json!({ "vnid": vlan }),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = call(
+        fake,
+        ACME,
+        "POST",
+        &format!("/projects/{ACME_PROJECT}/bgp-configs"),
+        json!({"deployment_type": "local", "asn": 65000}),
+    )
+    .await;
+    assert_eq!(status, 204, "{body}");
+    let (status, session) = call(
+        fake,
+        ACME,
+        "POST",
+        &format!("/devices/{}/bgp/sessions", device.id),
+        json!({"address_family": "ipv4"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{session}");
     vec![
+        ("virtual-networks", vlan),
+        ("ports", bond0),
+        ("bgp", session["id"].as_str().unwrap().to_string()),
         ("organizations", ACME_ORG.to_string()),
         ("projects", ACME_PROJECT.to_string()),
         ("devices", device.id.to_string()),

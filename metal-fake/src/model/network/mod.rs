@@ -1,10 +1,23 @@
-//! The network family: IP reservations and their assignments to devices.
+//! The network family: IP reservations and their assignments to devices,
+//! virtual networks (VLANs), devices' ports with the VLANs on them, and
+//! devices' BGP sessions, and Metal Gateways.
 //! Its resources, in the order a world document loads them, are
 //! [`RESOURCES`].
 
+pub(crate) mod bgp_session;
 pub(crate) mod ip_reservation;
+pub(crate) mod metal_gateway;
+pub(crate) mod port;
+pub(crate) mod vlan;
 
 use super::Resource;
 
-/// The network family's resources, in load order.
-pub(crate) static RESOURCES: &[&Resource] = &[&ip_reservation::RESOURCE];
+/// The network family's resources, in load order (a port names the VLANs
+/// on it).
+pub(crate) static RESOURCES: &[&Resource] = &[
+    &ip_reservation::RESOURCE,
+    &vlan::RESOURCE,
+    &port::RESOURCE,
+    &bgp_session::RESOURCE,
+    &metal_gateway::RESOURCE,
+];

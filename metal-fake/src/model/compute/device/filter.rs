@@ -4,7 +4,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record::Kept;
-use super::view::{address_texts, macs, DeviceView};
+use super::view::{address_texts, DeviceView};
 use crate::call::{ApiError, Call};
 use crate::model::list::{flag, Listing, Page};
 use crate::model::render::{contains_ignoring_case, ShortId};
@@ -134,8 +134,7 @@ impl World {
             && f.has_termination_time.is_none_or(|t| !t)
             // Any of its ports' MAC addresses, ASCII case ignored.
             && f.mac_address.as_ref().is_none_or(|m| {
-                macs(d.live.seq)
-                    .iter()
+                crate::model::port::macs_of(&rec.plan, d.live.seq)
                     .any(|x| x.to_string().eq_ignore_ascii_case(m))
             })
             && search()

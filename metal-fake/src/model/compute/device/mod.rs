@@ -21,4 +21,4 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub use record::{Device, DeviceState};
 pub(crate) use record::{Kept, FAILED_PROVISIONING_PROJECT};
-pub(crate) use view::{Addresses, DeviceField, COLLECTION};
+pub(crate) use view::{address_texts, Addresses, DeviceField, COLLECTION};

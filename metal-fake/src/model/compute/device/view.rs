@@ -15,7 +15,7 @@ use crate::model::catalog::{FacilityView, MetroView, PlanView};
 use crate::model::hardware_reservation::{self, ReservationView};
 use crate::model::ip_reservation::AssignmentView;
 use crate::model::project::{self, ProjectField};
-use crate::model::render::{hex, Empty, Expand, Href, ShortId, Stamp, Stub};
+use crate::model::render::{Empty, Expand, Href, ShortId, Stamp, Stub};
 use crate::model::World;
 
 /// The collection of devices' paths and hrefs.
@@ -44,7 +44,7 @@ pub(crate) struct DeviceView<'a> {
     created_at: Stamp,
     updated_at: Stamp,
     ip_addresses: Addresses<'a>,
-    network_ports: Ports,
+    network_ports: crate::model::port::DevicePorts<'a>,
     ssh_keys: KeyStubs<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     provisioning_percentage: Option<f32>,
@@ -129,10 +129,7 @@ impl World {
             created_at: made,
             updated_at: Stamp(self.clock.wall(d.last_change(&self.timings, now))),
             ip_addresses: self.device_addresses(d, now),
-            network_ports: Ports {
-                device: rec.id,
-                seq: d.live.seq,
-            },
+            network_ports: self.device_ports(d, &expand.nested("network_ports"), now),
             ssh_keys: KeyStubs(&d.live.ssh_keys),
             provisioning_percentage: d.provisioning_percentage(&self.timings, now),
             user: "root",
@@ -350,88 +347,6 @@ impl Serialize for Addresses<'_> {
     }
 }
 
-/// A device's ports: `bond0` over `eth0` and `eth1`, layer 3, as a fresh
-/// server shows them.
-struct Ports {
-    device: Uuid,
-    seq: u64,
-}
-
-#[derive(Serialize)]
-struct Port {
-    id: Uuid,
-    href: Href,
-    name: &'static str,
-    #[serde(rename = "type")]
-    type_: &'static str,
-    network_type: &'static str,
-    data: PortData,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    bond: Option<Bond>,
-    disbond_operation_supported: bool,
-}
-
-#[derive(Serialize)]
-struct PortData {
-    bonded: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    mac: Option<Mac>,
-}
-
-#[derive(Serialize)]
-struct Bond {
-    id: Uuid,
-    name: &'static str,
-}
-
-impl Serialize for Ports {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let bond = derived_id(self.device, 10);
-        let port = |i: u128, name, type_, mac| {
-            let id = derived_id(self.device, 10 + i);
-            Port {
-                id,
-                href: Href::new("ports", id),
-                name,
-                type_,
-                network_type: "layer3",
-                data: PortData { bonded: true, mac },
-                bond: (type_ == "NetworkPort").then_some(Bond {
-                    id: bond,
-                    name: "bond0",
-                }),
-                disbond_operation_supported: true,
-            }
-        };
-        let [eth0, eth1] = macs(self.seq);
-        s.collect_seq([
-            port(0, "bond0", "NetworkBondPort", None),
-            port(1, "eth0", "NetworkPort", Some(eth0)),
-            port(2, "eth1", "NetworkPort", Some(eth1)),
-        ])
-    }
-}
-
-/// A MAC address, written without allocating.
-#[derive(Clone, Copy)]
-pub(crate) struct Mac(u64);
-
-impl fmt::Display for Mac {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let v = self.0;
-        let mut text = *b"0c:42:a1:00:00:00";
-        for (i, byte) in [(v >> 16) & 0xff, (v >> 8) & 0xff, v & 0xff]
-            .into_iter()
-            .enumerate()
-        {
-            let at = 9 + 3 * i;
-            hex(byte, &mut text[at..at + 2]);
-        }
-        // Only ASCII was written.
-        f.write_str(std::str::from_utf8(&text).unwrap_or_default())
-    }
-}
-
 /// An IPv4 address, written without `Ipv4Addr`'s padding machinery.
 struct V4(u32);
 
@@ -462,19 +377,6 @@ impl fmt::Display for V4 {
     }
 }
 
-impl Serialize for Mac {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-/// The MAC addresses of the `eth0` and `eth1` of the device with creation
-/// order `seq`: made up, stable per device, distinct between devices.
-pub(crate) fn macs(seq: u64) -> [Mac; 2] {
-    let n = seq & 0xff_ffff;
-    [1, 2].map(|i| Mac((n << 2) | i))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -484,7 +386,6 @@ mod tests {
         for v in [0u32, 1, 0x0a40_0102, 0x934b_ff7f, u32::MAX, 0x0a00_6400] {
             assert_eq!(V4(v).to_string(), std::net::Ipv4Addr::from(v).to_string());
         }
-        assert_eq!(Mac(0x01_02ab).to_string(), "0c:42:a1:01:02:ab");
         assert_eq!(
             ShortId(Uuid::from_u128(0x0a0b_0c0d << 96)).to_string(),
             "0a0b0c0d"

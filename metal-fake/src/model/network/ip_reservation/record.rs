@@ -25,6 +25,9 @@ pub enum IpReservationType {
     PublicIpv4,
     /// Global anycast IPv4 addresses, assignable in every metro.
     GlobalIpv4,
+    /// Private IPv4 addresses of one metro: a Metal Gateway's block, made
+    /// with the gateway.
+    PrivateIpv4,
 }
 
 impl IpReservationType {
@@ -33,6 +36,7 @@ impl IpReservationType {
         match self {
             Self::PublicIpv4 => "public_ipv4",
             Self::GlobalIpv4 => "global_ipv4",
+            Self::PrivateIpv4 => "private_ipv4",
         }
     }
 }

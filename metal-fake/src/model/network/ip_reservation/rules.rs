@@ -32,6 +32,7 @@ fn largest(kind: IpReservationType) -> u32 {
     match kind {
         IpReservationType::PublicIpv4 => 256,
         IpReservationType::GlobalIpv4 => 4,
+        IpReservationType::PrivateIpv4 => 128,
     }
 }
 
@@ -41,6 +42,8 @@ fn pool(kind: IpReservationType) -> Block {
     match kind {
         IpReservationType::PublicIpv4 => Block::new(Ipv4Addr::new(139, 178, 64, 0), 18),
         IpReservationType::GlobalIpv4 => Block::new(Ipv4Addr::new(145, 40, 192, 0), 20),
+        // Below the devices' own private addresses (10.64.0.0 and up).
+        IpReservationType::PrivateIpv4 => Block::new(Ipv4Addr::new(10, 0, 0, 0), 12),
     }
 }
 
@@ -145,7 +148,7 @@ pub(crate) fn check_record(w: &World, r: &IpReservation) -> Result<(), String> {
             Err("a global block has no metro or facility".to_string())
         }
         IpReservationType::GlobalIpv4 => Ok(()),
-        IpReservationType::PublicIpv4 => w
+        IpReservationType::PublicIpv4 | IpReservationType::PrivateIpv4 => w
             .place(r.metro.as_deref(), r.facility.as_deref())
             .map(|_| ())
             .map_err(|e| e.messages.join("; ")),
@@ -161,7 +164,7 @@ fn given(text: &Option<String>) -> Option<&str> {
 impl World {
     /// The metro (and facility) a public block is placed in: the facility's
     /// metro when a facility is given (in the metro, when both are).
-    fn place(
+    pub(crate) fn place(
         &self,
         metro: Option<&str>,
         facility: Option<&str>,
@@ -241,7 +244,7 @@ impl World {
                 }
                 (None, None)
             }
-            IpReservationType::PublicIpv4 => {
+            IpReservationType::PublicIpv4 | IpReservationType::PrivateIpv4 => {
                 let (m, f) = self.place(given(&body.metro), given(&body.facility))?;
                 (Some(m), f)
             }
@@ -285,6 +288,43 @@ impl World {
                     tags: body.tags.clone(),
                     details: body.details.clone(),
                     customdata: body.customdata.clone(),
+                    assignments: Vec::new(),
+                },
+                seq,
+                created: now,
+                assignments: Vec::new(),
+            },
+        );
+        Ok(id)
+    }
+
+    /// A private block of `size` addresses (a power of 2) of `project`'s
+    /// in `metro`, for a Metal Gateway.
+    pub(crate) fn reserve_private(
+        &mut self,
+        project: Uuid,
+        metro: &str,
+        size: u32,
+        now: Instant,
+    ) -> Result<Uuid, ApiError> {
+        let block = self.allocate(IpReservationType::PrivateIpv4, size)?;
+        let id = Uuid::new_v4();
+        let seq = self.next_seq();
+        self.ips.reservations.insert(
+            id,
+            Kept {
+                rec: IpReservation {
+                    id,
+                    project,
+                    kind: IpReservationType::PrivateIpv4,
+                    network: block.network(),
+                    cidr: block.cidr(),
+                    metro: Some(metro.to_string()),
+                    facility: None,
+                    state: IpReservationState::Created,
+                    tags: Vec::new(),
+                    details: None,
+                    customdata: serde_json::Map::new(),
                     assignments: Vec::new(),
                 },
                 seq,
@@ -368,6 +408,12 @@ impl World {
         if r.rec.state != IpReservationState::Created {
             return Err(ApiError::unprocessable(
                 "The IP reservation is not approved yet",
+            ));
+        }
+        if r.rec.kind == IpReservationType::PrivateIpv4 || self.gateway_of_block(r.rec.id).is_some()
+        {
+            return Err(ApiError::unprocessable(
+                "The IP reservation is a Metal Gateway's: its addresses are not assigned to devices",
             ));
         }
         if r.rec.kind == IpReservationType::PublicIpv4 {

@@ -13,6 +13,7 @@ use super::record::{IpReservationType, Kept, KeptAssignment};
 use super::rules::Block;
 use crate::model::catalog::{FacilityView, MetroView};
 use crate::model::device;
+use crate::model::metal_gateway::GatewayLite;
 use crate::model::project::{self, ProjectField};
 use crate::model::render::{Expand, Href, Stamp, Stub};
 use crate::model::World;
@@ -43,6 +44,8 @@ pub(crate) struct ReservationView<'a> {
     metro: Option<MetroField<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     facility: Option<FacilityView<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metal_gateway: Option<GatewayLite>,
     created_at: Stamp,
 }
 
@@ -73,7 +76,7 @@ impl Addressing {
             gateway: parent.gateway(),
             netmask: block.netmask(),
             cidr: block.cidr(),
-            public: true,
+            public: kind != IpReservationType::PrivateIpv4,
             management: false,
             manageable: true,
             enabled: true,
@@ -189,6 +192,7 @@ impl World {
                 .as_deref()
                 .filter(|_| !expand.excludes("facility"))
                 .map(|f| self.catalog.facility_view(f)),
+            metal_gateway: self.gateway_of_block(rec.id).map(|g| self.gateway_lite(g)),
             created_at: Stamp(self.clock.wall(r.created)),
         }
     }

@@ -1,0 +1,121 @@
+//! The BGP session operations the fake models, and who owns a session
+//! (its device's project).
+
+use metal_api::operation as op;
+use metal_api::types;
+use uuid::Uuid;
+
+use super::record;
+use super::view::{neighbors_view, SessionList};
+use crate::call::{ApiError, Call, Reply};
+use crate::model::access::Owner;
+use crate::model::render::reply;
+use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
+use crate::model::World;
+use crate::model::{device, project};
+
+/// BGP sessions (`/bgp/sessions/{id}`), and a device's and a project's.
+pub(crate) static RESOURCE: Resource = Resource {
+    collection: "bgp",
+    operations: &[
+        Modelled::new(&op::FIND_BGP_SESSIONS, find_bgp_sessions).names("id", &device::RESOURCE),
+        Modelled::new(&op::CREATE_BGP_SESSION, create_bgp_session).names("id", &device::RESOURCE),
+        Modelled::new(&op::GET_BGP_NEIGHBOR_DATA, get_bgp_neighbor_data)
+            .names("id", &device::RESOURCE),
+        Modelled::new(&op::FIND_PROJECT_BGP_SESSIONS, find_project_bgp_sessions)
+            .names("id", &project::RESOURCE),
+        Modelled::new(&op::FIND_BGP_SESSION_BY_ID, find_bgp_session_by_id).names("id", &RESOURCE),
+        Modelled::new(&op::UPDATE_BGP_SESSION, update_bgp_session).names("id", &RESOURCE),
+        Modelled::new(&op::DELETE_BGP_SESSION, delete_bgp_session).names("id", &RESOURCE),
+    ],
+    owner,
+    load: record::load,
+    save: record::save,
+};
+
+fn owner(w: &World, id: Uuid) -> Option<Owner> {
+    let s = w.bgp_sessions.get(&id)?;
+    let d = w.devices.get(&s.rec.device)?;
+    Some(Owner::Project(d.rec.project))
+}
+
+fn find_bgp_sessions(call: &Call) -> Result<Prepared, ApiError> {
+    let device = call.id("id")?;
+    let expand = expand(call);
+    acts(move |w, _, now| {
+        w.devices.get(&device).ok_or_else(ApiError::not_found)?;
+        reply(&SessionList {
+            bgp_sessions: w
+                .bgp_sessions_where(|s| s.rec.device == device)
+                .into_iter()
+                .map(|s| w.bgp_session_view(s, &expand, now))
+                .collect(),
+        })
+    })
+}
+
+fn create_bgp_session(call: &Call) -> Result<Prepared, ApiError> {
+    let device = call.id("id")?;
+    let body: types::BgpSessionInput = call.json()?;
+    let expand = expand(call);
+    acts(move |w, _, now| {
+        let id = w.create_bgp_session(device, &body, now)?;
+        let s = w.bgp_sessions.get(&id).ok_or_else(ApiError::not_found)?;
+        reply(&w.bgp_session_view(s, &expand, now))
+    })
+}
+
+fn get_bgp_neighbor_data(call: &Call) -> Result<Prepared, ApiError> {
+    let device = call.id("id")?;
+    acts(move |w, _, now| {
+        let neighbors = w.bgp_neighbors(device, now)?;
+        reply(&neighbors_view(&neighbors))
+    })
+}
+
+fn find_project_bgp_sessions(call: &Call) -> Result<Prepared, ApiError> {
+    let project = call.id("id")?;
+    let expand = expand(call);
+    acts(move |w, _, now| {
+        w.projects.get(&project).ok_or_else(ApiError::not_found)?;
+        let of_project = |s: &record::Kept| {
+            w.devices
+                .get(&s.rec.device)
+                .is_some_and(|d| d.rec.project == project)
+        };
+        reply(&SessionList {
+            bgp_sessions: w
+                .bgp_sessions_where(of_project)
+                .into_iter()
+                .map(|s| w.bgp_session_view(s, &expand, now))
+                .collect(),
+        })
+    })
+}
+
+fn find_bgp_session_by_id(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let expand = expand(call);
+    acts(move |w, _, now| {
+        let s = w.bgp_sessions.get(&id).ok_or_else(ApiError::not_found)?;
+        reply(&w.bgp_session_view(s, &expand, now))
+    })
+}
+
+fn update_bgp_session(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    // The body is the default route alone, a JSON boolean.
+    let default_route: bool = call.json()?;
+    acts(move |w, _, now| {
+        w.update_bgp_session(id, default_route, now)?;
+        Ok(Reply::Empty)
+    })
+}
+
+fn delete_bgp_session(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    acts(move |w, _, _| {
+        w.delete_bgp_session(id)?;
+        Ok(Reply::Empty)
+    })
+}

@@ -1,0 +1,203 @@
+//! The API's rules for BGP sessions: a session needs its project's BGP
+//! configuration ("BGP is not enabled" without it), a device has one
+//! session an address family; an update sets whether the device gets a
+//! default route. And the neighbour data: for each session, the
+//! project's ASN and password, the fake's routers (ASN 65530, link-local
+//! peers, multihop), the device's address, the routes it may announce
+//! (the project's reserved IPv4 blocks it could hold) and the routes it
+//! is sent.
+
+use metal_api::types;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::record::{AddressFamily, BgpSession, Kept};
+use crate::call::ApiError;
+use crate::model::device::address_texts;
+use crate::model::project::BgpConfig;
+use crate::model::relations::Kind;
+use crate::model::{IpReservationType, World};
+
+/// The ASN of the fake's routers, as the API's neighbour data gives it.
+pub(crate) const PEER_AS: u32 = 65530;
+
+/// The routers' addresses of each family (link-local IPv4, unique local
+/// IPv6).
+pub(crate) fn peer_ips(family: AddressFamily) -> [&'static str; 2] {
+    match family {
+        AddressFamily::Ipv4 => ["169.254.255.1", "169.254.255.2"],
+        AddressFamily::Ipv6 => ["fc00::e", "fc00::f"],
+    }
+}
+
+/// One route of the neighbour data.
+pub(crate) struct Route {
+    pub(crate) route: String,
+    pub(crate) exact: bool,
+}
+
+/// The neighbour data of one session, before it is rendered.
+pub(crate) struct Neighbor<'a> {
+    pub(crate) family: AddressFamily,
+    pub(crate) config: &'a BgpConfig,
+    pub(crate) customer_ip: Option<String>,
+    pub(crate) routes_in: Vec<Route>,
+    pub(crate) routes_out: Vec<Route>,
+}
+
+impl World {
+    /// `project`'s BGP configuration, when BGP is on.
+    pub(crate) fn bgp_config_of(&self, project: Uuid) -> Option<&BgpConfig> {
+        self.projects.get(&project)?.rec.bgp_config.as_ref()
+    }
+
+    /// `createBgpSession`: a session of `device`'s, refused without the
+    /// project's BGP or with a session of the family already.
+    pub(crate) fn create_bgp_session(
+        &mut self,
+        device: Uuid,
+        body: &types::BgpSessionInput,
+        now: Instant,
+    ) -> Result<Uuid, ApiError> {
+        let d = self.devices.get(&device).ok_or_else(ApiError::not_found)?;
+        let family = match body.address_family {
+            Some(types::BgpSessionInputAddressFamily::Ipv4) => AddressFamily::Ipv4,
+            Some(types::BgpSessionInputAddressFamily::Ipv6) => AddressFamily::Ipv6,
+            None => {
+                return Err(ApiError::unprocessable(
+                    "address_family must be ipv4 or ipv6",
+                ))
+            }
+        };
+        if self.bgp_config_of(d.rec.project).is_none() {
+            return Err(ApiError::unprocessable("BGP is not enabled"));
+        }
+        let taken = self
+            .bgp_sessions
+            .values()
+            .any(|s| s.rec.device == device && s.rec.address_family == family);
+        if taken {
+            return Err(ApiError::unprocessable(format!(
+                "The device already has an {} BGP session",
+                family.as_str()
+            )));
+        }
+        let id = Uuid::new_v4();
+        let seq = self.next_seq();
+        self.bgp_sessions.insert(
+            id,
+            Kept {
+                rec: BgpSession {
+                    id,
+                    device,
+                    address_family: family,
+                    default_route: body.default_route,
+                },
+                seq,
+                created: now,
+                updated: now,
+            },
+        );
+        Ok(id)
+    }
+
+    /// `updateBgpSession`: whether the device gets a default route.
+    pub(crate) fn update_bgp_session(
+        &mut self,
+        id: Uuid,
+        default_route: bool,
+        now: Instant,
+    ) -> Result<(), ApiError> {
+        let s = self
+            .bgp_sessions
+            .get_mut(&id)
+            .ok_or_else(ApiError::not_found)?;
+        s.rec.default_route = default_route;
+        s.updated = now;
+        Ok(())
+    }
+
+    /// `deleteBgpSession`.
+    pub(crate) fn delete_bgp_session(&mut self, id: Uuid) -> Result<(), ApiError> {
+        self.delete_record(Kind::BgpSession, id)
+    }
+
+    /// The sessions passing `keep`, oldest first.
+    pub(crate) fn bgp_sessions_where(&self, keep: impl Fn(&Kept) -> bool) -> Vec<&Kept> {
+        let mut all: Vec<&Kept> = self.bgp_sessions.values().filter(|s| keep(s)).collect();
+        all.sort_by_key(|s| s.seq);
+        all
+    }
+
+    /// The neighbour data of `device`'s sessions at `now` (none while its
+    /// project has no BGP configuration).
+    pub(crate) fn bgp_neighbors(
+        &self,
+        device: Uuid,
+        now: Instant,
+    ) -> Result<Vec<Neighbor<'_>>, ApiError> {
+        let d = self.devices.get(&device).ok_or_else(ApiError::not_found)?;
+        let Some(config) = self.bgp_config_of(d.rec.project) else {
+            return Ok(Vec::new());
+        };
+        let metro = self
+            .catalog
+            .facility(&d.rec.facility)
+            .map(|f| f.metro.as_str());
+        let addresses: Vec<String> = if d.state(&self.timings, now).has_addresses() {
+            address_texts(d.live.seq).collect()
+        } else {
+            Vec::new()
+        };
+        // The project's blocks the device could hold: public ones of its
+        // metro, and global ones.
+        let mut blocks: Vec<_> = self
+            .ips
+            .reservations
+            .values()
+            .filter(|r| {
+                r.rec.project == d.rec.project
+                    && (r.rec.kind == IpReservationType::GlobalIpv4
+                        || r.rec.metro.as_deref() == metro)
+            })
+            .collect();
+        blocks.sort_by_key(|r| r.seq);
+        Ok(self
+            .bgp_sessions_where(|s| s.rec.device == device)
+            .into_iter()
+            .map(|s| {
+                let family = s.rec.address_family;
+                let (customer_ip, routes_in, default) = match family {
+                    // The device's private IPv4 address (the third of its
+                    // own), which the routers accept sessions from.
+                    AddressFamily::Ipv4 => (
+                        addresses.get(2).cloned(),
+                        blocks
+                            .iter()
+                            .map(|r| Route {
+                                route: format!("{}/{}", r.rec.network, r.rec.cidr),
+                                exact: false,
+                            })
+                            .collect(),
+                        "0.0.0.0/0",
+                    ),
+                    AddressFamily::Ipv6 => (addresses.get(1).cloned(), Vec::new(), "::/0"),
+                };
+                Neighbor {
+                    family,
+                    config,
+                    customer_ip,
+                    routes_in,
+                    routes_out: if s.rec.default_route {
+                        vec![Route {
+                            route: default.to_string(),
+                            exact: true,
+                        }]
+                    } else {
+                        Vec::new()
+                    },
+                }
+            })
+            .collect())
+    }
+}

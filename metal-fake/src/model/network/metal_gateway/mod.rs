@@ -1,0 +1,21 @@
+//! Metal Gateways: a project's router on one of its VLANs, with a block of
+//! addresses: a private IPv4 block made with it (and released with it),
+//! or a reserved block of the VLAN's metro named.
+//!
+//! - `record`: [`MetalGateway`], what the world keeps and its document
+//!   entry.
+//! - `rules`: a create (the VLAN free of gateways, the block of its metro
+//!   and project), a delete (which releases a block made with it).
+//! - `view`: a gateway as the API sends it, and the short form VLANs and
+//!   IP reservations show.
+//! - `operations`: the operations modelled, and who owns a gateway.
+
+mod operations;
+mod record;
+mod rules;
+mod view;
+
+pub(crate) use operations::RESOURCE;
+pub(crate) use record::Kept;
+pub use record::MetalGateway;
+pub(crate) use view::GatewayLite;

@@ -1,0 +1,85 @@
+//! What the fake keeps of a Metal Gateway: its description (also its
+//! entry in the world document).
+
+use std::collections::HashSet;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use crate::document::{WorldDoc, WorldError};
+use crate::model::load::{unique, unknown};
+use crate::model::world::oldest_first;
+use crate::model::World;
+
+/// A Metal Gateway of a project: a VLAN's router, with a block of
+/// addresses.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MetalGateway {
+    /// Its ID.
+    pub id: Uuid,
+    /// Its project.
+    pub project: Uuid,
+    /// Its VLAN, of the project; one gateway a VLAN.
+    pub virtual_network: Uuid,
+    /// Its block: a private or public IPv4 reservation of the project in
+    /// the VLAN's metro, bound to no other gateway.
+    pub ip_reservation: Uuid,
+    /// Whether the block was made with the gateway (a private block of
+    /// the size asked for), and goes with it.
+    #[serde(default)]
+    pub own_block: bool,
+}
+
+/// A gateway as the world keeps it.
+#[derive(Clone, Debug)]
+pub(crate) struct Kept {
+    pub(crate) rec: MetalGateway,
+    /// Creation order across all records.
+    pub(crate) seq: u64,
+    pub(crate) created: Instant,
+}
+
+/// Loads the document's gateways: each of a project the world has, on one
+/// of its VLANs that has no other gateway, with a block of the project in
+/// the VLAN's metro that no other gateway holds.
+pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    let mut ids = HashSet::new();
+    for g in &doc.metal_gateways {
+        let from = || format!("metal gateway {}", g.id);
+        unique(&mut ids, g.id, "metal gateway", g.id)?;
+        if !w.projects.contains_key(&g.project) {
+            return Err(unknown(from(), "project", g.project));
+        }
+        if !w.vlans.contains_key(&g.virtual_network) {
+            return Err(unknown(from(), "virtual network", g.virtual_network));
+        }
+        if !w.ips.reservations.contains_key(&g.ip_reservation) {
+            return Err(unknown(from(), "ip reservation", g.ip_reservation));
+        }
+        w.check_gateway(g.project, g.virtual_network, g.ip_reservation)
+            .map_err(|e| {
+                WorldError::Inconsistent(format!("{}: {}", from(), e.messages.join("; ")))
+            })?;
+        let seq = w.next_seq();
+        w.gateways.insert(
+            g.id,
+            Kept {
+                rec: g.clone(),
+                seq,
+                created: now,
+            },
+        );
+    }
+    Ok(())
+}
+
+/// Saves the gateways into `doc`, oldest first.
+pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    doc.metal_gateways = oldest_first(&w.gateways, |g| g.seq)
+        .into_iter()
+        .map(|g| g.rec.clone())
+        .collect();
+}

@@ -1,0 +1,113 @@
+//! A Metal Gateway as the API sends it: the project, VLAN and block stubs
+//! unless included (Terraform reads it with
+//! `include=project,ip_reservation,virtual_network,vrf`); and the short
+//! form a VLAN's `metal_gateways` and a block's `metal_gateway` show.
+
+use serde::Serialize;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::record::Kept;
+use crate::model::ip_reservation::ReservationView;
+use crate::model::project::ProjectField;
+use crate::model::render::{Expand, Href, Stamp, Stub};
+use crate::model::vlan::VlanField;
+use crate::model::World;
+
+/// The collection of gateways' paths and hrefs.
+pub(crate) const COLLECTION: &str = "metal-gateways";
+
+/// The one state the fake's gateways report: made at once.
+const READY: &str = "ready";
+
+/// A gateway in a reply.
+#[derive(Serialize)]
+pub(crate) struct GatewayView<'a> {
+    id: Uuid,
+    href: Href,
+    state: &'static str,
+    project: ProjectField<'a>,
+    virtual_network: VlanField<'a>,
+    ip_reservation: BlockField<'a>,
+    created_at: Stamp,
+    updated_at: Stamp,
+}
+
+/// A gateway's block: included, or a stub.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum BlockField<'a> {
+    Full(Box<ReservationView<'a>>),
+    Stub(Stub),
+}
+
+/// A gateway where a VLAN or a block names it: the spec's
+/// `MetalGatewayLite`.
+#[derive(Serialize)]
+pub(crate) struct GatewayLite {
+    id: Uuid,
+    href: Href,
+    state: &'static str,
+    vlan: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gateway_address: Option<String>,
+    created_at: Stamp,
+    updated_at: Stamp,
+}
+
+impl World {
+    /// `g` as the API shows it at `now`, with `expand` applied.
+    pub(crate) fn gateway_view<'a>(
+        &'a self,
+        g: &'a Kept,
+        expand: &Expand,
+        now: Instant,
+    ) -> GatewayView<'a> {
+        let rec = &g.rec;
+        let made = Stamp(self.clock.wall(g.created));
+        let ip_reservation = match self.ips.reservations.get(&rec.ip_reservation) {
+            Some(r) if expand.includes("ip_reservation") => BlockField::Full(Box::new(
+                self.ip_reservation_view(r, &expand.nested("ip_reservation")),
+            )),
+            _ => BlockField::Stub(Stub::new(
+                crate::model::ip_reservation::COLLECTION,
+                rec.ip_reservation,
+            )),
+        };
+        GatewayView {
+            id: rec.id,
+            href: Href::new(COLLECTION, rec.id),
+            state: READY,
+            project: self.project_field(rec.project, expand.includes("project")),
+            virtual_network: self.vlan_field(
+                rec.virtual_network,
+                expand.includes("virtual_network"),
+                &expand.nested("virtual_network"),
+                now,
+            ),
+            ip_reservation,
+            created_at: made,
+            updated_at: made,
+        }
+    }
+
+    /// `g` in short, as VLANs and blocks name it.
+    pub(crate) fn gateway_lite(&self, g: &Kept) -> GatewayLite {
+        let made = Stamp(self.clock.wall(g.created));
+        GatewayLite {
+            id: g.rec.id,
+            href: Href::new(COLLECTION, g.rec.id),
+            state: READY,
+            vlan: self
+                .vlans
+                .get(&g.rec.virtual_network)
+                .map_or(0, |v| v.rec.vxlan),
+            gateway_address: self.ips.reservations.get(&g.rec.ip_reservation).map(|r| {
+                let block = r.block();
+                format!("{}/{}", block.gateway(), block.cidr())
+            }),
+            created_at: made,
+            updated_at: made,
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! The port operations the fake models, and who owns a port (its
+//! device's project). Each change answers the port as it is after it.
+
+use metal_api::operation as op;
+use metal_api::types;
+use uuid::Uuid;
+
+use super::record;
+use super::view::COLLECTION;
+use crate::call::{ApiError, Call, Reply};
+use crate::model::access::Owner;
+use crate::model::list::flag;
+use crate::model::render::{reply, Expand};
+use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
+use crate::model::World;
+
+/// Devices' network ports.
+pub(crate) static RESOURCE: Resource = Resource {
+    collection: COLLECTION,
+    operations: &[
+        Modelled::new(&op::FIND_PORT_BY_ID, find_port_by_id).names("id", &RESOURCE),
+        Modelled::new(&op::ASSIGN_PORT, assign_port).names("id", &RESOURCE),
+        Modelled::new(&op::UNASSIGN_PORT, unassign_port).names("id", &RESOURCE),
+        Modelled::new(&op::ASSIGN_NATIVE_VLAN, assign_native_vlan).names("id", &RESOURCE),
+        Modelled::new(&op::DELETE_NATIVE_VLAN, delete_native_vlan).names("id", &RESOURCE),
+        Modelled::new(&op::BOND_PORT, bond_port).names("id", &RESOURCE),
+        Modelled::new(&op::DISBOND_PORT, disbond_port).names("id", &RESOURCE),
+        Modelled::new(&op::CONVERT_LAYER2, convert_layer2).names("id", &RESOURCE),
+        Modelled::new(&op::CONVERT_LAYER3, convert_layer3).names("id", &RESOURCE),
+    ],
+    owner,
+    load: record::load,
+    save: record::save,
+};
+
+fn owner(w: &World, id: Uuid) -> Option<Owner> {
+    let (d, _) = w.find_port(id).ok()?;
+    Some(Owner::Project(d.rec.project))
+}
+
+/// Port `id` as the reply.
+fn port_reply(
+    w: &World,
+    id: Uuid,
+    expand: &Expand,
+    now: tokio::time::Instant,
+) -> Result<Reply, ApiError> {
+    let (d, slot) = w.find_port(id)?;
+    reply(&w.port_view(d, slot, expand, now))
+}
+
+/// A port change: what `change` does to port `id`, answered with the port.
+fn change(
+    call: &Call,
+    change: impl FnOnce(&mut World, Uuid) -> Result<(), ApiError> + Send + 'static,
+) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let expand = expand(call);
+    acts(move |w, _, now| {
+        change(w, id)?;
+        port_reply(w, id, &expand, now)
+    })
+}
+
+/// The `vnid` of a body (`PortAssignInput`).
+fn vnid(call: &Call) -> Result<Option<String>, ApiError> {
+    let body: types::PortAssignInput = call.json()?;
+    Ok(body.vnid)
+}
+
+fn find_port_by_id(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let expand = expand(call);
+    acts(move |w, _, now| port_reply(w, id, &expand, now))
+}
+
+fn assign_port(call: &Call) -> Result<Prepared, ApiError> {
+    let vnid = vnid(call)?;
+    change(call, move |w, id| w.assign_port(id, vnid.as_deref()))
+}
+
+fn unassign_port(call: &Call) -> Result<Prepared, ApiError> {
+    let vnid = vnid(call)?;
+    change(call, move |w, id| w.unassign_port(id, vnid.as_deref()))
+}
+
+fn assign_native_vlan(call: &Call) -> Result<Prepared, ApiError> {
+    let vnid = call.text("vnid");
+    change(call, move |w, id| w.set_native_vlan(id, vnid.as_deref()))
+}
+
+fn delete_native_vlan(call: &Call) -> Result<Prepared, ApiError> {
+    change(call, |w, id| w.remove_native_vlan(id))
+}
+
+/// A bond or disbond's `name` flag: the spec's query parameter, or the
+/// body's field of that name, as packngo sends it (`{"id": ...,
+/// "bulk_enable": true}`).
+fn bulk(call: &Call, name: &str) -> Result<bool, ApiError> {
+    if let Some(b) = flag(call, name)? {
+        return Ok(b);
+    }
+    if call.body().iter().all(u8::is_ascii_whitespace) {
+        return Ok(false);
+    }
+    match call.json_value()?.get(name) {
+        None => Ok(false),
+        Some(serde_json::Value::Bool(b)) => Ok(*b),
+        Some(_) => Err(ApiError::unprocessable(format!(
+            "{name} must be true or false"
+        ))),
+    }
+}
+
+fn bond_port(call: &Call) -> Result<Prepared, ApiError> {
+    let bulk = bulk(call, "bulk_enable")?;
+    change(call, move |w, id| w.bond_port(id, bulk))
+}
+
+fn disbond_port(call: &Call) -> Result<Prepared, ApiError> {
+    let bulk = bulk(call, "bulk_disable")?;
+    change(call, move |w, id| w.disbond_port(id, bulk))
+}
+
+fn convert_layer2(call: &Call) -> Result<Prepared, ApiError> {
+    change(call, |w, id| w.convert_layer2(id))
+}
+
+fn convert_layer3(call: &Call) -> Result<Prepared, ApiError> {
+    // `request_ips` (the addresses a layer-3 bond gets back) is read and
+    // not modelled: a device's own addresses do not change with its ports.
+    let _: types::PortConvertLayer3Input = if call.body().iter().all(u8::is_ascii_whitespace) {
+        types::PortConvertLayer3Input::default()
+    } else {
+        call.json()?
+    };
+    change(call, |w, id| w.convert_layer3(id))
+}

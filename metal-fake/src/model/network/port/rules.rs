@@ -1,0 +1,301 @@
+//! The API's rules for ports: which VLAN a port may take (of the device's
+//! project and metro; not on a physical port in its bond, nor on a bond
+//! whose ports all left it), the native VLAN (one of the port's), bonding
+//! and disbonding, converting a bond to layer 2 or back to layer 3 (not
+//! while VLANs are on it), and the network type that follows.
+
+use uuid::Uuid;
+
+use super::layout::{self, candidates, port_id, Slot};
+use super::record::Kept;
+use crate::call::ApiError;
+use crate::model::device;
+use crate::model::World;
+
+/// The most VLANs one port holds (a bound of the fake's).
+pub(crate) const MAX_VLANS_PER_PORT: usize = 100;
+
+/// A bond's network type, from its state and its ports'.
+pub(crate) fn network_type(bond: &Kept, members: &[Kept]) -> &'static str {
+    let all_bonded = members.iter().all(|m| m.bonded);
+    match (bond.layer2, all_bonded) {
+        (true, true) => "layer2-bonded",
+        (true, false) => "layer2-individual",
+        (false, false) => "hybrid",
+        (false, true) if bond.vlans.is_empty() => "layer3",
+        (false, true) => "hybrid-bonded",
+    }
+}
+
+impl World {
+    /// The device and slot of port `id`; `404` when no device has it.
+    pub(crate) fn find_port(&self, id: Uuid) -> Result<(&device::Kept, Slot), ApiError> {
+        candidates(id)
+            .find_map(|(device, index)| {
+                let d = self.devices.get(&device)?;
+                Some((d, layout::slot(&d.rec.plan, index)?))
+            })
+            .ok_or_else(ApiError::not_found)
+    }
+
+    /// The state of port `slot` of `device`.
+    pub(crate) fn port_state(&self, device: Uuid, slot: Slot) -> Kept {
+        self.ports
+            .get(&port_id(device, slot.index))
+            .cloned()
+            .unwrap_or_else(|| Kept::fresh(device, slot))
+    }
+
+    /// The physical ports of `bond` (a bond's slot) of `device` on `plan`.
+    pub(crate) fn bond_members(&self, device: Uuid, plan: &str, bond: u8) -> Vec<Kept> {
+        layout::layout(plan)
+            .iter()
+            .filter(|s| s.bond == Some(bond))
+            .map(|s| self.port_state(device, *s))
+            .collect()
+    }
+
+    /// Keeps `port` (or forgets it, when it is a fresh server's again).
+    fn keep_port(&mut self, port: Kept) {
+        if port.is_fresh() {
+            self.ports.remove(&port.id());
+        } else {
+            self.ports.insert(port.id(), port);
+        }
+    }
+
+    /// The devices with a port on VLAN `vlan`, oldest first.
+    pub(crate) fn devices_on_vlan(&self, vlan: Uuid) -> Vec<Uuid> {
+        let mut devices: Vec<(u64, Uuid)> = self
+            .ports
+            .values()
+            .filter(|p| p.vlans.contains(&vlan))
+            .filter_map(|p| Some((self.devices.get(&p.device)?.live.seq, p.device)))
+            .collect();
+        devices.sort();
+        devices.dedup();
+        devices.into_iter().map(|(_, d)| d).collect()
+    }
+
+    /// The VLAN `vnid` names for a port of `d`: its ID, or its `vxlan` in
+    /// the device's metro; of the device's project and metro.
+    fn vlan_for(&self, d: &device::Kept, vnid: Option<&str>) -> Result<Uuid, ApiError> {
+        let vnid = vnid
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .ok_or_else(|| ApiError::unprocessable("vnid is required"))?;
+        let metro = self
+            .catalog
+            .facility(&d.rec.facility)
+            .map(|f| f.metro.as_str());
+        let vlan = match (vnid.parse::<Uuid>(), vnid.parse::<u32>()) {
+            (Ok(id), _) => self.vlans.get(&id),
+            (_, Ok(vxlan)) => self.vlans.values().find(|v| {
+                v.rec.project == d.rec.project
+                    && Some(v.rec.metro.as_str()) == metro
+                    && v.rec.vxlan == vxlan
+            }),
+            _ => None,
+        }
+        .ok_or_else(|| ApiError::unprocessable(format!("Virtual network {vnid} was not found")))?;
+        if vlan.rec.project != d.rec.project {
+            return Err(ApiError::unprocessable(
+                "The virtual network belongs to another project than the device",
+            ));
+        }
+        if Some(vlan.rec.metro.as_str()) != metro {
+            return Err(ApiError::unprocessable(format!(
+                "Virtual network {} is in metro {}, not in the device's metro",
+                vlan.rec.vxlan, vlan.rec.metro
+            )));
+        }
+        Ok(vlan.rec.id)
+    }
+
+    /// `assignPort`: VLAN `vnid` on port `id`.
+    pub(crate) fn assign_port(&mut self, id: Uuid, vnid: Option<&str>) -> Result<(), ApiError> {
+        let (d, slot) = self.find_port(id)?;
+        let vlan = self.vlan_for(d, vnid)?;
+        let (device, plan) = (d.rec.id, d.rec.plan.clone());
+        let mut port = self.port_state(device, slot);
+        match slot.bond {
+            Some(_) if port.bonded => {
+                return Err(ApiError::unprocessable(
+                    "Cannot assign a virtual network to a bonded port: disbond it first, or assign it to its bond",
+                ))
+            }
+            None if self
+                .bond_members(device, &plan, slot.index)
+                .iter()
+                .all(|m| !m.bonded) =>
+            {
+                return Err(ApiError::unprocessable(
+                    "Cannot assign a virtual network to a bond whose ports are disbonded: assign it to a port",
+                ))
+            }
+            _ => {}
+        }
+        if port.vlans.contains(&vlan) {
+            return Err(ApiError::unprocessable(
+                "The virtual network is already assigned to the port",
+            ));
+        }
+        if port.vlans.len() >= MAX_VLANS_PER_PORT {
+            return Err(ApiError::unprocessable(format!(
+                "The port has too many virtual networks (maximum is {MAX_VLANS_PER_PORT})"
+            )));
+        }
+        port.vlans.push(vlan);
+        self.keep_port(port);
+        Ok(())
+    }
+
+    /// `unassignPort`: VLAN `vnid` off port `id` (not its native VLAN).
+    pub(crate) fn unassign_port(&mut self, id: Uuid, vnid: Option<&str>) -> Result<(), ApiError> {
+        let (d, slot) = self.find_port(id)?;
+        let vlan = self.vlan_for(d, vnid)?;
+        let mut port = self.port_state(d.rec.id, slot);
+        if !port.vlans.contains(&vlan) {
+            return Err(ApiError::unprocessable(
+                "The virtual network is not assigned to the port",
+            ));
+        }
+        if port.native == Some(vlan) {
+            return Err(ApiError::unprocessable(
+                "The virtual network is the port's native VLAN: remove the native VLAN first",
+            ));
+        }
+        port.vlans.retain(|v| *v != vlan);
+        self.keep_port(port);
+        Ok(())
+    }
+
+    /// `assignNativeVlan`: `vnid`, one of port `id`'s VLANs, as its native
+    /// VLAN.
+    pub(crate) fn set_native_vlan(&mut self, id: Uuid, vnid: Option<&str>) -> Result<(), ApiError> {
+        let (d, slot) = self.find_port(id)?;
+        let vlan = self.vlan_for(d, vnid)?;
+        let mut port = self.port_state(d.rec.id, slot);
+        if !port.vlans.contains(&vlan) {
+            return Err(ApiError::unprocessable(
+                "The native VLAN must be assigned to the port first",
+            ));
+        }
+        port.native = Some(vlan);
+        self.keep_port(port);
+        Ok(())
+    }
+
+    /// `deleteNativeVlan`: port `id` has no native VLAN (none before is
+    /// no change).
+    pub(crate) fn remove_native_vlan(&mut self, id: Uuid) -> Result<(), ApiError> {
+        let (d, slot) = self.find_port(id)?;
+        let mut port = self.port_state(d.rec.id, slot);
+        port.native = None;
+        self.keep_port(port);
+        Ok(())
+    }
+
+    /// The physical ports a bond or disbond of port `id` changes: the
+    /// port itself, or every port of its bond (`bulk`, or a bond named).
+    fn bonding_targets(&self, id: Uuid, bulk: bool) -> Result<(Uuid, Vec<Kept>), ApiError> {
+        let (d, slot) = self.find_port(id)?;
+        let (device, plan) = (d.rec.id, d.rec.plan.as_str());
+        let targets = match slot.bond {
+            Some(bond) if bulk => self.bond_members(device, plan, bond),
+            Some(_) => vec![self.port_state(device, slot)],
+            None => self.bond_members(device, plan, slot.index),
+        };
+        Ok((device, targets))
+    }
+
+    /// `bondPort`: port `id` (every port of its bond with `bulk`, or all
+    /// of a bond's) back in its bond; refused while one has VLANs of its
+    /// own.
+    pub(crate) fn bond_port(&mut self, id: Uuid, bulk: bool) -> Result<(), ApiError> {
+        let (_, targets) = self.bonding_targets(id, bulk)?;
+        if targets.iter().any(|p| !p.vlans.is_empty()) {
+            return Err(ApiError::unprocessable(
+                "Cannot bond a port that has virtual networks: unassign them first",
+            ));
+        }
+        for mut p in targets {
+            p.bonded = true;
+            self.keep_port(p);
+        }
+        Ok(())
+    }
+
+    /// `disbondPort`: port `id` (every port of its bond with `bulk`, or all
+    /// of a bond's) out of its bond.
+    pub(crate) fn disbond_port(&mut self, id: Uuid, bulk: bool) -> Result<(), ApiError> {
+        let (_, targets) = self.bonding_targets(id, bulk)?;
+        for mut p in targets {
+            p.bonded = false;
+            self.keep_port(p);
+        }
+        Ok(())
+    }
+
+    /// The bond port `id` names, refused for a physical port.
+    fn bond_port_state(&self, id: Uuid, action: &str) -> Result<(Kept, Vec<Kept>), ApiError> {
+        let (d, slot) = self.find_port(id)?;
+        if slot.bond.is_some() {
+            return Err(ApiError::unprocessable(format!(
+                "Only a bond port converts to {action}"
+            )));
+        }
+        let members = self.bond_members(d.rec.id, &d.rec.plan, slot.index);
+        Ok((self.port_state(d.rec.id, slot), members))
+    }
+
+    /// `convertLayer2`: bond `id` to layer 2 (its ports stay as they are).
+    pub(crate) fn convert_layer2(&mut self, id: Uuid) -> Result<(), ApiError> {
+        let (mut bond, _) = self.bond_port_state(id, "layer 2")?;
+        bond.layer2 = true;
+        self.keep_port(bond);
+        Ok(())
+    }
+
+    /// `convertLayer3`: bond `id` back to layer 3, its ports bonded;
+    /// refused while it or its ports have VLANs.
+    pub(crate) fn convert_layer3(&mut self, id: Uuid) -> Result<(), ApiError> {
+        let (mut bond, members) = self.bond_port_state(id, "layer 3")?;
+        if !bond.vlans.is_empty() || members.iter().any(|m| !m.vlans.is_empty()) {
+            return Err(ApiError::unprocessable(
+                "Virtual networks must be unassigned from the bond and its ports before converting to layer 3",
+            ));
+        }
+        bond.layer2 = false;
+        self.keep_port(bond);
+        for mut m in members {
+            m.bonded = true;
+            self.keep_port(m);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bond_s_network_type_follows_from_it_and_its_ports() {
+        let d = Uuid::new_v4();
+        let slots = layout::layout("c3.small.x86");
+        let (b, e0, e1) = (slots[0], slots[1], slots[2]);
+        let mut bond = Kept::fresh(d, b);
+        let mut ports = vec![Kept::fresh(d, e0), Kept::fresh(d, e1)];
+        assert_eq!(network_type(&bond, &ports), "layer3");
+        bond.vlans.push(Uuid::new_v4());
+        assert_eq!(network_type(&bond, &ports), "hybrid-bonded");
+        bond.vlans.clear();
+        ports[1].bonded = false;
+        assert_eq!(network_type(&bond, &ports), "hybrid");
+        bond.layer2 = true;
+        assert_eq!(network_type(&bond, &ports), "layer2-individual");
+        ports[1].bonded = true;
+        assert_eq!(network_type(&bond, &ports), "layer2-bonded");
+    }
+}

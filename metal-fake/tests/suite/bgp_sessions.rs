@@ -1,0 +1,351 @@
+//! BGP sessions, as Terraform's `equinix_metal_bgp_session` and the
+//! device BGP neighbours data source, and cloud-provider-equinix-metal,
+//! use them: a session needs the project's BGP ("BGP is not enabled"
+//! without it), one an address family a device; listed per device and
+//! per project, read (with `include=device`), updated (the default
+//! route), deleted; the neighbour data derived from the sessions and the
+//! project's configuration. In process, and over HTTP with every reply
+//! checked against the spec.
+
+use crate::http;
+use crate::common::schema;
+
+use metal_fake::document::WorldDoc;
+use metal_fake::{Fake, ServerConfig};
+use serde_json::{json, Value};
+
+const TOKEN: &str = "bgp-token";
+const PROJECT: &str = "0b000000-0000-4000-8000-000000000001";
+const DEVICE: &str = "0d000000-0000-4000-8000-000000000001";
+const OTHER_DEVICE: &str = "0d000000-0000-4000-8000-000000000002";
+
+/// A project (BGP off) with two active devices in `da`.
+fn world() -> WorldDoc {
+    serde_json::from_value(json!({
+        "projects": [{"id": PROJECT}],
+        "plans": [{"slug": "c3.small.x86"}],
+        "metros": [{"code": "da"}, {"code": "sv"}],
+        "facilities": [{"code": "da11", "metro": "da"}, {"code": "sv15", "metro": "sv"}],
+        "devices": [
+            {"id": DEVICE, "project": PROJECT, "plan": "c3.small.x86", "facility": "da11", "hostname": "a"},
+            {"id": OTHER_DEVICE, "project": PROJECT, "plan": "c3.small.x86", "facility": "da11", "hostname": "b"}
+        ]
+    }))
+    .unwrap()
+}
+
+fn fake() -> Fake {
+    Fake::builder().token(TOKEN).world(world()).build()
+}
+
+async fn call(fake: &Fake, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    http::in_process(fake, TOKEN, method, path, body).await
+}
+
+/// Turns the project's BGP on: local, ASN 65000, a password.
+async fn enable_bgp(fake: &Fake) {
+    let (status, body) = call(
+        fake,
+        "POST",
+        &format!("/projects/{PROJECT}/bgp-configs"),
+        Some(json!({"deployment_type": "local", "asn": 65000, "md5": "Secret12345"})),
+    )
+    .await;
+    assert_eq!(status, 204, "{body}");
+}
+
+async fn create(fake: &Fake, device: &str, body: Value) -> (u16, Value) {
+    call(
+        fake,
+        "POST",
+        &format!("/devices/{device}/bgp/sessions"),
+        Some(body),
+    )
+    .await
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_session_needs_the_project_s_bgp_and_one_an_address_family() {
+    let fake = fake();
+    let (status, body) = create(&fake, DEVICE, json!({"address_family": "ipv4"})).await;
+    assert_eq!(
+        (status, body),
+        (422, json!({"errors": ["BGP is not enabled"]}))
+    );
+    enable_bgp(&fake).await;
+    // As Terraform creates it.
+    let (status, s) = create(
+        &fake,
+        DEVICE,
+        json!({"address_family": "ipv4", "default_route": false}),
+    )
+    .await;
+    assert_eq!(status, 201, "{s}");
+    assert_eq!(s["address_family"], "ipv4");
+    assert_eq!(s["default_route"], false);
+    assert_eq!(s["status"], "down");
+    assert_eq!(
+        s["device"],
+        json!({"href": format!("/metal/v1/devices/{DEVICE}")})
+    );
+    assert_eq!(s["learned_routes"], json!([]));
+    let (status, body) = create(&fake, DEVICE, json!({"address_family": "ipv4"})).await;
+    assert_eq!(status, 422, "{body}");
+    let (status, v6) = create(
+        &fake,
+        DEVICE,
+        json!({"address_family": "ipv6", "default_route": true}),
+    )
+    .await;
+    assert_eq!(status, 201, "{v6}");
+    let (status, other) = create(&fake, OTHER_DEVICE, json!({"address_family": "ipv4"})).await;
+    assert_eq!(status, 201);
+    assert_eq!(create(&fake, DEVICE, json!({})).await.0, 422);
+
+    let ids = |list: &Value| -> Vec<Value> {
+        list["bgp_sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].clone())
+            .collect()
+    };
+    let (_, mine) = call(
+        &fake,
+        "GET",
+        &format!("/devices/{DEVICE}/bgp/sessions"),
+        None,
+    )
+    .await;
+    assert_eq!(ids(&mine), [s["id"].clone(), v6["id"].clone()]);
+    let (_, all) = call(
+        &fake,
+        "GET",
+        &format!("/projects/{PROJECT}/bgp/sessions"),
+        None,
+    )
+    .await;
+    assert_eq!(
+        ids(&all),
+        [s["id"].clone(), v6["id"].clone(), other["id"].clone()]
+    );
+
+    // Terraform reads it back with the device included, for its ID.
+    let path = format!("/bgp/sessions/{}", s["id"].as_str().unwrap());
+    let (status, got) = call(&fake, "GET", &format!("{path}?include=device"), None).await;
+    assert_eq!((status, &got["device"]["id"]), (200, &json!(DEVICE)));
+    // The update's body is the default route alone.
+    let (status, body) = call(&fake, "PUT", &path, Some(json!(true))).await;
+    assert_eq!((status, body), (200, Value::Null));
+    assert_eq!(
+        call(&fake, "GET", &path, None).await.1["default_route"],
+        true
+    );
+    assert_eq!(
+        call(&fake, "PUT", &path, Some(json!({"x": 1}))).await.0,
+        422
+    );
+
+    let (status, _) = call(&fake, "DELETE", &path, None).await;
+    assert_eq!(status, 204);
+    assert_eq!(call(&fake, "GET", &path, None).await.0, 404);
+    assert_eq!(call(&fake, "DELETE", &path, None).await.0, 404);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_neighbour_data_follows_the_sessions_and_the_project_s_config() {
+    let fake = fake();
+    let neighbors = |fake: Fake| async move {
+        let (status, body) = call(
+            &fake,
+            "GET",
+            &format!("/devices/{DEVICE}/bgp/neighbors"),
+            None,
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+        body["bgp_neighbors"].as_array().unwrap().clone()
+    };
+    assert!(neighbors(fake.clone()).await.is_empty());
+    enable_bgp(&fake).await;
+    // An elastic block of the device's metro is a route it may announce;
+    // one of another metro is not.
+    let (_, block) = call(
+        &fake,
+        "POST",
+        &format!("/projects/{PROJECT}/ips"),
+        Some(json!({"type": "public_ipv4", "quantity": 2, "metro": "da"})),
+    )
+    .await;
+    call(
+        &fake,
+        "POST",
+        &format!("/projects/{PROJECT}/ips"),
+        Some(json!({"type": "public_ipv4", "quantity": 1, "metro": "sv"})),
+    )
+    .await;
+    create(
+        &fake,
+        DEVICE,
+        json!({"address_family": "ipv4", "default_route": true}),
+    )
+    .await;
+    create(&fake, DEVICE, json!({"address_family": "ipv6"})).await;
+    let got = neighbors(fake.clone()).await;
+    assert_eq!(got.len(), 2);
+    let v4 = &got[0];
+    assert_eq!(v4["address_family"], 4);
+    assert_eq!(v4["customer_as"], 65000);
+    assert_eq!(v4["peer_as"], 65530);
+    assert_eq!(v4["peer_ips"], json!(["169.254.255.1", "169.254.255.2"]));
+    assert_eq!(
+        (&v4["md5_enabled"], &v4["md5_password"]),
+        (&json!(true), &json!("Secret12345"))
+    );
+    assert_eq!(v4["multihop"], true);
+    assert_eq!(
+        v4["routes_in"],
+        json!([{"route": format!("{}/31", block["network"].as_str().unwrap()), "exact": false}])
+    );
+    assert_eq!(
+        v4["routes_out"],
+        json!([{"route": "0.0.0.0/0", "exact": true}])
+    );
+    // Its customer address is the device's private IPv4 address.
+    let (_, device) = call(&fake, "GET", &format!("/devices/{DEVICE}"), None).await;
+    let private = device["ip_addresses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["public"] == false)
+        .unwrap()["address"]
+        .clone();
+    assert_eq!(v4["customer_ip"], private);
+    let v6 = &got[1];
+    assert_eq!(v6["address_family"], 6);
+    assert_eq!(v6["peer_ips"], json!(["fc00::e", "fc00::f"]));
+    assert_eq!(v6["routes_out"], json!([]));
+    // Another device has no sessions, so no neighbours.
+    let (_, other) = call(
+        &fake,
+        "GET",
+        &format!("/devices/{OTHER_DEVICE}/bgp/neighbors"),
+        None,
+    )
+    .await;
+    assert_eq!(other, json!({"bgp_neighbors": []}));
+}
+
+#[tokio::test(start_paused = true)]
+async fn sessions_round_trip_and_go_with_their_device() {
+    let fake = fake();
+    enable_bgp(&fake).await;
+    let (_, s) = create(
+        &fake,
+        DEVICE,
+        json!({"address_family": "ipv4", "default_route": true}),
+    )
+    .await;
+    let saved = fake.world();
+    assert_eq!(saved.bgp_sessions.len(), 1);
+    assert!(saved.bgp_sessions[0].default_route);
+    let again = Fake::builder().token(TOKEN).world(saved.clone()).build();
+    assert_eq!(again.world(), saved);
+    // Without the project's BGP, a document's session is refused.
+    let mut bad = saved.clone();
+    bad.projects[0].bgp_config = None;
+    let err = Fake::builder()
+        .world(bad)
+        .try_build()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("BGP"), "{err}");
+
+    assert_eq!(
+        call(&fake, "DELETE", &format!("/devices/{DEVICE}"), None)
+            .await
+            .0,
+        204
+    );
+    tokio::time::advance(std::time::Duration::from_secs(3600)).await;
+    let path = format!("/bgp/sessions/{}", s["id"].as_str().unwrap());
+    assert_eq!(call(&fake, "GET", &path, None).await.0, 404);
+    assert!(fake.world().bgp_sessions.is_empty());
+}
+
+/// Over HTTP: the walk, every reply checked against the spec (the
+/// session with `include=device` is left out: the spec has the device as
+/// a bare href there, and Terraform reads its ID).
+#[tokio::test]
+async fn over_http_every_bgp_reply_matches_the_spec() {
+    let fake = fake();
+    let server = metal_fake::bind(
+        fake.clone(),
+        "127.0.0.1:0",
+        ServerConfig::new("t").record_replies(true),
+    )
+    .await
+    .unwrap();
+    let client = http::client();
+    let send = |method: &str, path: String, body: Option<Value>| {
+        let mut r = client
+            .request(
+                reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
+                format!("{}{path}", server.base_url()),
+            )
+            .header("x-auth-token", "t");
+        if let Some(b) = body {
+            r = r.json(&b);
+        }
+        async move {
+            let reply = r.send().await.unwrap();
+            let status = reply.status().as_u16();
+            (status, reply.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+    let sessions = format!("/devices/{DEVICE}/bgp/sessions");
+    assert_eq!(
+        send(
+            "POST",
+            sessions.clone(),
+            Some(json!({"address_family": "ipv4"}))
+        )
+        .await
+        .0,
+        422
+    );
+    send(
+        "POST",
+        format!("/projects/{PROJECT}/bgp-configs"),
+        Some(json!({"deployment_type": "local", "asn": 65000})),
+    )
+    .await;
+    let (status, s) = send(
+        "POST",
+        sessions.clone(),
+        Some(json!({"address_family": "ipv4"})),
+    )
+    .await;
+    assert_eq!(status, 201);
+    let path = format!("/bgp/sessions/{}", s["id"].as_str().unwrap());
+    for (method, p, body, want) in [
+        ("GET", sessions.clone(), None, 200),
+        (
+            "GET",
+            format!("/projects/{PROJECT}/bgp/sessions"),
+            None,
+            200,
+        ),
+        ("GET", format!("/devices/{DEVICE}/bgp/neighbors"), None, 200),
+        ("GET", path.clone(), None, 200),
+        ("PUT", path.clone(), Some(json!(true)), 200),
+        ("GET", format!("/devices/{DEVICE}/bgp/neighbors"), None, 200),
+        ("DELETE", path.clone(), None, 204),
+        ("GET", path.clone(), None, 404),
+    ] {
+        let (status, reply) = send(method, p.clone(), body).await;
+        assert_eq!(status, want, "{method} {p}: {reply}");
+    }
+    schema::check_all(&server.recorded_replies());
+    server.shutdown().await;
+}
