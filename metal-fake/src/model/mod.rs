@@ -34,6 +34,7 @@ mod bounds;
 mod catalog;
 mod compute;
 mod inspect;
+mod journal;
 mod json;
 mod list;
 mod load;

@@ -18,9 +18,9 @@ impl World {
     /// The organisation a new project of `caller` joins: the oldest one
     /// holding a project the caller sees, else the world's oldest, else a
     /// new default one.
-    fn organization_for(&mut self, caller: &Scope) -> Uuid {
+    fn organization_for(&mut self, caller: &Scope, now: Instant) -> Uuid {
         let mut orgs: Vec<&organization::Kept> = self.organizations.values().collect();
-        orgs.sort_by_key(|o| o.seq);
+        orgs.sort_by_key(|o| o.meta.seq);
         let seen = orgs.iter().find(|o| {
             self.projects
                 .values()
@@ -36,6 +36,7 @@ impl World {
                 id,
                 name: "fake organization".to_string(),
             },
+            now,
         );
         id
     }
@@ -59,7 +60,7 @@ impl World {
                     "organization_id {o} names no organization"
                 )))
             }
-            None => self.organization_for(caller),
+            None => self.organization_for(caller, now),
         };
         let id = Uuid::new_v4();
         let rec = Project {
@@ -67,17 +68,11 @@ impl World {
             customdata: body.customdata.clone(),
             ..Project::named(id, name.to_string(), organization)
         };
-        let seq = self.next_seq();
-        self.projects.insert(
-            id,
-            Kept {
-                rec,
-                seq,
-                created: now,
-                updated: now,
-                bgp_requested: None,
-            },
-        );
+        self.projects.insert(&mut self.journal, id, now, |meta| Kept {
+            rec,
+            meta,
+            bgp_requested: None,
+        });
         Ok(id)
     }
 
@@ -94,26 +89,27 @@ impl World {
                 .and_then(|n| too_long("Name", n, MAX_NAME)),
             body.tags.as_deref().and_then(bad_tags),
         ])?;
-        let p = self.projects.get_mut(&id).ok_or_else(ApiError::not_found)?;
-        if let Some(name) = &body.name {
-            p.rec.name = Some(name.to_string());
-        }
-        if let Some(tags) = &body.tags {
-            p.rec.tags.clone_from(tags);
-        }
-        if let Some(customdata) = &body.customdata {
-            p.rec.customdata.clone_from(customdata);
-        }
-        if let Some(on) = body.backend_transfer_enabled {
-            p.rec.backend_transfer_enabled = on;
-        }
-        p.updated = now;
-        Ok(())
+        self.projects
+            .update(&mut self.journal, id, "fields", now, |p| {
+                if let Some(name) = &body.name {
+                    p.rec.name = Some(name.to_string());
+                }
+                if let Some(tags) = &body.tags {
+                    p.rec.tags.clone_from(tags);
+                }
+                if let Some(customdata) = &body.customdata {
+                    p.rec.customdata.clone_from(customdata);
+                }
+                if let Some(on) = body.backend_transfer_enabled {
+                    p.rec.backend_transfer_enabled = on;
+                }
+            })
+            .ok_or_else(ApiError::not_found)
     }
 
     /// Deletes project `id` and its SSH keys; `422` while it holds devices
     /// or hardware reservations.
-    pub(crate) fn delete_project(&mut self, id: Uuid) -> Result<(), ApiError> {
-        self.delete_record(Kind::Project, id)
+    pub(crate) fn delete_project(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
+        self.delete_record(Kind::Project, id, now)
     }
 }

@@ -68,7 +68,7 @@ fn move_hardware_reservation(call: &Call) -> Result<Prepared, ApiError> {
         .ok_or_else(|| ApiError::unprocessable("project_id is required"))?;
     let expand = expand(call);
     acts(move |w, _, now| {
-        w.move_reservation(id, project)?;
+        w.move_reservation(id, project, now)?;
         let r = w.reservations.get(&id).ok_or_else(ApiError::not_found)?;
         reply(&w.reservation_view(r, &expand, now))
     })

@@ -189,7 +189,7 @@ impl World {
                 .as_deref()
                 .filter(|_| !expand.excludes("facility"))
                 .map(|f| self.catalog.facility_view(f)),
-            created_at: Stamp(self.clock.wall(r.created)),
+            created_at: Stamp(self.clock.wall(r.meta.created)),
         }
     }
 
@@ -218,7 +218,7 @@ impl World {
             metro: (!expand.excludes("metro"))
                 .then(|| self.metro_field(r))
                 .flatten(),
-            created_at: Stamp(self.clock.wall(a.created)),
+            created_at: Stamp(self.clock.wall(a.meta.created)),
         }
     }
 

@@ -1,0 +1,115 @@
+//! The world's timed transitions, on the fake's clock: one queue, drained
+//! up to now before every action and read (`World::drain`), each
+//! transition applied once, in due order, at its own instant.
+
+use std::collections::BTreeMap;
+
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::Cause;
+use crate::model::device::Step;
+use crate::model::World;
+
+/// One timed transition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Due {
+    /// A device's phase moves on; stale (and skipped) unless the device
+    /// is still in the phase `phase` numbers.
+    Device { id: Uuid, phase: u64, step: Step },
+    /// A hardware reservation becomes provisionable again; stale unless
+    /// its release is still due at this instant.
+    Release { id: Uuid },
+}
+
+/// The queue of timed transitions, earliest first; among transitions due
+/// at one instant, the one queued first.
+#[derive(Debug, Default)]
+pub(crate) struct DueQueue {
+    queue: BTreeMap<(Instant, u64), Due>,
+    queued: u64,
+}
+
+impl DueQueue {
+    /// Queues `due` at `at`.
+    pub(crate) fn push(&mut self, at: Instant, due: Due) {
+        self.queued += 1;
+        self.queue.insert((at, self.queued), due);
+    }
+
+    /// The earliest transition due by `now`, taken out of the queue.
+    pub(crate) fn pop_due(&mut self, now: Instant) -> Option<(Instant, Due)> {
+        let entry = self.queue.first_entry()?;
+        if entry.key().0 > now {
+            return None;
+        }
+        let ((at, _), due) = entry.remove_entry();
+        Some((at, due))
+    }
+
+    /// When the next transition is due.
+    pub(crate) fn next_at(&self) -> Option<Instant> {
+        self.queue.keys().next().map(|(at, _)| *at)
+    }
+
+    /// How many transitions are queued.
+    pub(crate) fn len(&self) -> usize {
+        self.queue.len()
+    }
+}
+
+impl World {
+    /// Applies every transition due by `now`, earliest first, each at its
+    /// own due instant and journaled as [`Cause::Due`] (a transition may
+    /// queue the next, which comes out in turn when it too is due). Cheap
+    /// when nothing is due.
+    pub(crate) fn drain(&mut self, now: Instant) {
+        if self.due.next_at().is_none_or(|at| at > now) {
+            return;
+        }
+        let cause = self.journal.cause();
+        self.journal.set_cause(Cause::Due);
+        while let Some((at, due)) = self.due.pop_due(now) {
+            match due {
+                Due::Device { id, phase, step } => self.device_step(id, phase, step, at),
+                Due::Release { id } => self.release_reservation(id, at),
+            }
+        }
+        self.journal.set_cause(cause);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[tokio::test(start_paused = true)]
+    async fn transitions_come_out_once_in_due_order_and_not_before_they_are_due() {
+        let mut q = DueQueue::default();
+        let t0 = Instant::now();
+        let (a, b, c) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
+        q.push(t0 + Duration::from_secs(10), Due::Release { id: a });
+        q.push(t0 + Duration::from_secs(5), Due::Release { id: b });
+        q.push(t0 + Duration::from_secs(5), Due::Release { id: c });
+        assert_eq!(q.next_at(), Some(t0 + Duration::from_secs(5)));
+        assert_eq!(q.pop_due(t0), None, "nothing due yet");
+        let now = t0 + Duration::from_secs(7);
+        let mut out = Vec::new();
+        while let Some(d) = q.pop_due(now) {
+            out.push(d);
+        }
+        let at5 = t0 + Duration::from_secs(5);
+        assert_eq!(
+            out,
+            vec![(at5, Due::Release { id: b }), (at5, Due::Release { id: c })],
+            "due order, then queue order"
+        );
+        assert_eq!(q.pop_due(now), None, "each once");
+        assert_eq!(q.len(), 1);
+        assert_eq!(
+            q.pop_due(t0 + Duration::from_secs(60)),
+            Some((t0 + Duration::from_secs(10), Due::Release { id: a }))
+        );
+    }
+}
