@@ -53,6 +53,7 @@ impl DueQueue {
     }
 
     /// How many transitions are queued.
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.queue.len()
     }
@@ -111,5 +112,108 @@ mod tests {
             q.pop_due(t0 + Duration::from_secs(60)),
             Some((t0 + Duration::from_secs(10), Due::Release { id: a }))
         );
+    }
+
+    mod world {
+        use std::time::Duration;
+
+        use tokio::time::Instant;
+        use uuid::Uuid;
+
+        use crate::document::WorldDoc;
+        use crate::model::device::Device;
+        use crate::model::journal::{Cause, Change};
+        use crate::model::relations::Kind;
+        use crate::model::{Timings, World};
+
+        const PROJECT: Uuid = Uuid::from_u128(0x0b00_0000_0000_4000_8000_0000_0000_0001);
+        const RESERVATION: Uuid = Uuid::from_u128(0x0c00_0000_0000_4000_8000_0000_0000_0001);
+
+        fn world(timings: Timings, now: Instant) -> World {
+            let doc: WorldDoc = serde_json::from_value(serde_json::json!({
+                "projects": [{"id": PROJECT}],
+                "plans": [{"slug": "c3.small.x86"}],
+                "metros": [{"code": "da"}],
+                "facilities": [{"code": "da11", "metro": "da"}],
+                "reservations": [{"id": RESERVATION, "project": PROJECT,
+                    "plan": "c3.small.x86", "facility": "da11"}]
+            }))
+            .unwrap();
+            let clock = crate::clock::Clock::new(1.0);
+            World::from_doc(&doc, timings, clock.wall(), now).unwrap()
+        }
+
+        fn device(id: Uuid) -> Device {
+            Device::queued(
+                id,
+                PROJECT,
+                RESERVATION,
+                ("c3.small.x86".into(), "da11".into()),
+                "d".into(),
+                "ubuntu_22_04".into(),
+            )
+        }
+
+        /// `(change, cause, seconds after t0)` of the device's entries.
+        fn of(w: &World, id: Uuid, t0: Instant) -> Vec<(Change, Cause, u64)> {
+            w.journal
+                .entries()
+                .filter(|e| e.kind == Kind::Device && e.record == id)
+                .map(|e| (e.change, e.cause, (e.at - t0).as_secs()))
+                .collect()
+        }
+
+        #[tokio::test(start_paused = true)]
+        async fn a_load_is_not_journaled_and_a_drain_makes_each_step_once_at_its_instant() {
+            let t0 = Instant::now();
+            let mut w = world(Timings::default(), t0);
+            assert_eq!(w.journal.last_seq(), 0, "a loaded world starts its journal empty");
+            let id = Uuid::new_v4();
+            w.acting("createDevice", |w| w.place_device(device(id), false, Vec::new(), t0));
+            w.drain(t0 + Duration::from_secs(3));
+            w.drain(t0 + Duration::from_secs(3600));
+            w.drain(t0 + Duration::from_secs(7200));
+            assert_eq!(
+                of(&w, id, t0),
+                vec![
+                    (Change::Created, Cause::Operation("createDevice"), 0),
+                    (Change::Updated("provisioning"), Cause::Due, 5),
+                    (Change::Updated("provisioned"), Cause::Due, 65),
+                ]
+            );
+            let d = w.devices.get(&id).unwrap();
+            assert_eq!(d.meta.version, 3);
+            assert_eq!(d.meta.updated, t0 + Duration::from_secs(65));
+            assert_eq!(w.due.len(), 0);
+        }
+
+        #[tokio::test(start_paused = true)]
+        async fn the_steps_of_a_device_deleted_before_they_are_due_never_happen() {
+            let t0 = Instant::now();
+            let timings = Timings {
+                failed_moved_after: Some(Duration::from_secs(30)),
+                ..Timings::default()
+            };
+            let mut w = world(timings, t0);
+            let id = Uuid::new_v4();
+            w.place_device(device(id), true, Vec::new(), t0);
+            let failed = t0 + Duration::from_secs(65);
+            w.drain(failed);
+            assert_eq!(w.devices.get(&id).unwrap().state(), crate::model::DeviceState::Failed);
+            w.acting("deleteDevice", |w| w.delete_device(id, failed)).unwrap();
+            let before = w.journal.last_seq();
+            w.drain(t0 + Duration::from_secs(100_000));
+            let after: Vec<(Kind, Change)> = w
+                .journal
+                .since(before)
+                .map(|e| (e.kind, e.change))
+                .collect();
+            assert_eq!(
+                after,
+                vec![(Kind::HardwareReservation, Change::Updated("released"))],
+                "only the reservation's release: the device's own steps were stale"
+            );
+            assert!(w.reservations.get(&RESERVATION).unwrap().provisionable());
+        }
     }
 }

@@ -32,17 +32,6 @@ pub(crate) enum Cause {
     Fake,
 }
 
-impl Cause {
-    /// Its name in events and tests (`createDevice`, `due`, `fake`).
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Self::Operation(id) => id,
-            Self::Due => "due",
-            Self::Fake => "fake",
-        }
-    }
-}
-
 /// One change of one record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Entry {
@@ -176,6 +165,7 @@ impl Journal {
 
     /// The entries after `seq`, oldest first (what a watcher that saw
     /// `seq` has not seen, as far as the ring still holds it).
+    #[cfg(test)]
     pub(crate) fn since(&self, seq: u64) -> impl Iterator<Item = &Entry> + '_ {
         let start = self.entries.partition_point(|e| e.seq <= seq);
         self.entries.range(start..)
@@ -187,6 +177,7 @@ impl Journal {
     }
 
     /// The last entry's `seq` (0 before any change).
+    #[cfg(test)]
     pub(crate) fn last_seq(&self) -> u64 {
         self.last
     }

@@ -183,12 +183,14 @@ impl World {
         }
         match step {
             Step::Enter(state) => {
-                let what = match state {
-                    DeviceState::Provisioning => "provisioning",
-                    DeviceState::Active => "active",
-                    DeviceState::Inactive => "inactive",
-                    DeviceState::Failed => "failed",
-                    _ => "state",
+                let phase = self.devices.get(&id).map(|d| d.live.phase);
+                let what = match (phase, state) {
+                    (_, DeviceState::Provisioning) => "provisioning",
+                    (Some(Phase::Provisioning), DeviceState::Active) => "provisioned",
+                    (_, DeviceState::Failed) => "provisioning_failed",
+                    (Some(Phase::Reinstalling), _) => "reinstalled",
+                    (_, DeviceState::Inactive) => "powered_off",
+                    _ => "powered_on",
                 };
                 self.devices
                     .update(&mut self.journal, id, what, at, |d| d.live.state = state);

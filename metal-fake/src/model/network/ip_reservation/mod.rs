@@ -20,4 +20,4 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Table;
 pub use record::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
-pub(crate) use view::AssignmentView;
+pub(crate) use view::{AssignmentView, COLLECTION};
