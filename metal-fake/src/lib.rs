@@ -213,9 +213,12 @@
 //!
 //! The server's configured token sees every project (the simple case); the
 //! world's tokens see the projects of their organisations and those named.
-//! The ownership check reads only the path's `{id}`: a request body naming
-//! another organisation's resource (a reservation in a create, a target
-//! project in a move) is not checked. The fake checks that a key's body is
+//! The ownership check reads the path's declared target, and two targets a
+//! body names: `createProject`'s `organization_id` (`403` for another
+//! organisation's, unless it holds no project yet: a token's access is
+//! its projects) and `moveHardwareReservation`'s `project_id` (`403` for
+//! another organisation's project). Other bodies naming another
+//! organisation's resource (a reservation in a create) are not checked. The fake checks that a key's body is
 //! base64, not that the decoded blob is a well-formed key as `ssh-keygen`
 //! does.
 //!

@@ -51,7 +51,13 @@ fn fake() -> Fake {
     Fake::builder().token("server-token").world(world()).build()
 }
 
-async fn call(fake: &Fake, token: &str, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+async fn call(
+    fake: &Fake,
+    token: &str,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+) -> (u16, Value) {
     http::in_process(fake, token, method, path, body).await
 }
 
@@ -157,7 +163,14 @@ async fn a_device_s_timed_transitions_are_events_once_in_order_at_their_due_inst
     let (status, _) = call(&fake, TOKEN, "GET", &path, None).await;
     assert_eq!(status, 404);
     tokio::time::advance(Duration::from_secs(300)).await;
-    let (_, list) = call(&fake, TOKEN, "GET", &format!("/projects/{PROJECT}/events"), None).await;
+    let (_, list) = call(
+        &fake,
+        TOKEN,
+        "GET",
+        &format!("/projects/{PROJECT}/events"),
+        None,
+    )
+    .await;
     let listed = types(&list);
     assert_eq!(
         listed[..2],
@@ -239,7 +252,14 @@ async fn a_token_sees_only_the_events_of_what_it_sees() {
     let (status, theirs) = call(&fake, OTHER_TOKEN, "GET", "/events", None).await;
     assert_eq!(status, 200);
     assert!(types(&theirs).is_empty(), "{theirs}");
-    let (status, _) = call(&fake, OTHER_TOKEN, "GET", &format!("/events/{acme_event}"), None).await;
+    let (status, _) = call(
+        &fake,
+        OTHER_TOKEN,
+        "GET",
+        &format!("/events/{acme_event}"),
+        None,
+    )
+    .await;
     assert_eq!(status, 403);
     for path in [
         format!("/projects/{PROJECT}/events"),
@@ -248,11 +268,24 @@ async fn a_token_sees_only_the_events_of_what_it_sees() {
         let (status, _) = call(&fake, OTHER_TOKEN, "GET", &path, None).await;
         assert_eq!(status, 403, "{path}");
     }
-    let (status, org) = call(&fake, TOKEN, "GET", &format!("/organizations/{ORG}/events"), None).await;
+    let (status, org) = call(
+        &fake,
+        TOKEN,
+        "GET",
+        &format!("/organizations/{ORG}/events"),
+        None,
+    )
+    .await;
     assert_eq!(status, 200);
     assert_eq!(types(&org), types(&mine));
-    let (status, other_org) =
-        call(&fake, OTHER_TOKEN, "GET", &format!("/organizations/{OTHER_ORG}/events"), None).await;
+    let (status, other_org) = call(
+        &fake,
+        OTHER_TOKEN,
+        "GET",
+        &format!("/organizations/{OTHER_ORG}/events"),
+        None,
+    )
+    .await;
     assert_eq!(status, 200);
     assert!(types(&other_org).is_empty());
 }
@@ -297,7 +330,11 @@ async fn over_http_the_transitions_are_events_when_the_fake_s_clock_passes_them(
     let list = read().await;
     assert_eq!(
         types(&list),
-        ["provisioning.109", "provisioning.104.01", "instance.created"]
+        [
+            "provisioning.109",
+            "provisioning.104.01",
+            "instance.created"
+        ]
     );
     let seen = events(&list);
     assert_eq!(seen[0].1 - seen[2].1, chrono::Duration::seconds(65));

@@ -15,9 +15,10 @@ pub(crate) fn describe(e: &Entry) -> Option<(&'static str, &'static str)> {
         (K::Device, Updated("provisioning")) => {
             ("provisioning.104.01", "Device connected to DHCP system")
         }
-        (K::Device, Updated("provisioned")) => {
-            ("provisioning.109", "Installation finished, rebooting server")
-        }
+        (K::Device, Updated("provisioned")) => (
+            "provisioning.109",
+            "Installation finished, rebooting server",
+        ),
         (K::Device, Updated("provisioning_failed")) => {
             ("provisioning.failed", "Provisioning failed")
         }
@@ -43,9 +44,10 @@ pub(crate) fn describe(e: &Entry) -> Option<(&'static str, &'static str)> {
         (K::HardwareReservation, Updated("moved")) => {
             ("hardware_reservation.moved", "Hardware reservation moved")
         }
-        (K::HardwareReservation, Updated("released")) => {
-            ("hardware_reservation.released", "Hardware reservation provisionable again")
-        }
+        (K::HardwareReservation, Updated("released")) => (
+            "hardware_reservation.released",
+            "Hardware reservation provisionable again",
+        ),
         (K::Project, Created) => ("project.created", "Project created"),
         (K::Project, Updated("fields")) => ("project.updated", "Project updated"),
         (K::Project, Updated("bgp_config")) => ("bgp.requested", "BGP configuration requested"),

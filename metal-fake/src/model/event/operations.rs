@@ -27,8 +27,7 @@ pub(crate) static RESOURCE: Resource = Resource {
             .names("id", &organization::RESOURCE),
         Modelled::new(&op::FIND_PROJECT_EVENTS, find_project_events)
             .names("id", &project::RESOURCE),
-        Modelled::new(&op::FIND_DEVICE_EVENTS, find_device_events)
-            .names("id", &device::RESOURCE),
+        Modelled::new(&op::FIND_DEVICE_EVENTS, find_device_events).names("id", &device::RESOURCE),
     ],
     owner,
     load,

@@ -10,8 +10,8 @@ use crate::model::journal::Entry;
 use crate::model::relations::Kind;
 use crate::model::render::{Href, Stamp, Stub};
 use crate::model::resource::Scope;
-use crate::model::{device, hardware_reservation, ip_reservation, organization, project, ssh_key};
 use crate::model::World;
+use crate::model::{device, hardware_reservation, ip_reservation, organization, project, ssh_key};
 
 /// The collection of events' paths and hrefs.
 pub(crate) const COLLECTION: &str = "events";

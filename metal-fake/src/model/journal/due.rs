@@ -167,9 +167,15 @@ mod tests {
         async fn a_load_is_not_journaled_and_a_drain_makes_each_step_once_at_its_instant() {
             let t0 = Instant::now();
             let mut w = world(Timings::default(), t0);
-            assert_eq!(w.journal.last_seq(), 0, "a loaded world starts its journal empty");
+            assert_eq!(
+                w.journal.last_seq(),
+                0,
+                "a loaded world starts its journal empty"
+            );
             let id = Uuid::new_v4();
-            w.acting("createDevice", |w| w.place_device(device(id), false, Vec::new(), t0));
+            w.acting("createDevice", |w| {
+                w.place_device(device(id), false, Vec::new(), t0)
+            });
             w.drain(t0 + Duration::from_secs(3));
             w.drain(t0 + Duration::from_secs(3600));
             w.drain(t0 + Duration::from_secs(7200));
@@ -199,8 +205,12 @@ mod tests {
             w.place_device(device(id), true, Vec::new(), t0);
             let failed = t0 + Duration::from_secs(65);
             w.drain(failed);
-            assert_eq!(w.devices.get(&id).unwrap().state(), crate::model::DeviceState::Failed);
-            w.acting("deleteDevice", |w| w.delete_device(id, failed)).unwrap();
+            assert_eq!(
+                w.devices.get(&id).unwrap().state(),
+                crate::model::DeviceState::Failed
+            );
+            w.acting("deleteDevice", |w| w.delete_device(id, failed))
+                .unwrap();
             let before = w.journal.last_seq();
             w.drain(t0 + Duration::from_secs(100_000));
             let after: Vec<(Kind, Change)> = w

@@ -232,12 +232,29 @@ mod tests {
         let mut j = Journal::new(10);
         let at = Instant::now();
         j.set_recording(false);
-        j.append(Kind::Device, Uuid::new_v4(), Change::Created, at, 1, Scope::default());
+        j.append(
+            Kind::Device,
+            Uuid::new_v4(),
+            Change::Created,
+            at,
+            1,
+            Scope::default(),
+        );
         j.set_recording(true);
         j.set_cause(Cause::Operation("createDevice"));
-        j.append(Kind::Device, Uuid::new_v4(), Change::Created, at, 1, Scope::default());
+        j.append(
+            Kind::Device,
+            Uuid::new_v4(),
+            Change::Created,
+            at,
+            1,
+            Scope::default(),
+        );
         let e: Vec<&Entry> = j.entries().collect();
         assert_eq!(e.len(), 1);
-        assert_eq!((e[0].seq, e[0].cause), (1, Cause::Operation("createDevice")));
+        assert_eq!(
+            (e[0].seq, e[0].cause),
+            (1, Cause::Operation("createDevice"))
+        );
     }
 }

@@ -108,11 +108,13 @@ impl<T: Record> Table<T> {
         at: Instant,
         f: impl FnOnce(&mut T) -> R,
     ) -> Option<R> {
-        self.try_update(log, id, what, at, |row| Ok::<R, std::convert::Infallible>(f(row)))
-            .map(|r| match r {
-                Ok(r) => r,
-                Err(never) => match never {},
-            })
+        self.try_update(log, id, what, at, |row| {
+            Ok::<R, std::convert::Infallible>(f(row))
+        })
+        .map(|r| match r {
+            Ok(r) => r,
+            Err(never) => match never {},
+        })
     }
 
     /// As [`Table::update`], for a change that may be refused: `f` must
@@ -130,7 +132,14 @@ impl<T: Record> Table<T> {
         if result.is_ok() {
             row.meta_mut().bump(at);
             let meta = *row.meta();
-            log.append(T::KIND, id, Change::Updated(what), at, meta.version, row.scope());
+            log.append(
+                T::KIND,
+                id,
+                Change::Updated(what),
+                at,
+                meta.version,
+                row.scope(),
+            );
         }
         Some(result)
     }
@@ -183,7 +192,10 @@ mod tests {
         let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
         let t0 = Instant::now();
         assert!(t.insert(&mut log, a, t0, |meta| Row { meta, n: 0 }));
-        assert!(!t.insert(&mut log, a, t0, |meta| Row { meta, n: 9 }), "taken");
+        assert!(
+            !t.insert(&mut log, a, t0, |meta| Row { meta, n: 9 }),
+            "taken"
+        );
         assert!(t.insert(&mut log, b, t0, |meta| Row { meta, n: 0 }));
         tokio::time::advance(std::time::Duration::from_secs(5)).await;
         let t1 = Instant::now();
@@ -191,15 +203,20 @@ mod tests {
         let refused: Option<Result<(), &str>> =
             t.try_update(&mut log, a, "fields", t1, |_| Err("no"));
         assert_eq!(refused, Some(Err("no")));
-        assert_eq!(t.update(&mut log, Uuid::new_v4(), "fields", t1, |_| ()), None);
+        assert_eq!(
+            t.update(&mut log, Uuid::new_v4(), "fields", t1, |_| ()),
+            None
+        );
         let row = t.get(&a).unwrap();
         assert_eq!((row.n, row.meta.seq, row.meta.version), (1, 1, 2));
         assert_eq!((row.meta.created, row.meta.updated), (t0, t1));
         assert_eq!(t.get(&b).unwrap().meta.seq, 2);
         assert!(t.remove(&mut log, b, t1).is_some());
         assert!(t.remove(&mut log, b, t1).is_none());
-        let changes: Vec<(Uuid, Change, u64)> =
-            log.entries().map(|e| (e.record, e.change, e.version)).collect();
+        let changes: Vec<(Uuid, Change, u64)> = log
+            .entries()
+            .map(|e| (e.record, e.change, e.version))
+            .collect();
         assert_eq!(
             changes,
             vec![
@@ -209,6 +226,8 @@ mod tests {
                 (b, Change::Deleted, 0),
             ]
         );
-        assert!(log.entries().all(|e| e.cause == Cause::Operation("createSSHKey")));
+        assert!(log
+            .entries()
+            .all(|e| e.cause == Cause::Operation("createSSHKey")));
     }
 }

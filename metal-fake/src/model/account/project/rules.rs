@@ -9,6 +9,7 @@ use uuid::Uuid;
 use super::record::{Kept, Project};
 use crate::call::ApiError;
 use crate::document::MAX_NAME;
+use crate::model::access::Owner;
 use crate::model::bounds::{bad_tags, refuse, too_long};
 use crate::model::organization::{self, Organization};
 use crate::model::resource::Scope;
@@ -54,7 +55,18 @@ impl World {
         let name: &str = &body.name;
         refuse([too_long("Name", name, MAX_NAME), bad_tags(&body.tags)])?;
         let organization = match organization {
-            Some(o) if self.organizations.contains_key(&o) => o,
+            // The body's target is checked as a path's would be: an
+            // organisation holding projects, none of which the caller
+            // sees, is another's (`403`). An organisation without
+            // projects cannot be told apart (a token's access is its
+            // projects), so it passes.
+            Some(o) if self.organizations.contains_key(&o) => {
+                let holds = self.projects.values().any(|p| p.organization() == o);
+                if holds {
+                    self.check_access(caller, Some(Owner::Organization(o)))?;
+                }
+                o
+            }
             Some(o) => {
                 return Err(ApiError::unprocessable(format!(
                     "organization_id {o} names no organization"
@@ -68,11 +80,12 @@ impl World {
             customdata: body.customdata.clone(),
             ..Project::named(id, name.to_string(), organization)
         };
-        self.projects.insert(&mut self.journal, id, now, |meta| Kept {
-            rec,
-            meta,
-            bgp_requested: None,
-        });
+        self.projects
+            .insert(&mut self.journal, id, now, |meta| Kept {
+                rec,
+                meta,
+                bgp_requested: None,
+            });
         Ok(id)
     }
 

@@ -60,16 +60,17 @@ impl World {
         check_public_key(key)?;
         self.check_key_unique(project, key, None)?;
         let id = Uuid::new_v4();
-        self.ssh_keys.insert(&mut self.journal, id, now, |meta| Kept {
-            rec: SshKey {
-                id,
-                project,
-                label: label.to_string(),
-                key: key.to_string(),
-                tags: tags.to_vec(),
-            },
-            meta,
-        });
+        self.ssh_keys
+            .insert(&mut self.journal, id, now, |meta| Kept {
+                rec: SshKey {
+                    id,
+                    project,
+                    label: label.to_string(),
+                    key: key.to_string(),
+                    tags: tags.to_vec(),
+                },
+                meta,
+            });
         Ok(id)
     }
 
@@ -229,7 +230,12 @@ mod tests {
             instances_ids: Vec::new(),
         };
         let id = w.create_ssh_key(None, &created, now).unwrap();
-        let tags = |w: &World| w.ssh_keys.get(&id).map(|k| k.rec.tags.clone()).unwrap_or_default();
+        let tags = |w: &World| {
+            w.ssh_keys
+                .get(&id)
+                .map(|k| k.rec.tags.clone())
+                .unwrap_or_default()
+        };
         let update = |tags: Option<Vec<String>>| types::SshKeyInput {
             key: None,
             label: Some("desk-2".into()),

@@ -295,11 +295,7 @@ impl World {
         Ok(id)
     }
 
-    fn pick_reservation(
-        &self,
-        project: Uuid,
-        f: &CreateFields<'_>,
-    ) -> Result<Uuid, ApiError> {
+    fn pick_reservation(&self, project: Uuid, f: &CreateFields<'_>) -> Result<Uuid, ApiError> {
         let text = f.reservation.trim();
         if text.is_empty() {
             return Err(ApiError::unprocessable(

@@ -10,9 +10,7 @@ use crate::model::relations::Kind;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record::{
-    Device, DeviceState, Kept, Live, Phase, Step, FAILED_PROVISIONING_PROJECT,
-};
+use super::record::{Device, DeviceState, Kept, Live, Phase, Step, FAILED_PROVISIONING_PROJECT};
 use crate::call::ApiError;
 use crate::model::bounds::{bad_tags, refuse, too_long, MAX_NAME, MAX_TEXT};
 use crate::model::journal::{Cause, Due};
@@ -112,7 +110,11 @@ impl World {
                 let phase = match (action, state) {
                     (
                         _,
-                        S::Queued | S::Provisioning | S::Reinstalling | S::Deprovisioning | S::Failed,
+                        S::Queued
+                        | S::Provisioning
+                        | S::Reinstalling
+                        | S::Deprovisioning
+                        | S::Failed,
                     ) => return Err(busy(state)),
                     (A::PowerOn, S::Active | S::PoweringOn) => {
                         return Err(ApiError::unprocessable("Device must be powered off"))
@@ -171,14 +173,19 @@ impl World {
         };
         let (since, phase) = (d.live.since, d.live.phase_no);
         for (after, step) in d.steps(&self.timings) {
-            self.due.push(since + after, Due::Device { id, phase, step });
+            self.due
+                .push(since + after, Due::Device { id, phase, step });
         }
     }
 
     /// Makes one due step of device `id`'s phase numbered `phase`, at
     /// `at` (nothing when the device is gone or in another phase).
     pub(crate) fn device_step(&mut self, id: Uuid, phase: u64, step: Step, at: Instant) {
-        if self.devices.get(&id).is_none_or(|d| d.live.phase_no != phase) {
+        if self
+            .devices
+            .get(&id)
+            .is_none_or(|d| d.live.phase_no != phase)
+        {
             return;
         }
         match step {
@@ -238,9 +245,10 @@ impl World {
             // (with what goes with it: model::relations).
             self.remove_record(Kind::Device, id, now);
         } else {
-            self.devices.update(&mut self.journal, id, "deprovisioning", now, |d| {
-                d.begin(Phase::Deprovisioning, now);
-            });
+            self.devices
+                .update(&mut self.journal, id, "deprovisioning", now, |d| {
+                    d.begin(Phase::Deprovisioning, now);
+                });
             self.queue_phase(id);
         }
         Ok(())
@@ -269,7 +277,13 @@ impl World {
 
     /// `reservation` no longer holds `device`; `release` (when given)
     /// replaces its release time.
-    fn free(&mut self, reservation: Option<Uuid>, device: Uuid, release: Option<Instant>, at: Instant) {
+    fn free(
+        &mut self,
+        reservation: Option<Uuid>,
+        device: Uuid,
+        release: Option<Instant>,
+        at: Instant,
+    ) {
         let Some(r) = reservation else { return };
         let holds = self
             .reservations
@@ -279,7 +293,9 @@ impl World {
             return;
         }
         self.reservations
-            .update(&mut self.journal, r, "device", at, |kept| kept.live.device = None);
+            .update(&mut self.journal, r, "device", at, |kept| {
+                kept.live.device = None
+            });
         if let Some(release) = release {
             self.release_at(r, release, at);
         }
@@ -372,39 +388,40 @@ impl World {
             customdata: body.customdata.as_ref(),
         }
         .check()?;
-        self.devices.update(&mut self.journal, id, "fields", now, |d| {
-            let rec = &mut d.rec;
-            if let Some(h) = &body.hostname {
-                rec.hostname.clone_from(h);
-            }
-            if let Some(v) = &body.description {
-                rec.description = Some(v.clone());
-            }
-            if let Some(tags) = &body.tags {
-                rec.tags.clone_from(tags);
-            }
-            if let Some(l) = body.locked {
-                rec.locked = l;
-            }
-            if let Some(p) = body.always_pxe {
-                rec.always_pxe = p;
-            }
-            if let Some(u) = &body.ipxe_script_url {
-                rec.ipxe_script_url = Some(u.clone());
-            }
-            if let Some(u) = &body.userdata {
-                rec.userdata = Some(u.clone());
-            }
-            // Lists and maps are `Option`s in update bodies (the spec
-            // subset's patch 4): `None` leaves them, an empty one clears
-            // them.
-            if let Some(c) = &body.customdata {
-                rec.customdata.clone_from(c);
-            }
-            if let Some(b) = &body.billing_cycle {
-                rec.billing_cycle = Some(b.clone());
-            }
-        });
+        self.devices
+            .update(&mut self.journal, id, "fields", now, |d| {
+                let rec = &mut d.rec;
+                if let Some(h) = &body.hostname {
+                    rec.hostname.clone_from(h);
+                }
+                if let Some(v) = &body.description {
+                    rec.description = Some(v.clone());
+                }
+                if let Some(tags) = &body.tags {
+                    rec.tags.clone_from(tags);
+                }
+                if let Some(l) = body.locked {
+                    rec.locked = l;
+                }
+                if let Some(p) = body.always_pxe {
+                    rec.always_pxe = p;
+                }
+                if let Some(u) = &body.ipxe_script_url {
+                    rec.ipxe_script_url = Some(u.clone());
+                }
+                if let Some(u) = &body.userdata {
+                    rec.userdata = Some(u.clone());
+                }
+                // Lists and maps are `Option`s in update bodies (the spec
+                // subset's patch 4): `None` leaves them, an empty one clears
+                // them.
+                if let Some(c) = &body.customdata {
+                    rec.customdata.clone_from(c);
+                }
+                if let Some(b) = &body.billing_cycle {
+                    rec.billing_cycle = Some(b.clone());
+                }
+            });
         Ok(())
     }
 }

@@ -100,11 +100,12 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
             Some(s) => Some(now + seconds("released_in_seconds", r.id, s)?),
             None => None,
         };
-        w.reservations.insert(&mut w.journal, r.id, now, |meta| Kept {
-            rec: r.clone(),
-            meta,
-            live: Live::default(),
-        });
+        w.reservations
+            .insert(&mut w.journal, r.id, now, |meta| Kept {
+                rec: r.clone(),
+                meta,
+                live: Live::default(),
+            });
         if let Some(at) = released_at {
             w.release_at(r.id, at, now);
         }

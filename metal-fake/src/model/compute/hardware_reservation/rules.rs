@@ -66,7 +66,9 @@ impl World {
             .is_some_and(|r| r.live.releasing && r.live.released_at == Some(at));
         if due {
             self.reservations
-                .update(&mut self.journal, id, "released", at, |r| r.live.releasing = false);
+                .update(&mut self.journal, id, "released", at, |r| {
+                    r.live.releasing = false
+                });
         }
     }
 

@@ -244,9 +244,10 @@ impl Table {
         at: Instant,
     ) -> Option<KeptAssignment> {
         let a = self.assignments.remove(log, id, at)?;
-        self.reservations.update(log, a.reservation, "unassigned", at, |r| {
-            r.assignments.retain(|x| *x != id)
-        });
+        self.reservations
+            .update(log, a.reservation, "unassigned", at, |r| {
+                r.assignments.retain(|x| *x != id)
+            });
         self.by_device.remove(&(a.rec.device, a.meta.seq, id));
         Some(a)
     }
@@ -272,11 +273,13 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         blocks.push((block, r.id));
         let mut rec = r.clone();
         rec.assignments = Vec::new();
-        w.ips.reservations.insert(&mut w.journal, r.id, now, |meta| Kept {
-            rec,
-            meta,
-            assignments: Vec::new(),
-        });
+        w.ips
+            .reservations
+            .insert(&mut w.journal, r.id, now, |meta| Kept {
+                rec,
+                meta,
+                assignments: Vec::new(),
+            });
         rules::note_allocated(&mut w.ips, r.kind, block);
         for a in &r.assignments {
             crate::model::load::unique(&mut ids, a.id, "ip assignment", a.id)?;

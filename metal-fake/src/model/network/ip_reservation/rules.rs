@@ -269,8 +269,9 @@ impl World {
         };
         let block = self.allocate(kind, quantity)?;
         let id = Uuid::new_v4();
-        self.ips.reservations.insert(&mut self.journal, id, now, |meta| {
-            Kept {
+        self.ips
+            .reservations
+            .insert(&mut self.journal, id, now, |meta| Kept {
                 rec: IpReservation {
                     id,
                     project,
@@ -287,8 +288,7 @@ impl World {
                 },
                 meta,
                 assignments: Vec::new(),
-            }
-        });
+            });
         Ok(id)
     }
 
