@@ -179,3 +179,27 @@
 //! interconnections and virtual circuits, global BGP ranges (`501`); the
 //! device's own `network_type` (the spec's `Device` has none: clients
 //! read the bond's).
+//!
+//! # Events and the journal
+//!
+//! Every change of the world's tables goes through one write path, which
+//! bumps the record's version and appends to a bounded journal (what
+//! changed, how, by which operation or timed transition, when on the
+//! fake's clock). Timed transitions (a device queued, provisioning,
+//! active or failed; powered off or on; reinstalled; deprovisioned and
+//! gone; a failed device leaving its project; a reservation released)
+//! come from one due-queue on the fake's clock, drained before every
+//! action and read: each happens once, at its due instant, whenever it is
+//! read. The event lists are rendered from the journal
+//! (`tests/events.rs`).
+//!
+//! | behaviour | evidence | configurable | test |
+//! | --- | --- | --- | --- |
+//! | `findEvents`, `findOrganizationEvents`, `findProjectEvents`, `findDeviceEvents`: the journal's events of what the list names, newest first, paged (`page`, `per_page`, `meta`); `findEventById` one of them | the spec's operations and `Event`/`EventList` schemas; metal-cli's `metal event get` (`-i`, `-o`, `-p`, `-d`) reads `id`, `body`, `type`, `created_at`; a client of the device list (NixOS's Equinix Metal builder script, `devices/{id}/events?per_page=50`) reads it newest first, stopping at the first `provisioning.104.01` | no | `events_are_paged_newest_first_and_found_by_id` |
+//! | a device's provisioning steps are events at the instants they happened: `provisioning.104.01` ("Device connected to DHCP system") when it starts provisioning, `provisioning.109` ("Installation finished, rebooting server") when it is active; power, reboot, reinstall, update and delete are `instance.*` events | `provisioning.104.01` and its body: the device's own phone-home in tinkerbell's boots iPXE scripts, and the builder script above reading it back from the device's events. **Thin**: `provisioning.109`'s text is recalled, not re-read here; the `instance.*`, `ssh_key.*`, `ip_assignment.*`, `ip_reservation.*`, `project.*`, `hardware_reservation.*` types and their bodies are the fake's own names in the real API's dotted style; `interpolated` is the body, `state` `success`, `relationships` the thing changed, its device and its project | no | `a_device_s_timed_transitions_are_events_once_in_order_at_their_due_instants`, `over_http_the_transitions_are_events_when_the_fake_s_clock_passes_them` |
+//! | a token sees the events of what it sees (its projects', its organisations', the user's own keys'); another organisation's event is `403` by ID, and never in a list | as for every read (terraform-provider-equinix issue 743) | the world's tokens | `a_token_sees_only_the_events_of_what_it_sees` |
+//! | the journal keeps the last 10000 changes (older events drop out of every list); a world document holds no journal, so a loaded or reset world starts with none | the fake's bound | no | the journal's unit tests |
+//!
+//! Not modelled: the event lists of interconnections, their ports,
+//! virtual circuits and VRF routes (the fake has none of them); `include`
+//! and `exclude` change nothing of an event.

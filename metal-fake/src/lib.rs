@@ -58,9 +58,12 @@
 //! 1. `model/<family>/<resource>/record.rs`: the record, deriving `Serialize`,
 //!    `Deserialize` and `JsonSchema` (it is also the resource's entry in
 //!    the world document, so there is no second type to convert to),
-//!    what the world keeps beside it (creation order, instants), and its
-//!    `load` (check what it names, refuse with a
-//!    [`document::WorldError`]) and `save`.
+//!    what the world keeps beside it (`Kept { rec, meta: Meta, .. }`, with
+//!    `impl Record for Kept`: its `Kind` in `model/relations.rs`, its
+//!    `meta`, and its `scope`: the project, organisation and device it
+//!    concerns, for who sees its events), and its `load` (check what it
+//!    names, refuse with a [`document::WorldError`]; insert through the
+//!    table as below) and `save` (oldest first by `meta.seq`).
 //! 2. `model/<family>/<resource>/view.rs`: how the API shows it: a struct of
 //!    borrowed fields deriving `Serialize`, written straight to bytes;
 //!    hrefs, stubs and `include`/`exclude` from `model/render.rs`.
@@ -75,9 +78,28 @@
 //! 5. `model/<family>/mod.rs`: its `mod` line and one line in the
 //!    family's `RESOURCES` (a new family is a folder and one line in
 //!    `model/mod.rs`'s `FAMILIES`).
-//! 6. `model/world.rs`: the table (`HashMap<Uuid, Kept>`), one field.
+//! 6. `model/world.rs`: the table (`Table<Kept>`), one field.
 //! 7. `document.rs`: the document's list, one field (and its bound in
 //!    `check_bounds`).
+//!
+//! Every write goes through the table, with the world's journal, so that
+//! the record's `Meta` (`seq`, `version`, `created`, `updated`) is kept
+//! and the change is journaled once (and an event, if `model/event/kinds.rs`
+//! names it):
+//!
+//! ```text
+//! w.things.insert(&mut w.journal, id, now, |meta| Kept { rec, meta });
+//! w.things.update(&mut w.journal, id, "fields", now, |k| k.rec.name = name);
+//! w.things.try_update(&mut w.journal, id, "moved", now, |k| { check?; change; Ok(()) });
+//! w.delete_record(Kind::Thing, id, now)  // or remove_record: relations first
+//! ```
+//!
+//! `Table` has no `get_mut`: reads are `get`, `values`, `iter`, `len`.
+//! A change that happens later on its own (a state due after a delay)
+//! is a `journal::Due` pushed on `w.due` at its instant; `World::drain`
+//! applies it once, when the fake's clock passes it, before any action or
+//! read sees the world. The journal's `cause` (the operationId) is set
+//! by the pipeline around every act.
 //!
 //! Then `cargo run -p metal-fake --features cli -- --world-schema >
 //! metal-fake/world.schema.json`, a row per behaviour in [`fidelity`], and
@@ -191,9 +213,12 @@
 //!
 //! The server's configured token sees every project (the simple case); the
 //! world's tokens see the projects of their organisations and those named.
-//! The ownership check reads only the path's `{id}`: a request body naming
-//! another organisation's resource (a reservation in a create, a target
-//! project in a move) is not checked. The fake checks that a key's body is
+//! The ownership check reads the path's declared target, and two targets a
+//! body names: `createProject`'s `organization_id` (`403` for another
+//! organisation's, unless it holds no project yet: a token's access is
+//! its projects) and `moveHardwareReservation`'s `project_id` (`403` for
+//! another organisation's project). Other bodies naming another
+//! organisation's resource (a reservation in a create) are not checked. The fake checks that a key's body is
 //! base64, not that the decoded blob is a well-formed key as `ssh-keygen`
 //! does.
 //!

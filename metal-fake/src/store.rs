@@ -134,9 +134,9 @@ impl Store {
         // A panic while the lock is held leaves the model as it was between
         // two whole operations at worst; keep serving rather than poison.
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        // Lifecycle changes due by now on the fake's clock (deleted devices
-        // leaving), before anyone looks.
-        inner.world.settle(self.clock.now());
+        // The timed transitions due by now on the fake's clock (a device
+        // provisioned, a deleted device leaving), before anyone looks.
+        inner.world.drain(self.clock.now());
         inner
     }
 
@@ -148,7 +148,7 @@ impl Store {
     /// Counters and the world's contents now.
     pub(crate) fn snapshot(&self) -> Snapshot {
         let inner = self.lock();
-        inner.log.snapshot(inner.world.counts(self.now()))
+        inner.log.snapshot(inner.world.counts())
     }
 
     /// Reads `call` with its operation's handler (see [`Handlers::prepare`]).

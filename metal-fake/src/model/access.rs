@@ -72,11 +72,11 @@ impl KeptToken {
             if let Some(o) = t
                 .organizations
                 .iter()
-                .find(|o| !w.organizations.contains_key(*o))
+                .find(|o| !w.organizations.contains_key(o))
             {
                 return Err(unknown(from(), "organization", o));
             }
-            if let Some(p) = t.projects.iter().find(|p| !w.projects.contains_key(*p)) {
+            if let Some(p) = t.projects.iter().find(|p| !w.projects.contains_key(p)) {
                 return Err(unknown(from(), "project", p));
             }
             tokens.push(Self { rec: t.clone() });

@@ -28,6 +28,11 @@ pub(crate) const MAX_KEYS_PER_OWNER: usize = 1000;
 /// URL, custom data as JSON), in bytes.
 pub(crate) const MAX_TEXT: usize = 256 * 1024;
 
+/// The most changes the world's journal keeps: a ring, the oldest
+/// dropped first (the events lists read it, so this is also how far back
+/// they reach).
+pub(crate) const MAX_JOURNAL: usize = 10_000;
+
 /// Why a field is out of bounds: `None` when it is within them.
 pub(crate) fn too_long(field: &str, value: &str, max: usize) -> Option<String> {
     (value.len() > max).then(|| format!("{field} is too long (maximum is {max} bytes)"))

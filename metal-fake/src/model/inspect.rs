@@ -46,7 +46,7 @@ impl World {
     pub(crate) fn all_devices(&self, now: Instant) -> Vec<u8> {
         let expand = Expand::parse(Some("project,hardware_reservation"), None);
         json_list(
-            oldest_first(&self.devices, |d| d.live.seq)
+            oldest_first(&self.devices, |d| d.meta.seq)
                 .into_iter()
                 .map(|d| self.device_view(d, &expand, now))
                 .collect(),
@@ -58,7 +58,7 @@ impl World {
     pub(crate) fn all_reservations(&self, now: Instant) -> Vec<u8> {
         let expand = Expand::parse(Some("device,project"), None);
         json_list(
-            oldest_first(&self.reservations, |r| r.live.seq)
+            oldest_first(&self.reservations, |r| r.meta.seq)
                 .into_iter()
                 .map(|r| self.reservation_view(r, &expand, now))
                 .collect(),
@@ -76,7 +76,7 @@ impl World {
     }
 
     /// Counts of the world's contents at `now`.
-    pub(crate) fn counts(&self, now: Instant) -> WorldCounts {
+    pub(crate) fn counts(&self) -> WorldCounts {
         let mut c = WorldCounts {
             ssh_keys: self.ssh_keys.len() as u64,
             devices_created: self.devices_created,
@@ -85,7 +85,7 @@ impl World {
         };
         for d in self.devices.values() {
             *c.devices_by_state
-                .entry(d.state(&self.timings, now).as_str().to_string())
+                .entry(d.state().as_str().to_string())
                 .or_default() += 1;
             c.reboots += u64::from(d.rec.reboots);
         }
@@ -95,7 +95,7 @@ impl World {
             } else {
                 c.reservations_without_device += 1;
             }
-            if r.provisionable(now) {
+            if r.provisionable() {
                 c.reservations_provisionable += 1;
             }
         }

@@ -21,6 +21,10 @@
 //! - `catalog`: plans, operating systems, metros and facilities, listed.
 //!
 //! What every family shares stays here:
+//! - `journal`: the one write path ([`journal::Table`]: every insert,
+//!   update and remove bumps the record's [`journal::Meta`] and appends
+//!   to the bounded journal) and the due-queue of timed transitions.
+//! - `event`: the event lists, rendered from the journal.
 //! - `access`: the world's tokens, and who may see what (`403`).
 //! - `world`: the tables, and the world built, loaded and saved.
 //! - `resource`: what a folder gives ([`Resource`]), and how an
@@ -35,7 +39,9 @@ mod account;
 mod bounds;
 mod catalog;
 mod compute;
+mod event;
 mod inspect;
+mod journal;
 mod json;
 mod list;
 mod load;
@@ -79,7 +85,12 @@ static FAMILIES: &[&[&Resource]] = &[
     compute::RESOURCES,
     network::RESOURCES,
     catalog::RESOURCES,
+    SHARED,
 ];
+
+/// What the families share that serves operations of its own: events,
+/// rendered from the journal of every family's changes.
+static SHARED: &[&Resource] = &[&event::RESOURCE];
 
 /// Every resource the fake models, in the order a world document loads
 /// them.

@@ -31,6 +31,7 @@
 //! token scope      → organization       unlink
 //! ```
 
+use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::device::FAILED_PROVISIONING_PROJECT;
@@ -333,12 +334,17 @@ impl World {
     /// Deletes `id` of `kind` with what [`RELATIONS`] cascades from it, or
     /// refuses with the first restriction met anywhere in that tree, before
     /// anything changes. `404` when the world does not hold it.
-    pub(crate) fn delete_record(&mut self, kind: Kind, id: Uuid) -> Result<(), ApiError> {
+    pub(crate) fn delete_record(
+        &mut self,
+        kind: Kind,
+        id: Uuid,
+        at: Instant,
+    ) -> Result<(), ApiError> {
         if !self.holds(kind, id) {
             return Err(ApiError::not_found());
         }
         let plan = self.plan(kind, id, true)?;
-        self.apply(plan);
+        self.apply(plan, at);
         Ok(())
     }
 
@@ -346,10 +352,10 @@ impl World {
     /// aside: for a removal the API already accepted (a deleted device
     /// leaving when its deprovisioning is done). No relation restricts a
     /// device's removal (a test checks), so nothing is skipped there.
-    pub(crate) fn remove_record(&mut self, kind: Kind, id: Uuid) {
+    pub(crate) fn remove_record(&mut self, kind: Kind, id: Uuid, at: Instant) {
         if self.holds(kind, id) {
             if let Ok(plan) = self.plan(kind, id, false) {
-                self.apply(plan);
+                self.apply(plan, at);
             }
         }
     }
@@ -384,37 +390,39 @@ impl World {
         Ok(plan)
     }
 
-    fn apply(&mut self, plan: Plan) {
+    fn apply(&mut self, plan: Plan, at: Instant) {
         for (child, c, parent, p) in plan.unlink {
             self.unlink(child, c, parent, p);
         }
         for (kind, id) in plan.remove {
-            self.remove_one(kind, id);
+            self.remove_one(kind, id, at);
         }
     }
 
-    /// Removes one record from its table, keeping its table's own indexes
-    /// (a reservation's device, an assignment's reservation) right.
-    fn remove_one(&mut self, kind: Kind, id: Uuid) {
+    /// Removes one record from its table at `at` (journaled), keeping its
+    /// table's own indexes (a reservation's device, an assignment's
+    /// reservation) right.
+    fn remove_one(&mut self, kind: Kind, id: Uuid, at: Instant) {
+        let log = &mut self.journal;
         match kind {
             Kind::Organization => {
-                self.organizations.remove(&id);
+                self.organizations.remove(log, id, at);
             }
             Kind::Project => {
-                self.projects.remove(&id);
+                self.projects.remove(log, id, at);
             }
-            Kind::Device => self.remove_device(id),
+            Kind::Device => self.remove_device(id, at),
             Kind::HardwareReservation => {
-                self.reservations.remove(&id);
+                self.reservations.remove(log, id, at);
             }
             Kind::SshKey => {
-                self.ssh_keys.remove(&id);
+                self.ssh_keys.remove(log, id, at);
             }
             Kind::IpReservation => {
-                self.ips.reservations.remove(&id);
+                self.ips.reservations.remove(log, id, at);
             }
             Kind::IpAssignment => {
-                self.ips.remove_assignment(id);
+                self.ips.remove_assignment(log, id, at);
             }
             Kind::VirtualNetwork => {
                 self.vlans.remove(&id);

@@ -2,13 +2,14 @@
 //! how it is built from the builder's shortcuts or from a world document,
 //! and how it is saved as one.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::access::KeptToken;
 use super::catalog::{Catalog, Facility, Metro, Plan};
+use super::journal::{Cause, DueQueue, Journal, Table};
 use super::timings::Timings;
 use super::{device, hardware_reservation, organization, project, resources, ssh_key};
 use crate::clock::Wall;
@@ -25,7 +26,9 @@ pub(crate) struct WorldSpec {
 }
 
 /// The state of the fake Metal API. Each resource's folder holds its
-/// rules, its view and its operations; the tables are here.
+/// rules, its view and its operations; the tables are here, each a
+/// [`Table`] whose every write goes through the journal (see
+/// `model/journal/`).
 #[derive(Debug)]
 pub(crate) struct World {
     pub(crate) timings: Timings,
@@ -34,16 +37,16 @@ pub(crate) struct World {
     pub(crate) user: Uuid,
     pub(crate) catalog: Catalog,
     /// Organisations by ID; every project belongs to one.
-    pub(crate) organizations: BTreeMap<Uuid, organization::Kept>,
+    pub(crate) organizations: Table<organization::Kept>,
     /// The world's own API tokens (besides the server's configured one,
     /// which sees everything).
     pub(crate) tokens: Vec<KeptToken>,
     /// The project [`crate::Fake::project`] names: the first one seeded.
     pub(crate) main_project: Option<Uuid>,
-    pub(crate) projects: BTreeMap<Uuid, project::Kept>,
-    pub(crate) reservations: HashMap<Uuid, hardware_reservation::Kept>,
-    pub(crate) devices: HashMap<Uuid, device::Kept>,
-    pub(crate) ssh_keys: HashMap<Uuid, ssh_key::Kept>,
+    pub(crate) projects: Table<project::Kept>,
+    pub(crate) reservations: Table<hardware_reservation::Kept>,
+    pub(crate) devices: Table<device::Kept>,
+    pub(crate) ssh_keys: Table<ssh_key::Kept>,
     pub(crate) ips: super::ip_reservation::Table,
     /// Virtual networks (VLANs) by ID.
     pub(crate) vlans: HashMap<Uuid, super::vlan::Kept>,
@@ -53,17 +56,16 @@ pub(crate) struct World {
     pub(crate) bgp_sessions: HashMap<Uuid, super::bgp_session::Kept>,
     /// Metal Gateways by ID.
     pub(crate) gateways: HashMap<Uuid, super::metal_gateway::Kept>,
-    seq: u64,
+    /// Every change of the tables, in order, bounded.
+    pub(crate) journal: Journal,
+    /// The timed transitions to come.
+    pub(crate) due: DueQueue,
     /// Devices ever created through the API (not by a competitor).
     pub(crate) devices_created: u64,
     /// Devices a competitor placed.
     pub(crate) competitor_devices: u64,
     /// Which devices fail to provision.
     pub(crate) failures: FailurePlan,
-    /// The earliest instant a lifecycle change is due that `settle` makes
-    /// (a deleted device disappearing, a failed device leaving the
-    /// project); `None` when none is pending.
-    pub(crate) next_settle: Option<Instant>,
 }
 
 impl World {
@@ -74,24 +76,24 @@ impl World {
             clock,
             user: Uuid::new_v4(),
             catalog: Catalog::default(),
-            organizations: BTreeMap::new(),
+            organizations: Table::default(),
             tokens: Vec::new(),
             main_project: None,
-            projects: BTreeMap::new(),
-            reservations: HashMap::new(),
-            devices: HashMap::new(),
-            ssh_keys: HashMap::new(),
+            projects: Table::default(),
+            reservations: Table::default(),
+            devices: Table::default(),
+            ssh_keys: Table::default(),
             ips: Default::default(),
             vlans: HashMap::new(),
             ports: HashMap::new(),
             bgp_sessions: HashMap::new(),
             gateways: HashMap::new(),
-            seq: 0,
+            journal: Journal::new(super::bounds::MAX_JOURNAL),
+            due: DueQueue::default(),
             devices_created: 0,
             competitor_devices: 0,
             // None fail until the fake sets its plan (`set_failures`).
             failures: FailurePlan::default(),
-            next_settle: None,
         }
     }
 
@@ -183,14 +185,37 @@ impl World {
 
     /// Loads `doc`'s records: the catalog, then each resource in the order
     /// of [`resources`] (a record names only records loaded before it),
-    /// then the tokens.
+    /// then the tokens; then the timed transitions already due by `now`
+    /// (a seeded `active` device's provisioning). None of it is journaled:
+    /// a loaded world is where its journal starts.
     fn load(&mut self, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+        self.journal.set_recording(false);
+        let loaded = self.load_records(doc, now);
+        self.drain(now);
+        self.journal.set_recording(true);
+        loaded
+    }
+
+    fn load_records(&mut self, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
         self.catalog = Catalog::load(doc)?;
         for resource in resources() {
             (resource.load)(self, doc, now)?;
         }
         self.tokens = KeptToken::load(self, doc)?;
         Ok(())
+    }
+
+    /// Runs `act` as a call of `operation` (what the journal names as the
+    /// cause of its changes).
+    pub(crate) fn acting<R>(
+        &mut self,
+        operation: &'static str,
+        act: impl FnOnce(&mut Self) -> R,
+    ) -> R {
+        self.journal.set_cause(Cause::Operation(operation));
+        let r = act(self);
+        self.journal.set_cause(Cause::Fake);
+        r
     }
 
     /// The world as a document, at `now`: each resource saves its records,
@@ -208,6 +233,13 @@ impl World {
         doc
     }
 
+    /// The next record sequence number, for the tables not yet on the
+    /// journal's write path (the network family's VLANs, ports, BGP
+    /// sessions and gateways): creation order shared with every record.
+    pub(crate) fn next_seq(&mut self) -> u64 {
+        self.journal.next_record()
+    }
+
     /// The lifecycle timings.
     pub(crate) fn timings(&self) -> Timings {
         self.timings
@@ -216,17 +248,6 @@ impl World {
     /// The main project: the first one seeded.
     pub(crate) fn main_project(&self) -> Option<Uuid> {
         self.main_project
-    }
-
-    /// The next sequence number (creation order across all records).
-    pub(crate) fn next_seq(&mut self) -> u64 {
-        self.seq += 1;
-        self.seq
-    }
-
-    /// `settle` has work to do at `at`.
-    pub(crate) fn schedule(&mut self, at: Instant) {
-        self.next_settle = Some(self.next_settle.map_or(at, |n| n.min(at)));
     }
 
     /// Replaces which devices fail to provision.

@@ -35,6 +35,8 @@ impl Pipeline {
             Action::Model(prepared) => {
                 let mut store = self.store.lock();
                 let now = self.store.now();
+                // What fell due between the lock and `now`.
+                store.world.drain(now);
                 // Access again, under the lock the change is made under.
                 if let Some(refused) = cx
                     .guard
@@ -45,7 +47,10 @@ impl Pipeline {
                 if let (Some(FaultKind::Competitor), Some(r)) = (&cx.fault, prepared.contested) {
                     store.world.take_reservation(r, now);
                 }
-                (prepared.act)(&mut store.world, &cx.caller, now)
+                let caller = &cx.caller;
+                store
+                    .world
+                    .acting(cx.operation_id(), |w| (prepared.act)(w, caller, now))
             }
             // A test's handler runs unlocked: it may inspect the fake.
             Action::Custom(handler, call) => handler(&call),

@@ -187,3 +187,72 @@ async fn what_another_organisation_lists_holds_none_of_acme_s_ids() {
     let (_, acme_user) = call(&fake, ACME, "GET", "/user", Value::Null).await;
     assert_eq!(acme_user["default_project_id"], ACME_PROJECT, "{acme_user}");
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_target_a_body_names_is_checked_as_a_path_s_would_be() {
+    const GLOBEX_ORG: &str = "0a000000-0000-4000-8000-000000000002";
+    const GLOBEX_RESERVATION: &str = "0c000000-0000-4000-8000-000000000005";
+    let fake = fake();
+    // A project in acme's organisation, asked for by globex's token.
+    let (status, body) = call(
+        &fake,
+        GLOBEX,
+        "POST",
+        "/projects",
+        json!({"name": "intruder", "organization_id": ACME_ORG}),
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    let (status, body) = call(
+        &fake,
+        GLOBEX,
+        "POST",
+        "/projects",
+        json!({"name": "own", "organization_id": GLOBEX_ORG}),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    // Globex's reservation moved into acme's project.
+    let path = format!("/hardware-reservations/{GLOBEX_RESERVATION}/move");
+    let (status, body) = call(
+        &fake,
+        GLOBEX,
+        "POST",
+        &path,
+        json!({"project_id": ACME_PROJECT}),
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    let doc = fake.world();
+    let r = doc
+        .reservations
+        .iter()
+        .find(|r| r.id.to_string() == GLOBEX_RESERVATION)
+        .unwrap();
+    assert_eq!(r.project.to_string(), GLOBEX_PROJECT, "nothing moved");
+    assert!(!doc
+        .projects
+        .iter()
+        .any(|p| p.name.as_deref() == Some("intruder")));
+    // Within its own organisation access passes, and the move's own rule
+    // answers (the reservation holds globex's device).
+    let own: Value = body_id(&fake).await;
+    let (status, body) = call(&fake, GLOBEX, "POST", &path, json!({"project_id": own})).await;
+    assert_eq!(status, 422, "{body}");
+    assert_eq!(
+        body["errors"][0],
+        "Cannot move a hardware reservation that has a device"
+    );
+}
+
+/// The ID of globex's project named `own`.
+async fn body_id(fake: &Fake) -> Value {
+    let (_, list) = call(fake, GLOBEX, "GET", "/projects", Value::Null).await;
+    list["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "own")
+        .map(|p| p["id"].clone())
+        .unwrap()
+}

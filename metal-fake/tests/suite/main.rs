@@ -22,6 +22,7 @@ mod conformance_lists;
 mod control;
 mod control_schema;
 mod cross_org;
+mod events;
 mod fault_classes;
 mod ip_reservations;
 mod lifecycle;

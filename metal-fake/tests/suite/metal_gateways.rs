@@ -5,8 +5,8 @@
 //! project, deleted (`202`, then `404`; a block made with it goes too).
 //! In process, and over HTTP with every reply checked against the spec.
 
-use crate::http;
 use crate::common::schema;
+use crate::http;
 
 use metal_fake::document::WorldDoc;
 use metal_fake::{Fake, ServerConfig};

@@ -6,8 +6,8 @@
 //! bond's `network_type` follows. In process, and over HTTP with every
 //! reply checked against the spec.
 
-use crate::http;
 use crate::common::schema;
+use crate::http;
 
 use metal_fake::document::WorldDoc;
 use metal_fake::{Fake, ServerConfig};

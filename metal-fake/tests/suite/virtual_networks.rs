@@ -5,8 +5,8 @@
 //! delete refused while a port is on the VLAN. In process, and over HTTP
 //! with every reply checked against the spec.
 
-use crate::http;
 use crate::common::schema;
+use crate::http;
 
 use metal_fake::document::WorldDoc;
 use metal_fake::{Fake, ServerConfig};

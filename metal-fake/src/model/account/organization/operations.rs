@@ -41,22 +41,22 @@ fn owner(w: &World, id: Uuid) -> Option<Owner> {
 }
 
 /// Adds an organisation.
-pub(crate) fn insert(w: &mut World, rec: Organization) {
-    let seq = w.next_seq();
-    w.organizations.insert(rec.id, Kept { rec, seq });
+pub(crate) fn insert(w: &mut World, rec: Organization, now: Instant) {
+    w.organizations
+        .insert(&mut w.journal, rec.id, now, |meta| Kept { rec, meta });
 }
 
-fn load(w: &mut World, doc: &WorldDoc, _now: Instant) -> Result<(), WorldError> {
+fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
     let mut seen = HashSet::new();
     for o in &doc.organizations {
         unique(&mut seen, o.id, "organization", o.id)?;
-        insert(w, o.clone());
+        insert(w, o.clone(), now);
     }
     Ok(())
 }
 
 fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.organizations = oldest_first(&w.organizations, |o| o.seq)
+    doc.organizations = oldest_first(&w.organizations, |o| o.meta.seq)
         .into_iter()
         .map(|o| o.rec.clone())
         .collect();
@@ -84,7 +84,7 @@ impl World {
             .values()
             .filter(|p| p.organization() == o.rec.id && caller.sees(p.rec.id))
             .collect();
-        projects.sort_by_key(|p| p.seq);
+        projects.sort_by_key(|p| p.meta.seq);
         OrganizationView {
             id: o.rec.id,
             href: Href::new(COLLECTION, o.rec.id),
@@ -121,7 +121,7 @@ fn find_organizations(call: &Call) -> Result<Prepared, ApiError> {
             "organizations",
             &path,
             listed,
-            |o| o.seq,
+            |o| o.meta.seq,
             &listing,
             |o| w.organization_view(o, caller),
         );

@@ -4,6 +4,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::model::journal::{Meta, Record, Scope};
+use crate::model::relations::Kind;
+
 /// An organisation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -19,6 +22,21 @@ pub struct Organization {
 #[derive(Clone, Debug)]
 pub(crate) struct Kept {
     pub(crate) rec: Organization,
-    /// Creation order across all records.
-    pub(crate) seq: u64,
+    pub(crate) meta: Meta,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::Organization;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            organization: Some(self.rec.id),
+            ..Scope::default()
+        }
+    }
 }

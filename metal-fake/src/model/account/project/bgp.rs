@@ -120,15 +120,18 @@ pub(super) fn request_bgp_config(call: &Call) -> Result<Prepared, ApiError> {
         types::BgpConfigRequestInputDeploymentType::Global => "global",
     };
     acts(move |w, _, now| {
-        let p = w.projects.get_mut(&id).ok_or_else(ApiError::not_found)?;
-        let kept_id = p.rec.bgp_config.as_ref().and_then(|c| c.id);
-        p.rec.bgp_config = Some(BgpConfig {
-            id: Some(kept_id.unwrap_or_else(Uuid::new_v4)),
-            asn: body.asn,
-            deployment_type: deployment_type.to_string(),
-            md5: md5.clone(),
-        });
-        p.bgp_requested.get_or_insert(now);
+        w.projects
+            .update(&mut w.journal, id, "bgp_config", now, |p| {
+                let kept_id = p.rec.bgp_config.as_ref().and_then(|c| c.id);
+                p.rec.bgp_config = Some(BgpConfig {
+                    id: Some(kept_id.unwrap_or_else(Uuid::new_v4)),
+                    asn: body.asn,
+                    deployment_type: deployment_type.to_string(),
+                    md5: md5.clone(),
+                });
+                p.bgp_requested.get_or_insert(now);
+            })
+            .ok_or_else(ApiError::not_found)?;
         Ok(Reply::Empty)
     })
 }

@@ -86,7 +86,7 @@ impl World {
             "projects",
             path,
             listed,
-            |p| p.seq,
+            |p| p.meta.seq,
             listing,
             |p| self.project_view(p),
         );
@@ -123,8 +123,8 @@ fn update_project(call: &Call) -> Result<Prepared, ApiError> {
 
 fn delete_project(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
-    acts(move |w, _, _| {
-        w.delete_project(id)?;
+    acts(move |w, _, now| {
+        w.delete_project(id, now)?;
         Ok(Reply::Empty)
     })
 }
@@ -148,6 +148,7 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
                         id,
                         name: "fake organization".to_string(),
                     },
+                    now,
                 );
                 id
             }),
@@ -164,26 +165,20 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
             id: Some(c.id.unwrap_or_else(Uuid::new_v4)),
             ..c
         });
-        let seq = w.next_seq();
-        w.projects.insert(
-            p.id,
-            Kept {
-                rec: Project {
-                    name: Some(
-                        p.name
-                            .clone()
-                            .unwrap_or_else(|| format!("fake project {}", n + 1)),
-                    ),
-                    organization: Some(org),
-                    bgp_config,
-                    ..p.clone()
-                },
-                seq,
-                created: now,
-                updated: now,
-                bgp_requested: p.bgp_config.as_ref().map(|_| now),
+        w.projects.insert(&mut w.journal, p.id, now, |meta| Kept {
+            rec: Project {
+                name: Some(
+                    p.name
+                        .clone()
+                        .unwrap_or_else(|| format!("fake project {}", n + 1)),
+                ),
+                organization: Some(org),
+                bgp_config,
+                ..p.clone()
             },
-        );
+            meta,
+            bgp_requested: p.bgp_config.as_ref().map(|_| now),
+        });
     }
     Ok(())
 }
@@ -192,6 +187,6 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
 /// stays the main one).
 fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
     let mut projects: Vec<&Kept> = w.projects.values().collect();
-    projects.sort_by_key(|p| (Some(p.rec.id) != w.main_project, p.seq));
+    projects.sort_by_key(|p| (Some(p.rec.id) != w.main_project, p.meta.seq));
     doc.projects = projects.into_iter().map(|p| p.rec.clone()).collect();
 }

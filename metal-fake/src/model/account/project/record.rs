@@ -7,6 +7,8 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::bgp::BgpConfig;
+use crate::model::journal::{Meta, Record, Scope};
+use crate::model::relations::Kind;
 
 /// A project.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -73,12 +75,26 @@ impl Project {
 #[derive(Clone, Debug)]
 pub(crate) struct Kept {
     pub(crate) rec: Project,
-    /// Creation order across all records.
-    pub(crate) seq: u64,
-    pub(crate) created: Instant,
-    pub(crate) updated: Instant,
+    pub(crate) meta: Meta,
     /// When its BGP configuration was requested (or loaded).
     pub(crate) bgp_requested: Option<Instant>,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::Project;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            project: Some(self.rec.id),
+            organization: self.rec.organization,
+            device: None,
+        }
+    }
 }
 
 impl Kept {

@@ -9,6 +9,7 @@ use uuid::Uuid;
 use super::record::{Kept, Project};
 use crate::call::ApiError;
 use crate::document::MAX_NAME;
+use crate::model::access::Owner;
 use crate::model::bounds::{bad_tags, refuse, too_long};
 use crate::model::organization::{self, Organization};
 use crate::model::resource::Scope;
@@ -18,9 +19,9 @@ impl World {
     /// The organisation a new project of `caller` joins: the oldest one
     /// holding a project the caller sees, else the world's oldest, else a
     /// new default one.
-    fn organization_for(&mut self, caller: &Scope) -> Uuid {
+    fn organization_for(&mut self, caller: &Scope, now: Instant) -> Uuid {
         let mut orgs: Vec<&organization::Kept> = self.organizations.values().collect();
-        orgs.sort_by_key(|o| o.seq);
+        orgs.sort_by_key(|o| o.meta.seq);
         let seen = orgs.iter().find(|o| {
             self.projects
                 .values()
@@ -36,6 +37,7 @@ impl World {
                 id,
                 name: "fake organization".to_string(),
             },
+            now,
         );
         id
     }
@@ -53,13 +55,24 @@ impl World {
         let name: &str = &body.name;
         refuse([too_long("Name", name, MAX_NAME), bad_tags(&body.tags)])?;
         let organization = match organization {
-            Some(o) if self.organizations.contains_key(&o) => o,
+            // The body's target is checked as a path's would be: an
+            // organisation holding projects, none of which the caller
+            // sees, is another's (`403`). An organisation without
+            // projects cannot be told apart (a token's access is its
+            // projects), so it passes.
+            Some(o) if self.organizations.contains_key(&o) => {
+                let holds = self.projects.values().any(|p| p.organization() == o);
+                if holds {
+                    self.check_access(caller, Some(Owner::Organization(o)))?;
+                }
+                o
+            }
             Some(o) => {
                 return Err(ApiError::unprocessable(format!(
                     "organization_id {o} names no organization"
                 )))
             }
-            None => self.organization_for(caller),
+            None => self.organization_for(caller, now),
         };
         let id = Uuid::new_v4();
         let rec = Project {
@@ -67,17 +80,12 @@ impl World {
             customdata: body.customdata.clone(),
             ..Project::named(id, name.to_string(), organization)
         };
-        let seq = self.next_seq();
-        self.projects.insert(
-            id,
-            Kept {
+        self.projects
+            .insert(&mut self.journal, id, now, |meta| Kept {
                 rec,
-                seq,
-                created: now,
-                updated: now,
+                meta,
                 bgp_requested: None,
-            },
-        );
+            });
         Ok(id)
     }
 
@@ -94,26 +102,27 @@ impl World {
                 .and_then(|n| too_long("Name", n, MAX_NAME)),
             body.tags.as_deref().and_then(bad_tags),
         ])?;
-        let p = self.projects.get_mut(&id).ok_or_else(ApiError::not_found)?;
-        if let Some(name) = &body.name {
-            p.rec.name = Some(name.to_string());
-        }
-        if let Some(tags) = &body.tags {
-            p.rec.tags.clone_from(tags);
-        }
-        if let Some(customdata) = &body.customdata {
-            p.rec.customdata.clone_from(customdata);
-        }
-        if let Some(on) = body.backend_transfer_enabled {
-            p.rec.backend_transfer_enabled = on;
-        }
-        p.updated = now;
-        Ok(())
+        self.projects
+            .update(&mut self.journal, id, "fields", now, |p| {
+                if let Some(name) = &body.name {
+                    p.rec.name = Some(name.to_string());
+                }
+                if let Some(tags) = &body.tags {
+                    p.rec.tags.clone_from(tags);
+                }
+                if let Some(customdata) = &body.customdata {
+                    p.rec.customdata.clone_from(customdata);
+                }
+                if let Some(on) = body.backend_transfer_enabled {
+                    p.rec.backend_transfer_enabled = on;
+                }
+            })
+            .ok_or_else(ApiError::not_found)
     }
 
     /// Deletes project `id` and its SSH keys; `422` while it holds devices
     /// or hardware reservations.
-    pub(crate) fn delete_project(&mut self, id: Uuid) -> Result<(), ApiError> {
-        self.delete_record(Kind::Project, id)
+    pub(crate) fn delete_project(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
+        self.delete_record(Kind::Project, id, now)
     }
 }

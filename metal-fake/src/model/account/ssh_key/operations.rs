@@ -84,7 +84,7 @@ impl World {
             .values()
             .filter(|k| listed(k) && search.matches(k))
             .collect();
-        keys.sort_by_key(|k| k.seq);
+        keys.sort_by_key(|k| k.meta.seq);
         Ok(SshKeyList {
             ssh_keys: keys.into_iter().map(|k| self.ssh_key_view(k)).collect(),
         })
@@ -139,8 +139,8 @@ fn update_ssh_key(call: &Call) -> Result<Prepared, ApiError> {
 
 fn delete_ssh_key(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
-    acts(move |w, _, _| {
-        w.delete_ssh_key(id)?;
+    acts(move |w, _, now| {
+        w.delete_ssh_key(id, now)?;
         Ok(crate::call::Reply::Empty)
     })
 }

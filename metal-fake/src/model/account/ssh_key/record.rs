@@ -10,7 +10,9 @@ use uuid::Uuid;
 
 use super::rules::{check_bounds, check_public_key};
 use crate::document::{WorldDoc, WorldError};
+use crate::model::journal::{Meta, Record, Scope};
 use crate::model::load::unknown;
+use crate::model::relations::Kind;
 use crate::model::world::oldest_first;
 use crate::model::World;
 
@@ -37,10 +39,23 @@ pub struct SshKey {
 #[derive(Clone, Debug)]
 pub(crate) struct Kept {
     pub(crate) rec: SshKey,
-    /// Creation order across all records.
-    pub(crate) seq: u64,
-    pub(crate) created: Instant,
-    pub(crate) updated: Instant,
+    pub(crate) meta: Meta,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::SshKey;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            project: self.rec.project,
+            ..Scope::default()
+        }
+    }
 }
 
 /// Loads the document's SSH keys: each a valid public key, unique per
@@ -81,23 +96,17 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
                 reason: "Fingerprint has already been taken".to_string(),
             });
         }
-        let seq = w.next_seq();
-        w.ssh_keys.insert(
-            k.id,
-            Kept {
-                rec: k.clone(),
-                seq,
-                created: now,
-                updated: now,
-            },
-        );
+        w.ssh_keys.insert(&mut w.journal, k.id, now, |meta| Kept {
+            rec: k.clone(),
+            meta,
+        });
     }
     Ok(())
 }
 
 /// Saves the SSH keys into `doc`, oldest first.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.ssh_keys = oldest_first(&w.ssh_keys, |k| k.seq)
+    doc.ssh_keys = oldest_first(&w.ssh_keys, |k| k.meta.seq)
         .into_iter()
         .map(|k| k.rec.clone())
         .collect();

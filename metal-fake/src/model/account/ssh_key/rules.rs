@@ -60,10 +60,8 @@ impl World {
         check_public_key(key)?;
         self.check_key_unique(project, key, None)?;
         let id = Uuid::new_v4();
-        let seq = self.next_seq();
-        self.ssh_keys.insert(
-            id,
-            Kept {
+        self.ssh_keys
+            .insert(&mut self.journal, id, now, |meta| Kept {
                 rec: SshKey {
                     id,
                     project,
@@ -71,11 +69,8 @@ impl World {
                     key: key.to_string(),
                     tags: tags.to_vec(),
                 },
-                seq,
-                created: now,
-                updated: now,
-            },
-        );
+                meta,
+            });
         Ok(id)
     }
 
@@ -101,23 +96,24 @@ impl World {
             check_public_key(key)?;
             self.check_key_unique(project, key, Some(id))?;
         }
-        let k = self.ssh_keys.get_mut(&id).ok_or_else(ApiError::not_found)?;
-        if let Some(label) = &body.label {
-            k.rec.label.clone_from(label);
-        }
-        if let Some(key) = &body.key {
-            k.rec.key.clone_from(key);
-        }
-        if let Some(tags) = &body.tags {
-            k.rec.tags.clone_from(tags);
-        }
-        k.updated = now;
-        Ok(())
+        self.ssh_keys
+            .update(&mut self.journal, id, "fields", now, |k| {
+                if let Some(label) = &body.label {
+                    k.rec.label.clone_from(label);
+                }
+                if let Some(key) = &body.key {
+                    k.rec.key.clone_from(key);
+                }
+                if let Some(tags) = &body.tags {
+                    k.rec.tags.clone_from(tags);
+                }
+            })
+            .ok_or_else(ApiError::not_found)
     }
 
     /// `deleteSSHKey`.
-    pub(crate) fn delete_ssh_key(&mut self, id: Uuid) -> Result<(), ApiError> {
-        self.delete_record(Kind::SshKey, id)
+    pub(crate) fn delete_ssh_key(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
+        self.delete_record(Kind::SshKey, id, now)
     }
 
     fn check_key_unique(
@@ -234,7 +230,12 @@ mod tests {
             instances_ids: Vec::new(),
         };
         let id = w.create_ssh_key(None, &created, now).unwrap();
-        let tags = |w: &World| w.ssh_keys[&id].rec.tags.clone();
+        let tags = |w: &World| {
+            w.ssh_keys
+                .get(&id)
+                .map(|k| k.rec.tags.clone())
+                .unwrap_or_default()
+        };
         let update = |tags: Option<Vec<String>>| types::SshKeyInput {
             key: None,
             label: Some("desk-2".into()),

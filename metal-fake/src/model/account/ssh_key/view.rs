@@ -49,8 +49,8 @@ impl World {
             key: &k.rec.key,
             fingerprint: Fingerprint(&k.rec.key),
             tags: &k.rec.tags,
-            created_at: Stamp(self.clock.wall(k.created)),
-            updated_at: Stamp(self.clock.wall(k.updated)),
+            created_at: Stamp(self.clock.wall(k.meta.created)),
+            updated_at: Stamp(self.clock.wall(k.meta.updated)),
             entity,
             owner: entity,
         }

@@ -200,7 +200,7 @@ impl World {
                 messages: missing,
             });
         }
-        let reservation = self.pick_reservation(project, &f, now)?;
+        let reservation = self.pick_reservation(project, &f)?;
         let r = self
             .reservations
             .get(&reservation)
@@ -214,14 +214,14 @@ impl World {
             let failed = self
                 .devices
                 .get(&holder)
-                .is_some_and(|d| d.state(&self.timings, now) == DeviceState::Failed);
+                .is_some_and(|d| d.state() == DeviceState::Failed);
             return Err(ApiError::unprocessable(if failed {
                 NOT_PROVISIONABLE
             } else {
                 "Hardware reservation already has a device provisioned on it"
             }));
         }
-        if !r.provisionable(now) {
+        if !r.provisionable() {
             return Err(ApiError::unprocessable(
                 "Hardware reservation is not provisionable yet",
             ));
@@ -291,20 +291,11 @@ impl World {
             )
         };
         self.place_device(rec, fails, ssh_keys, now);
-        if let (true, Some(after)) = (fails, self.timings.failed_moved_after) {
-            let t = self.timings;
-            self.schedule(now + t.queued + t.provisioning + after);
-        }
         self.devices_created += 1;
         Ok(id)
     }
 
-    fn pick_reservation(
-        &self,
-        project: Uuid,
-        f: &CreateFields<'_>,
-        now: Instant,
-    ) -> Result<Uuid, ApiError> {
+    fn pick_reservation(&self, project: Uuid, f: &CreateFields<'_>) -> Result<Uuid, ApiError> {
         let text = f.reservation.trim();
         if text.is_empty() {
             return Err(ApiError::unprocessable(
@@ -321,10 +312,10 @@ impl World {
                 .values()
                 .filter(|r| {
                     r.rec.project == project
-                        && r.provisionable(now)
+                        && r.provisionable()
                         && self.matches_place(f.plan, &r.rec.plan, f, &r.rec.facility)
                 })
-                .min_by_key(|r| r.live.seq)
+                .min_by_key(|r| r.meta.seq)
                 .map(|r| r.rec.id)
                 .ok_or_else(|| ApiError::new(503, NO_RESERVATION_AVAILABLE));
         }
@@ -356,7 +347,7 @@ impl World {
                 return Ok(Vec::new());
             }
             let mut all: Vec<_> = self.ssh_keys.values().filter(|k| mine(k)).collect();
-            all.sort_by_key(|k| k.seq);
+            all.sort_by_key(|k| k.meta.seq);
             return Ok(all.into_iter().map(|k| KeyChoice::Kept(k.rec.id)).collect());
         }
         let mut chosen: Vec<KeyChoice<'a>> = Vec::new();
@@ -385,7 +376,7 @@ impl World {
                     .values()
                     .filter(|k| k.rec.project.is_none())
                     .collect();
-                theirs.sort_by_key(|k| k.seq);
+                theirs.sort_by_key(|k| k.meta.seq);
                 theirs.into_iter().for_each(|k| take(&mut chosen, k.rec.id));
             } else if self
                 .ssh_keys
@@ -406,7 +397,7 @@ impl World {
                 .ssh_keys
                 .values()
                 .filter(|k| mine(k) && k.rec.key == text)
-                .min_by_key(|k| k.seq);
+                .min_by_key(|k| k.meta.seq);
             match existing {
                 Some(k) => take(&mut chosen, k.rec.id),
                 None => {

@@ -69,22 +69,22 @@ impl World {
         let recs = self
             .devices
             .values()
-            .filter(|d| d.rec.project == project && self.device_passes(d, filter, now));
+            .filter(|d| d.rec.project == project && self.device_passes(d, filter));
         self.page_of(
             project,
             ("devices", "devices"),
             recs,
-            |d| d.live.seq,
+            |d| d.meta.seq,
             listing,
             |d| self.device_view(d, &listing.expand, now),
         )
     }
 
-    fn device_passes(&self, d: &Kept, f: &DeviceFilter, now: Instant) -> bool {
+    fn device_passes(&self, d: &Kept, f: &DeviceFilter) -> bool {
         let rec = &d.rec;
         let facility = self.catalog.facility(&rec.facility);
         let reserved = rec.reservation.is_some();
-        let state = d.state(&self.timings, now);
+        let state = d.state();
         let search = || {
             let Some(text) = &f.search else { return true };
             let has = |field: &str| contains_ignoring_case(field, text);
@@ -100,7 +100,7 @@ impl World {
                     .is_some_and(|r| has(&ShortId(r).to_string()))
                 || rec.tags.iter().any(|t| has(t))
                 // Its IP addresses, once it has them.
-                || (state.has_addresses() && address_texts(d.live.seq).any(|a| has(&a)))
+                || (state.has_addresses() && address_texts(d.meta.seq).any(|a| has(&a)))
         };
         let named = |value: &Option<String>, code: &str, id: Option<Uuid>| {
             value.as_ref().is_none_or(|v| {
@@ -134,7 +134,7 @@ impl World {
             && f.has_termination_time.is_none_or(|t| !t)
             // Any of its ports' MAC addresses, ASCII case ignored.
             && f.mac_address.as_ref().is_none_or(|m| {
-                crate::model::port::macs_of(&rec.plan, d.live.seq)
+                crate::model::port::macs_of(&rec.plan, d.meta.seq)
                     .any(|x| x.to_string().eq_ignore_ascii_case(m))
             })
             && search()

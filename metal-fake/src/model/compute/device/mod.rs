@@ -20,5 +20,5 @@ mod view;
 
 pub(crate) use operations::RESOURCE;
 pub use record::{Device, DeviceState};
-pub(crate) use record::{Kept, FAILED_PROVISIONING_PROJECT};
+pub(crate) use record::{Kept, Step, FAILED_PROVISIONING_PROJECT};
 pub(crate) use view::{address_texts, Addresses, DeviceField, COLLECTION};

@@ -9,7 +9,9 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::document::{seconds, WorldDoc, WorldError};
+use crate::model::journal::{Meta, Record, Scope};
 use crate::model::load::unknown;
+use crate::model::relations::Kind;
 use crate::model::world::oldest_first;
 use crate::model::{Timings, World};
 
@@ -168,8 +170,8 @@ impl DeviceState {
 }
 
 /// The power/provisioning phase of a device: what the last request (or
-/// its creation) started; the state it reports follows from the phase and
-/// the time since it began.
+/// its creation) started. Its steps ([`Kept::steps`]) come from the
+/// world's due-queue, each when it is due.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Phase {
     Provisioning,
@@ -180,27 +182,85 @@ pub(crate) enum Phase {
     Deprovisioning,
 }
 
+impl Phase {
+    /// The state a device reports as the phase begins.
+    fn first_state(self) -> DeviceState {
+        match self {
+            Self::Provisioning => DeviceState::Queued,
+            Self::PoweringOn => DeviceState::PoweringOn,
+            Self::PoweringOff => DeviceState::PoweringOff,
+            Self::Reinstalling => DeviceState::Reinstalling,
+            Self::Deprovisioning => DeviceState::Deprovisioning,
+        }
+    }
+}
+
+/// One timed step of a device's phase, queued on the world's due-queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// It reports this state from now on.
+    Enter(DeviceState),
+    /// Its provisioning failed a while ago: it leaves the project (see
+    /// [`Timings::failed_moved_after`]), and its reservation is released.
+    LeaveProject,
+    /// It is gone (deprovisioned, or failed and moved away long enough).
+    Remove,
+}
+
 /// What the world keeps of a device besides its description.
 #[derive(Clone, Debug)]
 pub(crate) struct Live {
-    /// Creation order across all records.
-    pub(crate) seq: u64,
     pub(crate) phase: Phase,
     /// When the phase began.
     pub(crate) since: Instant,
-    pub(crate) created: Instant,
-    pub(crate) updated: Instant,
+    /// How many phases it has begun: a queued step of an earlier phase is
+    /// stale.
+    pub(crate) phase_no: u64,
+    /// The state it reports, moved on by the due-queue.
+    pub(crate) state: DeviceState,
     /// Its provisioning ends in `failed` instead of `active`.
     pub(crate) fails: bool,
     /// The SSH keys attached at create (the project's and the user's).
     pub(crate) ssh_keys: Vec<Uuid>,
 }
 
+impl Live {
+    /// A device beginning to provision at `since`.
+    pub(crate) fn provisioning(since: Instant, fails: bool, ssh_keys: Vec<Uuid>) -> Self {
+        Self {
+            phase: Phase::Provisioning,
+            since,
+            phase_no: 1,
+            state: DeviceState::Queued,
+            fails,
+            ssh_keys,
+        }
+    }
+}
+
 /// A device as the world keeps it.
 #[derive(Clone, Debug)]
 pub(crate) struct Kept {
     pub(crate) rec: Device,
+    pub(crate) meta: Meta,
     pub(crate) live: Live,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::Device;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            project: Some(self.rec.project),
+            organization: None,
+            device: Some(self.rec.id),
+        }
+    }
 }
 
 /// The project a device whose provisioning failed moves to when
@@ -210,65 +270,68 @@ pub(crate) const FAILED_PROVISIONING_PROJECT: Uuid =
     Uuid::from_u128(0xfa11_ed00_0000_4000_8000_0000_0000_0000);
 
 impl Kept {
-    /// The state the device reports at `now`.
-    pub(crate) fn state(&self, t: &Timings, now: Instant) -> DeviceState {
+    /// The state the device reports.
+    pub(crate) fn state(&self) -> DeviceState {
+        self.live.state
+    }
+
+    /// Begins `phase` at `since` (its steps are the world's to queue:
+    /// [`Kept::steps`]).
+    pub(crate) fn begin(&mut self, phase: Phase, since: Instant) {
+        self.live.phase = phase;
+        self.live.since = since;
+        self.live.phase_no += 1;
+        self.live.state = phase.first_state();
+    }
+
+    /// The steps of its phase, each with when it is due after the phase
+    /// began.
+    pub(crate) fn steps(&self, t: &Timings) -> Vec<(Duration, Step)> {
         use DeviceState as S;
-        let elapsed = now.saturating_duration_since(self.live.since);
-        let settled = |d: Duration| elapsed >= d;
         match self.live.phase {
-            Phase::Provisioning if !settled(t.queued) => S::Queued,
-            Phase::Provisioning if !settled(t.queued + t.provisioning) => S::Provisioning,
-            Phase::Provisioning if self.live.fails => S::Failed,
-            Phase::Deprovisioning => S::Deprovisioning,
-            Phase::PoweringOn if !settled(t.power) => S::PoweringOn,
-            Phase::PoweringOff if !settled(t.power) => S::PoweringOff,
-            Phase::PoweringOff => S::Inactive,
-            Phase::Reinstalling if !settled(t.reinstall) => S::Reinstalling,
-            Phase::Provisioning | Phase::PoweringOn | Phase::Reinstalling => S::Active,
+            Phase::Provisioning => {
+                let done = t.queued + t.provisioning;
+                let mut steps = vec![(t.queued, Step::Enter(S::Provisioning))];
+                if !self.live.fails {
+                    steps.push((done, Step::Enter(S::Active)));
+                    return steps;
+                }
+                steps.push((done, Step::Enter(S::Failed)));
+                if let Some(after) = t.failed_moved_after {
+                    steps.push((done + after, Step::LeaveProject));
+                    steps.push((done + after + t.failed_forbidden_for, Step::Remove));
+                }
+                steps
+            }
+            Phase::PoweringOn => vec![(t.power, Step::Enter(S::Active))],
+            Phase::PoweringOff => vec![(t.power, Step::Enter(S::Inactive))],
+            Phase::Reinstalling => vec![(t.reinstall, Step::Enter(S::Active))],
+            Phase::Deprovisioning => vec![(t.deprovisioning, Step::Remove)],
         }
-    }
-
-    /// When a device that fails provisioning reports `failed` (`None` for
-    /// a device that does not fail, or was deleted).
-    pub(crate) fn failed_at(&self, t: &Timings) -> Option<Instant> {
-        (self.live.fails && self.live.phase == Phase::Provisioning)
-            .then(|| self.live.since + t.queued + t.provisioning)
-    }
-
-    /// When the device's state last changed on its own, or a request
-    /// changed it: what `updated_at` shows.
-    pub(crate) fn last_change(&self, t: &Timings, now: Instant) -> Instant {
-        let steps: &[Duration] = match self.live.phase {
-            Phase::Provisioning => &[t.queued, t.queued + t.provisioning],
-            Phase::PoweringOn | Phase::PoweringOff => &[t.power],
-            Phase::Reinstalling => &[t.reinstall],
-            Phase::Deprovisioning => &[],
-        };
-        steps
-            .iter()
-            .map(|s| self.live.since + *s)
-            .filter(|at| *at <= now)
-            .fold(self.live.updated, Instant::max)
     }
 
     /// How far provisioning (or reinstalling) has come, in percent: 0 while
     /// queued, rising while provisioning, 100 once done; `None` for a
     /// device that failed or is being deleted.
     pub(crate) fn provisioning_percentage(&self, t: &Timings, now: Instant) -> Option<f32> {
+        if matches!(
+            self.live.state,
+            DeviceState::Failed | DeviceState::Deprovisioning
+        ) {
+            return None;
+        }
         let elapsed = now.saturating_duration_since(self.live.since);
         let (before, length) = match self.live.phase {
             Phase::Deprovisioning => return None,
-            Phase::Provisioning if self.live.fails && elapsed >= t.queued + t.provisioning => {
-                return None
-            }
             Phase::Provisioning => (t.queued, t.provisioning),
             Phase::Reinstalling => (Duration::ZERO, t.reinstall),
             Phase::PoweringOn | Phase::PoweringOff => return Some(100.0),
         };
-        if elapsed < before {
+        if self.live.state == DeviceState::Queued || elapsed < before {
             return Some(0.0);
         }
-        if length.is_zero() || elapsed >= before + length {
+        if self.live.state == DeviceState::Active || length.is_zero() || elapsed >= before + length
+        {
             return Some(100.0);
         }
         let done = (elapsed - before).as_secs_f64() / length.as_secs_f64();
@@ -376,41 +439,33 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         };
         let (phase, elapsed) = Kept::phase_of(d.state, elapsed, &w.timings);
         let since = before(now, elapsed, d.id)?;
-        let seq = w.next_seq();
-        w.devices.insert(
-            d.id,
-            Kept {
-                rec: d.clone(),
-                live: Live {
-                    seq,
-                    phase,
-                    since,
-                    created: now,
-                    updated: now,
-                    fails: d.state == DeviceState::Failed,
-                    // The keys the API attached at create are not part of
-                    // the document.
-                    ssh_keys: Vec::new(),
-                },
-            },
-        );
-        if let Some(r) = d.reservation.and_then(|r| w.reservations.get_mut(&r)) {
-            r.live.device = Some(d.id);
+        let mut live = Live::provisioning(since, d.state == DeviceState::Failed, Vec::new());
+        // The keys the API attached at create are not part of the
+        // document.
+        live.phase = phase;
+        live.state = phase.first_state();
+        w.devices.insert(&mut w.journal, d.id, now, |meta| Kept {
+            rec: d.clone(),
+            meta,
+            live,
+        });
+        if let Some(r) = d.reservation {
+            w.hold(r, d.id, now);
         }
+        // Its steps already due (a seeded `active` device's provisioning)
+        // are made when the load drains the queue.
+        w.queue_phase(d.id);
     }
-    // A deprovisioning or failed device changes on its own: `settle`
-    // looks at the loaded world on the next call and schedules itself.
-    w.next_settle = Some(now);
     Ok(())
 }
 
 /// Saves the devices into `doc`, oldest first, each with the state it
 /// reports at `now` and the time since its phase began.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, now: Instant) {
-    doc.devices = oldest_first(&w.devices, |d| d.live.seq)
+    doc.devices = oldest_first(&w.devices, |d| d.meta.seq)
         .into_iter()
         .map(|d| Device {
-            state: d.state(&w.timings, now),
+            state: d.state(),
             state_elapsed_seconds: Some(now.saturating_duration_since(d.live.since).as_secs_f64()),
             ..d.rec.clone()
         })

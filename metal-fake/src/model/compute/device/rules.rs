@@ -1,7 +1,8 @@
 //! The API's rules for devices: what each change checks and does (update,
-//! actions, delete; create is in `create`), the changes that happen on
-//! their own as time passes (`settle`), and the competitor that takes a
-//! reservation.
+//! actions, delete; create is in `create`), the steps that happen on
+//! their own as time passes (each from the world's due-queue:
+//! `device_step`), and the competitor that takes a reservation. Every
+//! write goes through the world's tables ([`crate::model::journal`]).
 
 use metal_api::types;
 
@@ -9,9 +10,10 @@ use crate::model::relations::Kind;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record::{Device, DeviceState, Kept, Live, Phase, FAILED_PROVISIONING_PROJECT};
+use super::record::{Device, DeviceState, Kept, Live, Phase, Step, FAILED_PROVISIONING_PROJECT};
 use crate::call::ApiError;
 use crate::model::bounds::{bad_tags, refuse, too_long, MAX_NAME, MAX_TEXT};
+use crate::model::journal::{Cause, Due};
 use crate::model::World;
 
 /// The API's refusal to delete a device that is not yet provisioned.
@@ -85,59 +87,134 @@ impl World {
         use DeviceState as S;
         let action = input.type_;
         let timings = self.timings;
-        let d = self.devices.get_mut(&id).ok_or_else(ApiError::not_found)?;
-        let state = d.state(&timings, now);
-        let busy = |s: DeviceState| {
-            ApiError::unprocessable(format!(
-                "Device is {}; try again when it is settled",
-                s.as_str()
-            ))
+        let what = match action {
+            A::PowerOn => "power_on",
+            A::PowerOff => "power_off",
+            A::Reboot => "reboot",
+            A::Reinstall => "reinstall",
+            A::Rescue => "rescue",
         };
-        if action == A::Reinstall && d.rec.locked {
-            return Err(ApiError::unprocessable(REINSTALL_LOCKED));
-        }
-        let mut since = now;
-        match (action, state) {
-            (_, S::Queued | S::Provisioning | S::Reinstalling | S::Deprovisioning | S::Failed) => {
-                return Err(busy(state))
-            }
-            (A::PowerOn, S::Active | S::PoweringOn) => {
-                return Err(ApiError::unprocessable("Device must be powered off"))
-            }
-            (A::PowerOff, S::Inactive | S::PoweringOff) => {
-                return Err(ApiError::unprocessable("Device must be powered on"))
-            }
-            (_, S::PoweringOn | S::PoweringOff) => return Err(busy(state)),
-            (A::PowerOn, _) => d.live.phase = Phase::PoweringOn,
-            (A::PowerOff, _) => d.live.phase = Phase::PoweringOff,
-            (A::Reboot, S::Active) => d.rec.reboots += 1,
-            (A::Reboot, _) => return Err(ApiError::unprocessable("Device must be powered on")),
-            (A::Reinstall, _) => {
-                if let Some(os) = input.operating_system.as_deref().map(str::trim) {
-                    if !os.is_empty() {
-                        d.rec.operating_system = os.to_string();
+        let begun = self
+            .devices
+            .try_update(&mut self.journal, id, what, now, |d| {
+                let state = d.state();
+                let busy = |s: DeviceState| {
+                    ApiError::unprocessable(format!(
+                        "Device is {}; try again when it is settled",
+                        s.as_str()
+                    ))
+                };
+                if action == A::Reinstall && d.rec.locked {
+                    return Err(ApiError::unprocessable(REINSTALL_LOCKED));
+                }
+                let phase = match (action, state) {
+                    (
+                        _,
+                        S::Queued
+                        | S::Provisioning
+                        | S::Reinstalling
+                        | S::Deprovisioning
+                        | S::Failed,
+                    ) => return Err(busy(state)),
+                    (A::PowerOn, S::Active | S::PoweringOn) => {
+                        return Err(ApiError::unprocessable("Device must be powered off"))
+                    }
+                    (A::PowerOff, S::Inactive | S::PoweringOff) => {
+                        return Err(ApiError::unprocessable("Device must be powered on"))
+                    }
+                    (_, S::PoweringOn | S::PoweringOff) => return Err(busy(state)),
+                    (A::PowerOn, _) => Phase::PoweringOn,
+                    (A::PowerOff, _) => Phase::PoweringOff,
+                    (A::Reboot, S::Active) => {
+                        d.rec.reboots += 1;
+                        return Ok(false);
+                    }
+                    (A::Reboot, _) => {
+                        return Err(ApiError::unprocessable("Device must be powered on"))
+                    }
+                    (A::Reinstall, _) => Phase::Reinstalling,
+                    (A::Rescue, _) => {
+                        return Err(ApiError::unprocessable(
+                            "Rescue mode is not supported by the fake",
+                        ))
+                    }
+                };
+                let mut since = now;
+                if action == A::Reinstall {
+                    if let Some(os) = input.operating_system.as_deref().map(str::trim) {
+                        if !os.is_empty() {
+                            d.rec.operating_system = os.to_string();
+                        }
+                    }
+                    if let Some(url) = &input.ipxe_script_url {
+                        d.rec.ipxe_script_url = Some(url.clone());
+                    }
+                    if input.deprovision_fast == Some(true) {
+                        // Begun half-way: the wipe is the half skipped.
+                        since = now.checked_sub(timings.reinstall / 2).unwrap_or(now);
                     }
                 }
-                if let Some(url) = &input.ipxe_script_url {
-                    d.rec.ipxe_script_url = Some(url.clone());
-                }
-                if input.deprovision_fast == Some(true) {
-                    // Begun half-way: the wipe is the half skipped.
-                    since = now.checked_sub(timings.reinstall / 2).unwrap_or(now);
-                }
-                d.live.phase = Phase::Reinstalling;
-            }
-            (A::Rescue, _) => {
-                return Err(ApiError::unprocessable(
-                    "Rescue mode is not supported by the fake",
-                ))
-            }
+                d.begin(phase, since);
+                Ok(true)
+            })
+            .ok_or_else(ApiError::not_found)??;
+        if begun {
+            self.queue_phase(id);
+            // A step due at once (a zero timing) is made now.
+            self.drain(now);
         }
-        if action != A::Reboot {
-            d.live.since = since;
-        }
-        d.live.updated = now;
         Ok(())
+    }
+
+    /// Queues the steps of the device's current phase on the due-queue.
+    pub(crate) fn queue_phase(&mut self, id: Uuid) {
+        let Some(d) = self.devices.get(&id) else {
+            return;
+        };
+        let (since, phase) = (d.live.since, d.live.phase_no);
+        for (after, step) in d.steps(&self.timings) {
+            self.due
+                .push(since + after, Due::Device { id, phase, step });
+        }
+    }
+
+    /// Makes one due step of device `id`'s phase numbered `phase`, at
+    /// `at` (nothing when the device is gone or in another phase).
+    pub(crate) fn device_step(&mut self, id: Uuid, phase: u64, step: Step, at: Instant) {
+        if self
+            .devices
+            .get(&id)
+            .is_none_or(|d| d.live.phase_no != phase)
+        {
+            return;
+        }
+        match step {
+            Step::Enter(state) => {
+                let phase = self.devices.get(&id).map(|d| d.live.phase);
+                let what = match (phase, state) {
+                    (_, DeviceState::Provisioning) => "provisioning",
+                    (Some(Phase::Provisioning), DeviceState::Active) => "provisioned",
+                    (_, DeviceState::Failed) => "provisioning_failed",
+                    (Some(Phase::Reinstalling), _) => "reinstalled",
+                    (_, DeviceState::Inactive) => "powered_off",
+                    _ => "powered_on",
+                };
+                self.devices
+                    .update(&mut self.journal, id, what, at, |d| d.live.state = state);
+            }
+            Step::LeaveProject => {
+                let reservation = self
+                    .devices
+                    .update(&mut self.journal, id, "moved", at, |d| {
+                        d.rec.project = FAILED_PROVISIONING_PROJECT;
+                        d.rec.reservation.take()
+                    })
+                    .flatten();
+                let release = at + self.timings.reservation_release;
+                self.free(reservation, id, Some(release), at);
+            }
+            Step::Remove => self.remove_record(Kind::Device, id, at),
+        }
     }
 
     /// `deleteDevice`: refused while locked or not yet provisioned (the
@@ -148,30 +225,31 @@ impl World {
     /// a device already deprovisioning changes nothing and succeeds.
     pub(crate) fn delete_device(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
         let timings = self.timings;
-        let d = self.devices.get_mut(&id).ok_or_else(ApiError::not_found)?;
+        let d = self.devices.get(&id).ok_or_else(ApiError::not_found)?;
         if d.rec.locked {
             return Err(ApiError::unprocessable(DELETE_LOCKED));
         }
-        match d.state(&timings, now) {
+        match d.state() {
             DeviceState::Queued | DeviceState::Provisioning | DeviceState::Reinstalling => {
                 return Err(ApiError::unprocessable(DELETE_WHILE_PROVISIONING))
             }
             DeviceState::Deprovisioning => return Ok(()),
             _ => {}
         }
-        d.live.phase = Phase::Deprovisioning;
-        d.live.since = now;
-        d.live.updated = now;
         let reservation = d.rec.reservation;
-        if let Some(r) = reservation.and_then(|r| self.reservations.get_mut(&r)) {
-            r.live.released_at = Some(now + timings.reservation_release);
+        if let Some(r) = reservation {
+            self.release_at(r, now + timings.reservation_release, now);
         }
         if timings.deprovisioning.is_zero() {
             // Gone at once, as the real API's reads after a delete are
             // (with what goes with it: model::relations).
-            self.remove_record(Kind::Device, id);
+            self.remove_record(Kind::Device, id, now);
         } else {
-            self.schedule(now + timings.deprovisioning);
+            self.devices
+                .update(&mut self.journal, id, "deprovisioning", now, |d| {
+                    d.begin(Phase::Deprovisioning, now);
+                });
+            self.queue_phase(id);
         }
         Ok(())
     }
@@ -188,85 +266,56 @@ impl World {
         }
     }
 
-    /// Makes the lifecycle changes due by `now` that are not computed from
-    /// the clock when read: a deleted device disappears (its reservation
-    /// keeps its release time), a failed device leaves the project (its
-    /// reservation is released) and, later, disappears. Cheap when nothing
-    /// is due.
-    pub(crate) fn settle(&mut self, now: Instant) {
-        if self.next_settle.is_none_or(|at| now < at) {
-            return;
-        }
-        let t = self.timings;
-        let mut gone = Vec::new();
-        let mut moved = Vec::new();
-        let mut next: Option<Instant> = None;
-        let mut later = |at: Instant| next = Some(next.map_or(at, |n| n.min(at)));
-        for d in self.devices.values() {
-            if d.live.phase == Phase::Deprovisioning {
-                let at = d.live.since + t.deprovisioning;
-                if at <= now {
-                    gone.push(d.rec.id);
-                } else {
-                    later(at);
-                }
-                continue;
-            }
-            let (Some(failed), Some(after)) = (d.failed_at(&t), t.failed_moved_after) else {
-                continue;
-            };
-            let (moves, removed) = (failed + after, failed + after + t.failed_forbidden_for);
-            if removed <= now {
-                gone.push(d.rec.id);
-            } else if d.rec.project == FAILED_PROVISIONING_PROJECT {
-                later(removed);
-            } else if moves <= now {
-                moved.push((d.rec.id, moves));
-                later(removed);
-            } else {
-                later(moves);
-            }
-        }
-        for (id, at) in moved {
-            let reservation = self.devices.get_mut(&id).and_then(|d| {
-                d.rec.project = FAILED_PROVISIONING_PROJECT;
-                d.rec.reservation.take()
-            });
-            self.free(reservation, id, Some(at + t.reservation_release));
-        }
-        for id in gone {
-            self.remove_record(Kind::Device, id);
-        }
-        self.next_settle = next;
-    }
-
-    /// The device is gone from its table; its reservation (keeping its
-    /// release time) no longer holds it. Only `model::relations` calls
-    /// this, after what goes with the device.
-    pub(crate) fn remove_device(&mut self, id: Uuid) {
-        if let Some(d) = self.devices.remove(&id) {
-            self.free(d.rec.reservation, id, None);
+    /// The device is gone from its table at `at`; its reservation (keeping
+    /// its release time) no longer holds it. Only `model::relations`
+    /// calls this, after what goes with the device.
+    pub(crate) fn remove_device(&mut self, id: Uuid, at: Instant) {
+        if let Some(d) = self.devices.remove(&mut self.journal, id, at) {
+            self.free(d.rec.reservation, id, None, at);
         }
     }
 
     /// `reservation` no longer holds `device`; `release` (when given)
     /// replaces its release time.
-    fn free(&mut self, reservation: Option<Uuid>, device: Uuid, release: Option<Instant>) {
-        if let Some(r) = reservation.and_then(|r| self.reservations.get_mut(&r)) {
-            if r.live.device == Some(device) {
-                r.live.device = None;
-                if release.is_some() {
-                    r.live.released_at = release;
-                }
-            }
+    fn free(
+        &mut self,
+        reservation: Option<Uuid>,
+        device: Uuid,
+        release: Option<Instant>,
+        at: Instant,
+    ) {
+        let Some(r) = reservation else { return };
+        let holds = self
+            .reservations
+            .get(&r)
+            .is_some_and(|kept| kept.live.device == Some(device));
+        if !holds {
+            return;
         }
+        self.reservations
+            .update(&mut self.journal, r, "device", at, |kept| {
+                kept.live.device = None
+            });
+        if let Some(release) = release {
+            self.release_at(r, release, at);
+        }
+    }
+
+    /// `reservation` holds `device` from `at` on.
+    pub(crate) fn hold(&mut self, reservation: Uuid, device: Uuid, at: Instant) {
+        self.reservations
+            .update(&mut self.journal, reservation, "device", at, |r| {
+                r.live.device = Some(device);
+                r.live.released_at = None;
+                r.live.releasing = false;
+            });
     }
 
     /// A competitor takes `reservation`, when it is free: a device without
     /// the caller's tags appears on it. Returns the device's ID.
     pub(crate) fn take_reservation(&mut self, reservation: Uuid, now: Instant) -> Option<Uuid> {
         let r = self.reservations.get(&reservation)?;
-        if !r.provisionable(now) {
+        if !r.provisionable() {
             return None;
         }
         let (project, plan, facility) = (r.rec.project, r.rec.plan.clone(), r.rec.facility.clone());
@@ -283,14 +332,17 @@ impl World {
                 "ubuntu_24_04".to_string(),
             )
         };
+        let cause = self.journal.cause();
+        self.journal.set_cause(Cause::Fake);
         self.place_device(rec, false, Vec::new(), now);
+        self.journal.set_cause(cause);
         self.competitor_devices += 1;
         Some(id)
     }
 
     /// Puts `rec`, a new device, on its reservation: queued from `now`
     /// (failing at the end of provisioning when `fails`), with the SSH
-    /// keys it got.
+    /// keys it got, its provisioning's steps on the due-queue.
     pub(crate) fn place_device(
         &mut self,
         rec: Device,
@@ -299,21 +351,14 @@ impl World {
         now: Instant,
     ) {
         let (id, reservation) = (rec.id, rec.reservation);
-        let seq = self.next_seq();
-        let live = Live {
-            seq,
-            phase: Phase::Provisioning,
-            since: now,
-            created: now,
-            updated: now,
-            fails,
-            ssh_keys,
-        };
-        self.devices.insert(id, Kept { rec, live });
-        if let Some(r) = reservation.and_then(|r| self.reservations.get_mut(&r)) {
-            r.live.device = Some(id);
-            r.live.released_at = None;
+        let live = Live::provisioning(now, fails, ssh_keys);
+        self.devices
+            .insert(&mut self.journal, id, now, |meta| Kept { rec, meta, live });
+        if let Some(r) = reservation {
+            self.hold(r, id, now);
         }
+        self.queue_phase(id);
+        self.drain(now);
     }
 
     /// A competitor gives up its device: it is deleted as the API deletes
@@ -331,7 +376,9 @@ impl World {
         body: &types::DeviceUpdateInput,
         now: Instant,
     ) -> Result<(), ApiError> {
-        let d = self.devices.get_mut(&id).ok_or_else(ApiError::not_found)?;
+        if !self.devices.contains_key(&id) {
+            return Err(ApiError::not_found());
+        }
         Fields {
             hostname: body.hostname.as_deref(),
             description: body.description.as_deref(),
@@ -341,37 +388,40 @@ impl World {
             customdata: body.customdata.as_ref(),
         }
         .check()?;
-        let rec = &mut d.rec;
-        if let Some(h) = &body.hostname {
-            rec.hostname.clone_from(h);
-        }
-        if let Some(v) = &body.description {
-            rec.description = Some(v.clone());
-        }
-        if let Some(tags) = &body.tags {
-            rec.tags.clone_from(tags);
-        }
-        if let Some(l) = body.locked {
-            rec.locked = l;
-        }
-        if let Some(p) = body.always_pxe {
-            rec.always_pxe = p;
-        }
-        if let Some(u) = &body.ipxe_script_url {
-            rec.ipxe_script_url = Some(u.clone());
-        }
-        if let Some(u) = &body.userdata {
-            rec.userdata = Some(u.clone());
-        }
-        // Lists and maps are `Option`s in update bodies (the spec subset's
-        // patch 4): `None` leaves them, an empty one clears them.
-        if let Some(c) = &body.customdata {
-            rec.customdata.clone_from(c);
-        }
-        if let Some(b) = &body.billing_cycle {
-            rec.billing_cycle = Some(b.clone());
-        }
-        d.live.updated = now;
+        self.devices
+            .update(&mut self.journal, id, "fields", now, |d| {
+                let rec = &mut d.rec;
+                if let Some(h) = &body.hostname {
+                    rec.hostname.clone_from(h);
+                }
+                if let Some(v) = &body.description {
+                    rec.description = Some(v.clone());
+                }
+                if let Some(tags) = &body.tags {
+                    rec.tags.clone_from(tags);
+                }
+                if let Some(l) = body.locked {
+                    rec.locked = l;
+                }
+                if let Some(p) = body.always_pxe {
+                    rec.always_pxe = p;
+                }
+                if let Some(u) = &body.ipxe_script_url {
+                    rec.ipxe_script_url = Some(u.clone());
+                }
+                if let Some(u) = &body.userdata {
+                    rec.userdata = Some(u.clone());
+                }
+                // Lists and maps are `Option`s in update bodies (the spec
+                // subset's patch 4): `None` leaves them, an empty one clears
+                // them.
+                if let Some(c) = &body.customdata {
+                    rec.customdata.clone_from(c);
+                }
+                if let Some(b) = &body.billing_cycle {
+                    rec.billing_cycle = Some(b.clone());
+                }
+            });
         Ok(())
     }
 }

@@ -109,8 +109,8 @@ impl World {
                 _ => ReservationField::Stub(Stub::new(hardware_reservation::COLLECTION, r)),
             }
         });
-        let state = d.state(&self.timings, now);
-        let made = Stamp(self.clock.wall(d.live.created));
+        let state = d.state();
+        let made = Stamp(self.clock.wall(d.meta.created));
         DeviceView {
             id: rec.id,
             href: Href::new(COLLECTION, rec.id),
@@ -127,8 +127,8 @@ impl World {
             billing_cycle: rec.billing_cycle.as_deref(),
             spot_instance: false,
             created_at: made,
-            updated_at: Stamp(self.clock.wall(d.last_change(&self.timings, now))),
-            ip_addresses: self.device_addresses(d, now),
+            updated_at: Stamp(self.clock.wall(d.meta.updated)),
+            ip_addresses: self.device_addresses(d),
             network_ports: self.device_ports(d, &expand.nested("network_ports"), now),
             ssh_keys: KeyStubs(&d.live.ssh_keys),
             provisioning_percentage: d.provisioning_percentage(&self.timings, now),
@@ -154,12 +154,12 @@ impl World {
 impl World {
     /// `d`'s IP addresses at `now`: its own once provisioned, and those
     /// assigned to it from the project's IP reservations.
-    pub(crate) fn device_addresses<'a>(&'a self, d: &'a Kept, now: Instant) -> Addresses<'a> {
-        let state = d.state(&self.timings, now);
+    pub(crate) fn device_addresses<'a>(&'a self, d: &'a Kept) -> Addresses<'a> {
+        let state = d.state();
         Addresses {
             device: d.rec.id,
-            seq: state.has_addresses().then_some(d.live.seq),
-            made: Stamp(self.clock.wall(d.live.created)),
+            seq: state.has_addresses().then_some(d.meta.seq),
+            made: Stamp(self.clock.wall(d.meta.created)),
             elastic: self.elastic_addresses_of(d.rec.id),
         }
     }

@@ -55,7 +55,7 @@ impl World {
             project,
             ("hardware_reservations", "hardware-reservations"),
             recs,
-            |r| r.live.seq,
+            |r| r.meta.seq,
             listing,
             |r| {
                 let mut listed = self.reservation_view(r, &listing.expand, now);
@@ -87,7 +87,7 @@ impl World {
                     .is_some_and(|d| has(&d.rec.hostname))
         };
         let facility_id = self.catalog.facility(&rec.facility).and_then(|f| f.id);
-        (!f.provisionable_only || (r.provisionable(now) && !self.listed_stale(rec.id, now)))
+        (!f.provisionable_only || (r.provisionable() && !self.listed_stale(rec.id, now)))
             // Every reservation of the fake is `active`: none is a spare or
             // in need of service.
             && f.state.as_deref().is_none_or(|s| s == "active")

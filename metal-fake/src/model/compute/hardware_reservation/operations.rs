@@ -67,8 +67,12 @@ fn move_hardware_reservation(call: &Call) -> Result<Prepared, ApiError> {
         .project_id
         .ok_or_else(|| ApiError::unprocessable("project_id is required"))?;
     let expand = expand(call);
-    acts(move |w, _, now| {
-        w.move_reservation(id, project)?;
+    acts(move |w, caller, now| {
+        // The body's target is checked as a path's would be: another
+        // organisation's project is `403`.
+        let target = w.projects.get(&project).map(|_| Owner::Project(project));
+        w.check_access(caller, target)?;
+        w.move_reservation(id, project, now)?;
         let r = w.reservations.get(&id).ok_or_else(ApiError::not_found)?;
         reply(&w.reservation_view(r, &expand, now))
     })

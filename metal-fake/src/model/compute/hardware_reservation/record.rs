@@ -8,7 +8,9 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::document::{seconds, WorldDoc, WorldError};
+use crate::model::journal::{Meta, Record, Scope};
 use crate::model::load::unknown;
+use crate::model::relations::Kind;
 use crate::model::world::oldest_first;
 use crate::model::World;
 
@@ -35,28 +37,47 @@ pub struct HardwareReservation {
 }
 
 /// What the world keeps of a reservation besides its description.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Live {
-    /// Creation order across all records.
-    pub(crate) seq: u64,
     /// The device on it.
     pub(crate) device: Option<Uuid>,
-    /// Not provisionable before this instant (set when a device is deleted).
+    /// When its last release is (or was) due: set when its device is
+    /// deleted.
     pub(crate) released_at: Option<Instant>,
-    pub(crate) created: Instant,
+    /// Its release is still to come (the world's due-queue ends it at
+    /// `released_at`).
+    pub(crate) releasing: bool,
 }
 
 /// A reservation as the world keeps it.
 #[derive(Clone, Debug)]
 pub(crate) struct Kept {
     pub(crate) rec: HardwareReservation,
+    pub(crate) meta: Meta,
     pub(crate) live: Live,
 }
 
+impl Record for Kept {
+    const KIND: Kind = Kind::HardwareReservation;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            project: Some(self.rec.project),
+            organization: None,
+            device: self.live.device,
+        }
+    }
+}
+
 impl Kept {
-    /// Whether a create on it would succeed at `now` (free and released).
-    pub(crate) fn provisionable(&self, now: Instant) -> bool {
-        self.live.device.is_none() && self.live.released_at.is_none_or(|t| now >= t)
+    /// Whether a create on it would succeed (free and released).
+    pub(crate) fn provisionable(&self) -> bool {
+        self.live.device.is_none() && !self.live.releasing
     }
 }
 
@@ -79,19 +100,15 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
             Some(s) => Some(now + seconds("released_in_seconds", r.id, s)?),
             None => None,
         };
-        let seq = w.next_seq();
-        w.reservations.insert(
-            r.id,
-            Kept {
+        w.reservations
+            .insert(&mut w.journal, r.id, now, |meta| Kept {
                 rec: r.clone(),
-                live: Live {
-                    seq,
-                    device: None,
-                    released_at,
-                    created: now,
-                },
-            },
-        );
+                meta,
+                live: Live::default(),
+            });
+        if let Some(at) = released_at {
+            w.release_at(r.id, at, now);
+        }
     }
     Ok(())
 }
@@ -99,7 +116,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
 /// Saves the reservations into `doc`, oldest first, each with the time
 /// left at `now` before it is provisionable again.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, now: Instant) {
-    doc.reservations = oldest_first(&w.reservations, |r| r.live.seq)
+    doc.reservations = oldest_first(&w.reservations, |r| r.meta.seq)
         .into_iter()
         .map(|r| HardwareReservation {
             released_in_seconds: r

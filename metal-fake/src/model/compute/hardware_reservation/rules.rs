@@ -5,6 +5,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::call::ApiError;
+use crate::model::journal::Due;
 use crate::model::World;
 
 /// The refusal to move a reservation whose device is locked.
@@ -13,7 +14,12 @@ const MOVE_LOCKED: &str = "Cannot move a locked item";
 impl World {
     /// `moveHardwareReservation`: moves it to `project` (refused while it
     /// holds a locked device, or any device unless it stays where it is).
-    pub(crate) fn move_reservation(&mut self, id: Uuid, project: Uuid) -> Result<(), ApiError> {
+    pub(crate) fn move_reservation(
+        &mut self,
+        id: Uuid,
+        project: Uuid,
+        now: Instant,
+    ) -> Result<(), ApiError> {
         if !self.projects.contains_key(&project) {
             return Err(ApiError::unprocessable("Project not found"));
         }
@@ -24,17 +30,46 @@ impl World {
         {
             return Err(ApiError::unprocessable(MOVE_LOCKED));
         }
-        let r = self
+        self.reservations
+            .try_update(&mut self.journal, id, "moved", now, |r| {
+                if r.live.device.is_some() && r.rec.project != project {
+                    return Err(ApiError::unprocessable(
+                        "Cannot move a hardware reservation that has a device",
+                    ));
+                }
+                r.rec.project = project;
+                Ok(())
+            })
+            .ok_or_else(ApiError::not_found)?
+    }
+
+    /// The reservation is provisionable again at `release` (not before),
+    /// queued on the world's due-queue; changed at `now`.
+    pub(crate) fn release_at(&mut self, id: Uuid, release: Instant, now: Instant) {
+        let changed = self
             .reservations
-            .get_mut(&id)
-            .ok_or_else(ApiError::not_found)?;
-        if r.live.device.is_some() && r.rec.project != project {
-            return Err(ApiError::unprocessable(
-                "Cannot move a hardware reservation that has a device",
-            ));
+            .update(&mut self.journal, id, "releasing", now, |r| {
+                r.live.released_at = Some(release);
+                r.live.releasing = true;
+            });
+        if changed.is_some() {
+            self.due.push(release, Due::Release { id });
         }
-        r.rec.project = project;
-        Ok(())
+    }
+
+    /// The release due at `at` happens: the reservation is provisionable
+    /// again (nothing when a later release or a new device replaced it).
+    pub(crate) fn release_reservation(&mut self, id: Uuid, at: Instant) {
+        let due = self
+            .reservations
+            .get(&id)
+            .is_some_and(|r| r.live.releasing && r.live.released_at == Some(at));
+        if due {
+            self.reservations
+                .update(&mut self.journal, id, "released", at, |r| {
+                    r.live.releasing = false
+                });
+        }
     }
 
     /// Whether the project's reservation list still shows `reservation` as

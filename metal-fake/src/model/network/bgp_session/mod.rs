@@ -19,3 +19,4 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::{AddressFamily, BgpSession};
+pub(crate) use view::COLLECTION;

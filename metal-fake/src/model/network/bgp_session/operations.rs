@@ -67,8 +67,8 @@ fn create_bgp_session(call: &Call) -> Result<Prepared, ApiError> {
 
 fn get_bgp_neighbor_data(call: &Call) -> Result<Prepared, ApiError> {
     let device = call.id("id")?;
-    acts(move |w, _, now| {
-        let neighbors = w.bgp_neighbors(device, now)?;
+    acts(move |w, _, _| {
+        let neighbors = w.bgp_neighbors(device)?;
         reply(&neighbors_view(&neighbors))
     })
 }
@@ -114,8 +114,8 @@ fn update_bgp_session(call: &Call) -> Result<Prepared, ApiError> {
 
 fn delete_bgp_session(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
-    acts(move |w, _, _| {
-        w.delete_bgp_session(id)?;
+    acts(move |w, _, now| {
+        w.delete_bgp_session(id, now)?;
         Ok(Reply::Empty)
     })
 }

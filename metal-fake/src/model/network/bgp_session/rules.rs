@@ -118,8 +118,8 @@ impl World {
     }
 
     /// `deleteBgpSession`.
-    pub(crate) fn delete_bgp_session(&mut self, id: Uuid) -> Result<(), ApiError> {
-        self.delete_record(Kind::BgpSession, id)
+    pub(crate) fn delete_bgp_session(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
+        self.delete_record(Kind::BgpSession, id, now)
     }
 
     /// The sessions passing `keep`, oldest first.
@@ -129,13 +129,9 @@ impl World {
         all
     }
 
-    /// The neighbour data of `device`'s sessions at `now` (none while its
-    /// project has no BGP configuration).
-    pub(crate) fn bgp_neighbors(
-        &self,
-        device: Uuid,
-        now: Instant,
-    ) -> Result<Vec<Neighbor<'_>>, ApiError> {
+    /// The neighbour data of `device`'s sessions (none while its project
+    /// has no BGP configuration).
+    pub(crate) fn bgp_neighbors(&self, device: Uuid) -> Result<Vec<Neighbor<'_>>, ApiError> {
         let d = self.devices.get(&device).ok_or_else(ApiError::not_found)?;
         let Some(config) = self.bgp_config_of(d.rec.project) else {
             return Ok(Vec::new());
@@ -144,8 +140,8 @@ impl World {
             .catalog
             .facility(&d.rec.facility)
             .map(|f| f.metro.as_str());
-        let addresses: Vec<String> = if d.state(&self.timings, now).has_addresses() {
-            address_texts(d.live.seq).collect()
+        let addresses: Vec<String> = if d.state().has_addresses() {
+            address_texts(d.meta.seq).collect()
         } else {
             Vec::new()
         };
@@ -161,7 +157,7 @@ impl World {
                         || r.rec.metro.as_deref() == metro)
             })
             .collect();
-        blocks.sort_by_key(|r| r.seq);
+        blocks.sort_by_key(|r| r.meta.seq);
         Ok(self
             .bgp_sessions_where(|s| s.rec.device == device)
             .into_iter()

@@ -88,7 +88,7 @@ fn find_ip_reservations(call: &Call) -> Result<Prepared, ApiError> {
             project,
             ("ip_addresses", COLLECTION),
             w.ips.reservations.values().filter(listed),
-            |r| r.seq,
+            |r| r.meta.seq,
             &listing,
             |r| w.ip_reservation_view(r, &listing.expand),
         )?;
@@ -124,18 +124,18 @@ fn find_ip_address_by_id(call: &Call) -> Result<Prepared, ApiError> {
 
 fn delete_ip_address(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
-    acts(move |w, _, _| {
-        w.delete_ip_address(id)?;
+    acts(move |w, _, now| {
+        w.delete_ip_address(id, now)?;
         Ok(Reply::Empty)
     })
 }
 
 fn find_ip_assignments(call: &Call) -> Result<Prepared, ApiError> {
     let device = call.id("id")?;
-    acts(move |w, _, now| {
+    acts(move |w, _, _| {
         let d = w.devices.get(&device).ok_or_else(ApiError::not_found)?;
         reply(&AssignmentList {
-            ip_addresses: w.device_addresses(d, now),
+            ip_addresses: w.device_addresses(d),
         })
     })
 }

@@ -13,7 +13,9 @@ use uuid::Uuid;
 
 use super::rules::{self, Block};
 use crate::document::{WorldDoc, WorldError};
+use crate::model::journal::{self, Journal, Meta, Record, Scope};
 use crate::model::load::unknown;
+use crate::model::relations::Kind;
 use crate::model::world::oldest_first;
 use crate::model::World;
 
@@ -127,9 +129,24 @@ fn one_address() -> u8 {
 pub(crate) struct Kept {
     /// The record, without its assignments.
     pub(crate) rec: IpReservation,
-    pub(crate) seq: u64,
-    pub(crate) created: Instant,
+    pub(crate) meta: Meta,
     pub(crate) assignments: Vec<Uuid>,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::IpReservation;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            project: Some(self.rec.project),
+            ..Scope::default()
+        }
+    }
 }
 
 impl Kept {
@@ -144,8 +161,26 @@ impl Kept {
 pub(crate) struct KeptAssignment {
     pub(crate) rec: IpAssignment,
     pub(crate) reservation: Uuid,
-    pub(crate) seq: u64,
-    pub(crate) created: Instant,
+    /// The project of its reservation.
+    pub(crate) project: Uuid,
+    pub(crate) meta: Meta,
+}
+
+impl Record for KeptAssignment {
+    const KIND: Kind = Kind::IpAssignment;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            project: Some(self.project),
+            organization: None,
+            device: Some(self.rec.device),
+        }
+    }
 }
 
 impl KeptAssignment {
@@ -158,8 +193,8 @@ impl KeptAssignment {
 /// The world's IP reservations and assignments.
 #[derive(Debug, Default)]
 pub(crate) struct Table {
-    pub(crate) reservations: HashMap<Uuid, Kept>,
-    pub(crate) assignments: HashMap<Uuid, KeptAssignment>,
+    pub(crate) reservations: journal::Table<Kept>,
+    pub(crate) assignments: journal::Table<KeptAssignment>,
     /// `(device, seq, assignment)`: each device's assignments, oldest
     /// first.
     pub(crate) by_device: BTreeSet<(Uuid, u64, Uuid)>,
@@ -175,22 +210,49 @@ impl Table {
             .map(|(_, _, a)| *a)
     }
 
-    /// Adds an assignment (its reservation holds it).
-    pub(crate) fn insert_assignment(&mut self, a: KeptAssignment) {
-        if let Some(r) = self.reservations.get_mut(&a.reservation) {
-            r.assignments.push(a.rec.id);
+    /// Adds an assignment of `reservation` at `at` (its reservation holds
+    /// it).
+    pub(crate) fn insert_assignment(
+        &mut self,
+        log: &mut Journal,
+        rec: IpAssignment,
+        reservation: Uuid,
+        at: Instant,
+    ) {
+        let Some(project) = self.reservations.get(&reservation).map(|r| r.rec.project) else {
+            return;
+        };
+        let id = rec.id;
+        let device = rec.device;
+        let made = self.assignments.insert(log, id, at, |meta| KeptAssignment {
+            rec,
+            reservation,
+            project,
+            meta,
+        });
+        if !made {
+            return;
         }
-        self.by_device.insert((a.rec.device, a.seq, a.rec.id));
-        self.assignments.insert(a.rec.id, a);
+        self.reservations
+            .update(log, reservation, "assigned", at, |r| r.assignments.push(id));
+        if let Some(seq) = self.assignments.get(&id).map(|a| a.meta.seq) {
+            self.by_device.insert((device, seq, id));
+        }
     }
 
-    /// Removes an assignment.
-    pub(crate) fn remove_assignment(&mut self, id: Uuid) -> Option<KeptAssignment> {
-        let a = self.assignments.remove(&id)?;
-        if let Some(r) = self.reservations.get_mut(&a.reservation) {
-            r.assignments.retain(|x| *x != id);
-        }
-        self.by_device.remove(&(a.rec.device, a.seq, id));
+    /// Removes an assignment at `at`.
+    pub(crate) fn remove_assignment(
+        &mut self,
+        log: &mut Journal,
+        id: Uuid,
+        at: Instant,
+    ) -> Option<KeptAssignment> {
+        let a = self.assignments.remove(log, id, at)?;
+        self.reservations
+            .update(log, a.reservation, "unassigned", at, |r| {
+                r.assignments.retain(|x| *x != id)
+            });
+        self.by_device.remove(&(a.rec.device, a.meta.seq, id));
         Some(a)
     }
 }
@@ -213,18 +275,15 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         rules::check_record(w, r).map_err(|why| inconsistent(r.id, why))?;
         let block = Block::new(r.network, r.cidr);
         blocks.push((block, r.id));
-        let seq = w.next_seq();
         let mut rec = r.clone();
         rec.assignments = Vec::new();
-        w.ips.reservations.insert(
-            r.id,
-            Kept {
+        w.ips
+            .reservations
+            .insert(&mut w.journal, r.id, now, |meta| Kept {
                 rec,
-                seq,
-                created: now,
+                meta,
                 assignments: Vec::new(),
-            },
-        );
+            });
         rules::note_allocated(&mut w.ips, r.kind, block);
         for a in &r.assignments {
             crate::model::load::unique(&mut ids, a.id, "ip assignment", a.id)?;
@@ -245,13 +304,8 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
                     format!("assignment {} is not a block of its addresses", a.id),
                 ));
             }
-            let seq = w.next_seq();
-            w.ips.insert_assignment(KeptAssignment {
-                rec: a.clone(),
-                reservation: r.id,
-                seq,
-                created: now,
-            });
+            w.ips
+                .insert_assignment(&mut w.journal, a.clone(), r.id, now);
         }
         if r.assignments.len() > rules::MAX_ASSIGNMENTS {
             return Err(inconsistent(
@@ -273,7 +327,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
 /// Saves the reservations into `doc`, oldest first, each with the
 /// assignments whose device is still there.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.ip_reservations = oldest_first(&w.ips.reservations, |r| r.seq)
+    doc.ip_reservations = oldest_first(&w.ips.reservations, |r| r.meta.seq)
         .into_iter()
         .map(|r| IpReservation {
             assignments: w.live_assignments(r).map(|a| a.rec.clone()).collect(),

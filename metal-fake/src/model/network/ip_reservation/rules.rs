@@ -272,10 +272,9 @@ impl World {
         };
         let block = self.allocate(kind, quantity)?;
         let id = Uuid::new_v4();
-        let seq = self.next_seq();
-        self.ips.reservations.insert(
-            id,
-            Kept {
+        self.ips
+            .reservations
+            .insert(&mut self.journal, id, now, |meta| Kept {
                 rec: IpReservation {
                     id,
                     project,
@@ -290,11 +289,9 @@ impl World {
                     customdata: body.customdata.clone(),
                     assignments: Vec::new(),
                 },
-                seq,
-                created: now,
+                meta,
                 assignments: Vec::new(),
-            },
-        );
+            });
         Ok(id)
     }
 
@@ -309,10 +306,9 @@ impl World {
     ) -> Result<Uuid, ApiError> {
         let block = self.allocate(IpReservationType::PrivateIpv4, size)?;
         let id = Uuid::new_v4();
-        let seq = self.next_seq();
-        self.ips.reservations.insert(
-            id,
-            Kept {
+        self.ips
+            .reservations
+            .insert(&mut self.journal, id, now, |meta| Kept {
                 rec: IpReservation {
                     id,
                     project,
@@ -327,11 +323,9 @@ impl World {
                     customdata: serde_json::Map::new(),
                     assignments: Vec::new(),
                 },
-                seq,
-                created: now,
+                meta,
                 assignments: Vec::new(),
-            },
-        );
+            });
         Ok(id)
     }
 
@@ -374,7 +368,7 @@ impl World {
 
     /// Forgets the assignments whose device is gone (a deleted device's
     /// addresses return to their reservation).
-    fn prune_assignments(&mut self) {
+    fn prune_assignments(&mut self, now: Instant) {
         let gone: Vec<Uuid> = self
             .ips
             .assignments
@@ -383,7 +377,7 @@ impl World {
             .map(|a| a.rec.id)
             .collect();
         for id in gone {
-            self.ips.remove_assignment(id);
+            self.ips.remove_assignment(&mut self.journal, id, now);
         }
     }
 
@@ -398,7 +392,7 @@ impl World {
         let d = self.devices.get(&device).ok_or_else(ApiError::not_found)?;
         let (project, facility) = (d.rec.project, d.rec.facility.clone());
         let wanted = parse_address(address)?;
-        self.prune_assignments();
+        self.prune_assignments(now);
         let r = self
             .ips
             .reservations
@@ -441,30 +435,29 @@ impl World {
         }
         let reservation = r.rec.id;
         let id = Uuid::new_v4();
-        let seq = self.next_seq();
-        self.ips.insert_assignment(KeptAssignment {
-            rec: IpAssignment {
+        self.ips.insert_assignment(
+            &mut self.journal,
+            IpAssignment {
                 id,
                 device,
                 address: wanted.network(),
                 cidr: wanted.cidr(),
             },
             reservation,
-            seq,
-            created: now,
-        });
+            now,
+        );
         Ok(id)
     }
 
     /// `deleteIPAddress`: removes an assignment, or releases a reservation
     /// that has none (`422` while it has).
-    pub(crate) fn delete_ip_address(&mut self, id: Uuid) -> Result<(), ApiError> {
+    pub(crate) fn delete_ip_address(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
         if self.live_assignment(id).is_some() {
-            self.ips.remove_assignment(id);
+            self.ips.remove_assignment(&mut self.journal, id, now);
             return Ok(());
         }
         // Refused while it has assignments (model::relations).
-        self.delete_record(Kind::IpReservation, id)
+        self.delete_record(Kind::IpReservation, id, now)
     }
 }
 

@@ -193,7 +193,7 @@ impl World {
                 .filter(|_| !expand.excludes("facility"))
                 .map(|f| self.catalog.facility_view(f)),
             metal_gateway: self.gateway_of_block(rec.id).map(|g| self.gateway_lite(g)),
-            created_at: Stamp(self.clock.wall(r.created)),
+            created_at: Stamp(self.clock.wall(r.meta.created)),
         }
     }
 
@@ -222,7 +222,7 @@ impl World {
             metro: (!expand.excludes("metro"))
                 .then(|| self.metro_field(r))
                 .flatten(),
-            created_at: Stamp(self.clock.wall(a.created)),
+            created_at: Stamp(self.clock.wall(a.meta.created)),
         }
     }
 

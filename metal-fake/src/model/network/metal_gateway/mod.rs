@@ -19,3 +19,4 @@ pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::MetalGateway;
 pub(crate) use view::GatewayLite;
+pub(crate) use view::COLLECTION;

@@ -84,7 +84,7 @@ fn delete_metal_gateway(call: &Call) -> Result<Prepared, ApiError> {
         let mut body = serde_json::to_value(w.gateway_view(g, &expand, now))
             .map_err(|e| ApiError::new(500, format!("metal-fake: encoding the reply: {e}")))?;
         body["state"] = "deleting".into();
-        w.delete_gateway(id)?;
+        w.delete_gateway(id, now)?;
         reply(&body)
     })
 }

@@ -160,16 +160,16 @@ impl World {
     }
 
     /// `deleteMetalGateway`: the gateway goes, and the block made with it.
-    pub(crate) fn delete_gateway(&mut self, id: Uuid) -> Result<(), ApiError> {
+    pub(crate) fn delete_gateway(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
         let g = self
             .gateways
             .get(&id)
             .ok_or_else(ApiError::not_found)?
             .rec
             .clone();
-        self.delete_record(Kind::MetalGateway, id)?;
+        self.delete_record(Kind::MetalGateway, id, now)?;
         if g.own_block {
-            self.remove_record(Kind::IpReservation, g.ip_reservation);
+            self.remove_record(Kind::IpReservation, g.ip_reservation, now);
         }
         Ok(())
     }

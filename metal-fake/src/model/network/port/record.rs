@@ -168,7 +168,7 @@ pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
     let mut kept: Vec<&Kept> = w.ports.values().filter(|p| !p.is_fresh()).collect();
     kept.sort_by_key(|p| {
         (
-            w.devices.get(&p.device).map_or(u64::MAX, |d| d.live.seq),
+            w.devices.get(&p.device).map_or(u64::MAX, |d| d.meta.seq),
             p.slot.index,
         )
     });

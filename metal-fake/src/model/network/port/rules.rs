@@ -70,7 +70,7 @@ impl World {
             .ports
             .values()
             .filter(|p| p.vlans.contains(&vlan))
-            .filter_map(|p| Some((self.devices.get(&p.device)?.live.seq, p.device)))
+            .filter_map(|p| Some((self.devices.get(&p.device)?.meta.seq, p.device)))
             .collect();
         devices.sort();
         devices.dedup();

@@ -96,7 +96,7 @@ impl World {
             network_type,
             data: PortData {
                 bonded,
-                mac: mac(slot, d.live.seq),
+                mac: mac(slot, d.meta.seq),
             },
             bond,
             disbond_operation_supported: true,

@@ -18,3 +18,4 @@ pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::VirtualNetwork;
 pub(crate) use view::VlanField;
+pub(crate) use view::COLLECTION;

@@ -103,8 +103,8 @@ fn update_virtual_network(call: &Call) -> Result<Prepared, ApiError> {
 
 fn delete_virtual_network(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
-    acts(move |w, _, _| {
-        w.delete_vlan(id)?;
+    acts(move |w, _, now| {
+        w.delete_vlan(id, now)?;
         Ok(Reply::Empty)
     })
 }

@@ -189,8 +189,8 @@ impl World {
 
     /// `deleteVirtualNetwork`: refused while a port is on it
     /// (model::relations).
-    pub(crate) fn delete_vlan(&mut self, id: Uuid) -> Result<(), ApiError> {
-        self.delete_record(Kind::VirtualNetwork, id)
+    pub(crate) fn delete_vlan(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
+        self.delete_record(Kind::VirtualNetwork, id, now)
     }
 
     /// The VLAN `id`, `404` when there is none.

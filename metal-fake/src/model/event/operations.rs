@@ -1,0 +1,157 @@
+//! The event operations the fake models, and who owns an event. Each list
+//! is newest first (as clients that read the first page for the latest
+//! events expect), paged like the fake's other lists, cut to the events
+//! of what the caller's token sees.
+
+use metal_api::operation as op;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::view::{is_event, owner_of, COLLECTION};
+use crate::call::{ApiError, Call};
+use crate::document::{WorldDoc, WorldError};
+use crate::model::access::Owner;
+use crate::model::journal::Entry;
+use crate::model::list::{self, Listing};
+use crate::model::render::{reply, Href, API_PREFIX};
+use crate::model::resource::{acts, Modelled, Prepared, Resource};
+use crate::model::{device, organization, project, World};
+
+/// Events (they load and save nothing: a world document holds no journal).
+pub(crate) static RESOURCE: Resource = Resource {
+    collection: COLLECTION,
+    operations: &[
+        Modelled::new(&op::FIND_EVENTS, find_events),
+        Modelled::new(&op::FIND_EVENT_BY_ID, find_event_by_id).names("id", &RESOURCE),
+        Modelled::new(&op::FIND_ORGANIZATION_EVENTS, find_organization_events)
+            .names("id", &organization::RESOURCE),
+        Modelled::new(&op::FIND_PROJECT_EVENTS, find_project_events)
+            .names("id", &project::RESOURCE),
+        Modelled::new(&op::FIND_DEVICE_EVENTS, find_device_events).names("id", &device::RESOURCE),
+    ],
+    owner,
+    load,
+    save,
+};
+
+fn owner(w: &World, id: Uuid) -> Option<Owner> {
+    w.journal.get(id).map(owner_of)
+}
+
+fn load(_: &mut World, _: &WorldDoc, _: Instant) -> Result<(), WorldError> {
+    Ok(())
+}
+
+fn save(_: &World, _: &mut WorldDoc, _: Instant) {}
+
+/// Which of the journal's events a list shows.
+#[derive(Clone, Copy)]
+enum Of {
+    All,
+    Organization(Uuid),
+    Project(Uuid),
+    Device(Uuid),
+}
+
+impl Of {
+    fn holds(self, e: &Entry) -> bool {
+        match self {
+            Self::All => true,
+            Self::Organization(o) => e.scope.organization == Some(o),
+            Self::Project(p) => e.scope.project == Some(p),
+            Self::Device(d) => e.scope.device == Some(d),
+        }
+    }
+}
+
+/// One page of the events `of` holds that the caller sees, newest first,
+/// at `path`.
+fn events_page(
+    call: &Call,
+    of: Of,
+    path: String,
+    exists: fn(&World, Uuid) -> Result<(), ApiError>,
+    id: Uuid,
+) -> Result<Prepared, ApiError> {
+    let listing = Listing::of(call, &[])?;
+    acts(move |w, caller, _| {
+        exists(w, id)?;
+        let listed = w
+            .journal
+            .entries()
+            .filter(|e| is_event(e) && of.holds(e) && w.sees_event(e, caller));
+        let page = list::page(
+            "events",
+            &path,
+            listed,
+            |e| u64::MAX - e.seq,
+            &listing,
+            |e| w.event_view(e),
+        );
+        reply(&page)
+    })
+}
+
+fn find_events(call: &Call) -> Result<Prepared, ApiError> {
+    let path = format!("{API_PREFIX}/{COLLECTION}");
+    events_page(call, Of::All, path, |_, _| Ok(()), Uuid::nil())
+}
+
+fn find_organization_events(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let path = format!("{}/{COLLECTION}", Href::new(organization::COLLECTION, id));
+    events_page(
+        call,
+        Of::Organization(id),
+        path,
+        |w, id| {
+            w.organizations.get(&id).ok_or_else(ApiError::not_found)?;
+            Ok(())
+        },
+        id,
+    )
+}
+
+fn find_project_events(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let path = format!("{}/{COLLECTION}", Href::new(project::COLLECTION, id));
+    events_page(
+        call,
+        Of::Project(id),
+        path,
+        |w, id| {
+            w.projects.get(&id).ok_or_else(ApiError::not_found)?;
+            Ok(())
+        },
+        id,
+    )
+}
+
+fn find_device_events(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let path = format!("{}/{COLLECTION}", Href::new(device::COLLECTION, id));
+    events_page(
+        call,
+        Of::Device(id),
+        path,
+        |w, id| {
+            w.check_device_access(id)?;
+            w.devices.get(&id).ok_or_else(ApiError::not_found)?;
+            Ok(())
+        },
+        id,
+    )
+}
+
+fn find_event_by_id(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    acts(move |w, caller, _| {
+        let view = w
+            .journal
+            .get(id)
+            .filter(|e| is_event(e) && w.sees_event(e, caller))
+            .map(|e| w.event_view(e))
+            .ok_or_else(ApiError::not_found)?;
+        reply(&view)
+    })
+}

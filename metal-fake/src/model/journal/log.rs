@@ -1,0 +1,260 @@
+//! The journal: every change the world's tables went through, in order,
+//! in a bounded ring.
+
+use std::collections::{HashMap, VecDeque};
+
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::table::Scope;
+use crate::model::relations::Kind;
+
+/// How a record changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Change {
+    /// It was made.
+    Created,
+    /// It changed; what changed, as its writer names it (`powered_off`,
+    /// `provisioned`, `fields`).
+    Updated(&'static str),
+    /// It was removed from its table.
+    Deleted,
+}
+
+/// What made a change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cause {
+    /// A call of the API operation with this operationId.
+    Operation(&'static str),
+    /// A timed transition of the due-queue, at its due instant.
+    Due,
+    /// The fake itself: a competitor, the control API, a test's arrangement.
+    Fake,
+}
+
+/// One change of one record.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Entry {
+    /// Its place in the journal: 1 for the world's first change, one more
+    /// for each (never reused, also after the ring drops old entries).
+    pub(crate) seq: u64,
+    /// Its ID (what `GET /events/{id}` names).
+    pub(crate) id: Uuid,
+    /// The kind of record that changed.
+    pub(crate) kind: Kind,
+    /// The record's ID.
+    pub(crate) record: Uuid,
+    /// How it changed.
+    pub(crate) change: Change,
+    /// What made the change.
+    pub(crate) cause: Cause,
+    /// When, on the fake's clock.
+    pub(crate) at: Instant,
+    /// The record's version after the change (0 for a removal).
+    pub(crate) version: u64,
+    /// What the record concerned when it changed (its project, that
+    /// project's organisation, its device): who may see the change.
+    pub(crate) scope: Scope,
+}
+
+/// The bounded journal of the world's changes.
+#[derive(Debug)]
+pub(crate) struct Journal {
+    entries: VecDeque<Entry>,
+    capacity: usize,
+    /// The last entry's `seq`.
+    last: u64,
+    /// The last record `seq` handed out ([`super::Meta::seq`]).
+    records: u64,
+    /// What makes the changes now.
+    cause: Cause,
+    /// Off while a world document loads: a loaded world is where the
+    /// journal starts, not a change.
+    recording: bool,
+    /// Each live project's organisation, so that a change of a device
+    /// names the organisation it concerned.
+    organizations: HashMap<Uuid, Uuid>,
+}
+
+impl Journal {
+    /// An empty journal keeping at most `capacity` entries (at least one).
+    pub(crate) fn new(capacity: usize) -> Self {
+        Self {
+            entries: VecDeque::new(),
+            capacity: capacity.max(1),
+            last: 0,
+            records: 0,
+            cause: Cause::Fake,
+            recording: true,
+            organizations: HashMap::new(),
+        }
+    }
+
+    /// The next record sequence number (creation order across all
+    /// records).
+    pub(crate) fn next_record(&mut self) -> u64 {
+        self.records += 1;
+        self.records
+    }
+
+    /// From now on, changes are made by `cause`.
+    pub(crate) fn set_cause(&mut self, cause: Cause) {
+        self.cause = cause;
+    }
+
+    /// What makes the changes now.
+    pub(crate) fn cause(&self) -> Cause {
+        self.cause
+    }
+
+    /// Whether changes are journaled (`false` while a document loads).
+    pub(crate) fn set_recording(&mut self, on: bool) {
+        self.recording = on;
+    }
+
+    /// Appends one change (dropping the oldest entry when full).
+    pub(crate) fn append(
+        &mut self,
+        kind: Kind,
+        record: Uuid,
+        change: Change,
+        at: Instant,
+        version: u64,
+        mut scope: Scope,
+    ) {
+        if kind == Kind::Project {
+            match (change, scope.organization) {
+                (Change::Deleted, _) => {
+                    self.organizations.remove(&record);
+                }
+                (_, Some(o)) => {
+                    self.organizations.insert(record, o);
+                }
+                _ => {}
+            }
+        }
+        if scope.organization.is_none() {
+            scope.organization = scope
+                .project
+                .and_then(|p| self.organizations.get(&p).copied());
+        }
+        if !self.recording {
+            return;
+        }
+        self.last += 1;
+        if self.entries.len() == self.capacity {
+            self.entries.pop_front();
+        }
+        self.entries.push_back(Entry {
+            seq: self.last,
+            id: Uuid::new_v4(),
+            kind,
+            record,
+            change,
+            cause: self.cause,
+            at,
+            version,
+            scope,
+        });
+    }
+
+    /// The entries kept, oldest first.
+    pub(crate) fn entries(&self) -> impl DoubleEndedIterator<Item = &Entry> + '_ {
+        self.entries.iter()
+    }
+
+    /// The entries after `seq`, oldest first (what a watcher that saw
+    /// `seq` has not seen, as far as the ring still holds it).
+    #[cfg(test)]
+    pub(crate) fn since(&self, seq: u64) -> impl Iterator<Item = &Entry> + '_ {
+        let start = self.entries.partition_point(|e| e.seq <= seq);
+        self.entries.range(start..)
+    }
+
+    /// The entry with this ID, if the ring still holds it.
+    pub(crate) fn get(&self, id: Uuid) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.id == id)
+    }
+
+    /// The last entry's `seq` (0 before any change).
+    #[cfg(test)]
+    pub(crate) fn last_seq(&self) -> u64 {
+        self.last
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scope(project: Uuid) -> Scope {
+        Scope {
+            project: Some(project),
+            ..Scope::default()
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_ring_keeps_the_newest_entries_in_order_and_never_reuses_a_seq() {
+        let mut j = Journal::new(3);
+        let at = Instant::now();
+        let ids: Vec<Uuid> = (0..5).map(|_| Uuid::new_v4()).collect();
+        for id in &ids {
+            j.append(Kind::Device, *id, Change::Created, at, 1, Scope::default());
+        }
+        let kept: Vec<(u64, Uuid)> = j.entries().map(|e| (e.seq, e.record)).collect();
+        assert_eq!(kept, vec![(3, ids[2]), (4, ids[3]), (5, ids[4])]);
+        assert_eq!(j.last_seq(), 5);
+        assert_eq!(j.since(4).map(|e| e.seq).collect::<Vec<_>>(), vec![5]);
+        assert_eq!(j.since(0).count(), 3, "what the ring dropped is gone");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_change_names_its_project_s_organisation_while_the_project_lives() {
+        let mut j = Journal::new(10);
+        let at = Instant::now();
+        let (org, project, device) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
+        let of_project = Scope {
+            project: Some(project),
+            organization: Some(org),
+            device: None,
+        };
+        j.append(Kind::Project, project, Change::Created, at, 1, of_project);
+        j.append(Kind::Device, device, Change::Created, at, 1, scope(project));
+        assert_eq!(j.entries().last().unwrap().scope.organization, Some(org));
+        j.append(Kind::Project, project, Change::Deleted, at, 0, of_project);
+        j.append(Kind::Device, device, Change::Deleted, at, 0, scope(project));
+        assert_eq!(j.entries().last().unwrap().scope.organization, None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn nothing_is_journaled_while_not_recording_and_the_cause_is_kept() {
+        let mut j = Journal::new(10);
+        let at = Instant::now();
+        j.set_recording(false);
+        j.append(
+            Kind::Device,
+            Uuid::new_v4(),
+            Change::Created,
+            at,
+            1,
+            Scope::default(),
+        );
+        j.set_recording(true);
+        j.set_cause(Cause::Operation("createDevice"));
+        j.append(
+            Kind::Device,
+            Uuid::new_v4(),
+            Change::Created,
+            at,
+            1,
+            Scope::default(),
+        );
+        let e: Vec<&Entry> = j.entries().collect();
+        assert_eq!(e.len(), 1);
+        assert_eq!(
+            (e[0].seq, e[0].cause),
+            (1, Cause::Operation("createDevice"))
+        );
+    }
+}

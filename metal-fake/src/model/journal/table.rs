@@ -1,0 +1,233 @@
+//! A table of the world's records whose every write goes through the
+//! journal: the only way to insert, change or remove a row.
+
+use std::collections::BTreeMap;
+
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::log::{Change, Journal};
+use super::meta::Meta;
+use crate::model::relations::Kind;
+
+/// What a change concerned, for who may see it (events, watches).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Scope {
+    /// The project it was in (a project's own ID for a project).
+    pub(crate) project: Option<Uuid>,
+    /// The organisation (filled in from the project when not given).
+    pub(crate) organization: Option<Uuid>,
+    /// The device it concerned (a device's own ID, an assignment's device).
+    pub(crate) device: Option<Uuid>,
+}
+
+/// A record a [`Table`] holds.
+pub(crate) trait Record {
+    /// Its kind, as the journal and the relations name it.
+    const KIND: Kind;
+    /// Its bookkeeping.
+    fn meta(&self) -> &Meta;
+    /// Its bookkeeping, for [`Table`] alone to bump.
+    fn meta_mut(&mut self) -> &mut Meta;
+    /// What it concerns now.
+    fn scope(&self) -> Scope;
+}
+
+/// The records of one kind, by ID. Reads are open; every write takes the
+/// journal, bumps the record's [`Meta`] and appends one entry.
+#[derive(Debug)]
+pub(crate) struct Table<T> {
+    rows: BTreeMap<Uuid, T>,
+}
+
+impl<T> Default for Table<T> {
+    fn default() -> Self {
+        Self {
+            rows: BTreeMap::new(),
+        }
+    }
+}
+
+impl<T: Record> Table<T> {
+    /// The record with this ID.
+    pub(crate) fn get(&self, id: &Uuid) -> Option<&T> {
+        self.rows.get(id)
+    }
+
+    /// Whether it holds this ID.
+    pub(crate) fn contains_key(&self, id: &Uuid) -> bool {
+        self.rows.contains_key(id)
+    }
+
+    /// Every record, by ID.
+    pub(crate) fn values(&self) -> impl Iterator<Item = &T> + '_ {
+        self.rows.values()
+    }
+
+    /// Every `(ID, record)`, by ID.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&Uuid, &T)> + '_ {
+        self.rows.iter()
+    }
+
+    /// Every ID, in order.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &Uuid> + '_ {
+        self.rows.keys()
+    }
+
+    /// How many records it holds.
+    pub(crate) fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Makes the record `id` at `at` from its fresh [`Meta`] (the next
+    /// in creation order, version 1), replacing none: `false` (and no
+    /// change) when `id` is taken.
+    pub(crate) fn insert(
+        &mut self,
+        log: &mut Journal,
+        id: Uuid,
+        at: Instant,
+        make: impl FnOnce(Meta) -> T,
+    ) -> bool {
+        if self.rows.contains_key(&id) {
+            return false;
+        }
+        let row = make(Meta::new(log.next_record(), at));
+        log.append(T::KIND, id, Change::Created, at, 1, row.scope());
+        self.rows.insert(id, row);
+        true
+    }
+
+    /// Changes the record `id` at `at` by `f`, naming the change `what`;
+    /// `None` (and no change) when there is no such record.
+    pub(crate) fn update<R>(
+        &mut self,
+        log: &mut Journal,
+        id: Uuid,
+        what: &'static str,
+        at: Instant,
+        f: impl FnOnce(&mut T) -> R,
+    ) -> Option<R> {
+        self.try_update(log, id, what, at, |row| {
+            Ok::<R, std::convert::Infallible>(f(row))
+        })
+        .map(|r| match r {
+            Ok(r) => r,
+            Err(never) => match never {},
+        })
+    }
+
+    /// As [`Table::update`], for a change that may be refused: `f` must
+    /// change nothing when it returns `Err` (nothing is journaled then).
+    pub(crate) fn try_update<R, E>(
+        &mut self,
+        log: &mut Journal,
+        id: Uuid,
+        what: &'static str,
+        at: Instant,
+        f: impl FnOnce(&mut T) -> Result<R, E>,
+    ) -> Option<Result<R, E>> {
+        let row = self.rows.get_mut(&id)?;
+        let result = f(row);
+        if result.is_ok() {
+            row.meta_mut().bump(at);
+            let meta = *row.meta();
+            log.append(
+                T::KIND,
+                id,
+                Change::Updated(what),
+                at,
+                meta.version,
+                row.scope(),
+            );
+        }
+        Some(result)
+    }
+
+    /// Removes the record `id` at `at`.
+    pub(crate) fn remove(&mut self, log: &mut Journal, id: Uuid, at: Instant) -> Option<T> {
+        let row = self.rows.remove(&id)?;
+        log.append(T::KIND, id, Change::Deleted, at, 0, row.scope());
+        Some(row)
+    }
+}
+
+impl<'a, T> IntoIterator for &'a Table<T> {
+    type Item = (&'a Uuid, &'a T);
+    type IntoIter = std::collections::btree_map::Iter<'a, Uuid, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.rows.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::journal::Cause;
+
+    #[derive(Debug)]
+    struct Row {
+        meta: Meta,
+        n: u32,
+    }
+
+    impl Record for Row {
+        const KIND: Kind = Kind::SshKey;
+        fn meta(&self) -> &Meta {
+            &self.meta
+        }
+        fn meta_mut(&mut self) -> &mut Meta {
+            &mut self.meta
+        }
+        fn scope(&self) -> Scope {
+            Scope::default()
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn every_write_bumps_the_meta_and_journals_once() {
+        let mut log = Journal::new(100);
+        log.set_cause(Cause::Operation("createSSHKey"));
+        let mut t: Table<Row> = Table::default();
+        let (a, b) = (Uuid::new_v4(), Uuid::new_v4());
+        let t0 = Instant::now();
+        assert!(t.insert(&mut log, a, t0, |meta| Row { meta, n: 0 }));
+        assert!(
+            !t.insert(&mut log, a, t0, |meta| Row { meta, n: 9 }),
+            "taken"
+        );
+        assert!(t.insert(&mut log, b, t0, |meta| Row { meta, n: 0 }));
+        tokio::time::advance(std::time::Duration::from_secs(5)).await;
+        let t1 = Instant::now();
+        assert_eq!(t.update(&mut log, a, "fields", t1, |r| r.n += 1), Some(()));
+        let refused: Option<Result<(), &str>> =
+            t.try_update(&mut log, a, "fields", t1, |_| Err("no"));
+        assert_eq!(refused, Some(Err("no")));
+        assert_eq!(
+            t.update(&mut log, Uuid::new_v4(), "fields", t1, |_| ()),
+            None
+        );
+        let row = t.get(&a).unwrap();
+        assert_eq!((row.n, row.meta.seq, row.meta.version), (1, 1, 2));
+        assert_eq!((row.meta.created, row.meta.updated), (t0, t1));
+        assert_eq!(t.get(&b).unwrap().meta.seq, 2);
+        assert!(t.remove(&mut log, b, t1).is_some());
+        assert!(t.remove(&mut log, b, t1).is_none());
+        let changes: Vec<(Uuid, Change, u64)> = log
+            .entries()
+            .map(|e| (e.record, e.change, e.version))
+            .collect();
+        assert_eq!(
+            changes,
+            vec![
+                (a, Change::Created, 1),
+                (b, Change::Created, 1),
+                (a, Change::Updated("fields"), 2),
+                (b, Change::Deleted, 0),
+            ]
+        );
+        assert!(log
+            .entries()
+            .all(|e| e.cause == Cause::Operation("createSSHKey")));
+    }
+}
