@@ -42,8 +42,8 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 pub use crate::model::{
-    BgpConfig, Device, DeviceState, Facility, HardwareReservation, Metro, OperatingSystem,
-    Organization, Plan, Project, SshKey, Token,
+    BgpConfig, Capacity, CapacityLevel, Device, DeviceState, Facility, HardwareReservation, Metro,
+    OperatingSystem, Organization, OwnAddress, Plan, Project, SshKey, Token,
 };
 pub use crate::model::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 
@@ -57,7 +57,8 @@ pub const MAX_RECORDS: usize = 100_000;
 pub const MAX_NAME: usize = 255;
 
 /// A whole world: organisations, projects, tokens, metros, facilities,
-/// plans, hardware reservations, devices, SSH keys and IP reservations.
+/// plans, hardware reservations, devices, SSH keys, IP reservations and
+/// capacity.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorldDoc {
@@ -99,6 +100,11 @@ pub struct WorldDoc {
     /// IP reservations, each with its assignments to devices.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ip_reservations: Vec<IpReservation>,
+    /// The machines on-demand devices take: pools of a plan in a metro or
+    /// a facility. A (place, plan) without a pool has none: an on-demand
+    /// create there is refused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capacity: Vec<Capacity>,
 }
 
 /// Why a world document was refused. Over HTTP, `422` with the message.
@@ -179,6 +185,7 @@ impl WorldDoc {
             ("devices", self.devices.len()),
             ("ssh_keys", self.ssh_keys.len()),
             ("ip_reservations", self.ip_reservations.len()),
+            ("capacity", self.capacity.len()),
         ];
         for (kind, count) in counts {
             if count > MAX_RECORDS {

@@ -11,7 +11,8 @@
 //!
 //! The resources come in families, each a folder whose `mod.rs` lists its
 //! resources:
-//! - `compute`: `device`, `hardware_reservation`.
+//! - `compute`: `device`, `hardware_reservation`, `capacity` (the
+//!   machines on-demand devices take).
 //! - `network`: `ip_reservation` (IP reservations and their assignments
 //!   to devices).
 //! - `account`: `organization`, `project`, `ssh_key`, `user` (the current
@@ -46,14 +47,15 @@ mod timings;
 mod world;
 
 pub(crate) use account::{organization, project, ssh_key, user};
-pub(crate) use compute::{device, hardware_reservation};
+pub(crate) use compute::{capacity, device, hardware_reservation};
 pub(crate) use network::ip_reservation;
 
 pub(crate) use access::Access;
 pub use access::Token;
 pub(crate) use access::ACCESS_DENIED;
+pub use capacity::{Capacity, CapacityLevel};
 pub use catalog::{Facility, Metro, OperatingSystem, Plan};
-pub use device::{Device, DeviceState};
+pub use device::{Device, DeviceState, OwnAddress};
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
 pub use ip_reservation::{IpAssignment, IpReservation, IpReservationState, IpReservationType};

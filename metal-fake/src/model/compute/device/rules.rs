@@ -245,6 +245,9 @@ impl World {
     /// this, after what goes with the device.
     pub(crate) fn remove_device(&mut self, id: Uuid) {
         if let Some(d) = self.devices.remove(&id) {
+            if d.rec.reservation.is_none() {
+                self.give_back_machine(id, d.rec.project, &d.rec.plan, &d.rec.facility);
+            }
             self.free(d.rec.reservation, id, None);
         }
     }
@@ -277,7 +280,7 @@ impl World {
             ..Device::queued(
                 id,
                 project,
-                reservation,
+                Some(reservation),
                 (plan, facility),
                 format!("competitor-{}", &id.simple().to_string()[..8]),
                 "ubuntu_24_04".to_string(),
