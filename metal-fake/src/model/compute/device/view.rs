@@ -173,7 +173,7 @@ impl World {
             seq: state.has_addresses().then_some(d.live.seq),
             own: d.rec.own_addresses.as_deref(),
             made: Stamp(self.clock.wall(d.live.created)),
-            management: management.map(|v| v.as_management()),
+            management: management.map(|v| v.into_management()),
             elastic,
         }
     }

@@ -124,7 +124,7 @@ impl AssignmentView<'_> {
 
     /// Shown as its device's management address (the public IPv4 its
     /// create took from the block).
-    pub(crate) fn as_management(mut self) -> Self {
+    pub(crate) fn into_management(mut self) -> Self {
         self.addresses.management = true;
         self
     }
