@@ -43,8 +43,8 @@ use uuid::Uuid;
 
 pub use crate::model::{AddressFamily, BgpSession, MetalGateway, Port, VirtualNetwork};
 pub use crate::model::{
-    BgpConfig, Device, DeviceState, Facility, HardwareReservation, Metro, OperatingSystem,
-    Organization, Plan, Project, SshKey, Token,
+    BgpConfig, Capacity, CapacityLevel, Device, DeviceState, Facility, HardwareReservation, Metro,
+    OperatingSystem, Organization, OwnAddress, Plan, Project, SshKey, Token,
 };
 pub use crate::model::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 
@@ -58,7 +58,8 @@ pub const MAX_RECORDS: usize = 100_000;
 pub const MAX_NAME: usize = 255;
 
 /// A whole world: organisations, projects, tokens, metros, facilities,
-/// plans, hardware reservations, devices, SSH keys and IP reservations.
+/// plans, hardware reservations, devices, SSH keys, IP reservations and
+/// capacity.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorldDoc {
@@ -113,6 +114,11 @@ pub struct WorldDoc {
     /// Metal Gateways, each on a VLAN with a block.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub metal_gateways: Vec<MetalGateway>,
+    /// The machines on-demand devices take: pools of a plan in a metro or
+    /// a facility. A (place, plan) without a pool has none: an on-demand
+    /// create there is refused.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub capacity: Vec<Capacity>,
 }
 
 /// Why a world document was refused. Over HTTP, `422` with the message.
@@ -197,6 +203,7 @@ impl WorldDoc {
             ("ports", self.ports.len()),
             ("bgp_sessions", self.bgp_sessions.len()),
             ("metal_gateways", self.metal_gateways.len()),
+            ("capacity", self.capacity.len()),
         ];
         for (kind, count) in counts {
             if count > MAX_RECORDS {

@@ -109,6 +109,32 @@
 //! Not verified against the real API here (Metal is gone): every row
 //! follows the clients' source as cited, not a recorded reply.
 //!
+//! # On-demand devices and capacity
+//!
+//! Devices created without a hardware reservation, as most Metal users
+//! created them (the Terraform provider's device tests, metal-cli's device
+//! tests), and the capacity they take. The tests are in
+//! `tests/on_demand.rs`, in process on tokio's paused clock.
+//!
+//! | behaviour | evidence | configurable | test |
+//! | --- | --- | --- | --- |
+//! | a `createDevice` without `hardware_reservation_id` (absent or `""`) is on demand: `metro` (code, ASCII case ignored, or ID), or `facility` (one, a list tried in order, or `any`: every facility), with `plan` (slug or ID) and `operating_system` (slug or ID); the device has no `hardware_reservation` and goes through the same lifecycle as a reservation's (queued, provisioning, active, its addresses, actions, the delete's rules) | the spec's `DeviceCreateInMetroInput`/`DeviceCreateInFacilityInput`; the Terraform provider's `equinix_metal_device` (metro, plan, operating system, no reservation); packngo issue 162 (a facility list) | no | `an_on_demand_device_goes_through_the_lifecycle_and_gives_its_machine_back`, `facilities_are_tried_in_order_and_any_tries_every_one` |
+//! | reservation-backed creates (a named reservation, `next-available`) take no capacity and are unchanged | the issue's own rule | no | `reservation_backed_creates_take_no_capacity` |
+//! | an unknown plan, operating system, metro or facility (one asked alone) is `422` "`X` is not a valid plan" / "operating system" / "metro" / "facility"; checked in that order, nothing made | equinix/docker-machine-driver-metal issue 14 ("Type0 is not a valid plan"), equinix/terraform-equinix-metal-anthos-on-baremetal issue 59 ("centos_8_2 is not a valid operating system"), terraform-provider-equinix issue 503 ("… is not a valid metro"), inlets/cloud-provision issue 12 ("ams1 is not a valid facility"). **Thin**: the order of the checks is the fake's | no | `refusals_are_the_real_api_s` |
+//! | no free machine of the plan in the metro (no pool, none left, or a pool seeded `unavailable`): `422` "There aren't available servers in that metro" | packngo PR 246 (t0mk's log of a metro create: that body). **Thin**: the log shows the body, not the status; the fake answers `422` as the API's other create refusals | the world's `capacity` | `refusals_are_the_real_api_s` |
+//! | none of the facilities asked has a free machine of the plan (unknown entries of a list are skipped): `422` "Facility can't be blank" | packngo issue 121 (the API's answer when the plan is in none of the facilities given, and when no entry of the list makes sense). **Conflicting**: the issue calls that message misleading; later wording is not public | the world's `capacity` | `refusals_are_the_real_api_s` |
+//! | capacity is pools of machines of a plan in a metro or a facility, from the world document (`capacity[]`: `metro` or `facility`, `plan`, `available`, optional `level`); an on-demand create takes one machine (a metro's own pool first, then its facilities' pools in the document's order; a metro pool's device goes in the metro's first facility), and the device gives it back once gone (after any deprovisioning lag); a device a world document seeds gives its machine back to its facility's pool of its plan, else its metro's; a saved world shows what is left | the issue's model; the real API's counts are not public (it reports only levels) | the world's `capacity`; a world built from the builder's shortcuts (and the binary's `--project`) has 10 machines of every plan in every facility ([`FakeBuilder::on_demand`](crate::FakeBuilder::on_demand)) | `capacity_saves_what_is_left_and_a_bad_pool_is_refused`, `the_builder_s_world_creates_on_demand_through_the_generated_client` |
+//! | a pool reports its `level` (`normal` unless seeded `limited`) while machines are free, `unavailable` once none is; a metro reports the best level of its pools of the plan | packngo issue 238 (the levels `unavailable`, `limited`, `normal`); what makes the real API say `limited` is not public | `capacity[].level` | `capacity_lists_show_levels_per_facility_and_per_metro` |
+//! | `GET /capacity` and `GET /capacity/metros`: `{"capacity": {code: {plan: {"level": …}}}}` for every facility (metro) with a pool; `GET /organizations/{id}/capacity` and `…/capacity/metros` the same (`404` for an organization the world does not have) | the spec's `CapacityList`; packngo issue 238 (the shape, lower-case metro codes in packngo PR 246's log); metal-cli's `capacity get` tests read plans and codes from it. **Thin**: an organization's own capacity is not documented; the fake has one catalog | no | `capacity_lists_show_levels_per_facility_and_per_metro` |
+//! | `POST /capacity` and `POST /capacity/metros`: each line of `servers` (`facility` or `metro`, `plan`, `quantity`) is answered with `available`: its pools not seeded `unavailable` hold that many free (an unknown place or plan: `false`); `quantity` is read as a number or as a string (absent: 1) and echoed as sent; a check takes nothing; a line without its place or plan, a quantity that is no whole number, or `servers` not a list is `422`; at most 1000 lines | the spec types `quantity` as a string (equinix-sdk-go's `ServerInfo`); packngo's `ServerInfo.Quantity` is an `int`, which metal-cli's `capacity check` sends and reads back; the Terraform provider's metro and facility data sources check `available` per line; flatcar/scripts PR 389 sends a number | no | `capacity_checks_answer_per_line_and_echo_the_quantity_as_sent` |
+//!
+//! | a create's `ip_addresses` (any create, on demand or on a reservation): none asked gives the default three (public IPv4, public IPv6, private IPv4); otherwise exactly the kinds asked (`address_family` 4 or 6, absent 4; `public`, default true), so no public IPv6 the create did not ask for; a private IPv6 is `422` | the spec's `IPAddress` (`address_family`, `public` default true, `cidr`, `ip_reservations`); the Terraform provider's `ip_address` blocks (`public_ipv4`, `private_ipv4`, `public_ipv6` mapped to family and `public`). **Thin**: the real API's answer to a private IPv6, and whether it required a private IPv4, are not public; the fake requires nothing | no | `a_create_s_ip_addresses_take_the_public_ipv4_from_a_reserved_block` |
+//! | a public IPv4 with `ip_reservations` takes the first free aligned `/cidr` (default: the whole block) of the first named block that has one: an assignment of the block to the device, listed first in the device's `ip_addresses` once provisioned, with `management: true` and the block's gateway; the block holds it (no second device gets it, the block is not released) until the device is gone; `422` for a block that is not the project's, not approved, of another metro, a `cidr` the block cannot hold, no free addresses, or reservations on another kind of address | terraform-provider-equinix's `TestAccMetalReservedIPBlock_device` (a /31 block, `cidr = 31`, the block's `gateway` equal to the device's `network.0.gateway`) and its `getNetworkInfo` (reads `ip_addresses` in order, the management public IPv4 as the device's access address). **Thin**: the messages are the fake's, in the style of `createIPAssignment`'s | no | `a_create_s_ip_addresses_take_the_public_ipv4_from_a_reserved_block` |
+//!
+//! Not modelled yet: spot market instances and prices, device batches,
+//! `termination_time`, and `cidr` of a device's own addresses (always /31,
+//! /127 and /31).
+//!
 //! # IP reservations and assignments
 //!
 //! The elastic addresses cluster-api-provider-packet and
@@ -131,6 +157,7 @@
 //! | a deleted device's assignments go with it: its addresses return to their block, which can then be released | **thin**: what the real API does is not public; a device gone takes its addresses | no | `a_deleted_devices_assignments_go_with_it` |
 //! | blocks come from made-up pools (public `139.178.64.0/18`, global `145.40.192.0/20`), aligned, never overlapping each other, a seeded block, or the addresses devices get; a world document's blocks must be aligned and apart, their assignments inside them and to devices of their project | made up | the world document's `ip_reservations` | `reservations_and_assignments_round_trip_through_the_world_document` |
 //! | bounds: 256 assignments a block; tags as for devices; `details`, `comments` and `customdata` 256 KiB | the fake's, as for the other records | no | `requests_and_assignments_…` (tags) |
+//! | `PATCH /ips/{id}` (`updateIPAddress`) of a reservation changes the fields its body names: `details` (also read as `description`), `tags` (`[]` clears them), `customdata` (an object, or the text of one); others are left alone; the reply is the reservation; a field out of its bounds or of the wrong type is `422`, nothing changed; an assignment is `422` | the spec's `IPAssignmentUpdateInput` (`details`, `tags`, `customdata`) and `PATCH` method; the Terraform provider's `equinix_metal_reserved_ip_block` updates description, tags and custom data in place. **Thin**: the real API's answer for an assignment is not public | no | `patch_ips_updates_a_reservation_s_details_tags_and_customdata` (in `tests/on_demand.rs`) |
 //!
 //! packngo (v0.31.0, unmodified) runs the cloud provider's flow against
 //! the binary: reserve a tagged public address, find it by tag with
@@ -143,6 +170,8 @@
 //! Not modelled: requested VRF, private IPv4 and IPv6 blocks (`422`;
 //! a Metal Gateway makes its private block, below),
 //! `updateIPAddress`, custom data reads, `findIPAvailabilities`, and
+//! Not modelled: VRF, private IPv4 and IPv6 blocks (`422`), custom data
+//! reads, `findIPAvailabilities`, and
 //! `findIPAddressById` of a device's own addresses (`404`).
 //!
 //! # Virtual networks, ports and BGP sessions

@@ -20,7 +20,7 @@
 //!   policy client over the fake in-process.
 //! - `model`: the world, one folder a resource, grouped in families
 //!   (`model/compute/device/`, `model/compute/hardware_reservation/`,
-//!   `model/account/project/`, `model/network/ip_reservation/`,
+//!   `model/compute/capacity/`, `model/account/project/`, `model/network/ip_reservation/`,
 //!   `model/catalog/`): each owns its record (also its entry in the
 //!   world document), its rules, its view (rendered straight to bytes,
 //!   with `include`/`exclude`), its table of operations and its owner (for

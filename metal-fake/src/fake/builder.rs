@@ -51,6 +51,8 @@ pub struct FakeBuilder {
     time_scale: f64,
     /// The first operationId named that the spec lacks.
     unknown: Option<String>,
+    /// Machines of each plan in each facility for on-demand devices.
+    on_demand: u32,
 }
 
 /// Why [`FakeBuilder::try_build`] refused.
@@ -99,6 +101,7 @@ impl Default for FakeBuilder {
             world: None,
             time_scale: 1.0,
             unknown: None,
+            on_demand: crate::model::capacity::DEFAULT_ON_DEMAND,
         }
     }
 }
@@ -166,6 +169,19 @@ impl FakeBuilder {
     /// ```
     pub fn reservation_release(mut self, after: std::time::Duration) -> Self {
         self.timings.reservation_release = after;
+        self
+    }
+
+    /// How many machines of each plan each facility has for on-demand
+    /// devices (creates without a hardware reservation; default 10). A
+    /// world document ([`FakeBuilder::world`]) says its own, in `capacity`.
+    ///
+    /// ```
+    /// let fake = metal_fake::Fake::builder().on_demand(0).build();
+    /// assert_eq!(fake.world().capacity[0].available, 0);
+    /// ```
+    pub fn on_demand(mut self, machines: u32) -> Self {
+        self.on_demand = machines;
         self
     }
 
@@ -374,6 +390,7 @@ impl FakeBuilder {
                     plans: self.plans,
                     facilities: self.facilities,
                     timings: self.timings,
+                    on_demand: self.on_demand,
                 };
                 World::new(&spec, clock.wall(), now)
             }

@@ -11,7 +11,8 @@
 //!
 //! The resources come in families, each a folder whose `mod.rs` lists its
 //! resources:
-//! - `compute`: `device`, `hardware_reservation`.
+//! - `compute`: `device`, `hardware_reservation`, `capacity` (the
+//!   machines on-demand devices take).
 //! - `network`: `ip_reservation` (IP reservations and their assignments
 //!   to devices), `vlan` (virtual networks), `port` (devices' ports),
 //!   `bgp_session` (devices' BGP sessions and neighbour data),
@@ -54,15 +55,16 @@ mod timings;
 mod world;
 
 pub(crate) use account::{organization, project, ssh_key, user};
-pub(crate) use compute::{device, hardware_reservation};
+pub(crate) use compute::{capacity, device, hardware_reservation};
 pub(crate) use network::{bgp_session, ip_reservation, metal_gateway, port, vlan};
 
 pub(crate) use access::Access;
 pub use access::Token;
 pub(crate) use access::ACCESS_DENIED;
 pub use bgp_session::{AddressFamily, BgpSession};
+pub use capacity::{Capacity, CapacityLevel};
 pub use catalog::{Facility, Metro, OperatingSystem, Plan};
-pub use device::{Device, DeviceState};
+pub use device::{Device, DeviceState, OwnAddress};
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
 pub use ip_reservation::{IpAssignment, IpReservation, IpReservationState, IpReservationType};

@@ -23,6 +23,8 @@ pub(crate) struct WorldSpec {
     pub plans: Vec<String>,
     pub facilities: Vec<(String, String)>,
     pub timings: Timings,
+    /// Machines of each plan in each facility for on-demand devices.
+    pub on_demand: u32,
 }
 
 /// The state of the fake Metal API. Each resource's folder holds its
@@ -60,6 +62,8 @@ pub(crate) struct World {
     pub(crate) journal: Journal,
     /// The timed transitions to come.
     pub(crate) due: DueQueue,
+    /// The pools of machines on-demand devices take.
+    pub(crate) capacity: super::capacity::Table,
     /// Devices ever created through the API (not by a competitor).
     pub(crate) devices_created: u64,
     /// Devices a competitor placed.
@@ -90,6 +94,7 @@ impl World {
             gateways: HashMap::new(),
             journal: Journal::new(super::bounds::MAX_JOURNAL),
             due: DueQueue::default(),
+            capacity: Default::default(),
             devices_created: 0,
             competitor_devices: 0,
             // None fail until the fake sets its plan (`set_failures`).
@@ -98,7 +103,9 @@ impl World {
     }
 
     /// The world of the builder's shortcuts: projects with reservations
-    /// cycling through the plans and facilities, in one organisation.
+    /// cycling through the plans and facilities, in one organisation, and
+    /// `spec.on_demand` machines of every plan in every facility for
+    /// on-demand devices.
     pub(crate) fn new(spec: &WorldSpec, clock: Wall, now: Instant) -> Self {
         let mut doc = WorldDoc::default();
         let plans = if spec.plans.is_empty() {
@@ -127,6 +134,18 @@ impl World {
                 code,
                 metro,
             });
+        }
+        // Every plan can be had on demand in every facility.
+        for f in &doc.facilities {
+            for p in &doc.plans {
+                doc.capacity.push(super::capacity::Capacity {
+                    metro: None,
+                    facility: Some(f.code.clone()),
+                    plan: p.slug.clone(),
+                    available: spec.on_demand,
+                    level: None,
+                });
+            }
         }
         let organization = Uuid::new_v4();
         if !spec.projects.is_empty() {

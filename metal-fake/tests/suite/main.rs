@@ -29,6 +29,7 @@ mod lifecycle;
 mod metal_gateways;
 mod model;
 mod next_available;
+mod on_demand;
 mod ports;
 mod query_lists;
 mod record_bounds;

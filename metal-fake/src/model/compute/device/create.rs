@@ -1,7 +1,8 @@
 //! Creating a device: the request as clients send it (a metro, one
 //! facility or a list of them, or neither when the named reservation says
-//! where), the reservation it lands on (named, or `next-available`), and
-//! the SSH keys it gets.
+//! where), the reservation it lands on (named, or `next-available`) or,
+//! without one, the machine it takes on demand (`on_demand`), and the SSH
+//! keys it gets.
 
 use metal_api::types;
 use serde_json::Value;
@@ -67,6 +68,7 @@ struct CreateFields<'a> {
     billing_cycle: Option<String>,
     metro: Option<&'a str>,
     facilities: &'a [String],
+    ip_addresses: &'a [types::IpAddress],
     keys: KeyRequest<'a>,
 }
 
@@ -97,6 +99,7 @@ macro_rules! create_fields {
             billing_cycle: $b.billing_cycle.map(|c| c.to_string()),
             metro: $metro,
             facilities: $facilities,
+            ip_addresses: &$b.ip_addresses,
             keys: KeyRequest {
                 project: &$b.project_ssh_keys,
                 user: &$b.user_ssh_keys,
@@ -188,9 +191,10 @@ impl World {
         if f.os.trim().is_empty() {
             missing.push("operating_system is required".to_string());
         }
-        // Only `next-available` needs a place to choose in; a named
-        // reservation is where it is.
-        let choosing = f.reservation.trim() == NEXT_AVAILABLE;
+        // Only `next-available` and on-demand creates need a place to
+        // choose in; a named reservation is where it is.
+        let on_demand = f.reservation.trim().is_empty();
+        let choosing = on_demand || f.reservation.trim() == NEXT_AVAILABLE;
         if f.metro.is_some_and(|m| m.trim().is_empty()) || (choosing && !f.has_place()) {
             missing.push("metro or facility is required".to_string());
         }
@@ -199,6 +203,9 @@ impl World {
                 status: 422,
                 messages: missing,
             });
+        }
+        if on_demand {
+            return self.create_on_demand(project, &f, now);
         }
         let reservation = self.pick_reservation(project, &f)?;
         let r = self
@@ -251,7 +258,23 @@ impl World {
             };
             return Err(ApiError::unprocessable(refusal));
         }
+        self.make_device(project, &f, Some(reservation), (plan, facility), now)
+    }
+
+    /// The device of a create whose every other check has passed: its SSH
+    /// keys chosen (refused as [`World::choose_keys`] says, before anything
+    /// changes), then made, queued from `now` on `reservation` (or none,
+    /// on demand) with `(plan, facility)`.
+    fn make_device(
+        &mut self,
+        project: Uuid,
+        f: &CreateFields<'_>,
+        reservation: Option<Uuid>,
+        (plan, facility): (String, String),
+        now: Instant,
+    ) -> Result<Uuid, ApiError> {
         let chosen = self.choose_keys(project, &f.keys)?;
+        let addresses = self.asked_addresses(project, &facility, f.ip_addresses)?;
         // Every check has passed: from here on the create happens.
         let mut ssh_keys = Vec::with_capacity(chosen.len());
         for choice in chosen {
@@ -272,13 +295,18 @@ impl World {
             .cloned()
             .unwrap_or_else(|| format!("fake-{}", &id.simple().to_string()[..8]));
         let fails = self.failures.next(&hostname);
+        let public_ipv4_assignment = addresses
+            .from_block
+            .map(|block| self.assign_at_create(id, block, now));
         let rec = Device {
+            own_addresses: addresses.own,
+            public_ipv4_assignment,
             description: f.description.cloned(),
             tags: f.tags.to_vec(),
             locked: f.locked,
             always_pxe: f.always_pxe,
             ipxe_script_url: f.ipxe_script_url.cloned(),
-            billing_cycle: f.billing_cycle,
+            billing_cycle: f.billing_cycle.clone(),
             userdata: f.userdata.cloned(),
             customdata: f.customdata.clone(),
             ..Device::queued(
@@ -295,13 +323,23 @@ impl World {
         Ok(id)
     }
 
+    /// An on-demand create (no `hardware_reservation_id`): the plan,
+    /// operating system and place checked against the catalog, a machine
+    /// taken from the place's capacity once the device is made.
+    fn create_on_demand(
+        &mut self,
+        project: Uuid,
+        f: &CreateFields<'_>,
+        now: Instant,
+    ) -> Result<Uuid, ApiError> {
+        let m = self.on_demand_machine(f.plan, f.os, f.metro, f.facilities)?;
+        let id = self.make_device(project, f, None, (m.plan, m.facility), now)?;
+        self.take_machine(m.pool, id);
+        Ok(id)
+    }
+
     fn pick_reservation(&self, project: Uuid, f: &CreateFields<'_>) -> Result<Uuid, ApiError> {
         let text = f.reservation.trim();
-        if text.is_empty() {
-            return Err(ApiError::unprocessable(
-                "hardware_reservation_id is required: the fake provisions only on hardware reservations",
-            ));
-        }
         if text == NEXT_AVAILABLE {
             // The oldest of the project's provisionable reservations whose
             // plan and place match the request; none is the real API's 503

@@ -5,6 +5,8 @@
 //!   the state it reports at an instant.
 //! - `create`: the create request as clients send it, the reservation it
 //!   lands on (named, or `next-available`), the SSH keys it gets.
+//! - `on_demand`: where a create without a reservation puts its device
+//!   (the catalog's checks, a machine from the place's capacity).
 //! - `rules`: update, actions, delete, the changes due as time passes,
 //!   competitors.
 //! - `filter`: the filters of the project's device list.
@@ -13,12 +15,13 @@
 
 mod create;
 mod filter;
+mod on_demand;
 mod operations;
 mod record;
 mod rules;
 mod view;
 
 pub(crate) use operations::RESOURCE;
-pub use record::{Device, DeviceState};
+pub use record::{Device, DeviceState, OwnAddress};
 pub(crate) use record::{Kept, Step, FAILED_PROVISIONING_PROJECT};
 pub(crate) use view::{address_texts, Addresses, DeviceField, COLLECTION};

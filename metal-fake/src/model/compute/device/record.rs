@@ -79,16 +79,40 @@ pub struct Device {
     /// Placed by another API user (a competitor), not by the controller.
     #[serde(default)]
     pub competitor: bool,
+    /// The addresses of its own it gets once provisioned, as its create's
+    /// `ip_addresses` asked; absent: a public IPv4, a public IPv6 and a
+    /// private IPv4, as the real API gave them by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_addresses: Option<Vec<OwnAddress>>,
+    /// The assignment (of one of `ip_reservations`) its create asked for
+    /// as its public IPv4: shown first among its addresses, as its
+    /// management address, once provisioned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub public_ipv4_assignment: Option<Uuid>,
+}
+
+/// One of the addresses a device gets of its own.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum OwnAddress {
+    /// A public IPv4 address (/31).
+    PublicIpv4,
+    /// A public IPv6 address (/127).
+    PublicIpv6,
+    /// A private IPv4 address (/31).
+    PrivateIpv4,
 }
 
 impl Device {
-    /// A device just created on `reservation`, with `(plan, facility)`
-    /// (the reservation's), `hostname` and `operating_system`; nothing
-    /// else set.
+    /// A device just created on `reservation` (none: on demand), with
+    /// `(plan, facility)` (the reservation's, when it has one), `hostname`
+    /// and `operating_system`; nothing else set.
     pub(crate) fn queued(
         id: Uuid,
         project: Uuid,
-        reservation: Uuid,
+        reservation: Option<Uuid>,
         (plan, facility): (String, String),
         hostname: String,
         operating_system: String,
@@ -96,7 +120,7 @@ impl Device {
         Self {
             id,
             project,
-            reservation: Some(reservation),
+            reservation,
             plan,
             facility,
             hostname,
@@ -113,6 +137,8 @@ impl Device {
             customdata: serde_json::Map::new(),
             reboots: 0,
             competitor: false,
+            own_addresses: None,
+            public_ipv4_assignment: None,
         }
     }
 }

@@ -271,6 +271,9 @@ impl World {
     /// calls this, after what goes with the device.
     pub(crate) fn remove_device(&mut self, id: Uuid, at: Instant) {
         if let Some(d) = self.devices.remove(&mut self.journal, id, at) {
+            if d.rec.reservation.is_none() {
+                self.give_back_machine(id, d.rec.project, &d.rec.plan, &d.rec.facility);
+            }
             self.free(d.rec.reservation, id, None, at);
         }
     }
@@ -326,7 +329,7 @@ impl World {
             ..Device::queued(
                 id,
                 project,
-                reservation,
+                Some(reservation),
                 (plan, facility),
                 format!("competitor-{}", &id.simple().to_string()[..8]),
                 "ubuntu_24_04".to_string(),

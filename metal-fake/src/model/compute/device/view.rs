@@ -10,7 +10,7 @@ use serde::{Serialize, Serializer};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record::Kept;
+use super::record::{Kept, OwnAddress};
 use crate::model::catalog::{FacilityView, MetroView, PlanView};
 use crate::model::hardware_reservation::{self, ReservationView};
 use crate::model::ip_reservation::AssignmentView;
@@ -133,7 +133,8 @@ impl World {
             ssh_keys: KeyStubs(&d.live.ssh_keys),
             provisioning_percentage: d.provisioning_percentage(&self.timings, now),
             user: "root",
-            switch_uuid: rec.reservation.map(SwitchUuid),
+            // An on-demand device's server is cabled to a switch too.
+            switch_uuid: Some(SwitchUuid(rec.reservation.unwrap_or(rec.id))),
             plan: (!expand.excludes("plan")).then(|| self.catalog.plan_view(&rec.plan)),
             facility: (!expand.excludes("facility"))
                 .then(|| self.catalog.facility_view(&rec.facility)),
@@ -156,11 +157,21 @@ impl World {
     /// assigned to it from the project's IP reservations.
     pub(crate) fn device_addresses<'a>(&'a self, d: &'a Kept) -> Addresses<'a> {
         let state = d.state();
+        let mut elastic = self.elastic_addresses_of(d.rec.id);
+        // The address its create took from a reserved block is its public
+        // IPv4: first, once provisioned, as its own would be.
+        let management = d.rec.public_ipv4_assignment.and_then(|a| {
+            let i = elastic.iter().position(|v| v.id() == a)?;
+            let view = elastic.remove(i);
+            state.has_addresses().then_some(view)
+        });
         Addresses {
             device: d.rec.id,
             seq: state.has_addresses().then_some(d.meta.seq),
+            own: d.rec.own_addresses.as_deref(),
             made: Stamp(self.clock.wall(d.meta.created)),
-            elastic: self.elastic_addresses_of(d.rec.id),
+            management: management.map(|v| v.into_management()),
+            elastic,
         }
     }
 }
@@ -189,8 +200,8 @@ impl Serialize for KeyStubs<'_> {
     }
 }
 
-/// The switch a reservation's server is cabled to (stable per
-/// reservation): 8 hex digits.
+/// The switch a device's server is cabled to (stable per reservation, or
+/// per device on demand): 8 hex digits.
 struct SwitchUuid(Uuid);
 
 impl Serialize for SwitchUuid {
@@ -273,7 +284,11 @@ pub(crate) struct Addresses<'a> {
     device: Uuid,
     /// The device's creation order, when it has its addresses.
     seq: Option<u64>,
+    /// Which of its own it has (`None`: all three).
+    own: Option<&'a [OwnAddress]>,
     made: Stamp,
+    /// Its public IPv4 from a reserved block, once provisioned.
+    management: Option<AssignmentView<'a>>,
     elastic: Vec<AssignmentView<'a>>,
 }
 
@@ -300,21 +315,49 @@ impl Serialize for Addresses<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq;
         let all = [
-            (Family::Public4, 4, true, 31, "255.255.255.254"),
             (
+                OwnAddress::PublicIpv4,
+                Family::Public4,
+                4,
+                true,
+                31,
+                "255.255.255.254",
+            ),
+            (
+                OwnAddress::PublicIpv6,
                 Family::Public6,
                 6,
                 true,
                 127,
                 "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe",
             ),
-            (Family::Private4, 4, false, 31, "255.255.255.254"),
+            (
+                OwnAddress::PrivateIpv4,
+                Family::Private4,
+                4,
+                false,
+                31,
+                "255.255.255.254",
+            ),
         ];
-        let own = if self.seq.is_some() { all.len() } else { 0 };
-        let mut seq = s.serialize_seq(Some(own + self.elastic.len()))?;
+        let has = |kind: &OwnAddress| self.own.is_none_or(|own| own.contains(kind));
+        let own = if self.seq.is_some() {
+            all.iter().filter(|a| has(&a.0)).count()
+        } else {
+            0
+        };
+        let management = usize::from(self.management.is_some());
+        let mut seq = s.serialize_seq(Some(management + own + self.elastic.len()))?;
+        if let Some(m) = &self.management {
+            seq.serialize_element(m)?;
+        }
         if let Some(n) = self.seq {
-            for (i, (family, address_family, public, cidr, netmask)) in all.into_iter().enumerate()
+            for (i, (kind, family, address_family, public, cidr, netmask)) in
+                all.into_iter().enumerate()
             {
+                if !has(&kind) {
+                    continue;
+                }
                 let id = derived_id(self.device, i as u128 + 1);
                 let text = |network| AddressText {
                     family,

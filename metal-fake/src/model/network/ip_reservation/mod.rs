@@ -9,12 +9,18 @@
 //!   (an address of one of the project's blocks, in the device's metro),
 //!   an unassignment, a release (refused while assigned); the address
 //!   pools blocks come from.
+//! - `at_create`: the addresses a device's create asks for, and its public
+//!   IPv4 from a reserved block.
+//! - `update`: `PATCH /ips/{id}`, a reservation's details, tags and
+//!   custom data.
 //! - `view`: a reservation and an assignment as the API sends them.
 //! - `operations`: the operations modelled, and who owns an address.
 
+mod at_create;
 mod operations;
 mod record;
 mod rules;
+mod update;
 mod view;
 
 pub(crate) use operations::RESOURCE;

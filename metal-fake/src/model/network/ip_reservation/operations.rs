@@ -6,6 +6,7 @@ use metal_api::types;
 use uuid::Uuid;
 
 use super::record::{self, Kept};
+use super::update::IpUpdate;
 use super::view::{AssignmentList, COLLECTION};
 use crate::call::{ApiError, Call, Reply};
 use crate::model::access::Owner;
@@ -26,6 +27,7 @@ pub(crate) static RESOURCE: Resource = Resource {
             .names("id", &project::RESOURCE),
         Modelled::new(&op::FIND_IP_ADDRESS_BY_ID, find_ip_address_by_id).names("id", &RESOURCE),
         Modelled::new(&op::DELETE_IP_ADDRESS, delete_ip_address).names("id", &RESOURCE),
+        Modelled::new(&op::UPDATE_IP_ADDRESS, update_ip_address).names("id", &RESOURCE),
         Modelled::new(&op::FIND_IP_ASSIGNMENTS, find_ip_assignments).names("id", &device::RESOURCE),
         Modelled::new(&op::CREATE_IP_ASSIGNMENT, create_ip_assignment)
             .names("id", &device::RESOURCE),
@@ -127,6 +129,21 @@ fn delete_ip_address(call: &Call) -> Result<Prepared, ApiError> {
     acts(move |w, _, now| {
         w.delete_ip_address(id, now)?;
         Ok(Reply::Empty)
+    })
+}
+
+fn update_ip_address(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let update = IpUpdate::read(call.json_value()?)?;
+    let expand = expand(call);
+    acts(move |w, _, _| {
+        w.update_ip_address(id, update)?;
+        let r = w
+            .ips
+            .reservations
+            .get(&id)
+            .ok_or_else(ApiError::not_found)?;
+        reply(&w.ip_reservation_view(r, &expand))
     })
 }
 

@@ -119,6 +119,20 @@ pub(crate) struct AssignmentView<'a> {
     created_at: Stamp,
 }
 
+impl AssignmentView<'_> {
+    /// The assignment's ID.
+    pub(crate) fn id(&self) -> Uuid {
+        self.id
+    }
+
+    /// Shown as its device's management address (the public IPv4 its
+    /// create took from the block).
+    pub(crate) fn into_management(mut self) -> Self {
+        self.addresses.management = true;
+        self
+    }
+}
+
 /// The reservation an assignment's addresses come from.
 #[derive(Serialize)]
 struct ParentBlock {

@@ -1,0 +1,20 @@
+//! Capacity: how many machines of a plan a metro or facility has for
+//! on-demand devices, and how the API reports it (a level, never a count).
+//!
+//! - `record`: [`Capacity`], one pool's document entry, and the world's
+//!   table of pools; how they load and save.
+//! - `rules`: what an on-demand create takes (and its delete gives back),
+//!   the level a metro or facility reports, a capacity check.
+//! - `view`: the capacity lists and check replies.
+//! - `operations`: the operations modelled (the global ones and the
+//!   organization's twins).
+
+mod operations;
+mod record;
+mod rules;
+mod view;
+
+pub(crate) use operations::RESOURCE;
+pub(crate) use record::Table;
+pub use record::{Capacity, CapacityLevel};
+pub(crate) use rules::{Place, DEFAULT_ON_DEMAND};

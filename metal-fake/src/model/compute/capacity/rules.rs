@@ -1,0 +1,217 @@
+//! The rules of capacity: which pool an on-demand create takes a machine
+//! from (and where the device goes), giving it back when the device is
+//! gone, and a capacity check.
+
+use uuid::Uuid;
+
+use super::record::Capacity;
+use crate::call::ApiError;
+use crate::model::device::FAILED_PROVISIONING_PROJECT;
+use crate::model::World;
+
+/// The machines of each plan in each facility of a world built from the
+/// builder's shortcuts ([`crate::FakeBuilder`], the binary's `--project`),
+/// so that on-demand creates work there without a world document.
+pub(crate) const DEFAULT_ON_DEMAND: u32 = 10;
+
+/// The real API's refusal of an on-demand create in a metro without a free
+/// machine of the plan (packngo PR 246's log).
+pub(crate) const NO_SERVERS_IN_METRO: &str = "There aren't available servers in that metro";
+
+/// The real API's refusal of an on-demand create when none of the
+/// facilities asked for has a free machine of the plan (packngo issue 121).
+pub(crate) const NO_FACILITY: &str = "Facility can't be blank";
+
+/// Where an on-demand create asks for a machine, as the request says it.
+pub(crate) enum Place<'a> {
+    /// A metro, by code or ID.
+    Metro(&'a str),
+    /// Facilities, each by code or ID, or `any`, in order of preference.
+    Facilities(&'a [String]),
+}
+
+impl World {
+    /// The catalog code of the metro `text` names (a code, ASCII case
+    /// ignored, or an ID).
+    fn metro_code(&self, text: &str) -> Option<&str> {
+        self.catalog
+            .metros
+            .iter()
+            .find(|m| {
+                m.code.eq_ignore_ascii_case(text) || m.id.is_some_and(|id| id.to_string() == text)
+            })
+            .map(|m| m.code.as_str())
+    }
+
+    /// The catalog code of the facility `text` names (a code, ASCII case
+    /// ignored, or an ID).
+    fn facility_code(&self, text: &str) -> Option<&str> {
+        self.catalog
+            .facilities
+            .iter()
+            .find(|f| {
+                f.code.eq_ignore_ascii_case(text) || f.id.is_some_and(|id| id.to_string() == text)
+            })
+            .map(|f| f.code.as_str())
+    }
+
+    /// The metro code of the facility with this code.
+    fn metro_of(&self, facility: &str) -> Option<&str> {
+        self.catalog.facility(facility).map(|f| f.metro.as_str())
+    }
+
+    /// The pool an on-demand create of `plan` (a slug of the catalog) at
+    /// `place` takes its machine from, and the facility its device goes
+    /// in; or the API's refusal. In a metro: the metro's own pool, then
+    /// its facilities' pools, in the document's order. In facilities: each
+    /// facility's pool in the order asked (`any`: every facility's). An
+    /// unknown metro, or one unknown facility asked alone, is `422` "`X` is
+    /// not a valid metro/facility".
+    pub(crate) fn find_machine(
+        &self,
+        plan: &str,
+        place: &Place<'_>,
+    ) -> Result<(usize, String), ApiError> {
+        let pools = &self.capacity.pools;
+        let is = |c: &Capacity| c.plan == plan && c.has(1);
+        match place {
+            Place::Metro(text) => {
+                let metro = self.metro_code(text).ok_or_else(|| {
+                    ApiError::unprocessable(format!("{text} is not a valid metro"))
+                })?;
+                let own = pools
+                    .iter()
+                    .position(|c| is(c) && c.metro.as_deref() == Some(metro))
+                    .and_then(|i| {
+                        let first = self.catalog.facilities.iter().find(|f| f.metro == metro)?;
+                        Some((i, first.code.clone()))
+                    });
+                let in_facility = || {
+                    pools.iter().enumerate().find_map(|(i, c)| {
+                        let f = c.facility.as_deref()?;
+                        (is(c) && self.metro_of(f) == Some(metro)).then(|| (i, f.to_string()))
+                    })
+                };
+                own.or_else(in_facility)
+                    .ok_or_else(|| ApiError::unprocessable(NO_SERVERS_IN_METRO))
+            }
+            Place::Facilities(asked) => {
+                if let [one] = asked {
+                    if one != "any" && self.facility_code(one).is_none() {
+                        return Err(ApiError::unprocessable(format!(
+                            "{one} is not a valid facility"
+                        )));
+                    }
+                }
+                let mut codes: Vec<&str> = Vec::new();
+                for text in asked.iter() {
+                    if text == "any" {
+                        codes.extend(self.catalog.facilities.iter().map(|f| f.code.as_str()));
+                    } else if let Some(code) = self.facility_code(text) {
+                        codes.push(code);
+                    }
+                }
+                codes
+                    .into_iter()
+                    .find_map(|code| {
+                        pools
+                            .iter()
+                            .position(|c| is(c) && c.facility.as_deref() == Some(code))
+                            .map(|i| (i, code.to_string()))
+                    })
+                    .ok_or_else(|| ApiError::unprocessable(NO_FACILITY))
+            }
+        }
+    }
+
+    /// `device` takes a machine from pool `pool` (found by
+    /// [`World::find_machine`] under the same lock).
+    pub(crate) fn take_machine(&mut self, pool: usize, device: Uuid) {
+        if let Some(c) = self.capacity.pools.get_mut(pool) {
+            c.available = c.available.saturating_sub(1);
+            self.capacity.taken.insert(device, pool);
+        }
+    }
+
+    /// The on-demand device `id` (of `project`, on `plan` in `facility`)
+    /// is gone: its machine goes back to the pool it came from. A device
+    /// the world was loaded with goes back to its facility's pool of its
+    /// plan, else its metro's; one on a reservation, or moved away after a
+    /// failed provisioning, gives nothing back.
+    pub(crate) fn give_back_machine(
+        &mut self,
+        id: Uuid,
+        project: Uuid,
+        plan: &str,
+        facility: &str,
+    ) {
+        let pool = self.capacity.taken.remove(&id).or_else(|| {
+            if project == FAILED_PROVISIONING_PROJECT {
+                return None;
+            }
+            let pools = &self.capacity.pools;
+            let metro = self.metro_of(facility);
+            pools
+                .iter()
+                .position(|c| c.plan == plan && c.facility.as_deref() == Some(facility))
+                .or_else(|| {
+                    pools.iter().position(|c| {
+                        c.plan == plan && metro.is_some() && c.metro.as_deref() == metro
+                    })
+                })
+        });
+        if let Some(c) = pool.and_then(|i| self.capacity.pools.get_mut(i)) {
+            c.available = c.available.saturating_add(1);
+        }
+    }
+
+    /// The pools of `plan` in the metro with code `metro`: its own and its
+    /// facilities'.
+    fn metro_pools<'a>(
+        &'a self,
+        metro: &'a str,
+        plan: &'a str,
+    ) -> impl Iterator<Item = &'a Capacity> {
+        self.capacity.pools.iter().filter(move |c| {
+            c.plan == plan
+                && (c.metro.as_deref() == Some(metro)
+                    || c.facility.as_deref().and_then(|f| self.metro_of(f)) == Some(metro))
+        })
+    }
+
+    /// Whether `quantity` machines of `plan` (a slug or ID) can be had in
+    /// the metro `metro` names (code or ID): its pools that are not
+    /// `unavailable` hold as many free. An unknown metro or plan has none.
+    pub(crate) fn metro_has(&self, metro: &str, plan: &str, quantity: u64) -> bool {
+        let (Some(metro), Some(plan)) = (self.metro_code(metro), self.plan_slug(plan)) else {
+            return false;
+        };
+        let free: u64 = self
+            .metro_pools(metro, plan)
+            .filter(|c| c.has(1))
+            .map(|c| u64::from(c.available))
+            .sum();
+        free >= quantity.max(1)
+    }
+
+    /// Whether `quantity` machines of `plan` (a slug or ID) can be had in
+    /// the facility `facility` names (code or ID).
+    pub(crate) fn facility_has(&self, facility: &str, plan: &str, quantity: u64) -> bool {
+        let (Some(facility), Some(plan)) = (self.facility_code(facility), self.plan_slug(plan))
+        else {
+            return false;
+        };
+        self.capacity.pools.iter().any(|c| {
+            c.plan == plan && c.facility.as_deref() == Some(facility) && c.has(quantity.max(1))
+        })
+    }
+
+    /// The catalog slug of the plan `text` names (a slug or an ID).
+    pub(crate) fn plan_slug(&self, text: &str) -> Option<&str> {
+        self.catalog
+            .plans
+            .iter()
+            .find(|p| p.slug == text || p.id.is_some_and(|id| id.to_string() == text))
+            .map(|p| p.slug.as_str())
+    }
+}

@@ -1,0 +1,87 @@
+//! Capacity as the API sends it: `{"capacity": {place: {plan: {"level":
+//! ...}}}}` for the lists, `{"servers": [...]}` for a check.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::record::CapacityLevel;
+use crate::model::World;
+
+/// The collection of capacity's paths.
+pub(crate) const COLLECTION: &str = "capacity";
+
+/// `{"capacity": {...}}`, places and plans by code and slug.
+#[derive(Serialize)]
+pub(crate) struct CapacityList<'a> {
+    capacity: BTreeMap<&'a str, BTreeMap<&'a str, Level>>,
+}
+
+/// `{"level": "normal"}`.
+#[derive(Serialize)]
+struct Level {
+    level: &'static str,
+}
+
+impl From<CapacityLevel> for Level {
+    fn from(l: CapacityLevel) -> Self {
+        Self { level: l.as_str() }
+    }
+}
+
+/// One line of a check's reply: the place and plan asked, the quantity as
+/// it was sent (a number or a string), and whether it can be had.
+#[derive(Serialize)]
+pub(crate) struct Checked {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) metro: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) facility: Option<String>,
+    pub(crate) plan: String,
+    pub(crate) quantity: serde_json::Value,
+    pub(crate) available: bool,
+}
+
+/// `{"servers": [...]}`.
+#[derive(Serialize)]
+pub(crate) struct CheckList {
+    pub(crate) servers: Vec<Checked>,
+}
+
+impl World {
+    /// Every facility's pools, each facility's plans with their levels.
+    pub(crate) fn facility_capacity(&self) -> CapacityList<'_> {
+        let mut capacity: BTreeMap<&str, BTreeMap<&str, Level>> = BTreeMap::new();
+        for c in &self.capacity.pools {
+            if let Some(f) = c.facility.as_deref() {
+                capacity
+                    .entry(f)
+                    .or_default()
+                    .insert(c.plan.as_str(), c.level_now().into());
+            }
+        }
+        CapacityList { capacity }
+    }
+
+    /// Every metro with pools (its own or its facilities'), each plan with
+    /// the metro's level for it: the best of its pools'.
+    pub(crate) fn metro_capacity(&self) -> CapacityList<'_> {
+        let mut levels: BTreeMap<&str, BTreeMap<&str, CapacityLevel>> = BTreeMap::new();
+        for c in &self.capacity.pools {
+            let metro = match (&c.metro, &c.facility) {
+                (Some(m), _) => Some(m.as_str()),
+                (None, Some(f)) => self.catalog.facility(f).map(|f| f.metro.as_str()),
+                (None, None) => None,
+            };
+            let Some(metro) = metro else { continue };
+            let level = levels.entry(metro).or_default().entry(c.plan.as_str());
+            let best = level.or_insert(CapacityLevel::Unavailable);
+            *best = (*best).max(c.level_now());
+        }
+        let capacity = levels
+            .into_iter()
+            .map(|(m, plans)| (m, plans.into_iter().map(|(p, l)| (p, l.into())).collect()))
+            .collect();
+        CapacityList { capacity }
+    }
+}
