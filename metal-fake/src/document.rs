@@ -45,6 +45,7 @@ pub use crate::model::{
     BgpConfig, Device, DeviceState, Facility, HardwareReservation, Metro, OperatingSystem,
     Organization, Plan, Project, SshKey, Token,
 };
+pub use crate::model::{ApiKey, Membership, User};
 pub use crate::model::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 
 /// The most records of one kind a world document may hold (projects,
@@ -99,6 +100,17 @@ pub struct WorldDoc {
     /// IP reservations, each with its assignments to devices.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ip_reservations: Vec<IpReservation>,
+    /// Users besides the world's own `user` (which is made, named `Fake
+    /// User`, when it is not among them); each token is one of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub users: Vec<User>,
+    /// Users' memberships of projects.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memberships: Vec<Membership>,
+    /// API keys, users' and projects': each key's token authenticates as
+    /// what it was given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub api_keys: Vec<ApiKey>,
 }
 
 /// Why a world document was refused. Over HTTP, `422` with the message.
@@ -179,6 +191,9 @@ impl WorldDoc {
             ("devices", self.devices.len()),
             ("ssh_keys", self.ssh_keys.len()),
             ("ip_reservations", self.ip_reservations.len()),
+            ("users", self.users.len()),
+            ("memberships", self.memberships.len()),
+            ("api_keys", self.api_keys.len()),
         ];
         for (kind, count) in counts {
             if count > MAX_RECORDS {

@@ -14,8 +14,8 @@
 //! - `compute`: `device`, `hardware_reservation`.
 //! - `network`: `ip_reservation` (IP reservations and their assignments
 //!   to devices).
-//! - `account`: `organization`, `project`, `ssh_key`, `user` (the current
-//!   user).
+//! - `account`: `organization`, `project`, `ssh_key`, `user` (users, the
+//!   current one among them), `membership`, `api_key`.
 //! - `catalog`: plans, operating systems, metros and facilities, listed.
 //!
 //! What every family shares stays here:
@@ -45,12 +45,15 @@ mod resource;
 mod timings;
 mod world;
 
-pub(crate) use account::{organization, project, ssh_key, user};
+pub(crate) use account::{api_key, membership, organization, project, ssh_key, user};
 pub(crate) use compute::{device, hardware_reservation};
 pub(crate) use network::ip_reservation;
 
 pub(crate) use access::Access;
 pub use access::Token;
+pub use api_key::ApiKey;
+pub use membership::Membership;
+pub use user::User;
 pub(crate) use access::ACCESS_DENIED;
 pub use catalog::{Facility, Metro, OperatingSystem, Plan};
 pub use device::{Device, DeviceState};

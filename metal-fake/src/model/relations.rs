@@ -22,6 +22,10 @@
 //! IP assignment    → device             cascade
 //! token scope      → project            unlink
 //! token scope      → organization       unlink
+//! API key          → project            cascade   (a project's keys)
+//! API key          → user               cascade   (a user's keys)
+//! membership       → project            cascade
+//! membership       → user               cascade
 //! ```
 
 use uuid::Uuid;
@@ -42,6 +46,9 @@ pub(crate) enum Kind {
     IpReservation,
     IpAssignment,
     Token,
+    User,
+    Membership,
+    ApiKey,
 }
 
 impl Kind {
@@ -56,6 +63,9 @@ impl Kind {
             Self::IpReservation => "ip reservation",
             Self::IpAssignment => "ip assignment",
             Self::Token => "token",
+            Self::User => "user",
+            Self::Membership => "membership",
+            Self::ApiKey => "api key",
         }
     }
 }
@@ -197,6 +207,51 @@ pub(crate) static RELATIONS: &[Relation] = &[
                 .collect()
         },
     },
+    Relation {
+        child: Kind::ApiKey,
+        parent: Kind::Project,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.api_keys
+                .values()
+                .filter_map(|k| Some((k.rec.id, k.rec.project?)))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::ApiKey,
+        parent: Kind::User,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.api_keys
+                .values()
+                .filter(|k| k.rec.project.is_none())
+                .map(|k| (k.rec.id, k.user))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::Membership,
+        parent: Kind::Project,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.memberships
+                .values()
+                .map(|m| (m.rec.id, m.rec.project))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::Membership,
+        parent: Kind::User,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.memberships
+                .values()
+                .map(|m| (m.rec.id, m.rec.user))
+                .collect()
+        },
+    },
 ];
 
 impl Relation {
@@ -230,6 +285,9 @@ impl World {
             Kind::IpReservation => self.ips.reservations.contains_key(&id),
             Kind::IpAssignment => self.ips.assignments.contains_key(&id),
             Kind::Token => usize::try_from(id.as_u128()).is_ok_and(|i| i < self.tokens.len()),
+            Kind::User => self.users.contains_key(&id),
+            Kind::Membership => self.memberships.contains_key(&id),
+            Kind::ApiKey => self.api_keys.contains_key(&id),
         }
     }
 
@@ -321,6 +379,15 @@ impl World {
             }
             // Tokens are never removed by a cascade (only unlinked).
             Kind::Token => {}
+            Kind::User => {
+                self.users.remove(&id);
+            }
+            Kind::Membership => {
+                self.memberships.remove(&id);
+            }
+            Kind::ApiKey => {
+                self.api_keys.remove(&id);
+            }
         }
     }
 

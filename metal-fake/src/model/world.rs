@@ -10,7 +10,10 @@ use uuid::Uuid;
 use super::access::KeptToken;
 use super::catalog::{Catalog, Facility, Metro, Plan};
 use super::timings::Timings;
-use super::{device, hardware_reservation, organization, project, resources, ssh_key};
+use super::{
+    api_key, device, hardware_reservation, membership, organization, project, resources, ssh_key,
+    user,
+};
 use crate::clock::Wall;
 use crate::document::{WorldDoc, WorldError};
 use crate::faults::FailurePlan;
@@ -45,6 +48,13 @@ pub(crate) struct World {
     pub(crate) devices: HashMap<Uuid, device::Kept>,
     pub(crate) ssh_keys: HashMap<Uuid, ssh_key::Kept>,
     pub(crate) ips: super::ip_reservation::Table,
+    /// Users by ID: the world's own (`user`), each token's, and those
+    /// made through the API.
+    pub(crate) users: BTreeMap<Uuid, user::Kept>,
+    /// Memberships of users in projects, by ID.
+    pub(crate) memberships: BTreeMap<Uuid, membership::Kept>,
+    /// API keys, users' and projects', by ID.
+    pub(crate) api_keys: BTreeMap<Uuid, api_key::Kept>,
     seq: u64,
     /// Devices ever created through the API (not by a competitor).
     pub(crate) devices_created: u64,
@@ -74,6 +84,9 @@ impl World {
             devices: HashMap::new(),
             ssh_keys: HashMap::new(),
             ips: Default::default(),
+            users: BTreeMap::new(),
+            memberships: BTreeMap::new(),
+            api_keys: BTreeMap::new(),
             seq: 0,
             devices_created: 0,
             competitor_devices: 0,
@@ -116,10 +129,8 @@ impl World {
         }
         let organization = Uuid::new_v4();
         if !spec.projects.is_empty() {
-            doc.organizations.push(organization::Organization {
-                id: organization,
-                name: "fake organization".to_string(),
-            });
+            doc.organizations
+                .push(organization::Organization::named(organization, "fake organization"));
         }
         for (n, (id, count)) in spec.projects.iter().enumerate() {
             doc.projects.push(project::Project::named(

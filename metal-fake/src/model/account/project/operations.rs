@@ -142,13 +142,7 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
             Some(o) => return Err(unknown(format!("project {}", p.id), "organization", o)),
             None => *default_org.get_or_insert_with(|| {
                 let id = Uuid::new_v4();
-                organization::insert(
-                    w,
-                    Organization {
-                        id,
-                        name: "fake organization".to_string(),
-                    },
-                );
+                organization::insert(w, Organization::named(id, "fake organization"), now);
                 id
             }),
         };

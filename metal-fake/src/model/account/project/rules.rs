@@ -18,25 +18,17 @@ impl World {
     /// The organisation a new project of `caller` joins: the oldest one
     /// holding a project the caller sees, else the world's oldest, else a
     /// new default one.
-    fn organization_for(&mut self, caller: &Scope) -> Uuid {
+    fn organization_for(&mut self, caller: &Scope, now: Instant) -> Uuid {
         let mut orgs: Vec<&organization::Kept> = self.organizations.values().collect();
         orgs.sort_by_key(|o| o.seq);
-        let seen = orgs.iter().find(|o| {
-            self.projects
-                .values()
-                .any(|p| p.organization() == o.rec.id && caller.sees(p.rec.id))
-        });
+        let seen = orgs
+            .iter()
+            .find(|o| caller.sees_organization(self, o.rec.id));
         if let Some(o) = seen.or(orgs.first()) {
             return o.rec.id;
         }
         let id = Uuid::new_v4();
-        organization::insert(
-            self,
-            Organization {
-                id,
-                name: "fake organization".to_string(),
-            },
-        );
+        organization::insert(self, Organization::named(id, "fake organization"), now);
         id
     }
 
@@ -59,7 +51,7 @@ impl World {
                     "organization_id {o} names no organization"
                 )))
             }
-            None => self.organization_for(caller),
+            None => self.organization_for(caller, now),
         };
         let id = Uuid::new_v4();
         let rec = Project {
@@ -78,6 +70,12 @@ impl World {
                 bgp_requested: None,
             },
         );
+        // Its maker is a member of it, when it would not see it otherwise.
+        if let Some(user) = caller.user(self).filter(|u| *u != self.user) {
+            if !caller.sees_organization(self, organization) {
+                crate::model::membership::insert(self, id, user, vec!["admin".into()], now);
+            }
+        }
         Ok(id)
     }
 
