@@ -45,7 +45,7 @@ pub use crate::model::{
     BgpConfig, Device, DeviceState, Facility, HardwareReservation, Metro, OperatingSystem,
     Organization, Plan, Project, SshKey, Token,
 };
-pub use crate::model::{ApiKey, Membership, User};
+pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
 pub use crate::model::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 
 /// The most records of one kind a world document may hold (projects,
@@ -111,6 +111,18 @@ pub struct WorldDoc {
     /// what it was given.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub api_keys: Vec<ApiKey>,
+    /// Open invitations to organisations.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invitations: Vec<Invitation>,
+    /// Open project transfer requests.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transfers: Vec<Transfer>,
+    /// Users' email addresses besides their default one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub emails: Vec<Email>,
+    /// Organisations' payment methods.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub payment_methods: Vec<PaymentMethod>,
 }
 
 /// Why a world document was refused. Over HTTP, `422` with the message.
@@ -194,6 +206,10 @@ impl WorldDoc {
             ("users", self.users.len()),
             ("memberships", self.memberships.len()),
             ("api_keys", self.api_keys.len()),
+            ("invitations", self.invitations.len()),
+            ("transfers", self.transfers.len()),
+            ("emails", self.emails.len()),
+            ("payment_methods", self.payment_methods.len()),
         ];
         for (kind, count) in counts {
             if count > MAX_RECORDS {

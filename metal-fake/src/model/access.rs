@@ -190,6 +190,15 @@ pub(crate) enum Owner {
     /// A user's own (their API keys, emails): visible to that user, and
     /// the user itself to those who share a project with it.
     User(Uuid),
+    /// An invitation: visible to who sees its organisation, and to the
+    /// user it invites.
+    Invitation {
+        organization: Uuid,
+        invitee: Option<Uuid>,
+    },
+    /// A transfer request: visible to who sees its project, and to who
+    /// sees the organisation it goes to.
+    ProjectOrOrganization { project: Uuid, organization: Uuid },
 }
 
 impl World {
@@ -261,6 +270,17 @@ impl World {
             None | Some(Owner::Everyone) => true,
             Some(Owner::Project(p)) => access.sees(p),
             Some(Owner::Organization(o)) => access.sees_organization(self, o),
+            Some(Owner::Invitation {
+                organization,
+                invitee,
+            }) => {
+                access.sees_organization(self, organization)
+                    || (invitee.is_some() && access.user(self) == invitee)
+            }
+            Some(Owner::ProjectOrOrganization {
+                project,
+                organization,
+            }) => access.sees(project) || access.sees_organization(self, organization),
             Some(Owner::User(u)) => {
                 access.user(self) == Some(u)
                     || self

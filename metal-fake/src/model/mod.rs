@@ -15,7 +15,9 @@
 //! - `network`: `ip_reservation` (IP reservations and their assignments
 //!   to devices).
 //! - `account`: `organization`, `project`, `ssh_key`, `user` (users, the
-//!   current one among them), `membership`, `api_key`.
+//!   current one among them), `membership`, `api_key`, `invitation`,
+//!   `transfer`, `email`, `billing` (payment methods, invoices), `support`
+//!   (support requests, incidents).
 //! - `catalog`: plans, operating systems, metros and facilities, listed.
 //!
 //! What every family shares stays here:
@@ -45,13 +47,20 @@ mod resource;
 mod timings;
 mod world;
 
-pub(crate) use account::{api_key, membership, organization, project, ssh_key, user};
+pub(crate) use account::{
+    api_key, billing, email, invitation, membership, organization, project, ssh_key, support,
+    transfer, user,
+};
 pub(crate) use compute::{device, hardware_reservation};
 pub(crate) use network::ip_reservation;
 
 pub(crate) use access::Access;
 pub use access::Token;
 pub use api_key::ApiKey;
+pub use billing::PaymentMethod;
+pub use email::Email;
+pub use invitation::Invitation;
+pub use transfer::Transfer;
 pub use membership::Membership;
 pub use user::User;
 pub(crate) use access::ACCESS_DENIED;

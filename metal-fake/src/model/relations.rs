@@ -26,6 +26,12 @@
 //! API key          → user               cascade   (a user's keys)
 //! membership       → project            cascade
 //! membership       → user               cascade
+//! invitation       → organization       cascade
+//! invitation       → project            cascade   (one it invites to)
+//! transfer         → project            cascade
+//! transfer         → organization       cascade   (its target)
+//! email            → user               cascade
+//! payment method   → organization       cascade
 //! ```
 
 use uuid::Uuid;
@@ -49,6 +55,10 @@ pub(crate) enum Kind {
     User,
     Membership,
     ApiKey,
+    Invitation,
+    Transfer,
+    Email,
+    PaymentMethod,
 }
 
 impl Kind {
@@ -66,6 +76,10 @@ impl Kind {
             Self::User => "user",
             Self::Membership => "membership",
             Self::ApiKey => "api key",
+            Self::Invitation => "invitation",
+            Self::Transfer => "transfer",
+            Self::Email => "email",
+            Self::PaymentMethod => "payment method",
         }
     }
 }
@@ -252,6 +266,67 @@ pub(crate) static RELATIONS: &[Relation] = &[
                 .collect()
         },
     },
+    Relation {
+        child: Kind::Invitation,
+        parent: Kind::Organization,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.invitations
+                .values()
+                .map(|i| (i.rec.id, i.rec.organization))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::Invitation,
+        parent: Kind::Project,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.invitations
+                .values()
+                .flat_map(|i| i.rec.projects.iter().map(|p| (i.rec.id, *p)))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::Transfer,
+        parent: Kind::Project,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.transfers
+                .values()
+                .map(|t| (t.rec.id, t.rec.project))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::Transfer,
+        parent: Kind::Organization,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.transfers
+                .values()
+                .map(|t| (t.rec.id, t.rec.target_organization))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::Email,
+        parent: Kind::User,
+        on_delete: OnDelete::Cascade,
+        links: |w| w.emails.values().map(|e| (e.rec.id, e.rec.user)).collect(),
+    },
+    Relation {
+        child: Kind::PaymentMethod,
+        parent: Kind::Organization,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.payment_methods
+                .values()
+                .map(|m| (m.rec.id, m.rec.organization))
+                .collect()
+        },
+    },
 ];
 
 impl Relation {
@@ -288,6 +363,10 @@ impl World {
             Kind::User => self.users.contains_key(&id),
             Kind::Membership => self.memberships.contains_key(&id),
             Kind::ApiKey => self.api_keys.contains_key(&id),
+            Kind::Invitation => self.invitations.contains_key(&id),
+            Kind::Transfer => self.transfers.contains_key(&id),
+            Kind::Email => self.emails.contains_key(&id),
+            Kind::PaymentMethod => self.payment_methods.contains_key(&id),
         }
     }
 
@@ -387,6 +466,18 @@ impl World {
             }
             Kind::ApiKey => {
                 self.api_keys.remove(&id);
+            }
+            Kind::Invitation => {
+                self.invitations.remove(&id);
+            }
+            Kind::Transfer => {
+                self.transfers.remove(&id);
+            }
+            Kind::Email => {
+                self.emails.remove(&id);
+            }
+            Kind::PaymentMethod => {
+                self.payment_methods.remove(&id);
             }
         }
     }

@@ -11,8 +11,8 @@ use super::access::KeptToken;
 use super::catalog::{Catalog, Facility, Metro, Plan};
 use super::timings::Timings;
 use super::{
-    api_key, device, hardware_reservation, membership, organization, project, resources, ssh_key,
-    user,
+    api_key, billing, device, email, hardware_reservation, invitation, membership, organization,
+    project, resources, ssh_key, support, transfer, user,
 };
 use crate::clock::Wall;
 use crate::document::{WorldDoc, WorldError};
@@ -55,6 +55,16 @@ pub(crate) struct World {
     pub(crate) memberships: BTreeMap<Uuid, membership::Kept>,
     /// API keys, users' and projects', by ID.
     pub(crate) api_keys: BTreeMap<Uuid, api_key::Kept>,
+    /// Invitations to organisations, by ID.
+    pub(crate) invitations: BTreeMap<Uuid, invitation::Kept>,
+    /// Project transfer requests, by ID.
+    pub(crate) transfers: BTreeMap<Uuid, transfer::Kept>,
+    /// Users' email addresses besides their default, by ID.
+    pub(crate) emails: BTreeMap<Uuid, email::Kept>,
+    /// Organisations' payment methods, by ID.
+    pub(crate) payment_methods: BTreeMap<Uuid, billing::Kept>,
+    /// The support requests sent (not saved).
+    pub(crate) support: support::SupportLog,
     seq: u64,
     /// Devices ever created through the API (not by a competitor).
     pub(crate) devices_created: u64,
@@ -87,6 +97,11 @@ impl World {
             users: BTreeMap::new(),
             memberships: BTreeMap::new(),
             api_keys: BTreeMap::new(),
+            invitations: BTreeMap::new(),
+            transfers: BTreeMap::new(),
+            emails: BTreeMap::new(),
+            payment_methods: BTreeMap::new(),
+            support: support::SupportLog::default(),
             seq: 0,
             devices_created: 0,
             competitor_devices: 0,

@@ -172,6 +172,11 @@ impl World {
         }
     }
 
+    /// Membership `id` as a reply.
+    pub(crate) fn membership_reply(&self, id: Uuid) -> Result<Reply, ApiError> {
+        reply(&self.membership_view(self.membership(id)?))
+    }
+
     fn membership(&self, id: Uuid) -> Result<&Kept, ApiError> {
         self.memberships.get(&id).ok_or_else(ApiError::not_found)
     }

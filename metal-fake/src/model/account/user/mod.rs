@@ -4,11 +4,14 @@
 //!
 //! - `record`: [`User`], what the world keeps and its document entry.
 //! - `view`: a user as the API sends it.
+//! - `security`: two-factor authentication, password reset and email
+//!   verification of the current user.
 //! - `operations`: the operations modelled, who sees a user, and how
 //!   users load and save.
 
 mod operations;
 mod record;
+mod security;
 mod view;
 
 pub(crate) use operations::RESOURCE;

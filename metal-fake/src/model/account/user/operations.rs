@@ -10,6 +10,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record::{Kept, User};
+use super::security;
 use super::view::COLLECTION;
 use crate::call::{ApiError, Call};
 use crate::document::{WorldDoc, WorldError, MAX_NAME};
@@ -31,6 +32,21 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(&op::CREATE_USER, create_user),
         Modelled::new(&op::FIND_USER_BY_ID, find_user_by_id).names("id", &RESOURCE),
         Modelled::new(&op::FIND_USER_CUSTOMDATA, find_user_customdata).names("id", &RESOURCE),
+        Modelled::new(&op::ENABLE_TFA_APP, security::enable_tfa_app),
+        Modelled::new(&op::DISABLE_TFA_APP, security::disable_tfa_app),
+        Modelled::new(
+            &op::CREATE_PASSWORD_RESET_TOKEN,
+            security::create_password_reset_token,
+        ),
+        Modelled::new(&op::RESET_PASSWORD, security::reset_password),
+        Modelled::new(
+            &op::CREATE_VALIDATION_REQUEST,
+            security::create_validation_request,
+        ),
+        Modelled::new(
+            &op::CONSUME_VERIFICATION_REQUEST,
+            security::consume_verification_request,
+        ),
     ],
     owner,
     load,
@@ -51,6 +67,8 @@ pub(crate) fn insert(w: &mut World, rec: User, now: Instant) {
             seq,
             created: now,
             updated: now,
+            reset_requested: false,
+            verification: None,
         },
     );
 }

@@ -59,4 +59,8 @@ pub(crate) struct Kept {
     pub(crate) seq: u64,
     pub(crate) created: Instant,
     pub(crate) updated: Instant,
+    /// A password reset was requested and not yet used.
+    pub(crate) reset_requested: bool,
+    /// The token of an email verification requested (not saved).
+    pub(crate) verification: Option<String>,
 }
