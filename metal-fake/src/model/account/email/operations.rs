@@ -96,7 +96,16 @@ fn load(w: &mut World, doc: &WorldDoc, _now: Instant) -> Result<(), WorldError> 
         }
         check(&e.address)
             .map_err(|x| WorldError::Inconsistent(format!("{}: {}", from(), x.messages.join("; "))))?;
-        if taken(w, &e.address) {
+        // Its own user's default may be this address (made so by
+        // `updateEmail`); any other holder is a duplicate.
+        let other_user = w
+            .user_by_email(&e.address)
+            .is_some_and(|u| u.rec.id != e.user);
+        let other_email = w
+            .emails
+            .values()
+            .any(|o| o.rec.address.eq_ignore_ascii_case(&e.address));
+        if other_user || other_email {
             return Err(WorldError::Duplicate {
                 kind: "email address",
                 id: e.address.clone(),
