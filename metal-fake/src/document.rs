@@ -41,11 +41,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
 pub use crate::model::{
     BgpConfig, Device, DeviceState, Facility, HardwareReservation, Metro, OperatingSystem,
     Organization, Plan, Project, SshKey, Token,
 };
-pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
 pub use crate::model::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 
 /// The most records of one kind a world document may hold (projects,

@@ -20,7 +20,8 @@
 //!   policy client over the fake in-process.
 //! - `model`: the world, one folder a resource, grouped in families
 //!   (`model/compute/device/`, `model/compute/hardware_reservation/`,
-//!   `model/account/project/`, `model/network/ip_reservation/`,
+//!   `model/account/project/`, `model/account/api_key/`,
+//!   `model/network/ip_reservation/`,
 //!   `model/catalog/`): each owns its record (also its entry in the
 //!   world document), its rules, its view (rendered straight to bytes,
 //!   with `include`/`exclude`), its table of operations and its owner (for
@@ -191,6 +192,13 @@
 //!
 //! The server's configured token sees every project (the simple case); the
 //! world's tokens see the projects of their organisations and those named.
+//! Each world token is a user (`tokens[].user`; one of its own when it
+//! names none), who also sees the organisations it is a member of and the
+//! projects of its memberships. API keys made through the API (or seeded,
+//! `api_keys[]`) authenticate too: a user key as its user, a project key
+//! as its project alone, a read-only key for `GET` only (`403` for any
+//! other method); a deleted key's token is `401` (see
+//! [`fidelity`], "Accounts, keys and billing").
 //! The ownership check reads only the path's `{id}`: a request body naming
 //! another organisation's resource (a reservation in a create, a target
 //! project in a move) is not checked. The fake checks that a key's body is

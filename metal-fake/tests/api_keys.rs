@@ -48,13 +48,23 @@ async fn a_project_key_sees_its_project_alone_and_stops_working_when_deleted() {
     assert_eq!(status, 201, "{key}");
     assert_eq!(key["description"], "ci");
     assert_eq!(key["read_only"], false);
-    assert!(key["project"]["href"].as_str().unwrap().ends_with(ACME_PROJECT));
+    assert!(key["project"]["href"]
+        .as_str()
+        .unwrap()
+        .ends_with(ACME_PROJECT));
     let token = key["token"].as_str().unwrap().to_string();
     let (status, projects) = call(&fake, &token, "GET", "/projects", Value::Null).await;
     assert_eq!(status, 200, "{projects}");
     assert_eq!(project_ids(&projects), [ACME_PROJECT]);
     // Its organisation's other project is another's.
-    let (status, _) = call(&fake, &token, "GET", &format!("/projects/{ACME_STAGING}"), Value::Null).await;
+    let (status, _) = call(
+        &fake,
+        &token,
+        "GET",
+        &format!("/projects/{ACME_STAGING}"),
+        Value::Null,
+    )
+    .await;
     assert_eq!(status, 403);
     // It writes in its project.
     let (status, body) = call(
@@ -70,17 +80,45 @@ async fn a_project_key_sees_its_project_alone_and_stops_working_when_deleted() {
     let (status, _) = call(&fake, &token, "GET", "/user", Value::Null).await;
     assert_eq!(status, 403);
     // Listed with its project, then deleted: its token is refused.
-    let (_, list) = call(&fake, ACME, "GET", &format!("/projects/{ACME_PROJECT}/api-keys"), Value::Null).await;
+    let (_, list) = call(
+        &fake,
+        ACME,
+        "GET",
+        &format!("/projects/{ACME_PROJECT}/api-keys"),
+        Value::Null,
+    )
+    .await;
     assert_eq!(list["api_keys"].as_array().unwrap().len(), 1, "{list}");
     let id = key["id"].as_str().unwrap();
     // Another organisation cannot delete it.
-    let (status, _) = call(&fake, GLOBEX, "DELETE", &format!("/api-keys/{id}"), Value::Null).await;
+    let (status, _) = call(
+        &fake,
+        GLOBEX,
+        "DELETE",
+        &format!("/api-keys/{id}"),
+        Value::Null,
+    )
+    .await;
     assert_eq!(status, 403);
-    let (status, _) = call(&fake, ACME, "DELETE", &format!("/api-keys/{id}"), Value::Null).await;
+    let (status, _) = call(
+        &fake,
+        ACME,
+        "DELETE",
+        &format!("/api-keys/{id}"),
+        Value::Null,
+    )
+    .await;
     assert_eq!(status, 204);
     let (status, body) = call(&fake, &token, "GET", "/projects", Value::Null).await;
     assert_eq!(status, 401, "{body}");
-    let (status, _) = call(&fake, ACME, "DELETE", &format!("/api-keys/{id}"), Value::Null).await;
+    let (status, _) = call(
+        &fake,
+        ACME,
+        "DELETE",
+        &format!("/api-keys/{id}"),
+        Value::Null,
+    )
+    .await;
     assert_eq!(status, 404);
 }
 
@@ -106,9 +144,17 @@ async fn a_read_only_key_reads_and_is_refused_every_write() {
     assert_eq!(ids, [ACME_PROJECT, ACME_STAGING]);
     for (method, path, body) in [
         ("POST", "/projects".to_string(), json!({"name": "x"})),
-        ("PUT", format!("/projects/{ACME_PROJECT}"), json!({"name": "x"})),
+        (
+            "PUT",
+            format!("/projects/{ACME_PROJECT}"),
+            json!({"name": "x"}),
+        ),
         ("DELETE", format!("/projects/{ACME_STAGING}"), Value::Null),
-        ("POST", "/user/api-keys".to_string(), json!({"description": "more"})),
+        (
+            "POST",
+            "/user/api-keys".to_string(),
+            json!({"description": "more"}),
+        ),
     ] {
         let (status, body) = call(&fake, &token, method, &path, body).await;
         assert_eq!(status, 403, "{method} {path}: {body}");
@@ -123,9 +169,23 @@ async fn a_read_only_key_reads_and_is_refused_every_write() {
     assert_eq!(theirs["api_keys"], json!([]), "{theirs}");
     // Only its user deletes it as a user key.
     let id = key["id"].as_str().unwrap();
-    let (status, _) = call(&fake, GLOBEX, "DELETE", &format!("/user/api-keys/{id}"), Value::Null).await;
+    let (status, _) = call(
+        &fake,
+        GLOBEX,
+        "DELETE",
+        &format!("/user/api-keys/{id}"),
+        Value::Null,
+    )
+    .await;
     assert_eq!(status, 403);
-    let (status, _) = call(&fake, ACME, "DELETE", &format!("/user/api-keys/{id}"), Value::Null).await;
+    let (status, _) = call(
+        &fake,
+        ACME,
+        "DELETE",
+        &format!("/user/api-keys/{id}"),
+        Value::Null,
+    )
+    .await;
     assert_eq!(status, 204);
     let (status, _) = call(&fake, &token, "GET", "/projects", Value::Null).await;
     assert_eq!(status, 401);
@@ -155,7 +215,8 @@ async fn keys_seed_from_the_world_document_and_round_trip() {
         user: None,
     });
     let fake = Fake::builder().world(doc).build();
-    let (status, projects) = call(&fake, "seeded-project-key", "GET", "/projects", Value::Null).await;
+    let (status, projects) =
+        call(&fake, "seeded-project-key", "GET", "/projects", Value::Null).await;
     assert_eq!(status, 200);
     assert_eq!(project_ids(&projects), [ACME_PROJECT]);
     let (status, _) = call(
@@ -196,10 +257,42 @@ async fn a_user_s_key_goes_with_its_user_s_rights_and_a_project_s_keys_with_the_
     let (status, project) = call(&fake, ACME, "POST", "/projects", json!({"name": "tmp"})).await;
     assert_eq!(status, 201, "{project}");
     let id = project["id"].as_str().unwrap().to_string();
-    let (_, key) = call(&fake, ACME, "POST", &format!("/projects/{id}/api-keys"), json!({})).await;
+    let (_, key) = call(
+        &fake,
+        ACME,
+        "POST",
+        &format!("/projects/{id}/api-keys"),
+        json!({}),
+    )
+    .await;
     let token = key["token"].as_str().unwrap().to_string();
-    assert_eq!(call(&fake, &token, "GET", &format!("/projects/{id}"), Value::Null).await.0, 200);
-    assert_eq!(call(&fake, ACME, "DELETE", &format!("/projects/{id}"), Value::Null).await.0, 204);
-    assert_eq!(call(&fake, &token, "GET", "/projects", Value::Null).await.0, 401);
+    assert_eq!(
+        call(
+            &fake,
+            &token,
+            "GET",
+            &format!("/projects/{id}"),
+            Value::Null
+        )
+        .await
+        .0,
+        200
+    );
+    assert_eq!(
+        call(
+            &fake,
+            ACME,
+            "DELETE",
+            &format!("/projects/{id}"),
+            Value::Null
+        )
+        .await
+        .0,
+        204
+    );
+    assert_eq!(
+        call(&fake, &token, "GET", "/projects", Value::Null).await.0,
+        401
+    );
     assert!(fake.world().api_keys.is_empty());
 }

@@ -176,7 +176,10 @@ async fn no_operation_answers_501_but_those_still_to_be_modelled() {
         .iter()
         .filter(|id| !NOT_YET_MODELLED.contains(id))
         .collect();
-    assert!(newly.is_empty(), "answering 501, not on the list: {newly:?}");
+    assert!(
+        newly.is_empty(),
+        "answering 501, not on the list: {newly:?}"
+    );
     let modelled_now: Vec<&&str> = NOT_YET_MODELLED
         .iter()
         .filter(|id| !unmodelled.contains(id))

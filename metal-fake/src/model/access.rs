@@ -168,8 +168,7 @@ impl Access {
             Self::All => true,
             Self::Token(g) => {
                 g.organizations.contains(&id)
-                    || w
-                        .projects
+                    || w.projects
                         .iter()
                         .any(|(p, rec)| rec.organization() == id && g.projects.contains(p))
             }
@@ -232,7 +231,9 @@ impl World {
         };
         if user == self.user {
             grant.projects.extend(self.projects.keys().copied());
-            grant.organizations.extend(self.organizations.keys().copied());
+            grant
+                .organizations
+                .extend(self.organizations.keys().copied());
             return grant;
         }
         for t in self.tokens.iter().filter(|t| t.user() == user) {

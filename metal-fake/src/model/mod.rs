@@ -56,24 +56,24 @@ pub(crate) use network::ip_reservation;
 
 pub(crate) use access::Access;
 pub use access::Token;
+pub(crate) use access::ACCESS_DENIED;
 pub use api_key::ApiKey;
 pub use billing::PaymentMethod;
-pub use email::Email;
-pub use invitation::Invitation;
-pub use transfer::Transfer;
-pub use membership::Membership;
-pub use user::User;
-pub(crate) use access::ACCESS_DENIED;
 pub use catalog::{Facility, Metro, OperatingSystem, Plan};
 pub use device::{Device, DeviceState};
+pub use email::Email;
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
+pub use invitation::Invitation;
 pub use ip_reservation::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
+pub use membership::Membership;
 pub use organization::Organization;
 pub use project::{BgpConfig, Project};
 pub(crate) use resource::{Modelled, Prepare, Prepared, Resource, Target};
 pub use ssh_key::SshKey;
 pub use timings::Timings;
+pub use transfer::Transfer;
+pub use user::User;
 pub(crate) use world::{World, WorldSpec};
 
 /// The families, in the order a world document loads them (a record names

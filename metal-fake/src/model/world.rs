@@ -144,8 +144,10 @@ impl World {
         }
         let organization = Uuid::new_v4();
         if !spec.projects.is_empty() {
-            doc.organizations
-                .push(organization::Organization::named(organization, "fake organization"));
+            doc.organizations.push(organization::Organization::named(
+                organization,
+                "fake organization",
+            ));
         }
         for (n, (id, count)) in spec.projects.iter().enumerate() {
             doc.projects.push(project::Project::named(

@@ -62,9 +62,17 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
                 k.id
             )));
         }
-        unique(&mut tokens, k.token.as_str(), "api key token", "(not shown)")?;
+        unique(
+            &mut tokens,
+            k.token.as_str(),
+            "api key token",
+            "(not shown)",
+        )?;
         if let Some(problem) = too_long("description", &k.description, MAX_NAME) {
-            return Err(WorldError::Inconsistent(format!("api key {}: {problem}", k.id)));
+            return Err(WorldError::Inconsistent(format!(
+                "api key {}: {problem}",
+                k.id
+            )));
         }
         let from = || format!("api key {}", k.id);
         let user = match (k.project, k.user) {
@@ -137,7 +145,8 @@ impl World {
         let id = Uuid::new_v4();
         let token = loop {
             let t = format!("{}{}", Uuid::new_v4().simple(), Uuid::new_v4().simple());
-            if self.api_key_of_token(&t).is_none() && !self.tokens.iter().any(|w| w.rec.token == t) {
+            if self.api_key_of_token(&t).is_none() && !self.tokens.iter().any(|w| w.rec.token == t)
+            {
                 break t;
             }
         };

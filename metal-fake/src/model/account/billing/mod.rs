@@ -10,5 +10,5 @@ mod invoice;
 mod payment_method;
 
 pub(crate) use invoice::RESOURCE as INVOICES;
-pub(crate) use payment_method::{Kept, RESOURCE as PAYMENT_METHODS};
 pub use payment_method::PaymentMethod;
+pub(crate) use payment_method::{Kept, RESOURCE as PAYMENT_METHODS};

@@ -167,7 +167,9 @@ impl World {
     }
 
     fn payment_method(&self, id: Uuid) -> Result<&Kept, ApiError> {
-        self.payment_methods.get(&id).ok_or_else(ApiError::not_found)
+        self.payment_methods
+            .get(&id)
+            .ok_or_else(ApiError::not_found)
     }
 
     /// Makes `id` its organisation's only default.
@@ -263,7 +265,10 @@ fn update_payment_method(call: &Call) -> Result<Prepared, ApiError> {
             .and_then(|n| too_long("Cardholder name", n, MAX_NAME)),
     ])?;
     acts(move |w, _, now| {
-        let m = w.payment_methods.get_mut(&id).ok_or_else(ApiError::not_found)?;
+        let m = w
+            .payment_methods
+            .get_mut(&id)
+            .ok_or_else(ApiError::not_found)?;
         if let Some(v) = &body.name {
             m.rec.name.clone_from(v);
         }

@@ -73,15 +73,16 @@ fn owner(w: &World, id: Uuid) -> Option<Owner> {
 /// Whether any user has `address`, as its default or besides.
 fn taken(w: &World, address: &str) -> bool {
     w.user_by_email(address).is_some()
-        || w
-            .emails
+        || w.emails
             .values()
             .any(|e| e.rec.address.eq_ignore_ascii_case(address))
 }
 
 fn check(address: &str) -> Result<(), ApiError> {
     if !address.contains('@') || address.trim() != address {
-        return Err(ApiError::unprocessable("Address is not a valid email address"));
+        return Err(ApiError::unprocessable(
+            "Address is not a valid email address",
+        ));
     }
     refuse([too_long("Address", address, MAX_NAME)])
 }
@@ -94,8 +95,9 @@ fn load(w: &mut World, doc: &WorldDoc, _now: Instant) -> Result<(), WorldError> 
         if !w.users.contains_key(&e.user) {
             return Err(unknown(from(), "user", e.user));
         }
-        check(&e.address)
-            .map_err(|x| WorldError::Inconsistent(format!("{}: {}", from(), x.messages.join("; "))))?;
+        check(&e.address).map_err(|x| {
+            WorldError::Inconsistent(format!("{}: {}", from(), x.messages.join("; ")))
+        })?;
         // Its own user's default may be this address (made so by
         // `updateEmail`); any other holder is a duplicate.
         let other_user = w
@@ -112,7 +114,13 @@ fn load(w: &mut World, doc: &WorldDoc, _now: Instant) -> Result<(), WorldError> 
             });
         }
         let seq = w.next_seq();
-        w.emails.insert(e.id, Kept { rec: e.clone(), seq });
+        w.emails.insert(
+            e.id,
+            Kept {
+                rec: e.clone(),
+                seq,
+            },
+        );
     }
     Ok(())
 }
@@ -207,7 +215,9 @@ fn delete_email(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
     acts(move |w, _, _| {
         if w.email_view(w.email(id)?).default {
-            return Err(ApiError::unprocessable("Cannot delete the default email address"));
+            return Err(ApiError::unprocessable(
+                "Cannot delete the default email address",
+            ));
         }
         w.delete_record(Kind::Email, id)?;
         Ok(Reply::Empty)

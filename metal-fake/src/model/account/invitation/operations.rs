@@ -43,8 +43,11 @@ pub(crate) static RESOURCE: Resource = Resource {
             create_organization_invitation,
         )
         .names("id", &organization::RESOURCE),
-        Modelled::new(&op::FIND_ORGANIZATION_INVITATIONS, find_organization_invitations)
-            .names("id", &organization::RESOURCE),
+        Modelled::new(
+            &op::FIND_ORGANIZATION_INVITATIONS,
+            find_organization_invitations,
+        )
+        .names("id", &organization::RESOURCE),
         Modelled::new(&op::CREATE_PROJECT_INVITATION, create_project_invitation)
             .names("project_id", &project::RESOURCE),
         Modelled::new(&op::FIND_PROJECT_INVITATIONS, find_project_invitations)
@@ -116,7 +119,9 @@ fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
 /// An invitee's address and the projects named, within bounds.
 fn check(invitee: &str, projects: &[Uuid]) -> Result<(), ApiError> {
     if !invitee.contains('@') || invitee.trim() != invitee {
-        return Err(ApiError::unprocessable("Invitee is not a valid email address"));
+        return Err(ApiError::unprocessable(
+            "Invitee is not a valid email address",
+        ));
     }
     refuse([
         too_long("Invitee", invitee, MAX_NAME),
@@ -246,7 +251,9 @@ fn find_invitations(call: &Call) -> Result<Prepared, ApiError> {
         let me = w.user_rec(caller.user_or_denied(w)?)?;
         let email = me.rec.email.clone();
         let path = format_args!("{API_PREFIX}/{COLLECTION}");
-        w.invitations_page(&path, &listing, |i| i.rec.invitee.eq_ignore_ascii_case(&email))
+        w.invitations_page(&path, &listing, |i| {
+            i.rec.invitee.eq_ignore_ascii_case(&email)
+        })
     })
 }
 

@@ -44,7 +44,9 @@ pub(crate) static RESOURCE: Resource = Resource {
 const ROLES: [&str; 4] = ["admin", "billing", "collaborator", "limited_collaborator"];
 
 fn owner(w: &World, id: Uuid) -> Option<Owner> {
-    w.memberships.get(&id).map(|m| Owner::Project(m.rec.project))
+    w.memberships
+        .get(&id)
+        .map(|m| Owner::Project(m.rec.project))
 }
 
 /// Checks roles: known ones, within bounds; none is `collaborator`.
@@ -118,8 +120,9 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
         if !w.users.contains_key(&m.user) {
             return Err(unknown(from(), "user", m.user));
         }
-        let roles = check_roles(&m.roles)
-            .map_err(|e| WorldError::Inconsistent(format!("{}: {}", from(), e.messages.join("; "))))?;
+        let roles = check_roles(&m.roles).map_err(|e| {
+            WorldError::Inconsistent(format!("{}: {}", from(), e.messages.join("; ")))
+        })?;
         let seq = w.next_seq();
         w.memberships.insert(
             m.id,
@@ -224,7 +227,10 @@ fn update_membership(call: &Call) -> Result<Prepared, ApiError> {
         ),
     };
     let roles = roles.map(|r| check_roles(&r)).transpose()?;
-    if roles.as_ref().is_some_and(|r| r.iter().any(|x| x.len() > MAX_NAME)) {
+    if roles
+        .as_ref()
+        .is_some_and(|r| r.iter().any(|x| x.len() > MAX_NAME))
+    {
         return Err(ApiError::unprocessable("a role is too long"));
     }
     acts(move |w, _, now| {

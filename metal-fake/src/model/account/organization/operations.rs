@@ -35,10 +35,16 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(&op::DELETE_ORGANIZATION, delete_organization).names("id", &RESOURCE),
         Modelled::new(&op::FIND_ORGANIZATION_PROJECTS, find_organization_projects)
             .names("id", &RESOURCE),
-        Modelled::new(&op::CREATE_ORGANIZATION_PROJECT, create_organization_project)
-            .names("id", &RESOURCE),
-        Modelled::new(&op::FIND_ORGANIZATION_CUSTOMDATA, find_organization_customdata)
-            .names("id", &RESOURCE),
+        Modelled::new(
+            &op::CREATE_ORGANIZATION_PROJECT,
+            create_organization_project,
+        )
+        .names("id", &RESOURCE),
+        Modelled::new(
+            &op::FIND_ORGANIZATION_CUSTOMDATA,
+            find_organization_customdata,
+        )
+        .names("id", &RESOURCE),
         Modelled::new(&op::FIND_ORGANIZATION_DEVICES, find_organization_devices)
             .names("id", &RESOURCE),
         Modelled::new(&op::FIND_PLANS_BY_ORGANIZATION, |c| {
@@ -213,8 +219,7 @@ fn find_organization_devices(call: &Call) -> Result<Prepared, ApiError> {
         w.organization(id)?;
         let listed = w.devices.values().filter(|d| {
             caller.sees(d.rec.project)
-                && w
-                    .projects
+                && w.projects
                     .get(&d.rec.project)
                     .is_some_and(|p| p.organization() == id)
         });

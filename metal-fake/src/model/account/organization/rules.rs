@@ -90,7 +90,10 @@ impl World {
         body: &types::OrganizationInput,
         now: Instant,
     ) -> Result<(), ApiError> {
-        let o = self.organizations.get_mut(&id).ok_or_else(ApiError::not_found)?;
+        let o = self
+            .organizations
+            .get_mut(&id)
+            .ok_or_else(ApiError::not_found)?;
         let mut rec = o.rec.clone();
         apply(&mut rec, body);
         if rec.name.trim().is_empty() {

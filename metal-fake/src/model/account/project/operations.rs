@@ -36,8 +36,7 @@ pub(crate) static RESOURCE: Resource = Resource {
         )
         .names("id", &RESOURCE),
         Modelled::new(&op::REQUEST_BGP_CONFIG, bgp::request_bgp_config).names("id", &RESOURCE),
-        Modelled::new(&op::FIND_PROJECT_CUSTOMDATA, find_project_customdata)
-            .names("id", &RESOURCE),
+        Modelled::new(&op::FIND_PROJECT_CUSTOMDATA, find_project_customdata).names("id", &RESOURCE),
     ],
     owner,
     load,

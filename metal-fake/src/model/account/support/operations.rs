@@ -8,12 +8,11 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use crate::call::{ApiError, Call, Reply};
+use crate::document::MAX_NAME;
 use crate::model::access::{Owner, ACCESS_DENIED};
 use crate::model::bounds::{refuse, too_long, MAX_TEXT};
 use crate::model::render::reply;
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
-use crate::model::World;
-use crate::document::MAX_NAME;
 
 /// The most support requests the log keeps (the oldest go first).
 const LOG_CAPACITY: usize = 1000;
@@ -62,7 +61,9 @@ fn body_id(field: &str, value: Option<&String>) -> Result<Option<Uuid>, ApiError
 fn request_support(call: &Call) -> Result<Prepared, ApiError> {
     let body: types::SupportRequestInput = call.json()?;
     if body.subject.trim().is_empty() || body.message.trim().is_empty() {
-        return Err(ApiError::unprocessable("Subject and message can't be blank"));
+        return Err(ApiError::unprocessable(
+            "Subject and message can't be blank",
+        ));
     }
     refuse([
         too_long("Subject", &body.subject, MAX_NAME),

@@ -8,5 +8,5 @@
 
 mod operations;
 
-pub(crate) use operations::{Kept, RESOURCE};
 pub use operations::Transfer;
+pub(crate) use operations::{Kept, RESOURCE};

@@ -52,10 +52,16 @@ pub(crate) static RESOURCE: Resource = Resource {
     operations: &[
         Modelled::new(&op::CREATE_TRANSFER_REQUEST, create_transfer_request)
             .names("id", &project::RESOURCE),
-        Modelled::new(&op::FIND_ORGANIZATION_TRANSFERS, find_organization_transfers)
-            .names("id", &organization::RESOURCE),
-        Modelled::new(&op::FIND_TRANSFER_REQUEST_BY_ID, find_transfer_request_by_id)
-            .names("id", &RESOURCE),
+        Modelled::new(
+            &op::FIND_ORGANIZATION_TRANSFERS,
+            find_organization_transfers,
+        )
+        .names("id", &organization::RESOURCE),
+        Modelled::new(
+            &op::FIND_TRANSFER_REQUEST_BY_ID,
+            find_transfer_request_by_id,
+        )
+        .names("id", &RESOURCE),
         Modelled::new(&op::ACCEPT_TRANSFER_REQUEST, accept_transfer_request).names("id", &RESOURCE),
         Modelled::new(&op::DECLINE_TRANSFER_REQUEST, decline_transfer_request)
             .names("id", &RESOURCE),
@@ -200,8 +206,7 @@ fn find_organization_transfers(call: &Call) -> Result<Prepared, ApiError> {
             .values()
             .filter(|t| {
                 t.rec.target_organization == organization
-                    || w
-                        .projects
+                    || w.projects
                         .get(&t.rec.project)
                         .is_some_and(|p| p.organization() == organization)
             })

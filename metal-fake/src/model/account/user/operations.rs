@@ -92,7 +92,10 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
         .flatten()
         .next();
         if let Some(problem) = problem {
-            return Err(WorldError::Inconsistent(format!("user {}: {problem}", u.id)));
+            return Err(WorldError::Inconsistent(format!(
+                "user {}: {problem}",
+                u.id
+            )));
         }
         insert(w, u.clone(), now);
     }
@@ -261,7 +264,9 @@ fn create_user(call: &Call) -> Result<Prepared, ApiError> {
     ])?;
     acts(move |w, _, now| {
         if w.user_by_email(&email).is_some() {
-            return Err(ApiError::unprocessable("Email address has already been taken"));
+            return Err(ApiError::unprocessable(
+                "Email address has already been taken",
+            ));
         }
         crate::model::bounds::room_for("users", w.users.len())?;
         let id = Uuid::new_v4();
