@@ -145,6 +145,12 @@ struct InvitationView<'a> {
     updated_at: Stamp,
 }
 
+/// A page of invitations, without `meta` (the spec's `InvitationList`).
+#[derive(Serialize)]
+struct InvitationList<'a> {
+    invitations: Vec<InvitationView<'a>>,
+}
+
 impl World {
     fn invitation_view<'a>(&'a self, i: &'a Kept) -> InvitationView<'a> {
         let at = Stamp(self.clock.wall(i.created));
@@ -233,14 +239,18 @@ impl World {
         keep: impl Fn(&Kept) -> bool,
     ) -> Result<Reply, ApiError> {
         let listed = self.invitations.values().filter(|i| keep(i));
-        reply(&list::page(
+        // The spec's `InvitationList` has no `meta`: the page alone.
+        let page = list::page(
             "invitations",
             path,
             listed,
             |i| i.seq,
             listing,
             |i| self.invitation_view(i),
-        ))
+        );
+        reply(&InvitationList {
+            invitations: page.items,
+        })
     }
 }
 
