@@ -42,6 +42,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 pub use crate::model::{AddressFamily, BgpSession, MetalGateway, Port, VirtualNetwork};
+pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
 pub use crate::model::{
     BgpConfig, Capacity, CapacityLevel, Device, DeviceState, Facility, HardwareReservation, Metro,
     OperatingSystem, Organization, OwnAddress, Plan, Project, SshKey, Token,
@@ -119,6 +120,29 @@ pub struct WorldDoc {
     /// create there is refused.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub capacity: Vec<Capacity>,
+    /// Users besides the world's own `user` (which is made, named `Fake
+    /// User`, when it is not among them); each token is one of them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub users: Vec<User>,
+    /// Users' memberships of projects.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memberships: Vec<Membership>,
+    /// API keys, users' and projects': each key's token authenticates as
+    /// what it was given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub api_keys: Vec<ApiKey>,
+    /// Open invitations to organisations.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub invitations: Vec<Invitation>,
+    /// Open project transfer requests.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub transfers: Vec<Transfer>,
+    /// Users' email addresses besides their default one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub emails: Vec<Email>,
+    /// Organisations' payment methods.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub payment_methods: Vec<PaymentMethod>,
 }
 
 /// Why a world document was refused. Over HTTP, `422` with the message.
@@ -204,6 +228,13 @@ impl WorldDoc {
             ("bgp_sessions", self.bgp_sessions.len()),
             ("metal_gateways", self.metal_gateways.len()),
             ("capacity", self.capacity.len()),
+            ("users", self.users.len()),
+            ("memberships", self.memberships.len()),
+            ("api_keys", self.api_keys.len()),
+            ("invitations", self.invitations.len()),
+            ("transfers", self.transfers.len()),
+            ("emails", self.emails.len()),
+            ("payment_methods", self.payment_methods.len()),
         ];
         for (kind, count) in counts {
             if count > MAX_RECORDS {

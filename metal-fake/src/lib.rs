@@ -20,7 +20,8 @@
 //!   policy client over the fake in-process.
 //! - `model`: the world, one folder a resource, grouped in families
 //!   (`model/compute/device/`, `model/compute/hardware_reservation/`,
-//!   `model/compute/capacity/`, `model/account/project/`, `model/network/ip_reservation/`,
+//!   `model/compute/capacity/`, `model/account/project/`, `model/account/api_key/`,
+//!   `model/network/ip_reservation/`,
 //!   `model/catalog/`): each owns its record (also its entry in the
 //!   world document), its rules, its view (rendered straight to bytes,
 //!   with `include`/`exclude`), its table of operations and its owner (for
@@ -213,12 +214,20 @@
 //!
 //! The server's configured token sees every project (the simple case); the
 //! world's tokens see the projects of their organisations and those named.
+//! Each world token is a user (`tokens[].user`; one of its own when it
+//! names none), who also sees the organisations it is a member of and the
+//! projects of its memberships. API keys made through the API (or seeded,
+//! `api_keys[]`) authenticate too: a user key as its user, a project key
+//! as its project alone, a read-only key for `GET` only (`403` for any
+//! other method); a deleted key's token is `401` (see
+//! [`fidelity`], "Accounts, keys and billing").
 //! The ownership check reads the path's declared target, and two targets a
 //! body names: `createProject`'s `organization_id` (`403` for another
 //! organisation's, unless it holds no project yet: a token's access is
 //! its projects) and `moveHardwareReservation`'s `project_id` (`403` for
 //! another organisation's project). Other bodies naming another
-//! organisation's resource (a reservation in a create) are not checked. The fake checks that a key's body is
+//! organisation's resource (a reservation in a create) are not checked.
+//! The fake checks that a key's body is
 //! base64, not that the decoded blob is a well-formed key as `ssh-keygen`
 //! does.
 //!

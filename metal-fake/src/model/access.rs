@@ -32,6 +32,10 @@ pub struct Token {
     /// Projects it sees besides.
     #[serde(default)]
     pub projects: Vec<Uuid>,
+    /// The user it is (one of `users`, or the world's `user`); absent: a
+    /// user of its own, made when the world loads (and saved here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<Uuid>,
 }
 
 impl std::fmt::Debug for Token {
@@ -40,20 +44,28 @@ impl std::fmt::Debug for Token {
             .field("token", &"<redacted>")
             .field("organizations", &self.organizations)
             .field("projects", &self.projects)
+            .field("user", &self.user)
             .finish()
     }
 }
 
-/// A token as the world keeps it.
+/// A token as the world keeps it: `rec.user` always names its user.
 #[derive(Clone, Debug)]
 pub(crate) struct KeptToken {
     pub(crate) rec: Token,
 }
 
 impl KeptToken {
-    /// The tokens of `doc`, each valid as a header, unique, and naming
-    /// only organisations and projects `w` has.
-    pub(crate) fn load(w: &World, doc: &WorldDoc) -> Result<Vec<Self>, WorldError> {
+    /// The user it is.
+    pub(crate) fn user(&self) -> Uuid {
+        self.rec.user.unwrap_or_default()
+    }
+
+    /// The tokens of `doc`, each valid as a header, unique (among the
+    /// tokens and the API keys' tokens), and naming only organisations,
+    /// projects and users `w` has; a token naming no user is given one of
+    /// its own.
+    pub(crate) fn load(w: &mut World, doc: &WorldDoc) -> Result<Vec<Self>, WorldError> {
         let mut seen = HashSet::new();
         let mut tokens = Vec::with_capacity(doc.tokens.len());
         for (index, t) in doc.tokens.iter().enumerate() {
@@ -62,7 +74,7 @@ impl KeptToken {
             if !valid {
                 return Err(WorldError::Token { index });
             }
-            if !seen.insert(t.token.as_str()) {
+            if !seen.insert(t.token.as_str()) || w.api_key_of_token(&t.token).is_some() {
                 return Err(WorldError::Duplicate {
                     kind: "token",
                     id: format!("number {index} (0-based)"),
@@ -79,7 +91,17 @@ impl KeptToken {
             if let Some(p) = t.projects.iter().find(|p| !w.projects.contains_key(p)) {
                 return Err(unknown(from(), "project", p));
             }
-            tokens.push(Self { rec: t.clone() });
+            let user = match t.user {
+                Some(u) if w.users.contains_key(&u) => u,
+                Some(u) => return Err(unknown(from(), "user", u)),
+                None => w.user_of_token(index),
+            };
+            tokens.push(Self {
+                rec: Token {
+                    user: Some(user),
+                    ..t.clone()
+                },
+            });
         }
         Ok(tokens)
     }
@@ -89,11 +111,25 @@ impl KeptToken {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) enum Access {
     /// Everything: the server's configured token (a member of every
-    /// organisation), and in-process calls.
+    /// organisation, the world's `user`), and in-process calls.
     #[default]
     All,
-    /// These projects only (a token of the world).
-    Projects(BTreeSet<Uuid>),
+    /// A token of the world, or an API key: what it was given.
+    Token(Grant),
+}
+
+/// What a token of the world or an API key sees, and as whom.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Grant {
+    /// The projects it sees.
+    pub(crate) projects: BTreeSet<Uuid>,
+    /// The organisations it is a member of (it sees them even before
+    /// they hold a project it sees).
+    pub(crate) organizations: BTreeSet<Uuid>,
+    /// The user it acts as; `None` for a project's API key.
+    pub(crate) user: Option<Uuid>,
+    /// A read-only API key: every write is refused.
+    pub(crate) read_only: bool,
 }
 
 impl Access {
@@ -101,7 +137,41 @@ impl Access {
     pub(crate) fn sees(&self, project: Uuid) -> bool {
         match self {
             Self::All => true,
-            Self::Projects(p) => p.contains(&project),
+            Self::Token(g) => g.projects.contains(&project),
+        }
+    }
+
+    /// Whether writes are refused (a read-only API key).
+    pub(crate) fn read_only(&self) -> bool {
+        matches!(self, Self::Token(g) if g.read_only)
+    }
+
+    /// The user the caller acts as (`None`: a project's API key).
+    pub(crate) fn user(&self, w: &World) -> Option<Uuid> {
+        match self {
+            Self::All => Some(w.user),
+            Self::Token(g) => g.user,
+        }
+    }
+
+    /// The user the caller acts as, or `403` for a project's API key
+    /// (which is no user).
+    pub(crate) fn user_or_denied(&self, w: &World) -> Result<Uuid, ApiError> {
+        self.user(w)
+            .ok_or_else(|| ApiError::new(403, ACCESS_DENIED))
+    }
+
+    /// Whether the caller sees organisation `id`: a member, or it sees
+    /// one of the organisation's projects.
+    pub(crate) fn sees_organization(&self, w: &World, id: Uuid) -> bool {
+        match self {
+            Self::All => true,
+            Self::Token(g) => {
+                g.organizations.contains(&id)
+                    || w.projects
+                        .iter()
+                        .any(|(p, rec)| rec.organization() == id && g.projects.contains(p))
+            }
         }
     }
 }
@@ -116,20 +186,76 @@ pub(crate) enum Owner {
     Organization(Uuid),
     /// Everyone who has a token (the user's own SSH keys).
     Everyone,
+    /// A user's own (their API keys, emails): visible to that user, and
+    /// the user itself to those who share a project with it.
+    User(Uuid),
+    /// An invitation: visible to who sees its organisation, and to the
+    /// user it invites.
+    Invitation {
+        organization: Uuid,
+        invitee: Option<Uuid>,
+    },
+    /// A transfer request: visible to who sees its project, and to who
+    /// sees the organisation it goes to.
+    ProjectOrOrganization { project: Uuid, organization: Uuid },
 }
 
 impl World {
-    /// What `token` may see, `None` when the world has no such token.
+    /// What `token` may see, `None` when the world has no such token: a
+    /// token of the world is its user; an API key is its user's, or its
+    /// project's, read-only or not.
     pub(crate) fn access_of(&self, token: &str) -> Option<Access> {
-        let rec = &self.tokens.iter().find(|t| t.rec.token == token)?.rec;
-        let mut projects: BTreeSet<Uuid> = rec.projects.iter().copied().collect();
-        projects.extend(
+        if let Some(t) = self.tokens.iter().find(|t| t.rec.token == token) {
+            return Some(Access::Token(self.grant_of_user(t.user())));
+        }
+        let key = self.api_key_of_token(token)?;
+        let mut grant = match key.rec.project {
+            Some(p) => Grant {
+                projects: [p].into_iter().collect(),
+                ..Grant::default()
+            },
+            None => self.grant_of_user(key.user),
+        };
+        grant.read_only = key.rec.read_only;
+        Some(Access::Token(grant))
+    }
+
+    /// What user `user` sees: every project and organisation for the
+    /// world's own user (the server's token's); else the organisations
+    /// and projects its tokens name, the projects of those organisations,
+    /// and the projects it is a member of.
+    pub(crate) fn grant_of_user(&self, user: Uuid) -> Grant {
+        let mut grant = Grant {
+            user: Some(user),
+            ..Grant::default()
+        };
+        if user == self.user {
+            grant.projects.extend(self.projects.keys().copied());
+            grant
+                .organizations
+                .extend(self.organizations.keys().copied());
+            return grant;
+        }
+        for t in self.tokens.iter().filter(|t| t.user() == user) {
+            grant.projects.extend(t.rec.projects.iter().copied());
+            grant
+                .organizations
+                .extend(t.rec.organizations.iter().copied());
+        }
+        grant.organizations.extend(
+            self.organizations
+                .values()
+                .filter(|o| o.rec.members.contains(&user))
+                .map(|o| o.rec.id),
+        );
+        grant.projects.extend(
             self.projects
                 .iter()
-                .filter(|(_, p)| rec.organizations.contains(&p.organization()))
+                .filter(|(_, p)| grant.organizations.contains(&p.organization()))
                 .map(|(id, _)| *id),
         );
-        Some(Access::Projects(projects))
+        grant.projects.extend(self.projects_of_member(user));
+        grant
     }
 
     /// Checks that `access` may reach what `owner` says of the thing a
@@ -144,10 +270,26 @@ impl World {
             _ if *access == Access::All => true,
             None | Some(Owner::Everyone) => true,
             Some(Owner::Project(p)) => access.sees(p),
-            Some(Owner::Organization(o)) => self
-                .projects
-                .iter()
-                .any(|(p, rec)| rec.organization() == o && access.sees(*p)),
+            Some(Owner::Organization(o)) => access.sees_organization(self, o),
+            Some(Owner::Invitation {
+                organization,
+                invitee,
+            }) => {
+                access.sees_organization(self, organization)
+                    || (invitee.is_some() && access.user(self) == invitee)
+            }
+            Some(Owner::ProjectOrOrganization {
+                project,
+                organization,
+            }) => access.sees(project) || access.sees_organization(self, organization),
+            Some(Owner::User(u)) => {
+                access.user(self) == Some(u)
+                    || self
+                        .grant_of_user(u)
+                        .projects
+                        .iter()
+                        .any(|p| access.sees(*p))
+            }
         };
         if visible {
             Ok(())

@@ -33,6 +33,19 @@ pub(crate) const MAX_TEXT: usize = 256 * 1024;
 /// they reach).
 pub(crate) const MAX_JOURNAL: usize = 10_000;
 
+/// Room for one more record of `kind` in a world holding `count`: `422`
+/// past [`crate::document::MAX_RECORDS`], the bound a world document
+/// holds too.
+pub(crate) fn room_for(kind: &str, count: usize) -> Result<(), ApiError> {
+    if count >= crate::document::MAX_RECORDS {
+        return Err(ApiError::unprocessable(format!(
+            "{kind} are too many (maximum is {} a world)",
+            crate::document::MAX_RECORDS
+        )));
+    }
+    Ok(())
+}
+
 /// Why a field is out of bounds: `None` when it is within them.
 pub(crate) fn too_long(field: &str, value: &str, max: usize) -> Option<String> {
     (value.len() > max).then(|| format!("{field} is too long (maximum is {max} bytes)"))

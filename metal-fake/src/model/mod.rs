@@ -17,8 +17,10 @@
 //!   to devices), `vlan` (virtual networks), `port` (devices' ports),
 //!   `bgp_session` (devices' BGP sessions and neighbour data),
 //!   `metal_gateway` (a VLAN's router with its block).
-//! - `account`: `organization`, `project`, `ssh_key`, `user` (the current
-//!   user).
+//! - `account`: `organization`, `project`, `ssh_key`, `user` (users, the
+//!   current one among them), `membership`, `api_key`, `invitation`,
+//!   `transfer`, `email`, `billing` (payment methods, invoices), `support`
+//!   (support requests, incidents).
 //! - `catalog`: plans, operating systems, metros and facilities, listed.
 //!
 //! What every family shares stays here:
@@ -54,20 +56,28 @@ mod resource;
 mod timings;
 mod world;
 
-pub(crate) use account::{organization, project, ssh_key, user};
+pub(crate) use account::{
+    api_key, billing, email, invitation, membership, organization, project, ssh_key, support,
+    transfer, user,
+};
 pub(crate) use compute::{capacity, device, hardware_reservation};
 pub(crate) use network::{bgp_session, ip_reservation, metal_gateway, port, vlan};
 
 pub(crate) use access::Access;
 pub use access::Token;
 pub(crate) use access::ACCESS_DENIED;
+pub use api_key::ApiKey;
 pub use bgp_session::{AddressFamily, BgpSession};
+pub use billing::PaymentMethod;
 pub use capacity::{Capacity, CapacityLevel};
 pub use catalog::{Facility, Metro, OperatingSystem, Plan};
 pub use device::{Device, DeviceState, OwnAddress};
+pub use email::Email;
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
+pub use invitation::Invitation;
 pub use ip_reservation::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
+pub use membership::Membership;
 pub use metal_gateway::MetalGateway;
 pub use organization::Organization;
 pub use port::Port;
@@ -75,6 +85,8 @@ pub use project::{BgpConfig, Project};
 pub(crate) use resource::{Modelled, Prepare, Prepared, Resource, Target};
 pub use ssh_key::SshKey;
 pub use timings::Timings;
+pub use transfer::Transfer;
+pub use user::User;
 pub use vlan::VirtualNetwork;
 pub(crate) use world::{World, WorldSpec};
 

@@ -29,6 +29,16 @@
 //! Metal Gateway    → IP reservation     restrict  (its block stays bound)
 //! token scope      → project            unlink
 //! token scope      → organization       unlink
+//! API key          → project            cascade   (a project's keys)
+//! API key          → user               cascade   (a user's keys)
+//! membership       → project            cascade
+//! membership       → user               cascade
+//! invitation       → organization       cascade
+//! invitation       → project            cascade   (one it invites to)
+//! transfer         → project            cascade
+//! transfer         → organization       cascade   (its target)
+//! email            → user               cascade
+//! payment method   → organization       cascade
 //! ```
 
 use tokio::time::Instant;
@@ -54,6 +64,13 @@ pub(crate) enum Kind {
     BgpSession,
     MetalGateway,
     Token,
+    User,
+    Membership,
+    ApiKey,
+    Invitation,
+    Transfer,
+    Email,
+    PaymentMethod,
 }
 
 impl Kind {
@@ -72,6 +89,13 @@ impl Kind {
             Self::BgpSession => "bgp session",
             Self::MetalGateway => "metal gateway",
             Self::Token => "token",
+            Self::User => "user",
+            Self::Membership => "membership",
+            Self::ApiKey => "api key",
+            Self::Invitation => "invitation",
+            Self::Transfer => "transfer",
+            Self::Email => "email",
+            Self::PaymentMethod => "payment method",
         }
     }
 }
@@ -291,6 +315,112 @@ pub(crate) static RELATIONS: &[Relation] = &[
                 .collect()
         },
     },
+    Relation {
+        child: Kind::ApiKey,
+        parent: Kind::Project,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.api_keys
+                .values()
+                .filter_map(|k| Some((k.rec.id, k.rec.project?)))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::ApiKey,
+        parent: Kind::User,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.api_keys
+                .values()
+                .filter(|k| k.rec.project.is_none())
+                .map(|k| (k.rec.id, k.user))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::Membership,
+        parent: Kind::Project,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.memberships
+                .values()
+                .map(|m| (m.rec.id, m.rec.project))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::Membership,
+        parent: Kind::User,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.memberships
+                .values()
+                .map(|m| (m.rec.id, m.rec.user))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::Invitation,
+        parent: Kind::Organization,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.invitations
+                .values()
+                .map(|i| (i.rec.id, i.rec.organization))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::Invitation,
+        parent: Kind::Project,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.invitations
+                .values()
+                .flat_map(|i| i.rec.projects.iter().map(|p| (i.rec.id, *p)))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::Transfer,
+        parent: Kind::Project,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.transfers
+                .values()
+                .map(|t| (t.rec.id, t.rec.project))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::Transfer,
+        parent: Kind::Organization,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.transfers
+                .values()
+                .map(|t| (t.rec.id, t.rec.target_organization))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::Email,
+        parent: Kind::User,
+        on_delete: OnDelete::Cascade,
+        links: |w| w.emails.values().map(|e| (e.rec.id, e.rec.user)).collect(),
+    },
+    Relation {
+        child: Kind::PaymentMethod,
+        parent: Kind::Organization,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.payment_methods
+                .values()
+                .map(|m| (m.rec.id, m.rec.organization))
+                .collect()
+        },
+    },
 ];
 
 impl Relation {
@@ -328,6 +458,13 @@ impl World {
             Kind::BgpSession => self.bgp_sessions.contains_key(&id),
             Kind::MetalGateway => self.gateways.contains_key(&id),
             Kind::Token => usize::try_from(id.as_u128()).is_ok_and(|i| i < self.tokens.len()),
+            Kind::User => self.users.contains_key(&id),
+            Kind::Membership => self.memberships.contains_key(&id),
+            Kind::ApiKey => self.api_keys.contains_key(&id),
+            Kind::Invitation => self.invitations.contains_key(&id),
+            Kind::Transfer => self.transfers.contains_key(&id),
+            Kind::Email => self.emails.contains_key(&id),
+            Kind::PaymentMethod => self.payment_methods.contains_key(&id),
         }
     }
 
@@ -438,6 +575,27 @@ impl World {
             }
             // Tokens are never removed by a cascade (only unlinked).
             Kind::Token => {}
+            Kind::User => {
+                self.users.remove(&id);
+            }
+            Kind::Membership => {
+                self.memberships.remove(&id);
+            }
+            Kind::ApiKey => {
+                self.api_keys.remove(&id);
+            }
+            Kind::Invitation => {
+                self.invitations.remove(&id);
+            }
+            Kind::Transfer => {
+                self.transfers.remove(&id);
+            }
+            Kind::Email => {
+                self.emails.remove(&id);
+            }
+            Kind::PaymentMethod => {
+                self.payment_methods.remove(&id);
+            }
         }
     }
 

@@ -2,7 +2,7 @@
 //! how it is built from the builder's shortcuts or from a world document,
 //! and how it is saved as one.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use tokio::time::Instant;
 use uuid::Uuid;
@@ -11,7 +11,10 @@ use super::access::KeptToken;
 use super::catalog::{Catalog, Facility, Metro, Plan};
 use super::journal::{Cause, DueQueue, Journal, Table};
 use super::timings::Timings;
-use super::{device, hardware_reservation, organization, project, resources, ssh_key};
+use super::{
+    api_key, billing, device, email, hardware_reservation, invitation, membership, organization,
+    project, resources, ssh_key, support, transfer, user,
+};
 use crate::clock::Wall;
 use crate::document::{WorldDoc, WorldError};
 use crate::faults::FailurePlan;
@@ -64,6 +67,23 @@ pub(crate) struct World {
     pub(crate) due: DueQueue,
     /// The pools of machines on-demand devices take.
     pub(crate) capacity: super::capacity::Table,
+    /// Users by ID: the world's own (`user`), each token's, and those
+    /// made through the API.
+    pub(crate) users: BTreeMap<Uuid, user::Kept>,
+    /// Memberships of users in projects, by ID.
+    pub(crate) memberships: BTreeMap<Uuid, membership::Kept>,
+    /// API keys, users' and projects', by ID.
+    pub(crate) api_keys: BTreeMap<Uuid, api_key::Kept>,
+    /// Invitations to organisations, by ID.
+    pub(crate) invitations: BTreeMap<Uuid, invitation::Kept>,
+    /// Project transfer requests, by ID.
+    pub(crate) transfers: BTreeMap<Uuid, transfer::Kept>,
+    /// Users' email addresses besides their default, by ID.
+    pub(crate) emails: BTreeMap<Uuid, email::Kept>,
+    /// Organisations' payment methods, by ID.
+    pub(crate) payment_methods: BTreeMap<Uuid, billing::Kept>,
+    /// The support requests sent (not saved).
+    pub(crate) support: support::SupportLog,
     /// Devices ever created through the API (not by a competitor).
     pub(crate) devices_created: u64,
     /// Devices a competitor placed.
@@ -95,6 +115,14 @@ impl World {
             journal: Journal::new(super::bounds::MAX_JOURNAL),
             due: DueQueue::default(),
             capacity: Default::default(),
+            users: BTreeMap::new(),
+            memberships: BTreeMap::new(),
+            api_keys: BTreeMap::new(),
+            invitations: BTreeMap::new(),
+            transfers: BTreeMap::new(),
+            emails: BTreeMap::new(),
+            payment_methods: BTreeMap::new(),
+            support: support::SupportLog::default(),
             devices_created: 0,
             competitor_devices: 0,
             // None fail until the fake sets its plan (`set_failures`).
@@ -149,10 +177,10 @@ impl World {
         }
         let organization = Uuid::new_v4();
         if !spec.projects.is_empty() {
-            doc.organizations.push(organization::Organization {
-                id: organization,
-                name: "fake organization".to_string(),
-            });
+            doc.organizations.push(organization::Organization::named(
+                organization,
+                "fake organization",
+            ));
         }
         for (n, (id, count)) in spec.projects.iter().enumerate() {
             doc.projects.push(project::Project::named(

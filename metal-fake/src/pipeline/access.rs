@@ -12,7 +12,7 @@
 //! ([`crate::FakeBuilder::handler`]) names its target by the path's first
 //! segment, as its test wrote it.
 
-use metal_api::operation::Operation;
+use metal_api::operation::{Method, Operation};
 use uuid::Uuid;
 
 use super::{Context, Outcome, Pipeline, Step};
@@ -72,6 +72,10 @@ impl Pipeline {
                 .and_then(|(_, id)| Uuid::try_parse(id).ok())
         };
         let refuse = |cx: Context, refused: ApiError| cx.stop(Outcome::Reply(Err(refused)));
+        // A read-only API key reads, and nothing else.
+        if cx.caller.read_only() && operation.method != Method::Get {
+            return Err(refuse(cx, ApiError::new(403, ACCESS_DENIED)));
+        }
         let target = target_of(operation);
         match target {
             Some(Target::Param { param, of }) => {

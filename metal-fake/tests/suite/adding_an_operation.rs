@@ -1,10 +1,11 @@
 //! An operation added to the spec the README's way (one line in
 //! `openapi/operations.txt`, `cargo xtask spec`), with no edit to
 //! `metal-policy` or `metal-fake`: `findInvitations` (the current user's
-//! invitations), which the typed `Metal` trait does not wrap and the fake
-//! does not model. It runs under the policy through `Client::call`, and
-//! against the fake: `501` until the test gives the fake a handler, then
-//! the handler's reply, in-process and over HTTP.
+//! invitations), which the typed `Metal` trait does not wrap. It runs
+//! under the policy through `Client::call`, and against the fake: `501`
+//! while the fake does not model it (as here, by
+//! `FakeBuilder::unmodelled`, since the model now serves it), then a
+//! test's handler's reply, in-process and over HTTP.
 
 use metal_api::types;
 use metal_fake::{Fake, FakeBuilder, ServerConfig};
@@ -27,7 +28,7 @@ fn roles(list: &types::InvitationList) -> Vec<String> {
 
 #[tokio::test(start_paused = true)]
 async fn an_unmodelled_operation_is_a_permanent_501_under_the_policy() {
-    let fake = Fake::builder().build();
+    let fake = Fake::builder().unmodelled("findInvitations").build();
     let client = fake.client();
     let err = client
         .call(|api| api.find_invitations().send())

@@ -32,6 +32,9 @@ fn world() -> FakeBuilder {
         .plans(PLANS)
         .facilities(FACILITIES)
         .rate_limit(Some(RATE))
+        // An operation the fake does not serve, for its `501`'s headers
+        // (the model serves every operation of the account family).
+        .unmodelled("findInvitations")
 }
 
 async fn target(http: bool) -> Target {

@@ -12,7 +12,9 @@ mod common;
 #[path = "../http/mod.rs"]
 mod http;
 
+mod accounts;
 mod adding_an_operation;
+mod api_keys;
 mod auth;
 mod bgp_sessions;
 mod clients_rely_on;
@@ -29,6 +31,7 @@ mod lifecycle;
 mod metal_gateways;
 mod model;
 mod next_available;
+mod no_501;
 mod on_demand;
 mod ports;
 mod query_lists;

@@ -12,7 +12,10 @@
 mod operations;
 mod record;
 
-pub(crate) use operations::{FACILITIES, METROS, OPERATING_SYSTEMS, PLANS};
+pub(crate) use operations::{
+    find_facilities, find_operating_systems, find_plans, FACILITIES, METROS, OPERATING_SYSTEMS,
+    PLANS,
+};
 pub(crate) use record::{Catalog, FacilityView, MetroView, PlanView};
 pub use record::{Facility, Metro, OperatingSystem, Plan};
 

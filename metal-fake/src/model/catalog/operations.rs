@@ -104,7 +104,7 @@ struct OperatingSystemList<'a> {
 }
 
 /// The world's plans; `slug` matches exactly.
-fn find_plans(call: &Call) -> Result<Prepared, ApiError> {
+pub(crate) fn find_plans(call: &Call) -> Result<Prepared, ApiError> {
     let slug = call.text("slug");
     acts(move |w, _, _| {
         let c = &w.catalog;
@@ -119,7 +119,7 @@ fn find_plans(call: &Call) -> Result<Prepared, ApiError> {
 }
 
 /// The world's operating systems, each provisionable on every plan.
-fn find_operating_systems(_call: &Call) -> Result<Prepared, ApiError> {
+pub(crate) fn find_operating_systems(_call: &Call) -> Result<Prepared, ApiError> {
     acts(move |w, _, _| {
         let c = &w.catalog;
         let plans: Vec<&str> = c.plans.iter().map(|p| p.slug.as_str()).collect();
@@ -146,7 +146,7 @@ fn os_view<'a>(os: &'a OperatingSystem, plans: &[&'a str]) -> OperatingSystemVie
 }
 
 /// The world's facilities.
-fn find_facilities(_call: &Call) -> Result<Prepared, ApiError> {
+pub(crate) fn find_facilities(_call: &Call) -> Result<Prepared, ApiError> {
     acts(move |w, _, _| {
         let c = &w.catalog;
         reply(&FacilityList {

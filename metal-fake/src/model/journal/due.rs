@@ -147,7 +147,7 @@ mod tests {
             Device::queued(
                 id,
                 PROJECT,
-                RESERVATION,
+                Some(RESERVATION),
                 ("c3.small.x86".into(), "da11".into()),
                 "d".into(),
                 "ubuntu_22_04".into(),

@@ -1,14 +1,19 @@
-//! Organisations: they own projects, and a token of an organisation sees
-//! its projects.
+//! Organisations: they own projects, and a token of an organisation (a
+//! member) sees its projects.
 //!
 //! - `record`: [`Organization`], what the world keeps and its document
 //!   entry.
-//! - `operations`: who owns an organisation, and how organisations load
-//!   and save.
+//! - `rules`: creating and updating one, and the bounds of its fields.
+//! - `view`: an organisation as the API sends it.
+//! - `operations`: the operations modelled, who owns an organisation,
+//!   and how organisations load and save.
 
 mod operations;
 mod record;
+mod rules;
+mod view;
 
-pub(crate) use operations::{insert, COLLECTION, RESOURCE};
+pub(crate) use operations::{insert, RESOURCE};
 pub(crate) use record::Kept;
 pub use record::Organization;
+pub(crate) use view::COLLECTION;

@@ -4,32 +4,61 @@
 use std::collections::HashSet;
 
 use metal_api::operation as op;
-use serde::Serialize;
+use metal_api::types;
 use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record::{Kept, Organization};
-use crate::call::{ApiError, Call};
+use super::view::COLLECTION;
+use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
 use crate::model::list::{self, Listing};
-use crate::model::load::unique;
-use crate::model::render::{reply, Href, Stub, API_PREFIX};
-use crate::model::resource::{acts, Modelled, Prepared, Resource, Scope};
+use crate::model::load::{unique, unknown};
+use crate::model::relations::Kind;
+use crate::model::render::{reply, API_PREFIX};
+use crate::model::resource::{acts, expand, Modelled, Prepare, Prepared, Resource};
 use crate::model::world::oldest_first;
-use crate::model::World;
-
-/// The collection of organisations' paths and hrefs.
-pub(crate) const COLLECTION: &str = "organizations";
+use crate::model::{catalog, World};
 
 /// Organisations.
 pub(crate) static RESOURCE: Resource = Resource {
     collection: COLLECTION,
     operations: &[
         Modelled::new(&op::FIND_ORGANIZATIONS, find_organizations),
+        Modelled::new(&op::CREATE_ORGANIZATION, create_organization),
         Modelled::new(&op::FIND_ORGANIZATION_BY_ID, find_organization_by_id).names("id", &RESOURCE),
+        // packngo's `Organizations.Update` sends PATCH.
+        Modelled::new(&op::UPDATE_ORGANIZATION, update_organization)
+            .also_patch()
+            .names("id", &RESOURCE),
+        Modelled::new(&op::DELETE_ORGANIZATION, delete_organization).names("id", &RESOURCE),
         Modelled::new(&op::FIND_ORGANIZATION_PROJECTS, find_organization_projects)
             .names("id", &RESOURCE),
+        Modelled::new(
+            &op::CREATE_ORGANIZATION_PROJECT,
+            create_organization_project,
+        )
+        .names("id", &RESOURCE),
+        Modelled::new(
+            &op::FIND_ORGANIZATION_CUSTOMDATA,
+            find_organization_customdata,
+        )
+        .names("id", &RESOURCE),
+        Modelled::new(&op::FIND_ORGANIZATION_DEVICES, find_organization_devices)
+            .names("id", &RESOURCE),
+        Modelled::new(&op::FIND_PLANS_BY_ORGANIZATION, |c| {
+            of_organization(c, catalog::find_plans)
+        })
+        .names("id", &RESOURCE),
+        Modelled::new(&op::FIND_OPERATING_SYSTEMS_BY_ORGANIZATION, |c| {
+            of_organization(c, catalog::find_operating_systems)
+        })
+        .names("id", &RESOURCE),
+        Modelled::new(&op::FIND_FACILITIES_BY_ORGANIZATION, |c| {
+            of_organization(c, catalog::find_facilities)
+        })
+        .names("id", &RESOURCE),
     ],
     owner,
     load,
@@ -50,6 +79,15 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
     let mut seen = HashSet::new();
     for o in &doc.organizations {
         unique(&mut seen, o.id, "organization", o.id)?;
+        if let Some(u) = o.members.iter().find(|u| !w.users.contains_key(u)) {
+            return Err(unknown(format!("organization {}", o.id), "user", u));
+        }
+        if let Some(problem) = super::rules::check(o) {
+            return Err(WorldError::Inconsistent(format!(
+                "organization {}: {problem}",
+                o.id
+            )));
+        }
         insert(w, o.clone(), now);
     }
     Ok(())
@@ -62,50 +100,23 @@ fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
         .collect();
 }
 
-/// An organisation in a reply.
-#[derive(Serialize)]
-struct OrganizationView<'a> {
-    id: Uuid,
-    href: Href,
-    name: &'a str,
-    /// Its projects the caller sees, as links.
-    projects: Vec<Stub>,
-    customdata: Empty,
+impl World {
+    /// Organisation `id`, or `404`.
+    pub(crate) fn organization(&self, id: Uuid) -> Result<&Kept, ApiError> {
+        self.organizations.get(&id).ok_or_else(ApiError::not_found)
+    }
 }
 
-/// `{}`.
-#[derive(Serialize)]
-struct Empty {}
-
-impl World {
-    fn organization_view<'a>(&'a self, o: &'a Kept, caller: &Scope) -> OrganizationView<'a> {
-        let mut projects: Vec<_> = self
-            .projects
-            .values()
-            .filter(|p| p.organization() == o.rec.id && caller.sees(p.rec.id))
-            .collect();
-        projects.sort_by_key(|p| p.meta.seq);
-        OrganizationView {
-            id: o.rec.id,
-            href: Href::new(COLLECTION, o.rec.id),
-            name: &o.rec.name,
-            projects: projects
-                .into_iter()
-                .map(|p| Stub::new(crate::model::project::COLLECTION, p.rec.id))
-                .collect(),
-            customdata: Empty {},
-        }
-    }
-
-    /// Whether the caller sees organisation `id`: one of its projects, or
-    /// all of them.
-    fn sees_organization(&self, id: Uuid, caller: &Scope) -> bool {
-        *caller == Scope::All
-            || self
-                .projects
-                .values()
-                .any(|p| p.organization() == id && caller.sees(p.rec.id))
-    }
+/// An operation of the catalog, for an organisation: `404` when it has no
+/// such organisation, else the catalog's answer (every organisation sees
+/// the whole catalog).
+fn of_organization(call: &Call, inner: Prepare) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let inner = inner(call)?;
+    acts(move |w, caller, now| {
+        w.organization(id)?;
+        (inner.act)(w, caller, now)
+    })
 }
 
 /// The organisations the caller sees, oldest first.
@@ -115,7 +126,7 @@ fn find_organizations(call: &Call) -> Result<Prepared, ApiError> {
         let listed = w
             .organizations
             .values()
-            .filter(|o| w.sees_organization(o.rec.id, caller));
+            .filter(|o| caller.sees_organization(w, o.rec.id));
         let path = format_args!("{API_PREFIX}/{COLLECTION}");
         let page = list::page(
             "organizations",
@@ -129,11 +140,35 @@ fn find_organizations(call: &Call) -> Result<Prepared, ApiError> {
     })
 }
 
+/// `createOrganization`: its maker is a member of it.
+fn create_organization(call: &Call) -> Result<Prepared, ApiError> {
+    let body: types::OrganizationInput = call.json()?;
+    acts(move |w, caller, now| {
+        let id = w.create_organization(&body, caller, now)?;
+        reply(&w.organization_view(w.organization(id)?, caller))
+    })
+}
+
 fn find_organization_by_id(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
-    acts(move |w, caller, _| {
-        let o = w.organizations.get(&id).ok_or_else(ApiError::not_found)?;
-        reply(&w.organization_view(o, caller))
+    acts(move |w, caller, _| reply(&w.organization_view(w.organization(id)?, caller)))
+}
+
+fn update_organization(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let body: types::OrganizationInput = call.json()?;
+    acts(move |w, caller, now| {
+        w.update_organization(id, &body, now)?;
+        reply(&w.organization_view(w.organization(id)?, caller))
+    })
+}
+
+/// `deleteOrganization`: refused while it holds projects.
+fn delete_organization(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    acts(move |w, _, now| {
+        w.delete_record(Kind::Organization, id, now)?;
+        Ok(Reply::Empty)
     })
 }
 
@@ -143,8 +178,52 @@ fn find_organization_projects(call: &Call) -> Result<Prepared, ApiError> {
     let listing = Listing::of(call, &["name"])?;
     let name = call.text("name");
     acts(move |w, caller, _| {
-        w.organizations.get(&id).ok_or_else(ApiError::not_found)?;
+        w.organization(id)?;
         let path = format_args!("{API_PREFIX}/{COLLECTION}/{id}/projects");
         w.projects_page(&path, Some(id), name.as_deref(), caller, &listing)
+    })
+}
+
+/// `createOrganizationProject`: a project of this organisation.
+fn create_organization_project(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let body: types::ProjectCreateInput = call.json()?;
+    acts(move |w, caller, now| {
+        w.organization(id)?;
+        let project = w.create_project(&body, Some(id), caller, now)?;
+        let p = w.projects.get(&project).ok_or_else(ApiError::not_found)?;
+        reply(&w.project_view(p))
+    })
+}
+
+fn find_organization_customdata(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    acts(move |w, _, _| reply(&w.organization(id)?.rec.customdata))
+}
+
+/// The devices of the organisation's projects the caller sees, oldest
+/// first.
+fn find_organization_devices(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let listing = Listing::of(call, &[])?;
+    let expand = expand(call);
+    acts(move |w, caller, now| {
+        w.organization(id)?;
+        let listed = w.devices.values().filter(|d| {
+            caller.sees(d.rec.project)
+                && w.projects
+                    .get(&d.rec.project)
+                    .is_some_and(|p| p.organization() == id)
+        });
+        let path = format_args!("{API_PREFIX}/{COLLECTION}/{id}/devices");
+        let page = list::page(
+            "devices",
+            &path,
+            listed,
+            |d| d.meta.seq,
+            &listing,
+            |d| w.device_view(d, &expand, now),
+        );
+        reply(&page)
     })
 }

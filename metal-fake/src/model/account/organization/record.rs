@@ -4,6 +4,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use uuid::Uuid;
+
 use crate::model::journal::{Meta, Record, Scope};
 use crate::model::relations::Kind;
 
@@ -16,6 +18,37 @@ pub struct Organization {
     /// Its name.
     #[serde(default)]
     pub name: String,
+    /// Its description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Its website.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub website: Option<String>,
+    /// Its Twitter handle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub twitter: Option<String>,
+    /// Its custom data.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub customdata: serde_json::Map<String, serde_json::Value>,
+    /// Its members (users who see every project of it) besides the
+    /// world's own user, who is a member of every organisation.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<Uuid>,
+}
+
+impl Organization {
+    /// An organisation with only its ID and name.
+    pub(crate) fn named(id: Uuid, name: &str) -> Self {
+        Self {
+            id,
+            name: name.to_string(),
+            description: None,
+            website: None,
+            twitter: None,
+            customdata: serde_json::Map::new(),
+            members: Vec::new(),
+        }
+    }
 }
 
 /// An organisation as the world keeps it.

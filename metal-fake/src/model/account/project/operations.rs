@@ -36,6 +36,7 @@ pub(crate) static RESOURCE: Resource = Resource {
         )
         .names("id", &RESOURCE),
         Modelled::new(&op::REQUEST_BGP_CONFIG, bgp::request_bgp_config).names("id", &RESOURCE),
+        Modelled::new(&op::FIND_PROJECT_CUSTOMDATA, find_project_customdata).names("id", &RESOURCE),
     ],
     owner,
     load,
@@ -49,6 +50,14 @@ fn owner(w: &World, id: Uuid) -> Option<Owner> {
 fn find_project_by_id(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
     acts(move |w, _, _| project_reply(w, id))
+}
+
+fn find_project_customdata(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    acts(move |w, _, _| {
+        let p = w.projects.get(&id).ok_or_else(ApiError::not_found)?;
+        reply(&p.rec.customdata)
+    })
 }
 
 fn project_reply(w: &World, id: Uuid) -> Result<Reply, ApiError> {
@@ -142,14 +151,7 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
             Some(o) => return Err(unknown(format!("project {}", p.id), "organization", o)),
             None => *default_org.get_or_insert_with(|| {
                 let id = Uuid::new_v4();
-                organization::insert(
-                    w,
-                    Organization {
-                        id,
-                        name: "fake organization".to_string(),
-                    },
-                    now,
-                );
+                organization::insert(w, Organization::named(id, "fake organization"), now);
                 id
             }),
         };

@@ -22,23 +22,14 @@ impl World {
     fn organization_for(&mut self, caller: &Scope, now: Instant) -> Uuid {
         let mut orgs: Vec<&organization::Kept> = self.organizations.values().collect();
         orgs.sort_by_key(|o| o.meta.seq);
-        let seen = orgs.iter().find(|o| {
-            self.projects
-                .values()
-                .any(|p| p.organization() == o.rec.id && caller.sees(p.rec.id))
-        });
+        let seen = orgs
+            .iter()
+            .find(|o| caller.sees_organization(self, o.rec.id));
         if let Some(o) = seen.or(orgs.first()) {
             return o.rec.id;
         }
         let id = Uuid::new_v4();
-        organization::insert(
-            self,
-            Organization {
-                id,
-                name: "fake organization".to_string(),
-            },
-            now,
-        );
+        organization::insert(self, Organization::named(id, "fake organization"), now);
         id
     }
 
@@ -86,6 +77,12 @@ impl World {
                 meta,
                 bgp_requested: None,
             });
+        // Its maker is a member of it, when it would not see it otherwise.
+        if let Some(user) = caller.user(self).filter(|u| *u != self.user) {
+            if !caller.sees_organization(self, organization) {
+                crate::model::membership::insert(self, id, user, vec!["admin".into()], now);
+            }
+        }
         Ok(id)
     }
 

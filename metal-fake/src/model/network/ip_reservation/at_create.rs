@@ -7,7 +7,7 @@ use metal_api::types;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record::{IpAssignment, IpReservationState, IpReservationType, KeptAssignment};
+use super::record::{IpAssignment, IpReservationState, IpReservationType};
 use super::rules::{Block, MAX_ASSIGNMENTS};
 use crate::call::ApiError;
 use crate::model::device::OwnAddress;
@@ -150,18 +150,17 @@ impl World {
         now: Instant,
     ) -> Uuid {
         let id = Uuid::new_v4();
-        let seq = self.next_seq();
-        self.ips.insert_assignment(KeptAssignment {
-            rec: IpAssignment {
+        self.ips.insert_assignment(
+            &mut self.journal,
+            IpAssignment {
                 id,
                 device,
                 address: block.network(),
                 cidr: block.cidr(),
             },
             reservation,
-            seq,
-            created: now,
-        });
+            now,
+        );
         id
     }
 }

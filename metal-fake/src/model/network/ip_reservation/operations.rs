@@ -136,8 +136,8 @@ fn update_ip_address(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
     let update = IpUpdate::read(call.json_value()?)?;
     let expand = expand(call);
-    acts(move |w, _, _| {
-        w.update_ip_address(id, update)?;
+    acts(move |w, _, now| {
+        w.update_ip_address(id, update, now)?;
         let r = w
             .ips
             .reservations

@@ -2,6 +2,7 @@
 //! `tags` and `customdata`, each changed only when the body names it.
 
 use serde_json::{Map, Value};
+use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::call::ApiError;
@@ -66,17 +67,20 @@ impl World {
     /// `updateIPAddress` of the reservation `id`: the fields `update`
     /// names, within the bounds a request has (`422` otherwise, nothing
     /// changed). An assignment is `422`: it has none of these fields.
-    pub(crate) fn update_ip_address(&mut self, id: Uuid, update: IpUpdate) -> Result<(), ApiError> {
+    pub(crate) fn update_ip_address(
+        &mut self,
+        id: Uuid,
+        update: IpUpdate,
+        now: Instant,
+    ) -> Result<(), ApiError> {
         if self.live_assignment(id).is_some() {
             return Err(ApiError::unprocessable(
                 "An IP assignment has no details, tags or customdata to update",
             ));
         }
-        let r = self
-            .ips
-            .reservations
-            .get_mut(&id)
-            .ok_or_else(ApiError::not_found)?;
+        if !self.ips.reservations.contains_key(&id) {
+            return Err(ApiError::not_found());
+        }
         let customdata = update
             .customdata
             .as_ref()
@@ -89,15 +93,19 @@ impl World {
                 .and_then(|d| too_long("Details", d, MAX_TEXT)),
             customdata.and_then(|c| too_long("Customdata", &c, MAX_TEXT)),
         ])?;
-        if let Some(d) = update.details {
-            r.rec.details = Some(d);
-        }
-        if let Some(t) = update.tags {
-            r.rec.tags = t;
-        }
-        if let Some(c) = update.customdata {
-            r.rec.customdata = c;
-        }
-        Ok(())
+        self.ips
+            .reservations
+            .update(&mut self.journal, id, "updated", now, |r| {
+                if let Some(d) = update.details {
+                    r.rec.details = Some(d);
+                }
+                if let Some(t) = update.tags {
+                    r.rec.tags = t;
+                }
+                if let Some(c) = update.customdata {
+                    r.rec.customdata = c;
+                }
+            })
+            .ok_or_else(ApiError::not_found)
     }
 }

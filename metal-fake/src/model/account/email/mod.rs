@@ -1,0 +1,11 @@
+//! A user's email addresses: added, read, made the default (the user's
+//! `email`), deleted (never the default).
+//!
+//! - `operations`: the record ([`Email`], also its world-document entry),
+//!   the operations modelled, the view, who owns an address (its user),
+//!   and how addresses load and save.
+
+mod operations;
+
+pub use operations::Email;
+pub(crate) use operations::{Kept, RESOURCE};

@@ -1,0 +1,16 @@
+//! Invitations: an organisation invites an email address, to the
+//! organisation or to some of its projects, with roles; the invited user
+//! accepts (a membership of each project, or of the organisation) or
+//! declines (the invitation goes).
+//!
+//! - `record`: [`Invitation`], what the world keeps and its document
+//!   entry.
+//! - `operations`: the operations modelled, the view, who sees an
+//!   invitation, and how invitations load and save.
+
+mod operations;
+mod record;
+
+pub(crate) use operations::RESOURCE;
+pub use record::Invitation;
+pub(crate) use record::Kept;

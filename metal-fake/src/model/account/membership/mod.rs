@@ -1,0 +1,14 @@
+//! Memberships: a user's roles in a project. A member sees the project
+//! (its tokens and user keys do); accepting an invitation makes them.
+//!
+//! - `record`: [`Membership`], what the world keeps and its document
+//!   entry.
+//! - `operations`: the operations modelled, the view, who owns a
+//!   membership, and how memberships load and save.
+
+mod operations;
+mod record;
+
+pub(crate) use operations::{check_roles, insert, RESOURCE};
+pub(crate) use record::Kept;
+pub use record::Membership;

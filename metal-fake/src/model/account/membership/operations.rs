@@ -1,0 +1,252 @@
+//! The membership operations the fake models, how a membership shows,
+//! who owns one (its project), and how memberships load and save.
+
+use std::collections::HashSet;
+
+use metal_api::operation as op;
+use serde::Serialize;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::record::{Kept, Membership};
+use crate::call::{ApiError, Call, Reply};
+use crate::document::{WorldDoc, WorldError, MAX_NAME};
+use crate::model::access::Owner;
+use crate::model::bounds::{bad_tags, refuse};
+use crate::model::load::{unique, unknown};
+use crate::model::relations::Kind;
+use crate::model::render::{reply, Href, Stamp, Stub};
+use crate::model::resource::{acts, Modelled, Prepared, Resource};
+use crate::model::world::oldest_first;
+use crate::model::{project, user, World};
+
+/// The collection of memberships' paths and hrefs.
+pub(crate) const COLLECTION: &str = "memberships";
+
+/// Memberships.
+pub(crate) static RESOURCE: Resource = Resource {
+    collection: COLLECTION,
+    operations: &[
+        Modelled::new(&op::FIND_PROJECT_MEMBERSHIPS, find_project_memberships)
+            .names("project_id", &project::RESOURCE),
+        Modelled::new(&op::FIND_MEMBERSHIP_BY_ID, find_membership_by_id).names("id", &RESOURCE),
+        Modelled::new(&op::UPDATE_MEMBERSHIP, update_membership)
+            .also_patch()
+            .names("id", &RESOURCE),
+        Modelled::new(&op::DELETE_MEMBERSHIP, delete_membership).names("id", &RESOURCE),
+    ],
+    owner,
+    load,
+    save,
+};
+
+/// The roles a membership may hold (the API's).
+const ROLES: [&str; 4] = ["admin", "billing", "collaborator", "limited_collaborator"];
+
+fn owner(w: &World, id: Uuid) -> Option<Owner> {
+    w.memberships
+        .get(&id)
+        .map(|m| Owner::Project(m.rec.project))
+}
+
+/// Checks roles: known ones, within bounds; none is `collaborator`.
+pub(crate) fn check_roles(roles: &[String]) -> Result<Vec<String>, ApiError> {
+    refuse([bad_tags(roles)])?;
+    if let Some(r) = roles.iter().find(|r| !ROLES.contains(&r.as_str())) {
+        return Err(ApiError::unprocessable(format!(
+            "role {r} is not one of {}",
+            ROLES.join(", ")
+        )));
+    }
+    Ok(if roles.is_empty() {
+        vec!["collaborator".to_string()]
+    } else {
+        roles.to_vec()
+    })
+}
+
+/// Makes `user` a member of `project` with `roles` (or updates the roles
+/// of its membership there); returns the membership's ID.
+pub(crate) fn insert(
+    w: &mut World,
+    project: Uuid,
+    user: Uuid,
+    roles: Vec<String>,
+    now: Instant,
+) -> Uuid {
+    if let Some(m) = w
+        .memberships
+        .values_mut()
+        .find(|m| m.rec.project == project && m.rec.user == user)
+    {
+        m.rec.roles = roles;
+        m.updated = now;
+        return m.rec.id;
+    }
+    let id = Uuid::new_v4();
+    let seq = w.next_seq();
+    w.memberships.insert(
+        id,
+        Kept {
+            rec: Membership {
+                id,
+                project,
+                user,
+                roles,
+            },
+            seq,
+            created: now,
+            updated: now,
+        },
+    );
+    id
+}
+
+fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    let mut seen = HashSet::new();
+    let mut pairs = HashSet::new();
+    for m in &doc.memberships {
+        unique(&mut seen, m.id, "membership", m.id)?;
+        unique(
+            &mut pairs,
+            (m.project, m.user),
+            "membership of project and user",
+            format!("{}/{}", m.project, m.user),
+        )?;
+        let from = || format!("membership {}", m.id);
+        if !w.projects.contains_key(&m.project) {
+            return Err(unknown(from(), "project", m.project));
+        }
+        if !w.users.contains_key(&m.user) {
+            return Err(unknown(from(), "user", m.user));
+        }
+        let roles = check_roles(&m.roles).map_err(|e| {
+            WorldError::Inconsistent(format!("{}: {}", from(), e.messages.join("; ")))
+        })?;
+        let seq = w.next_seq();
+        w.memberships.insert(
+            m.id,
+            Kept {
+                rec: Membership { roles, ..m.clone() },
+                seq,
+                created: now,
+                updated: now,
+            },
+        );
+    }
+    Ok(())
+}
+
+fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    doc.memberships = oldest_first(&w.memberships, |m| m.seq)
+        .into_iter()
+        .map(|m| m.rec.clone())
+        .collect();
+}
+
+/// A membership in a reply.
+#[derive(Serialize)]
+struct MembershipView<'a> {
+    id: Uuid,
+    href: Href,
+    project: Stub,
+    user: Stub,
+    roles: &'a [String],
+    created_at: Stamp,
+    updated_at: Stamp,
+}
+
+/// A list of memberships.
+#[derive(Serialize)]
+struct MembershipList<'a> {
+    memberships: Vec<MembershipView<'a>>,
+}
+
+impl World {
+    fn membership_view<'a>(&'a self, m: &'a Kept) -> MembershipView<'a> {
+        MembershipView {
+            id: m.rec.id,
+            href: Href::new(COLLECTION, m.rec.id),
+            project: Stub::new(project::COLLECTION, m.rec.project),
+            user: Stub::new(user::COLLECTION, m.rec.user),
+            roles: &m.rec.roles,
+            created_at: Stamp(self.clock.wall(m.created)),
+            updated_at: Stamp(self.clock.wall(m.updated)),
+        }
+    }
+
+    /// Membership `id` as a reply.
+    pub(crate) fn membership_reply(&self, id: Uuid) -> Result<Reply, ApiError> {
+        reply(&self.membership_view(self.membership(id)?))
+    }
+
+    fn membership(&self, id: Uuid) -> Result<&Kept, ApiError> {
+        self.memberships.get(&id).ok_or_else(ApiError::not_found)
+    }
+
+    /// The projects `user` is a member of.
+    pub(crate) fn projects_of_member(&self, user: Uuid) -> impl Iterator<Item = Uuid> + '_ {
+        self.memberships
+            .values()
+            .filter(move |m| m.rec.user == user)
+            .map(|m| m.rec.project)
+    }
+}
+
+fn find_project_memberships(call: &Call) -> Result<Prepared, ApiError> {
+    let project = call.id("project_id")?;
+    acts(move |w, _, _| {
+        w.projects.get(&project).ok_or_else(ApiError::not_found)?;
+        let mut listed: Vec<&Kept> = w
+            .memberships
+            .values()
+            .filter(|m| m.rec.project == project)
+            .collect();
+        listed.sort_by_key(|m| m.seq);
+        reply(&MembershipList {
+            memberships: listed.into_iter().map(|m| w.membership_view(m)).collect(),
+        })
+    })
+}
+
+fn find_membership_by_id(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    acts(move |w, _, _| reply(&w.membership_view(w.membership(id)?)))
+}
+
+/// `updateMembership`: new roles (the body's `role`, as the spec names it;
+/// `roles` too, as the SDKs' membership shows them).
+fn update_membership(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let body = call.json_value()?;
+    let roles: Option<Vec<String>> = match body.get("role").or_else(|| body.get("roles")) {
+        None | Some(serde_json::Value::Null) => None,
+        Some(v) => Some(
+            serde_json::from_value(v.clone())
+                .map_err(|_| ApiError::unprocessable("role must be a list of strings"))?,
+        ),
+    };
+    let roles = roles.map(|r| check_roles(&r)).transpose()?;
+    if roles
+        .as_ref()
+        .is_some_and(|r| r.iter().any(|x| x.len() > MAX_NAME))
+    {
+        return Err(ApiError::unprocessable("a role is too long"));
+    }
+    acts(move |w, _, now| {
+        let m = w.memberships.get_mut(&id).ok_or_else(ApiError::not_found)?;
+        if let Some(roles) = &roles {
+            m.rec.roles.clone_from(roles);
+        }
+        m.updated = now;
+        reply(&w.membership_view(w.membership(id)?))
+    })
+}
+
+fn delete_membership(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    acts(move |w, _, now| {
+        w.delete_record(Kind::Membership, id, now)?;
+        Ok(Reply::Empty)
+    })
+}

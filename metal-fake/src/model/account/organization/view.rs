@@ -1,0 +1,71 @@
+//! An organisation as the API sends it, straight to bytes.
+
+use serde::Serialize;
+use uuid::Uuid;
+
+use super::record::Kept;
+use crate::model::render::{Href, Stamp, Stub};
+use crate::model::resource::Scope;
+use crate::model::World;
+
+/// The collection of organisations' paths and hrefs.
+pub(crate) const COLLECTION: &str = "organizations";
+
+/// An organisation in a reply.
+#[derive(Serialize)]
+pub(crate) struct OrganizationView<'a> {
+    id: Uuid,
+    href: Href,
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    description: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    website: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    twitter: Option<&'a str>,
+    /// metal-cli's `organization get` reads it unchecked.
+    created_at: Stamp,
+    updated_at: Stamp,
+    /// Its projects the caller sees, as links.
+    projects: Vec<Stub>,
+    /// Its members, as links.
+    members: Vec<Stub>,
+    customdata: &'a serde_json::Map<String, serde_json::Value>,
+}
+
+impl World {
+    /// `o` as the API shows it to `caller`.
+    pub(crate) fn organization_view<'a>(
+        &'a self,
+        o: &'a Kept,
+        caller: &Scope,
+    ) -> OrganizationView<'a> {
+        let mut projects: Vec<_> = self
+            .projects
+            .values()
+            .filter(|p| p.organization() == o.rec.id && caller.sees(p.rec.id))
+            .collect();
+        projects.sort_by_key(|p| p.meta.seq);
+        OrganizationView {
+            id: o.rec.id,
+            href: Href::new(COLLECTION, o.rec.id),
+            name: &o.rec.name,
+            description: o.rec.description.as_deref(),
+            website: o.rec.website.as_deref(),
+            twitter: o.rec.twitter.as_deref(),
+            created_at: Stamp(self.clock.wall(o.meta.created)),
+            updated_at: Stamp(self.clock.wall(o.meta.updated)),
+            projects: projects
+                .into_iter()
+                .map(|p| Stub::new(crate::model::project::COLLECTION, p.rec.id))
+                .collect(),
+            members: o
+                .rec
+                .members
+                .iter()
+                .map(|u| Stub::new(crate::model::user::COLLECTION, *u))
+                .collect(),
+            customdata: &o.rec.customdata,
+        }
+    }
+}

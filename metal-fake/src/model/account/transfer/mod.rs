@@ -1,0 +1,12 @@
+//! Project transfer requests: a project asks to move to another
+//! organisation; a member of that organisation accepts (the project moves)
+//! or declines (the request goes).
+//!
+//! - `operations`: the record ([`Transfer`], also its world-document
+//!   entry), the operations modelled, the view, who sees a request, and
+//!   how requests load and save.
+
+mod operations;
+
+pub use operations::Transfer;
+pub(crate) use operations::{Kept, RESOURCE};

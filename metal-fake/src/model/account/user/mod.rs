@@ -1,0 +1,20 @@
+//! Users: the world's own user (the server token's, whose ID the world
+//! document holds), each world token's user, and users made through the
+//! API. `GET /user` is the caller's, with defaults it can see.
+//!
+//! - `record`: [`User`], what the world keeps and its document entry.
+//! - `view`: a user as the API sends it.
+//! - `security`: two-factor authentication, password reset and email
+//!   verification of the current user.
+//! - `operations`: the operations modelled, who sees a user, and how
+//!   users load and save.
+
+mod operations;
+mod record;
+mod security;
+mod view;
+
+pub(crate) use operations::RESOURCE;
+pub(crate) use record::Kept;
+pub use record::User;
+pub(crate) use view::COLLECTION;

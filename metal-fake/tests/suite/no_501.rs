@@ -1,0 +1,191 @@
+//! No operation of the spec answers `501` but those still to be modelled,
+//! named below: a walk over `metal_api::operation::ALL` against the fake
+//! fails on any other operation that answers `501`, and on any operation
+//! of the list that no longer does (so the list only shrinks, and goes
+//! when the last family is modelled).
+
+use crate::http;
+
+use metal_api::operation;
+use metal_fake::Fake;
+
+const TOKEN: &str = "walk-token";
+
+/// The operations still answering `501`, each family's, while other
+/// branches model them: devices, capacity, events and the catalog's
+/// ("Devices and the catalog"), and the network's ("The fake's network").
+/// The account family (organisations, users, keys, memberships,
+/// invitations, billing, transfers, support) has none left. Remove an
+/// operation from here when its folder models it.
+const NOT_YET_MODELLED: &[&str] = &[
+    // Devices, capacity, events, the catalog.
+    "activateHardwareReservation",
+    "captureScreenshot",
+    "checkCapacityForFacility",
+    "checkCapacityForMetro",
+    "createDeviceBatch",
+    "createLicense",
+    "createSelfServiceReservation",
+    "createSpotMarketRequest",
+    "deleteBatch",
+    "deleteLicense",
+    "deleteSpotMarketRequest",
+    "findBatchById",
+    "findBatchesByProject",
+    "findCapacityForFacility",
+    "findCapacityForMetro",
+    "findDeviceCustomdata",
+    "findDeviceEvents",
+    "findDeviceMetadataByID",
+    "findDeviceSSHKeys",
+    "findDeviceUsages",
+    "findDeviceUserdataByID",
+    "findEventById",
+    "findEvents",
+    "findFacilitiesByProject",
+    "findInstanceBandwidth",
+    "findInterconnectionEvents",
+    "findInterconnectionPortEvents",
+    "findLicenseById",
+    "findMetroSpotMarketPrices",
+    "findOperatingSystemVersion",
+    "findOrganizationCapacityPerFacility",
+    "findOrganizationCapacityPerMetro",
+    "findOrganizationEvents",
+    "findPlansByProject",
+    "findProjectEvents",
+    "findProjectLicenses",
+    "findProjectUsage",
+    "findSelfServiceReservation",
+    "findSelfServiceReservations",
+    "findSpotMarketPrices",
+    "findSpotMarketPricesHistory",
+    "findSpotMarketRequestById",
+    "findTraffic",
+    "findVirtualCircuitEvents",
+    "findVrfRouteEvents",
+    "getDeviceFirmwareSets",
+    "getDeviceHealthRollup",
+    "getMetro",
+    "getOrganizationFirmwareSets",
+    "getProjectFirmwareSets",
+    "listSpotMarketRequests",
+    "updateLicense",
+    "validateUserdata",
+    // The network: ports, VLANs, gateways, VRFs, BGP, interconnections,
+    // IP customdata and availability.
+    "assignNativeVlan",
+    "assignPort",
+    "bondPort",
+    "convertLayer2",
+    "convertLayer3",
+    "createBgpDynamicNeighbor",
+    "createBgpSession",
+    "createInterconnectionPortVirtualCircuit",
+    "createMetalGateway",
+    "createMetalGatewayElasticIp",
+    "createOrganizationInterconnection",
+    "createPortVlanAssignmentBatch",
+    "createProjectInterconnection",
+    "createVirtualNetwork",
+    "createVrf",
+    "createVrfRoute",
+    "deleteBgpDynamicNeighborById",
+    "deleteBgpSession",
+    "deleteInterconnection",
+    "deleteMetalGateway",
+    "deleteNativeVlan",
+    "deleteVirtualCircuit",
+    "deleteVirtualNetwork",
+    "deleteVrf",
+    "deleteVrfRouteById",
+    "disbondPort",
+    "findBgpDynamicNeighborById",
+    "findBgpSessionById",
+    "findBgpSessions",
+    "findGlobalBgpRanges",
+    "findIPAddressCustomdata",
+    "findIPAssignmentCustomdata",
+    "findIPAvailabilities",
+    "findIPReservationCustomdata",
+    "findMetalGatewayById",
+    "findMetalGatewaysByProject",
+    "findPortById",
+    "findPortVlanAssignmentBatchByPortIdAndBatchId",
+    "findPortVlanAssignmentBatches",
+    "findPortVlanAssignmentByPortIdAndAssignmentId",
+    "findPortVlanAssignments",
+    "findProjectBgpSessions",
+    "findVirtualNetworks",
+    "findVrfById",
+    "findVrfIpReservation",
+    "findVrfIpReservations",
+    "findVrfRouteById",
+    "findVrfs",
+    "getBgpDynamicNeighbors",
+    "getBgpNeighborData",
+    "getInterconnection",
+    "getInterconnectionMetros",
+    "getInterconnectionPort",
+    "getInterconnectionPricing",
+    "getMetalGatewayElasticIps",
+    "getVirtualCircuit",
+    "getVirtualNetwork",
+    "getVrfBGPNeighbors",
+    "getVrfLearnedRoutes",
+    "getVrfRoutes",
+    "listInterconnectionPortVirtualCircuits",
+    "listInterconnectionPorts",
+    "listInterconnectionVirtualCircuits",
+    "organizationListInterconnections",
+    "projectListInterconnections",
+    "unassignPort",
+    "updateBgpSession",
+    "updateIPAddress",
+    "updateInterconnection",
+    "updateVirtualCircuit",
+    "updateVirtualNetwork",
+    "updateVrf",
+    "updateVrfRouteById",
+];
+
+#[tokio::test(start_paused = true)]
+async fn no_operation_answers_501_but_those_still_to_be_modelled() {
+    let fake = Fake::builder().token(TOKEN).reservations(1).build();
+    let mut unmodelled = Vec::new();
+    for op in operation::ALL {
+        let path: String = op
+            .path
+            .split('/')
+            .map(|seg| {
+                if seg.starts_with('{') {
+                    uuid::Uuid::new_v4().to_string()
+                } else {
+                    seg.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("/");
+        let body = (op.method != operation::Method::Get).then(|| serde_json::json!({}));
+        let (status, _) = http::in_process(&fake, TOKEN, op.method.as_str(), &path, body).await;
+        if status == 501 {
+            unmodelled.push(op.id);
+        }
+    }
+    let newly: Vec<&&str> = unmodelled
+        .iter()
+        .filter(|id| !NOT_YET_MODELLED.contains(id))
+        .collect();
+    assert!(
+        newly.is_empty(),
+        "answering 501, not on the list: {newly:?}"
+    );
+    let modelled_now: Vec<&&str> = NOT_YET_MODELLED
+        .iter()
+        .filter(|id| !unmodelled.contains(id))
+        .collect();
+    assert!(
+        modelled_now.is_empty(),
+        "modelled now (take them off the list): {modelled_now:?}"
+    );
+}
