@@ -52,7 +52,9 @@ pub(crate) use network::ip_reservation;
 pub(crate) use access::Access;
 pub use access::Token;
 pub(crate) use access::ACCESS_DENIED;
-pub use catalog::{Facility, Metro, OperatingSystem, Plan};
+pub use catalog::{
+    Counted, Drive, Facility, Metro, OperatingSystem, Plan, PlanMetro, PlanSpecs, Price,
+};
 pub use device::{Device, DeviceState};
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;

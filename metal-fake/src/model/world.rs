@@ -94,7 +94,10 @@ impl World {
         };
         doc.plans = plans
             .into_iter()
-            .map(|slug| Plan { id: None, slug })
+            .map(|slug| Plan {
+                slug,
+                ..Plan::default()
+            })
             .collect();
         let facilities = if spec.facilities.is_empty() {
             vec![("da11".to_string(), "da".to_string())]
@@ -104,14 +107,14 @@ impl World {
         for (code, metro) in facilities {
             if !doc.metros.iter().any(|m| m.code == metro) {
                 doc.metros.push(Metro {
-                    id: None,
                     code: metro.clone(),
+                    ..Metro::default()
                 });
             }
             doc.facilities.push(Facility {
-                id: None,
                 code,
                 metro,
+                ..Facility::default()
             });
         }
         let organization = Uuid::new_v4();

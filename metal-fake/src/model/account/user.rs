@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use crate::call::{ApiError, Call};
 use crate::model::access::Owner;
-use crate::model::render::{reply, Href};
+use crate::model::render::{reply, Href, ShortId, Stamp, Stub};
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
 use crate::model::World;
 
@@ -33,13 +33,11 @@ fn owner(w: &World, id: Uuid) -> Option<Owner> {
 /// The current user in a reply.
 #[derive(Serialize)]
 struct UserView {
-    id: Uuid,
-    href: Href,
-    short_id: String,
-    first_name: &'static str,
-    last_name: &'static str,
-    full_name: &'static str,
-    email: &'static str,
+    #[serde(flatten)]
+    lite: UserLite<'static>,
+    avatar_url: Avatar,
+    two_factor_auth: &'static str,
+    emails: [Stub; 1],
     #[serde(skip_serializing_if = "Option::is_none")]
     default_organization_id: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -47,9 +45,63 @@ struct UserView {
     customdata: Empty,
 }
 
+/// A user where a record names it (a device's `created_by`).
+#[derive(Serialize)]
+pub(crate) struct UserLite<'a> {
+    id: Uuid,
+    href: Href,
+    short_id: ShortId,
+    first_name: &'a str,
+    last_name: &'a str,
+    full_name: &'a str,
+    email: &'a str,
+    avatar_thumb_url: Avatar,
+    created_at: Stamp,
+    updated_at: Stamp,
+}
+
+/// A Gravatar URL of the user's default image, as the real API gave one
+/// to a user without a picture.
+#[derive(Clone, Copy)]
+struct Avatar(Uuid);
+
+impl Serialize for Avatar {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!(
+            "https://www.gravatar.com/avatar/{}?d=mm",
+            self.0.simple()
+        ))
+    }
+}
+
 /// `{}`.
 #[derive(Serialize)]
 struct Empty {}
+
+/// The user's one email address: an ID derived from the user's.
+fn email_id(user: Uuid) -> Uuid {
+    Uuid::from_u128(user.as_u128() ^ (0xe << 96))
+}
+
+impl World {
+    /// The world's user, where a record names it. The world keeps no
+    /// creation time for it: it was made when the world was seeded.
+    pub(crate) fn user_lite(&self) -> UserLite<'static> {
+        let since = Stamp(self.clock.started());
+        UserLite {
+            id: self.user,
+            href: Href::new(COLLECTION, self.user),
+            short_id: ShortId(self.user),
+            first_name: "Fake",
+            last_name: "User",
+            full_name: "Fake User",
+            email: "user@metal-fake.invalid",
+            avatar_thumb_url: Avatar(self.user),
+            created_at: since,
+            updated_at: since,
+        }
+    }
+}
 
 fn find_current_user(_call: &Call) -> Result<Prepared, ApiError> {
     acts(move |w, scope, _| {
@@ -63,16 +115,11 @@ fn find_current_user(_call: &Call) -> Result<Prepared, ApiError> {
         let organization = project
             .and_then(|p| w.projects.get(&p))
             .map(|p| p.organization());
-        let mut short_id = w.user.simple().to_string();
-        short_id.truncate(8);
         reply(&UserView {
-            id: w.user,
-            href: Href::new(COLLECTION, w.user),
-            short_id,
-            first_name: "Fake",
-            last_name: "User",
-            full_name: "Fake User",
-            email: "user@metal-fake.invalid",
+            lite: w.user_lite(),
+            avatar_url: Avatar(w.user),
+            two_factor_auth: "",
+            emails: [Stub::new("emails", email_id(w.user))],
             default_organization_id: organization,
             default_project_id: project,
             customdata: Empty {},

@@ -14,7 +14,7 @@ use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
 use crate::model::list::{self, Listing};
 use crate::model::load::unique;
-use crate::model::render::{reply, Href, Stub, API_PREFIX};
+use crate::model::render::{reply, Href, Stamp, Stub, API_PREFIX};
 use crate::model::resource::{acts, Modelled, Prepared, Resource, Scope};
 use crate::model::world::oldest_first;
 use crate::model::World;
@@ -68,8 +68,15 @@ struct OrganizationView<'a> {
     id: Uuid,
     href: Href,
     name: &'a str,
+    /// metal-cli's `organization get` reads it unchecked.
+    created_at: Stamp,
+    updated_at: Stamp,
+    credit_amount: f32,
     /// Its projects the caller sees, as links.
     projects: Vec<Stub>,
+    /// The world's one user, its owner.
+    members: [Stub; 1],
+    memberships: [Stub; 1],
     customdata: Empty,
 }
 
@@ -85,10 +92,22 @@ impl World {
             .filter(|p| p.organization() == o.rec.id && caller.sees(p.rec.id))
             .collect();
         projects.sort_by_key(|p| p.seq);
+        // The record keeps no creation time: it was made when the world
+        // was seeded.
+        let since = Stamp(self.clock.started());
         OrganizationView {
             id: o.rec.id,
             href: Href::new(COLLECTION, o.rec.id),
             name: &o.rec.name,
+            created_at: since,
+            updated_at: since,
+            credit_amount: 0.0,
+            members: [Stub::new(crate::model::user::COLLECTION, self.user)],
+            // The user's membership of it: an ID derived from both.
+            memberships: [Stub::new(
+                "memberships",
+                Uuid::from_u128(o.rec.id.as_u128() ^ self.user.as_u128()),
+            )],
             projects: projects
                 .into_iter()
                 .map(|p| Stub::new(crate::model::project::COLLECTION, p.rec.id))
