@@ -49,9 +49,7 @@ fn values(schema: &Value) -> Vec<String> {
 /// What one property's schema holds.
 fn property(name: &str, schema: &Value) -> Result<Property> {
     let (inner, array) = match schema.get("items") {
-        Some(items) if schema.get("type").and_then(Value::as_str) == Some("array") => {
-            (items, true)
-        }
+        Some(items) if schema.get("type").and_then(Value::as_str) == Some("array") => (items, true),
         _ => (schema, false),
     };
     let shape = match inner.get("$ref").and_then(Value::as_str) {
@@ -125,7 +123,9 @@ pub fn generate(spec: &Value, header: &str) -> Result<String> {
         .and_then(Value::as_object)
         .ok_or_else(|| anyhow!("the spec has no components.schemas"))?;
     let mut out = String::from(header);
-    out.push_str("/// Every object schema of the spec, sorted by name.\npub static SHAPES: &[Shape] = &[\n");
+    out.push_str(
+        "/// Every object schema of the spec, sorted by name.\npub static SHAPES: &[Shape] = &[\n",
+    );
     // Sorted by name whatever order the document has, for binary search.
     let sorted: BTreeMap<&String, &Value> = schemas.iter().collect();
     for (name, schema) in sorted {
@@ -135,7 +135,10 @@ pub fn generate(spec: &Value, header: &str) -> Result<String> {
             // A list of numbers (`SpotPricesDatapointsList`): no object.
             continue;
         }
-        write!(out, "    Shape {{ name: {name:?}, one_of: &{one_of:?}, properties: &[")?;
+        write!(
+            out,
+            "    Shape {{ name: {name:?}, one_of: &{one_of:?}, properties: &["
+        )?;
         for p in props.values() {
             let shape = match &p.shape {
                 Some(s) => format!("Some({s:?})"),
@@ -147,7 +150,11 @@ pub fn generate(spec: &Value, header: &str) -> Result<String> {
                 p.name, p.array, p.values
             )?;
         }
-        out.push_str(if props.is_empty() { "] },\n" } else { "\n    ] },\n" });
+        out.push_str(if props.is_empty() {
+            "] },\n"
+        } else {
+            "\n    ] },\n"
+        });
     }
     out.push_str("];\n");
 
@@ -215,7 +222,10 @@ mod tests {
         });
         let text = generate(&spec, "").unwrap();
         assert!(text.contains("Shape { name: \"Wrap\", one_of: &[], properties: &[\n        Property { name: \"code\", shape: None, array: false, values: &[] },\n        Property { name: \"state\", shape: None, array: false, values: &[\"a\", \"b\"] },\n        Property { name: \"tags\", shape: Some(\"Metro\"), array: true, values: &[] },"), "{text}");
-        assert!(text.contains("Shape { name: \"Either\", one_of: &[\"Metro\"], properties: &[] },"), "{text}");
+        assert!(
+            text.contains("Shape { name: \"Either\", one_of: &[\"Metro\"], properties: &[] },"),
+            "{text}"
+        );
         assert!(!text.contains("Numbers"), "{text}");
         assert!(text.contains("(\"getM\", \"Wrap\"),"), "{text}");
     }
