@@ -64,6 +64,7 @@ pub mod operation;
 #[cfg(feature = "samples")]
 #[cfg_attr(docsrs, doc(cfg(feature = "samples")))]
 pub mod samples;
+pub mod shape;
 pub mod tls;
 pub mod variants;
 

@@ -48,6 +48,12 @@ pub(crate) struct Wall {
 }
 
 impl Wall {
+    /// The wall-clock time the clock started at: when a seeded record
+    /// that keeps no creation time was created.
+    pub(crate) fn started(&self) -> DateTime<Utc> {
+        self.start_wall
+    }
+
     /// The wall-clock time of `at`.
     pub(crate) fn wall(&self, at: Instant) -> DateTime<Utc> {
         let since = at.saturating_duration_since(self.start);

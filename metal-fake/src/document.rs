@@ -44,8 +44,9 @@ use uuid::Uuid;
 pub use crate::model::{AddressFamily, BgpSession, MetalGateway, Port, VirtualNetwork};
 pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
 pub use crate::model::{
-    BgpConfig, Capacity, CapacityLevel, Device, DeviceState, Facility, HardwareReservation, Metro,
-    OperatingSystem, Organization, OwnAddress, Plan, Project, SshKey, Token,
+    BgpConfig, Capacity, CapacityLevel, Counted, Device, DeviceState, Drive, Facility,
+    HardwareReservation, Metro, OperatingSystem, Organization, OwnAddress, Plan, PlanMetro,
+    PlanSpecs, Price, Project, SshKey, Token,
 };
 pub use crate::model::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 
@@ -78,13 +79,15 @@ pub struct WorldDoc {
     /// `403`.
     #[serde(default)]
     pub tokens: Vec<Token>,
-    /// Metros, by code.
+    /// Metros, by code (a well-known code takes the real metro's name and
+    /// country).
     #[serde(default)]
     pub metros: Vec<Metro>,
     /// Facilities, by code, each in a metro.
     #[serde(default)]
     pub facilities: Vec<Facility>,
-    /// Plans, by slug.
+    /// Plans, by slug (a well-known slug takes the real plan's specs and
+    /// price), each available in every metro unless it names its own.
     #[serde(default)]
     pub plans: Vec<Plan>,
     /// Operating systems, by slug (a built-in list if none).

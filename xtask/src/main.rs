@@ -1,7 +1,7 @@
 //! `cargo xtask`: project automation.
 //!
 //! - `cargo xtask generate` writes `metal-api/src/generated/` (the client,
-//!   its httpmock extension and the operation table) from
+//!   its httpmock extension, the operation table and the reply shapes) from
 //!   `openapi/metal.json`; `--check` fails, naming the stale files, when the
 //!   committed ones are not what it would write. Needs only the repository.
 //! - `cargo xtask spec [--from PATH]` derives `openapi/metal.json` from the

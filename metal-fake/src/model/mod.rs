@@ -70,7 +70,9 @@ pub use api_key::ApiKey;
 pub use bgp_session::{AddressFamily, BgpSession};
 pub use billing::PaymentMethod;
 pub use capacity::{Capacity, CapacityLevel};
-pub use catalog::{Facility, Metro, OperatingSystem, Plan};
+pub use catalog::{
+    Counted, Drive, Facility, Metro, OperatingSystem, Plan, PlanMetro, PlanSpecs, Price,
+};
 pub use device::{Device, DeviceState, OwnAddress};
 pub use email::Email;
 pub use hardware_reservation::HardwareReservation;

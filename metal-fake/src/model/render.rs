@@ -164,6 +164,17 @@ impl Stub {
     }
 }
 
+/// A thing where another record names it: whole (included), or an
+/// `{"href": ...}` stub. One type serves every `include`.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub(crate) enum Whole<T> {
+    /// Included: the whole thing.
+    Full(Box<T>),
+    /// Not included: its href.
+    Stub(Stub),
+}
+
 /// The first 8 hex digits of an ID (`short_id`), written without
 /// allocating.
 #[derive(Clone, Copy, Debug)]

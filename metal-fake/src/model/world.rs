@@ -143,7 +143,10 @@ impl World {
         };
         doc.plans = plans
             .into_iter()
-            .map(|slug| Plan { id: None, slug })
+            .map(|slug| Plan {
+                slug,
+                ..Plan::default()
+            })
             .collect();
         let facilities = if spec.facilities.is_empty() {
             vec![("da11".to_string(), "da".to_string())]
@@ -153,14 +156,14 @@ impl World {
         for (code, metro) in facilities {
             if !doc.metros.iter().any(|m| m.code == metro) {
                 doc.metros.push(Metro {
-                    id: None,
                     code: metro.clone(),
+                    ..Metro::default()
                 });
             }
             doc.facilities.push(Facility {
-                id: None,
                 code,
                 metro,
+                ..Facility::default()
             });
         }
         // Every plan can be had on demand in every facility.

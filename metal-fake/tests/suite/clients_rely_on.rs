@@ -857,24 +857,22 @@ async fn the_current_user_is_the_world_s_with_the_main_project_as_default() {
 async fn plans_operating_systems_metros_and_facilities_are_the_world_s() {
     let mut doc = metal_fake::document::WorldDoc::default();
     doc.metros.push(metal_fake::document::Metro {
-        id: None,
         code: "am".into(),
+        ..Default::default()
     });
     doc.facilities.push(metal_fake::document::Facility {
-        id: None,
         code: "am6".into(),
         metro: "am".into(),
+        ..Default::default()
     });
     doc.plans.push(metal_fake::document::Plan {
-        id: None,
         slug: "m3.large.x86".into(),
+        ..Default::default()
     });
     doc.operating_systems
         .push(metal_fake::document::OperatingSystem {
-            id: None,
             slug: "ubuntu_24_04".into(),
-            distro: None,
-            version: None,
+            ..Default::default()
         });
     let api = Api::start(Fake::builder().world(doc).build()).await;
     let plans = api.read("/plans").await;

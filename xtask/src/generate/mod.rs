@@ -1,5 +1,6 @@
 //! Generating `metal-api`'s client from `openapi/metal.json`: progenitor's
-//! client and httpmock extension, and the table of every operation's facts.
+//! client and httpmock extension, the table of every operation's facts, and
+//! the reply shapes (each schema's properties and known values).
 //! The output is committed under `metal-api/src/generated/`, so building
 //! `metal-api` runs no code generator and reads nothing outside its crate.
 
@@ -10,6 +11,7 @@ use anyhow::{anyhow, bail, Context, Result};
 
 mod mock;
 mod samples;
+mod shapes;
 mod variants;
 
 /// Where the generated files live, relative to the workspace root.
@@ -69,6 +71,7 @@ fn generate_with(spec_text: &str, replaced: &[(&str, &str)]) -> Result<Vec<File>
         .parse()
         .map_err(|e| anyhow!("the generated samples do not lex: {e}"))?;
     let samples = rust_text(samples, |_| {})?;
+    let shapes = shapes::generate(&spec_value, HEADER)?;
     Ok(vec![
         File {
             name: "client.rs",
@@ -85,6 +88,10 @@ fn generate_with(spec_text: &str, replaced: &[(&str, &str)]) -> Result<Vec<File>
         File {
             name: "samples.rs",
             text: samples,
+        },
+        File {
+            name: "shapes.rs",
+            text: shapes,
         },
     ])
 }
@@ -299,7 +306,13 @@ mod tests {
         let names: Vec<&str> = files.iter().map(|f| f.name).collect();
         assert_eq!(
             names,
-            ["client.rs", "mock.rs", "operations.rs", "samples.rs"]
+            [
+                "client.rs",
+                "mock.rs",
+                "operations.rs",
+                "samples.rs",
+                "shapes.rs"
+            ]
         );
         let table = &files[2].text;
         assert!(table.starts_with(HEADER));

@@ -5,19 +5,31 @@
 //! - `operations`: the lists of plans, operating systems, metros and
 //!   facilities.
 //!
-//! - `record`: [`Plan`], [`Metro`], [`Facility`] (each also its entry in
-//!   the world document), the [`Catalog`] a world keeps, how it loads and
-//!   saves, and how a device or reservation shows each.
+//! - `record`: [`Plan`], [`Metro`], [`Facility`], [`OperatingSystem`]
+//!   (each also its entry in the world document), the [`Catalog`] a world
+//!   keeps, and how it loads (filling in defaults) and saves.
+//!
+//! - `known`: the real API's well-known metros, plans and operating
+//!   systems (2024), whose names, countries, specs and prices an entry
+//!   naming only a code or slug takes.
+//!
+//! - `view`: how the API shows each, in its list and where a device,
+//!   reservation or IP block names it.
 
+mod known;
 mod operations;
 mod record;
+mod view;
 
 pub(crate) use operations::{
     find_facilities, find_operating_systems, find_plans, FACILITIES, METROS, OPERATING_SYSTEMS,
     PLANS,
 };
-pub(crate) use record::{Catalog, FacilityView, MetroView, PlanView};
-pub use record::{Facility, Metro, OperatingSystem, Plan};
+pub(crate) use record::Catalog;
+pub use record::{
+    Counted, Drive, Facility, Metro, OperatingSystem, Plan, PlanMetro, PlanSpecs, Price,
+};
+pub(crate) use view::{FacilityView, MetroView, OperatingSystemView, PlanView};
 
 use super::Resource;
 

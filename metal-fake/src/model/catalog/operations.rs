@@ -7,11 +7,11 @@ use serde::Serialize;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record::{FacilityView, MetroView, OperatingSystem, PlanView};
+use super::view::{os_view, FacilityView, MetroView, OperatingSystemView, PlanView};
 use crate::call::{ApiError, Call};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
-use crate::model::render::reply;
+use crate::model::render::{reply, Expand};
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
 use crate::model::World;
 
@@ -85,64 +85,39 @@ struct MetroList<'a> {
     metros: Vec<MetroView<'a>>,
 }
 
-/// An operating system in a reply.
-#[derive(Serialize)]
-struct OperatingSystemView<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<Uuid>,
-    slug: &'a str,
-    name: &'a str,
-    distro: &'a str,
-    version: &'a str,
-    provisionable_on: Vec<&'a str>,
-}
-
 /// `{"operating_systems": [...]}`.
 #[derive(Serialize)]
 struct OperatingSystemList<'a> {
     operating_systems: Vec<OperatingSystemView<'a>>,
 }
 
-/// The world's plans; `slug` matches exactly.
+/// The world's plans; `slug` matches exactly. With
+/// `include=available_in,available_in_metros` (either), each place a plan
+/// is available in is whole, with its price there.
 pub(crate) fn find_plans(call: &Call) -> Result<Prepared, ApiError> {
     let slug = call.text("slug");
+    let include = call.text("include");
+    let expand = Expand::parse(include.as_deref(), None);
+    let full = expand.includes("available_in") || expand.includes("available_in_metros");
     acts(move |w, _, _| {
         let c = &w.catalog;
         let plans = c
             .plans
             .iter()
             .filter(|p| slug.as_deref().is_none_or(|s| p.slug == s))
-            .map(|p| c.plan_view(&p.slug))
+            .map(|p| c.plan_view_with(&p.slug, full))
             .collect();
         reply(&PlanList { plans })
     })
 }
 
-/// The world's operating systems, each provisionable on every plan.
+/// The world's operating systems.
 pub(crate) fn find_operating_systems(_call: &Call) -> Result<Prepared, ApiError> {
     acts(move |w, _, _| {
-        let c = &w.catalog;
-        let plans: Vec<&str> = c.plans.iter().map(|p| p.slug.as_str()).collect();
         reply(&OperatingSystemList {
-            operating_systems: c
-                .operating_systems
-                .iter()
-                .map(|os| os_view(os, &plans))
-                .collect(),
+            operating_systems: w.catalog.operating_systems.iter().map(os_view).collect(),
         })
     })
-}
-
-/// `os` as the API shows it, provisionable on `plans`.
-fn os_view<'a>(os: &'a OperatingSystem, plans: &[&'a str]) -> OperatingSystemView<'a> {
-    OperatingSystemView {
-        id: os.id,
-        slug: &os.slug,
-        name: &os.slug,
-        distro: os.distro.as_deref().unwrap_or_default(),
-        version: os.version.as_deref().unwrap_or_default(),
-        provisionable_on: plans.to_vec(),
-    }
 }
 
 /// The world's facilities.

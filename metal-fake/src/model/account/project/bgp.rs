@@ -108,13 +108,21 @@ pub(super) fn find_bgp_config_by_project(call: &Call) -> Result<Prepared, ApiErr
 
 pub(super) fn request_bgp_config(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
-    let body: types::BgpConfigRequestInput = call.json()?;
+    let mut value = call.json_value()?;
+    // metal-cli always sends `md5`, `""` when no password is given: no
+    // password (the spec's pattern would refuse the empty string).
+    if value.get("md5").and_then(serde_json::Value::as_str) == Some("") {
+        if let Some(o) = value.as_object_mut() {
+            o.remove("md5");
+        }
+    }
+    let body: types::BgpConfigRequestInput = crate::call::decode(value)?;
     if !(1..=4_294_967_295).contains(&body.asn) {
         return Err(ApiError::unprocessable(
             "asn must be between 1 and 4294967295",
         ));
     }
-    let md5 = body.md5.clone().map(String::from).filter(|m| !m.is_empty());
+    let md5 = body.md5.clone().map(String::from);
     let deployment_type = match body.deployment_type {
         types::BgpConfigRequestInputDeploymentType::Local => "local",
         types::BgpConfigRequestInputDeploymentType::Global => "global",

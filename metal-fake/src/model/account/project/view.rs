@@ -5,7 +5,7 @@ use uuid::Uuid;
 
 use super::record::Kept;
 use crate::model::organization;
-use crate::model::render::{Href, Stamp, Stub};
+use crate::model::render::{Empty, Href, Stamp, Stub, Whole};
 use crate::model::World;
 
 /// The collection of projects' paths and hrefs.
@@ -26,15 +26,24 @@ pub(crate) struct ProjectView<'a> {
     tags: &'a [String],
     customdata: &'a serde_json::Map<String, serde_json::Value>,
     backend_transfer_enabled: bool,
+    /// Its BGP configuration, once requested.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bgp_config: Option<Stub>,
+    /// The world's one user.
+    members: [Stub; 1],
+    memberships: [Stub; 1],
+    invitations: Empty,
+    volumes: Empty,
+    max_devices: EmptyObject,
+    network_status: EmptyObject,
 }
 
-/// A project where another record names it: included, or a stub.
+/// `{}`.
 #[derive(Serialize)]
-#[serde(untagged)]
-pub(crate) enum ProjectField<'a> {
-    Full(Box<ProjectView<'a>>),
-    Stub(Stub),
-}
+struct EmptyObject {}
+
+/// A project where another record names it: included, or a stub.
+pub(crate) type ProjectField<'a> = Whole<ProjectView<'a>>;
 
 impl World {
     /// `p` as the API shows it.
@@ -51,6 +60,21 @@ impl World {
             tags: &p.rec.tags,
             customdata: &p.rec.customdata,
             backend_transfer_enabled: p.rec.backend_transfer_enabled,
+            bgp_config: p
+                .rec
+                .bgp_config
+                .as_ref()
+                .map(|b| Stub::new("bgp-configs", b.id.unwrap_or_default())),
+            members: [Stub::new(crate::model::user::COLLECTION, self.user)],
+            // The user's membership of it: an ID derived from both.
+            memberships: [Stub::new(
+                "memberships",
+                Uuid::from_u128(id.as_u128() ^ self.user.as_u128()),
+            )],
+            invitations: Empty,
+            volumes: Empty,
+            max_devices: EmptyObject {},
+            network_status: EmptyObject {},
         }
     }
 

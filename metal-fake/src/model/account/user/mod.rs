@@ -17,4 +17,4 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::User;
-pub(crate) use view::COLLECTION;
+pub(crate) use view::{UserLite, COLLECTION};

@@ -10,6 +10,35 @@ use crate::model::World;
 /// The collection of users' paths and hrefs.
 pub(crate) const COLLECTION: &str = "users";
 
+/// A user where a record names it (a device's `created_by`).
+#[derive(Serialize)]
+pub(crate) struct UserLite<'a> {
+    id: Uuid,
+    href: Href,
+    short_id: ShortId,
+    first_name: &'a str,
+    last_name: &'a str,
+    full_name: String,
+    email: &'a str,
+    avatar_thumb_url: Avatar,
+    created_at: Stamp,
+    updated_at: Stamp,
+}
+
+/// A Gravatar URL of the default image, as the real API gave one to a
+/// user without a picture.
+#[derive(Clone, Copy)]
+struct Avatar(Uuid);
+
+impl Serialize for Avatar {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!(
+            "https://www.gravatar.com/avatar/{}?d=mm",
+            self.0.simple()
+        ))
+    }
+}
+
 /// A user in a reply.
 #[derive(Serialize)]
 pub(crate) struct UserView<'a> {
@@ -25,6 +54,8 @@ pub(crate) struct UserView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     timezone: Option<&'a str>,
     two_factor_auth: &'static str,
+    avatar_url: Avatar,
+    avatar_thumb_url: Avatar,
     created_at: Stamp,
     updated_at: Stamp,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -53,11 +84,41 @@ impl World {
             phone_number: u.rec.phone_number.as_deref(),
             timezone: u.rec.timezone.as_deref(),
             two_factor_auth: if u.rec.two_factor { "app" } else { "" },
+            avatar_url: Avatar(u.rec.id),
+            avatar_thumb_url: Avatar(u.rec.id),
             created_at: Stamp(self.clock.wall(u.created)),
             updated_at: Stamp(self.clock.wall(u.updated)),
             default_organization_id: defaults.map(|d| d.0),
             default_project_id: defaults.map(|d| d.1),
             customdata: &u.rec.customdata,
+        }
+    }
+
+    /// The world's own user where a record names it (the server token's
+    /// user, who makes what the fake makes); the fake's placeholder when
+    /// the world has no record of it.
+    pub(crate) fn user_lite(&self) -> UserLite<'_> {
+        let kept = self.users.get(&self.user);
+        let since = Stamp(self.clock.started());
+        let (first_name, last_name, email) =
+            kept.map_or(("Fake", "User", "user@metal-fake.invalid"), |u| {
+                (
+                    &u.rec.first_name[..],
+                    &u.rec.last_name[..],
+                    &u.rec.email[..],
+                )
+            });
+        UserLite {
+            id: self.user,
+            href: Href::new(COLLECTION, self.user),
+            short_id: ShortId(self.user),
+            first_name,
+            last_name,
+            full_name: format!("{first_name} {last_name}"),
+            email,
+            avatar_thumb_url: Avatar(self.user),
+            created_at: kept.map_or(since, |u| Stamp(self.clock.wall(u.created))),
+            updated_at: kept.map_or(since, |u| Stamp(self.clock.wall(u.updated))),
         }
     }
 }

@@ -5,18 +5,21 @@
 //! progress).
 
 use std::fmt;
+use std::time::Duration;
 
 use serde::{Serialize, Serializer};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record::{Kept, OwnAddress};
-use crate::model::catalog::{FacilityView, MetroView, PlanView};
+use super::record::{Kept, OwnAddress, Phase};
+use crate::model::catalog::{FacilityView, MetroView, OperatingSystemView, PlanView};
 use crate::model::hardware_reservation::{self, ReservationView};
 use crate::model::ip_reservation::AssignmentView;
 use crate::model::project::{self, ProjectField};
-use crate::model::render::{Empty, Expand, Href, ShortId, Stamp, Stub};
+use crate::model::render::{Empty, Expand, Href, ShortId, Stamp, Stub, Whole};
+use crate::model::user::UserLite;
 use crate::model::World;
+use crate::model::{DeviceState, Timings};
 
 /// The collection of devices' paths and hrefs.
 pub(crate) const COLLECTION: &str = "devices";
@@ -38,9 +41,16 @@ pub(crate) struct DeviceView<'a> {
     ipxe_script_url: Option<&'a str>,
     userdata: &'a str,
     customdata: &'a serde_json::Map<String, serde_json::Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    billing_cycle: Option<&'a str>,
+    billing_cycle: &'a str,
     spot_instance: bool,
+    network_frozen: bool,
+    bonding_mode: u8,
+    iqn: Iqn,
+    sos: Sos<'a>,
+    actions: Actions,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    root_password: Option<RootPassword>,
+    created_by: UserLite<'a>,
     created_at: Stamp,
     updated_at: Stamp,
     ip_addresses: Addresses<'a>,
@@ -57,7 +67,7 @@ pub(crate) struct DeviceView<'a> {
     facility: Option<FacilityView<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     metro: Option<MetroView<'a>>,
-    operating_system: OperatingSystem<'a>,
+    operating_system: OperatingSystemView<'a>,
     project: ProjectField<'a>,
     project_lite: Stub,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -67,26 +77,10 @@ pub(crate) struct DeviceView<'a> {
 }
 
 /// A device where another record names it: included, or a stub.
-#[derive(Serialize)]
-#[serde(untagged)]
-pub(crate) enum DeviceField<'a> {
-    Full(Box<DeviceView<'a>>),
-    Stub(Stub),
-}
+pub(crate) type DeviceField<'a> = Whole<DeviceView<'a>>;
 
 /// A device's reservation: included, or a stub.
-#[derive(Serialize)]
-#[serde(untagged)]
-pub(crate) enum ReservationField<'a> {
-    Full(Box<ReservationView<'a>>),
-    Stub(Stub),
-}
-
-#[derive(Serialize)]
-struct OperatingSystem<'a> {
-    slug: &'a str,
-    name: &'a str,
-}
+type ReservationField<'a> = Whole<ReservationView<'a>>;
 
 impl World {
     /// `d` as the API shows it at `now`, with `expand` applied.
@@ -124,8 +118,22 @@ impl World {
             ipxe_script_url: rec.ipxe_script_url.as_deref(),
             userdata: rec.userdata.as_deref().unwrap_or_default(),
             customdata: &rec.customdata,
-            billing_cycle: rec.billing_cycle.as_deref(),
+            // The real API's default cycle.
+            billing_cycle: rec.billing_cycle.as_deref().unwrap_or("hourly"),
             spot_instance: false,
+            network_frozen: false,
+            // The real API's bonding mode of a layer-3 bond (balance-tlb).
+            bonding_mode: 5,
+            iqn: Iqn {
+                year: made.0,
+                device: rec.id,
+            },
+            sos: Sos(&rec.facility),
+            actions: Actions(state),
+            root_password: d
+                .password_shown(&self.timings, now)
+                .then_some(RootPassword(rec.id)),
+            created_by: self.user_lite(),
             created_at: made,
             updated_at: Stamp(self.clock.wall(d.meta.updated)),
             ip_addresses: self.device_addresses(d),
@@ -139,10 +147,7 @@ impl World {
             facility: (!expand.excludes("facility"))
                 .then(|| self.catalog.facility_view(&rec.facility)),
             metro: (!expand.excludes("metro")).then(|| self.catalog.metro_view(&rec.facility)),
-            operating_system: OperatingSystem {
-                slug: &rec.operating_system,
-                name: &rec.operating_system,
-            },
+            operating_system: self.catalog.operating_system_view(&rec.operating_system),
             project: self.project_field(rec.project, expand.includes("project")),
             project_lite: Stub::new(project::COLLECTION, rec.project),
             hardware_reservation: reservation,
@@ -184,6 +189,102 @@ impl DeviceView<'_> {
             hardware_reservation::COLLECTION,
             reservation,
         )));
+    }
+}
+
+/// How long after provisioning ends the real API still showed a device's
+/// `root_password` (a day); later reads leave it out.
+pub(crate) const ROOT_PASSWORD_WINDOW: Duration = Duration::from_secs(24 * 3600);
+
+impl Kept {
+    /// Whether a read at `now` shows the root password: from the create
+    /// until [`ROOT_PASSWORD_WINDOW`] after provisioning (or reinstalling)
+    /// ends.
+    fn password_shown(&self, t: &Timings, now: Instant) -> bool {
+        let done = match self.live.phase {
+            Phase::Provisioning => t.queued + t.provisioning,
+            Phase::Reinstalling => t.reinstall,
+            _ => return false,
+        };
+        now < self.live.since + done + ROOT_PASSWORD_WINDOW
+    }
+}
+
+/// A device's root password: 14 letters and digits derived from its ID
+/// (stable across reads, distinct per device).
+struct RootPassword(Uuid);
+
+impl Serialize for RootPassword {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        const ALPHABET: &[u8; 62] =
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        // splitmix64 over the ID's two halves.
+        let mut x = (self.0.as_u128() as u64) ^ ((self.0.as_u128() >> 64) as u64);
+        let mut text = [0u8; 14];
+        for b in &mut text {
+            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            *b = ALPHABET[(z % 62) as usize];
+        }
+        // Only ASCII letters and digits were written.
+        s.serialize_str(std::str::from_utf8(&text).unwrap_or_default())
+    }
+}
+
+/// A device's iSCSI qualified name, as the real API named them:
+/// `iqn.<year>-<month>.net.packet:device.<short id>`.
+struct Iqn {
+    year: chrono::DateTime<chrono::Utc>,
+    device: Uuid,
+}
+
+impl Serialize for Iqn {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use chrono::Datelike as _;
+        s.collect_str(&format_args!(
+            "iqn.{}-{:02}.net.packet:device.{}",
+            self.year.year(),
+            self.year.month(),
+            ShortId(self.device)
+        ))
+    }
+}
+
+/// The host of a device's serial-over-SSH console in its facility.
+struct Sos<'a>(&'a str);
+
+impl Serialize for Sos<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("sos.{}.platformequinix.com", self.0))
+    }
+}
+
+/// What can be done to a device in its state: `{type, name}` each.
+struct Actions(DeviceState);
+
+#[derive(Serialize)]
+struct Action {
+    #[serde(rename = "type")]
+    type_: &'static str,
+    name: &'static str,
+}
+
+impl Serialize for Actions {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let all: &[(&str, &str)] = match self.0 {
+            DeviceState::Active => &[
+                ("power_off", "Power Off"),
+                ("reboot", "Reboot"),
+                ("rescue", "Rescue"),
+                ("reinstall", "Reinstall"),
+            ],
+            DeviceState::Inactive => &[("power_on", "Power On"), ("reinstall", "Reinstall")],
+            _ => &[],
+        };
+        s.collect_seq(all.iter().map(|&(type_, name)| Action { type_, name }))
     }
 }
 
@@ -296,6 +397,9 @@ pub(crate) struct Addresses<'a> {
 struct Assignment {
     id: Uuid,
     href: Href,
+    #[serde(rename = "type")]
+    type_: &'static str,
+    state: &'static str,
     address: AddressText,
     gateway: AddressText,
     network: AddressText,
@@ -367,6 +471,8 @@ impl Serialize for Addresses<'_> {
                 seq.serialize_element(&Assignment {
                     id,
                     href: Href::new("ips", id),
+                    type_: "IPAssignment",
+                    state: "active",
                     address: text(false),
                     gateway: text(true),
                     network: text(true),

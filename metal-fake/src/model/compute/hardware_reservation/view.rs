@@ -25,6 +25,8 @@ pub(crate) struct ReservationView<'a> {
     pub(crate) provisionable: bool,
     spare: bool,
     need_of_service: bool,
+    /// The switch its server is cabled to, as its device shows it.
+    switch_uuid: ShortId,
     #[serde(skip_serializing_if = "Option::is_none")]
     plan: Option<PlanView<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -59,6 +61,7 @@ impl World {
             provisionable: r.provisionable(),
             spare: false,
             need_of_service: false,
+            switch_uuid: ShortId(rec.id),
             plan: (!expand.excludes("plan")).then(|| self.catalog.plan_view(&rec.plan)),
             facility: (!expand.excludes("facility"))
                 .then(|| self.catalog.facility_view(&rec.facility)),

@@ -15,7 +15,7 @@ use crate::model::catalog::{FacilityView, MetroView};
 use crate::model::device;
 use crate::model::metal_gateway::GatewayLite;
 use crate::model::project::{self, ProjectField};
-use crate::model::render::{Expand, Href, Stamp, Stub};
+use crate::model::render::{Expand, Href, Stamp, Stub, Whole};
 use crate::model::World;
 
 /// The collection of IP addresses' paths and hrefs.
@@ -86,12 +86,7 @@ impl Addressing {
 }
 
 /// An assignment where its reservation names it: included, or a stub.
-#[derive(Serialize)]
-#[serde(untagged)]
-enum AssignmentField<'a> {
-    Full(Box<AssignmentView<'a>>),
-    Stub(Stub),
-}
+type AssignmentField<'a> = Whole<AssignmentView<'a>>;
 
 /// A metro: as the catalog shows it, or its code alone (a metro without
 /// facilities).

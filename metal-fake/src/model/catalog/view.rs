@@ -1,0 +1,319 @@
+//! The catalog as the API shows it: plans (with specs, price and where
+//! they are available, each place whole with `include`), metros,
+//! facilities and operating systems, in their lists and where a device,
+//! reservation or IP block names them.
+
+use serde::{Serialize, Serializer};
+use uuid::Uuid;
+
+use super::record::{Catalog, Counted, Drive, OperatingSystem, Plan, Price};
+use crate::model::render::Href;
+
+/// The collection of facilities' hrefs.
+const FACILITIES: &str = "facilities";
+/// The collection of metros' hrefs (under `locations`, as the API has
+/// them).
+const METROS: &str = "locations/metros";
+
+/// A plan in a reply.
+#[derive(Serialize)]
+pub(crate) struct PlanView<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<Uuid>,
+    slug: &'a str,
+    name: &'a str,
+    description: &'a str,
+    class: &'a str,
+    line: &'static str,
+    #[serde(rename = "type")]
+    type_: &'static str,
+    legacy: bool,
+    categories: [&'static str; 1],
+    deployment_types: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    specs: Option<SpecsView<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pricing: Option<Price>,
+    available_in: Available<'a>,
+    available_in_metros: Available<'a>,
+}
+
+/// A plan's specs in a reply.
+#[derive(Serialize)]
+struct SpecsView<'a> {
+    cpus: &'a [Counted],
+    memory: Memory<'a>,
+    drives: &'a [Drive],
+    nics: &'a [Counted],
+    features: Features,
+}
+
+#[derive(Serialize)]
+struct Memory<'a> {
+    total: &'a str,
+}
+
+/// What a server of the plan supports: RAID with two drives or more, TXT
+/// and UEFI on every current plan.
+#[derive(Serialize)]
+struct Features {
+    raid: bool,
+    txt: bool,
+    uefi: bool,
+}
+
+/// Where a plan is available: its metros, or every facility of them, each
+/// with the price there; whole (the metro or facility, with its price)
+/// when `full`.
+struct Available<'a> {
+    catalog: &'a Catalog,
+    plan: Option<&'a Plan>,
+    facilities: bool,
+    full: bool,
+}
+
+/// One place a plan is available in.
+#[derive(Serialize)]
+struct Place<'a> {
+    href: Href,
+    price: Price,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    code: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    name: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    country: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    features: Option<&'a [String]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metro: Option<MetroView<'a>>,
+}
+
+impl Serialize for Available<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let Some(plan) = self.plan else {
+            return s.collect_seq(std::iter::empty::<()>());
+        };
+        let c = self.catalog;
+        let default = plan.pricing.unwrap_or_default();
+        let metros = plan.metros.iter().flatten().filter_map(move |pm| {
+            let metro = c.metro(&pm.code)?;
+            Some((metro, pm.price.unwrap_or(default)))
+        });
+        if !self.facilities {
+            return s.collect_seq(metros.map(|(m, price)| {
+                let id = m.id.unwrap_or_default();
+                Place {
+                    href: Href::new(METROS, id),
+                    price,
+                    id: self.full.then_some(id),
+                    code: self.full.then_some(m.code.as_str()),
+                    name: self.full.then(|| m.name.as_deref().unwrap_or_default()),
+                    country: self.full.then(|| m.country.as_deref().unwrap_or_default()),
+                    features: None,
+                    metro: None,
+                }
+            }));
+        }
+        s.collect_seq(metros.flat_map(|(m, price)| {
+            c.facilities
+                .iter()
+                .filter(move |f| f.metro == m.code)
+                .map(move |f| {
+                    let id = f.id.unwrap_or_default();
+                    Place {
+                        href: Href::new(FACILITIES, id),
+                        price,
+                        id: self.full.then_some(id),
+                        code: self.full.then_some(f.code.as_str()),
+                        name: self.full.then(|| f.name.as_deref().unwrap_or_default()),
+                        country: None,
+                        features: self.full.then(|| f.features.as_deref().unwrap_or_default()),
+                        metro: self.full.then(|| c.metro_of_code(&f.metro)),
+                    }
+                })
+        }))
+    }
+}
+
+/// A facility in a reply.
+#[derive(Serialize)]
+pub(crate) struct FacilityView<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<Uuid>,
+    code: &'a str,
+    name: &'a str,
+    features: &'a [String],
+    metro: MetroView<'a>,
+}
+
+/// A metro in a reply.
+#[derive(Serialize)]
+pub(crate) struct MetroView<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<Uuid>,
+    code: &'a str,
+    name: &'a str,
+    country: &'a str,
+}
+
+/// An operating system in a reply.
+#[derive(Serialize)]
+pub(crate) struct OperatingSystemView<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<Uuid>,
+    slug: &'a str,
+    name: &'a str,
+    distro: &'a str,
+    distro_label: Capitalized<'a>,
+    version: &'a str,
+    provisionable_on: &'a [String],
+    preinstallable: bool,
+    licensed: bool,
+    default_operating_system: bool,
+    pricing: EmptyObject,
+}
+
+/// `{}`.
+#[derive(Serialize)]
+struct EmptyObject {}
+
+/// Text with its first letter upper-cased (a distribution's label).
+struct Capitalized<'a>(&'a str);
+
+impl Serialize for Capitalized<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut chars = self.0.chars();
+        match chars.next() {
+            Some(first) => {
+                s.collect_str(&format_args!("{}{}", first.to_uppercase(), chars.as_str()))
+            }
+            None => s.serialize_str(""),
+        }
+    }
+}
+
+impl Catalog {
+    /// A plan as the API shows it, where it is available as href stubs
+    /// with prices.
+    pub(crate) fn plan_view<'a>(&'a self, slug: &'a str) -> PlanView<'a> {
+        self.plan_view_with(slug, false)
+    }
+
+    /// A plan as the API shows it; where it is available whole when
+    /// `full` (`include=available_in,available_in_metros`).
+    pub(crate) fn plan_view_with<'a>(&'a self, slug: &'a str, full: bool) -> PlanView<'a> {
+        let plan = self.plan(slug);
+        let name = plan.and_then(|p| p.name.as_deref()).unwrap_or(slug);
+        let available = |facilities| Available {
+            catalog: self,
+            plan,
+            facilities,
+            full,
+        };
+        PlanView {
+            id: plan.and_then(|p| p.id),
+            slug,
+            name,
+            description: name,
+            class: plan.and_then(|p| p.class.as_deref()).unwrap_or(slug),
+            line: "baremetal",
+            type_: "standard",
+            legacy: false,
+            categories: ["compute"],
+            deployment_types: plan
+                .and_then(|p| p.deployment_types.as_deref())
+                .unwrap_or_default(),
+            specs: plan.and_then(|p| p.specs.as_ref()).map(|s| SpecsView {
+                cpus: &s.cpus,
+                memory: Memory { total: &s.memory },
+                drives: &s.drives,
+                nics: &s.nics,
+                features: Features {
+                    raid: s.drives.iter().map(|d| d.count).sum::<u32>() > 1,
+                    txt: true,
+                    uefi: true,
+                },
+            }),
+            pricing: plan.and_then(|p| p.pricing),
+            available_in: available(true),
+            available_in_metros: available(false),
+        }
+    }
+
+    /// A facility as the API shows it.
+    pub(crate) fn facility_view<'a>(&'a self, code: &'a str) -> FacilityView<'a> {
+        let facility = self.facility(code);
+        FacilityView {
+            id: facility.and_then(|f| f.id),
+            code,
+            name: facility.and_then(|f| f.name.as_deref()).unwrap_or(code),
+            features: facility
+                .and_then(|f| f.features.as_deref())
+                .unwrap_or_default(),
+            metro: self.metro_view(code),
+        }
+    }
+
+    /// The metro of the facility with this code, as the API shows it.
+    pub(crate) fn metro_view<'a>(&'a self, facility: &'a str) -> MetroView<'a> {
+        let code = self.facility(facility).map_or("", |f| f.metro.as_str());
+        self.metro_of_code(code)
+    }
+
+    /// The metro with this code, as the API shows it.
+    pub(crate) fn metro_of_code<'a>(&'a self, code: &'a str) -> MetroView<'a> {
+        let metro = self.metro(code);
+        MetroView {
+            id: metro.and_then(|m| m.id),
+            code,
+            name: metro.and_then(|m| m.name.as_deref()).unwrap_or(code),
+            country: metro.and_then(|m| m.country.as_deref()).unwrap_or_default(),
+        }
+    }
+
+    /// The operating system with this slug as the API shows it (by its
+    /// slug alone when the catalog lacks it: a device seeded with an
+    /// operating system the world does not list).
+    pub(crate) fn operating_system_view<'a>(&'a self, slug: &'a str) -> OperatingSystemView<'a> {
+        match self.operating_system(slug) {
+            Some(os) => os_view(os),
+            None => {
+                let (distro, _) = slug.split_once('_').unwrap_or((slug, ""));
+                OperatingSystemView {
+                    id: None,
+                    slug,
+                    name: slug,
+                    distro,
+                    distro_label: Capitalized(distro),
+                    version: "",
+                    provisionable_on: &[],
+                    preinstallable: false,
+                    licensed: false,
+                    default_operating_system: false,
+                    pricing: EmptyObject {},
+                }
+            }
+        }
+    }
+}
+
+/// `os` as the API shows it.
+pub(crate) fn os_view(os: &OperatingSystem) -> OperatingSystemView<'_> {
+    let distro = os.distro.as_deref().unwrap_or_default();
+    OperatingSystemView {
+        id: os.id,
+        slug: &os.slug,
+        name: os.name.as_deref().unwrap_or(&os.slug),
+        distro,
+        distro_label: Capitalized(distro),
+        version: os.version.as_deref().unwrap_or_default(),
+        provisionable_on: os.provisionable_on.as_deref().unwrap_or_default(),
+        preinstallable: false,
+        licensed: os.licensed.unwrap_or_default(),
+        default_operating_system: false,
+        pricing: EmptyObject {},
+    }
+}
