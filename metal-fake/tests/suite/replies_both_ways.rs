@@ -56,8 +56,8 @@ const MISSING: &[(&str, &[&str], &str)] = &[
     ),
     (
         "Port",
-        &["bond", "native_virtual_network", "virtual_networks"],
-        "bond: only on eth ports; virtual networks are not modelled",
+        &["bond", "native_virtual_network", "network_type"],
+        "bond: only on eth ports; a native VLAN only once one is set; network_type only on bond ports (Terraform's port docs)",
     ),
     ("PortData", &["mac"], "bond0 has no MAC of its own"),
     (

@@ -8,4 +8,4 @@
 mod operations;
 
 pub use operations::Email;
-pub(crate) use operations::{Kept, RESOURCE};
+pub(crate) use operations::{Kept, COLLECTION, RESOURCE};

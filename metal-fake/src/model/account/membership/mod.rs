@@ -9,6 +9,6 @@
 mod operations;
 mod record;
 
-pub(crate) use operations::{check_roles, insert, RESOURCE};
+pub(crate) use operations::{check_roles, insert, COLLECTION, RESOURCE};
 pub(crate) use record::Kept;
 pub use record::Membership;

@@ -30,6 +30,10 @@ pub(crate) struct OrganizationView<'a> {
     projects: Vec<Stub>,
     /// Its members, as links.
     members: Vec<Stub>,
+    /// The memberships of its projects, as links.
+    memberships: Vec<Stub>,
+    /// The fake bills nothing.
+    credit_amount: f32,
     customdata: &'a serde_json::Map<String, serde_json::Value>,
 }
 
@@ -65,6 +69,17 @@ impl World {
                 .iter()
                 .map(|u| Stub::new(crate::model::user::COLLECTION, *u))
                 .collect(),
+            memberships: self
+                .memberships
+                .values()
+                .filter(|m| {
+                    self.projects
+                        .get(&m.rec.project)
+                        .is_some_and(|p| p.organization() == o.rec.id)
+                })
+                .map(|m| Stub::new(crate::model::membership::COLLECTION, m.rec.id))
+                .collect(),
+            credit_amount: 0.0,
             customdata: &o.rec.customdata,
         }
     }

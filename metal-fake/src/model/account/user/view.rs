@@ -4,7 +4,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::record::Kept;
-use crate::model::render::{Href, ShortId, Stamp};
+use crate::model::render::{Href, ShortId, Stamp, Stub};
 use crate::model::World;
 
 /// The collection of users' paths and hrefs.
@@ -56,6 +56,8 @@ pub(crate) struct UserView<'a> {
     two_factor_auth: &'static str,
     avatar_url: Avatar,
     avatar_thumb_url: Avatar,
+    /// Its email addresses besides the primary one, as links.
+    emails: Vec<Stub>,
     created_at: Stamp,
     updated_at: Stamp,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -86,6 +88,12 @@ impl World {
             two_factor_auth: if u.rec.two_factor { "app" } else { "" },
             avatar_url: Avatar(u.rec.id),
             avatar_thumb_url: Avatar(u.rec.id),
+            emails: self
+                .emails
+                .values()
+                .filter(|e| e.rec.user == u.rec.id)
+                .map(|e| Stub::new(crate::model::email::COLLECTION, e.rec.id))
+                .collect(),
             created_at: Stamp(self.clock.wall(u.created)),
             updated_at: Stamp(self.clock.wall(u.updated)),
             default_organization_id: defaults.map(|d| d.0),
