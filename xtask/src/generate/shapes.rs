@@ -118,10 +118,15 @@ fn alternatives(schema: &Value) -> Result<Vec<String>> {
 /// The shapes file: `SHAPES` (sorted by name) and `REPLIES` (operationId
 /// and its success reply's schema, sorted by operationId).
 pub fn generate(spec: &Value, header: &str) -> Result<String> {
-    let schemas = spec
-        .pointer("/components/schemas")
-        .and_then(Value::as_object)
-        .ok_or_else(|| anyhow!("the spec has no components.schemas"))?;
+    // `components.schemas` is optional in OpenAPI: a spec whose schemas
+    // are all inline has no named shapes.
+    let none = serde_json::Map::new();
+    let schemas = match spec.pointer("/components/schemas") {
+        None => &none,
+        Some(v) => v
+            .as_object()
+            .ok_or_else(|| anyhow!("the spec's components.schemas is not an object"))?,
+    };
     let mut out = String::from(header);
     out.push_str(
         "/// Every object schema of the spec, sorted by name.\npub static SHAPES: &[Shape] = &[\n",
