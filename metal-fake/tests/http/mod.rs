@@ -55,3 +55,36 @@ pub async fn in_process(
         serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null),
     )
 }
+
+/// One request to the fake server at `base` (its `base_url`) through
+/// `client`, as `token`: its status and JSON body (`null` when there is
+/// none or it is not JSON). `body` goes as JSON when given.
+// Not every test that takes this module sends over HTTP.
+#[allow(dead_code)]
+pub async fn over_http(
+    client: &reqwest::Client,
+    base: &str,
+    token: &str,
+    method: &str,
+    path: String,
+    body: Option<serde_json::Value>,
+) -> (u16, serde_json::Value) {
+    let mut r = client
+        .request(
+            reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
+            format!("{base}{path}"),
+        )
+        .header("x-auth-token", token);
+    if let Some(b) = body {
+        r = r.json(&b);
+    }
+    let reply = r.send().await.unwrap();
+    let status = reply.status().as_u16();
+    (
+        status,
+        reply
+            .json::<serde_json::Value>()
+            .await
+            .unwrap_or(serde_json::Value::Null),
+    )
+}

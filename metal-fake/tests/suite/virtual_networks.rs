@@ -314,21 +314,8 @@ async fn over_http_every_vlan_reply_matches_the_spec() {
     .await
     .unwrap();
     let client = http::client();
-    let send = |method: &str, path: String, body: Option<Value>| {
-        let mut r = client
-            .request(
-                reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
-                format!("{}{path}", server.base_url()),
-            )
-            .header("x-auth-token", "t");
-        if let Some(b) = body {
-            r = r.json(&b);
-        }
-        async move {
-            let reply = r.send().await.unwrap();
-            let status = reply.status().as_u16();
-            (status, reply.json::<Value>().await.unwrap_or(Value::Null))
-        }
+    let send = |method: &'static str, path: String, body: Option<Value>| {
+        http::over_http(&client, server.base_url(), "t", method, path, body)
     };
     let (status, vlan) = send(
         "POST",
