@@ -12,10 +12,11 @@ use crate::call::{ApiError, Call};
 use crate::clock::Clock;
 use crate::document::{WorldDoc, WorldError};
 use crate::faults::{
-    FailProvisioning, FailurePlan, Fault, FaultPlan, RandomFailures, RandomFaults, TooManyFaults,
+    FailProvisioning, Fault, FaultPlan, RandomFailures, RandomFaults, TooManyFaults,
 };
 use crate::handlers::{Action, Handlers};
 use crate::log::{CallLog, Snapshot};
+use crate::model::FailurePlan;
 use crate::model::World;
 
 /// What a reset returns to: the world the fake was built with, and its
@@ -106,7 +107,7 @@ impl Store {
         let mut inner = self.lock();
         let timings = inner.world.timings();
         let mut world = World::from_doc(&self.seed.world, timings, self.clock.wall(), self.now())?;
-        world.set_failures(self.seed.failure_plan());
+        world.devices.set_failures(self.seed.failure_plan());
         inner.world = world;
         inner.faults = self.seed.fault_plan();
         inner.log.clear_calls();
@@ -118,7 +119,9 @@ impl Store {
         let mut inner = self.lock();
         let timings = inner.world.timings();
         let mut world = World::from_doc(doc, timings, self.clock.wall(), self.now())?;
-        world.set_failures(inner.world.take_failures());
+        world
+            .devices
+            .set_failures(inner.world.devices.take_failures());
         inner.world = world;
         Ok(())
     }

@@ -403,7 +403,7 @@ impl FakeBuilder {
             random_failures: self.random_failures,
         };
         seed.try_fault_plan().map_err(BuildError::Faults)?;
-        world.set_failures(seed.failure_plan());
+        world.devices.set_failures(seed.failure_plan());
         let store = Arc::new(Store::new(world, seed, self.handlers, clock));
         // In-process: the fake's own token, the builder's rate limit (none
         // by default), nothing recorded.

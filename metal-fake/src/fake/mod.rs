@@ -203,7 +203,7 @@ impl Fake {
     /// Scripts a provisioning failure from now on (see
     /// [`FakeBuilder::fail_provisioning`]).
     pub fn fail_provisioning(&self, fail: FailProvisioning) {
-        self.store.lock().world.failures.push(fail);
+        self.store.lock().world.devices.fail_provisioning(fail);
     }
 
     /// The lifecycle timings the fake was built with.

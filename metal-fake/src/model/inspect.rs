@@ -46,7 +46,7 @@ impl World {
     pub(crate) fn all_devices(&self, now: Instant) -> Vec<u8> {
         let expand = Expand::parse(Some("project,hardware_reservation"), None);
         json_list(
-            oldest_first(&self.devices, |d| d.meta.seq)
+            oldest_first(self.devices.iter(), |d| d.meta.seq)
                 .into_iter()
                 .map(|d| self.device_view(d, &expand, now))
                 .collect(),
@@ -58,7 +58,7 @@ impl World {
     pub(crate) fn all_reservations(&self, now: Instant) -> Vec<u8> {
         let expand = Expand::parse(Some("device,project"), None);
         json_list(
-            oldest_first(&self.reservations, |r| r.meta.seq)
+            oldest_first(self.reservations.iter(), |r| r.meta.seq)
                 .into_iter()
                 .map(|r| self.reservation_view(r, &expand, now))
                 .collect(),
@@ -79,8 +79,8 @@ impl World {
     pub(crate) fn counts(&self) -> WorldCounts {
         let mut c = WorldCounts {
             ssh_keys: self.ssh_keys.len() as u64,
-            devices_created: self.devices_created,
-            competitor_devices: self.competitor_devices,
+            devices_created: self.devices.created(),
+            competitor_devices: self.devices.competitors(),
             ..Default::default()
         };
         for d in self.devices.values() {

@@ -73,7 +73,9 @@ pub use capacity::{Capacity, CapacityLevel};
 pub use catalog::{
     Counted, Drive, Facility, Metro, OperatingSystem, Plan, PlanMetro, PlanSpecs, Price,
 };
+pub(crate) use device::FailurePlan;
 pub use device::{Device, DeviceState, OwnAddress};
+pub use device::{FailProvisioning, RandomFailures};
 pub use email::Email;
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;

@@ -181,7 +181,7 @@ pub(crate) static RELATIONS: &[Relation] = &[
         on_delete: OnDelete::Cascade,
         links: |w| {
             w.ips
-                .reservations
+                .reservations()
                 .values()
                 .map(|r| (r.rec.id, r.rec.project))
                 .collect()
@@ -195,7 +195,7 @@ pub(crate) static RELATIONS: &[Relation] = &[
         ),
         links: |w| {
             w.ips
-                .assignments
+                .assignments()
                 .values()
                 .map(|a| (a.rec.id, a.reservation))
                 .collect()
@@ -207,7 +207,7 @@ pub(crate) static RELATIONS: &[Relation] = &[
         on_delete: OnDelete::Cascade,
         links: |w| {
             w.ips
-                .assignments
+                .assignments()
                 .values()
                 .map(|a| (a.rec.id, a.rec.device))
                 .collect()
@@ -228,7 +228,12 @@ pub(crate) static RELATIONS: &[Relation] = &[
         child: Kind::Port,
         parent: Kind::Device,
         on_delete: OnDelete::Cascade,
-        links: |w| w.ports.iter().map(|(id, p)| (*id, p.device)).collect(),
+        links: |w| {
+            w.ports
+                .iter()
+                .map(|(id, p)| (*id, p.state.device))
+                .collect()
+        },
     },
     Relation {
         child: Kind::Port,
@@ -239,7 +244,7 @@ pub(crate) static RELATIONS: &[Relation] = &[
         links: |w| {
             w.ports
                 .iter()
-                .flat_map(|(id, p)| p.vlans.iter().map(move |v| (*id, *v)))
+                .flat_map(|(id, p)| p.state.vlans.iter().map(move |v| (*id, *v)))
                 .collect()
         },
     },
@@ -451,8 +456,8 @@ impl World {
             Kind::Device => self.devices.contains_key(&id),
             Kind::HardwareReservation => self.reservations.contains_key(&id),
             Kind::SshKey => self.ssh_keys.contains_key(&id),
-            Kind::IpReservation => self.ips.reservations.contains_key(&id),
-            Kind::IpAssignment => self.ips.assignments.contains_key(&id),
+            Kind::IpReservation => self.ips.reservations().contains_key(&id),
+            Kind::IpAssignment => self.ips.assignments().contains_key(&id),
             Kind::VirtualNetwork => self.vlans.contains_key(&id),
             Kind::Port => self.ports.contains_key(&id),
             Kind::BgpSession => self.bgp_sessions.contains_key(&id),
@@ -543,58 +548,58 @@ impl World {
         let log = &mut self.journal;
         match kind {
             Kind::Organization => {
-                self.organizations.remove(log, id, at);
+                self.organizations.remove_row(log, id, at);
             }
             Kind::Project => {
-                self.projects.remove(log, id, at);
+                self.projects.remove_row(log, id, at);
             }
             Kind::Device => self.remove_device(id, at),
             Kind::HardwareReservation => {
-                self.reservations.remove(log, id, at);
+                self.reservations.remove_row(log, id, at);
             }
             Kind::SshKey => {
-                self.ssh_keys.remove(log, id, at);
+                self.ssh_keys.remove_row(log, id, at);
             }
             Kind::IpReservation => {
-                self.ips.reservations.remove(log, id, at);
+                self.ips.remove_reservation_row(log, id, at);
             }
             Kind::IpAssignment => {
                 self.ips.remove_assignment(log, id, at);
             }
             Kind::VirtualNetwork => {
-                self.vlans.remove(&id);
+                self.vlans.remove_row(log, id, at);
             }
             Kind::Port => {
-                self.ports.remove(&id);
+                self.ports.remove_row(log, id, at);
             }
             Kind::BgpSession => {
-                self.bgp_sessions.remove(&id);
+                self.bgp_sessions.remove_row(log, id, at);
             }
             Kind::MetalGateway => {
-                self.gateways.remove(&id);
+                self.gateways.remove_row(log, id, at);
             }
             // Tokens are never removed by a cascade (only unlinked).
             Kind::Token => {}
             Kind::User => {
-                self.users.remove(&id);
+                self.users.remove_row(log, id, at);
             }
             Kind::Membership => {
-                self.memberships.remove(&id);
+                self.memberships.remove_row(log, id, at);
             }
             Kind::ApiKey => {
-                self.api_keys.remove(&id);
+                self.api_keys.remove_row(log, id, at);
             }
             Kind::Invitation => {
-                self.invitations.remove(&id);
+                self.invitations.remove_row(log, id, at);
             }
             Kind::Transfer => {
-                self.transfers.remove(&id);
+                self.transfers.remove_row(log, id, at);
             }
             Kind::Email => {
-                self.emails.remove(&id);
+                self.emails.remove_row(log, id, at);
             }
             Kind::PaymentMethod => {
-                self.payment_methods.remove(&id);
+                self.payment_methods.remove_row(log, id, at);
             }
         }
     }

@@ -19,13 +19,18 @@ use crate::document::{WorldDoc, WorldError};
 pub(crate) type Act =
     Box<dyn FnOnce(&mut World, &Scope, Instant) -> Result<Reply, ApiError> + Send>;
 
+/// What another API user does to the world just before a call acts,
+/// when a [`crate::FaultKind::Competitor`] fault strikes it (a device
+/// create's competitor takes the reservation it asks for). Each resource
+/// says what racing it means; the pipeline only runs it.
+pub(crate) type Race = Box<dyn FnOnce(&mut World, Instant) + Send>;
+
 /// A call of a modelled operation, read and ready to act.
 pub(crate) struct Prepared {
     /// The change and the reply.
     pub(crate) act: Act,
-    /// The hardware reservation the request asks for, which a
-    /// [`crate::FaultKind::Competitor`] fault takes just before it acts.
-    pub(crate) contested: Option<Uuid>,
+    /// What a competitor does first, for a call that can be raced.
+    pub(crate) race: Option<Race>,
 }
 
 /// What the caller of one call sees, as an act reads it.
@@ -108,13 +113,13 @@ pub(crate) struct Resource {
     pub(crate) save: fn(&World, &mut WorldDoc, Instant),
 }
 
-/// A change that contests no reservation.
+/// A change that no competitor races.
 pub(crate) fn acts(
     act: impl FnOnce(&mut World, &Scope, Instant) -> Result<Reply, ApiError> + Send + 'static,
 ) -> Result<Prepared, ApiError> {
     Ok(Prepared {
         act: Box::new(act),
-        contested: None,
+        race: None,
     })
 }
 

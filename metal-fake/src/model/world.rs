@@ -2,14 +2,12 @@
 //! how it is built from the builder's shortcuts or from a world document,
 //! and how it is saved as one.
 
-use std::collections::{BTreeMap, HashMap};
-
 use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::access::KeptToken;
 use super::catalog::{Catalog, Facility, Metro, Plan};
-use super::journal::{Cause, DueQueue, Journal, Table};
+use super::journal::{Cause, DueQueue, Journal};
 use super::timings::Timings;
 use super::{
     api_key, billing, device, email, hardware_reservation, invitation, membership, organization,
@@ -17,7 +15,6 @@ use super::{
 };
 use crate::clock::Wall;
 use crate::document::{WorldDoc, WorldError};
-use crate::faults::FailurePlan;
 
 /// What the world is built from (see [`crate::FakeBuilder`]).
 #[derive(Clone, Debug)]
@@ -42,25 +39,25 @@ pub(crate) struct World {
     pub(crate) user: Uuid,
     pub(crate) catalog: Catalog,
     /// Organisations by ID; every project belongs to one.
-    pub(crate) organizations: Table<organization::Kept>,
+    pub(crate) organizations: organization::Organizations,
     /// The world's own API tokens (besides the server's configured one,
     /// which sees everything).
     pub(crate) tokens: Vec<KeptToken>,
     /// The project [`crate::Fake::project`] names: the first one seeded.
     pub(crate) main_project: Option<Uuid>,
-    pub(crate) projects: Table<project::Kept>,
-    pub(crate) reservations: Table<hardware_reservation::Kept>,
-    pub(crate) devices: Table<device::Kept>,
-    pub(crate) ssh_keys: Table<ssh_key::Kept>,
+    pub(crate) projects: project::Projects,
+    pub(crate) reservations: hardware_reservation::Reservations,
+    pub(crate) devices: device::Devices,
+    pub(crate) ssh_keys: ssh_key::SshKeys,
     pub(crate) ips: super::ip_reservation::Table,
     /// Virtual networks (VLANs) by ID.
-    pub(crate) vlans: HashMap<Uuid, super::vlan::Kept>,
+    pub(crate) vlans: super::vlan::Vlans,
     /// Ports whose state is not a fresh server's, by port ID.
-    pub(crate) ports: HashMap<Uuid, super::port::Kept>,
+    pub(crate) ports: super::port::Ports,
     /// Devices' BGP sessions by ID.
-    pub(crate) bgp_sessions: HashMap<Uuid, super::bgp_session::Kept>,
+    pub(crate) bgp_sessions: super::bgp_session::BgpSessions,
     /// Metal Gateways by ID.
-    pub(crate) gateways: HashMap<Uuid, super::metal_gateway::Kept>,
+    pub(crate) gateways: super::metal_gateway::Gateways,
     /// Every change of the tables, in order, bounded.
     pub(crate) journal: Journal,
     /// The timed transitions to come.
@@ -69,27 +66,21 @@ pub(crate) struct World {
     pub(crate) capacity: super::capacity::Table,
     /// Users by ID: the world's own (`user`), each token's, and those
     /// made through the API.
-    pub(crate) users: BTreeMap<Uuid, user::Kept>,
+    pub(crate) users: user::Users,
     /// Memberships of users in projects, by ID.
-    pub(crate) memberships: BTreeMap<Uuid, membership::Kept>,
+    pub(crate) memberships: membership::Memberships,
     /// API keys, users' and projects', by ID.
-    pub(crate) api_keys: BTreeMap<Uuid, api_key::Kept>,
+    pub(crate) api_keys: api_key::ApiKeys,
     /// Invitations to organisations, by ID.
-    pub(crate) invitations: BTreeMap<Uuid, invitation::Kept>,
+    pub(crate) invitations: invitation::Invitations,
     /// Project transfer requests, by ID.
-    pub(crate) transfers: BTreeMap<Uuid, transfer::Kept>,
+    pub(crate) transfers: transfer::Transfers,
     /// Users' email addresses besides their default, by ID.
-    pub(crate) emails: BTreeMap<Uuid, email::Kept>,
+    pub(crate) emails: email::Emails,
     /// Organisations' payment methods, by ID.
-    pub(crate) payment_methods: BTreeMap<Uuid, billing::Kept>,
+    pub(crate) payment_methods: billing::PaymentMethods,
     /// The support requests sent (not saved).
     pub(crate) support: support::SupportLog,
-    /// Devices ever created through the API (not by a competitor).
-    pub(crate) devices_created: u64,
-    /// Devices a competitor placed.
-    pub(crate) competitor_devices: u64,
-    /// Which devices fail to provision.
-    pub(crate) failures: FailurePlan,
 }
 
 impl World {
@@ -100,33 +91,29 @@ impl World {
             clock,
             user: Uuid::new_v4(),
             catalog: Catalog::default(),
-            organizations: Table::default(),
+            organizations: Default::default(),
             tokens: Vec::new(),
             main_project: None,
-            projects: Table::default(),
-            reservations: Table::default(),
-            devices: Table::default(),
-            ssh_keys: Table::default(),
+            projects: Default::default(),
+            reservations: Default::default(),
+            devices: Default::default(),
+            ssh_keys: Default::default(),
             ips: Default::default(),
-            vlans: HashMap::new(),
-            ports: HashMap::new(),
-            bgp_sessions: HashMap::new(),
-            gateways: HashMap::new(),
+            vlans: Default::default(),
+            ports: Default::default(),
+            bgp_sessions: Default::default(),
+            gateways: Default::default(),
             journal: Journal::new(super::bounds::MAX_JOURNAL),
             due: DueQueue::default(),
             capacity: Default::default(),
-            users: BTreeMap::new(),
-            memberships: BTreeMap::new(),
-            api_keys: BTreeMap::new(),
-            invitations: BTreeMap::new(),
-            transfers: BTreeMap::new(),
-            emails: BTreeMap::new(),
-            payment_methods: BTreeMap::new(),
+            users: Default::default(),
+            memberships: Default::default(),
+            api_keys: Default::default(),
+            invitations: Default::default(),
+            transfers: Default::default(),
+            emails: Default::default(),
+            payment_methods: Default::default(),
             support: support::SupportLog::default(),
-            devices_created: 0,
-            competitor_devices: 0,
-            // None fail until the fake sets its plan (`set_failures`).
-            failures: FailurePlan::default(),
         }
     }
 
@@ -283,13 +270,6 @@ impl World {
         doc
     }
 
-    /// The next record sequence number, for the tables not yet on the
-    /// journal's write path (the network family's VLANs, ports, BGP
-    /// sessions and gateways): creation order shared with every record.
-    pub(crate) fn next_seq(&mut self) -> u64 {
-        self.journal.next_record()
-    }
-
     /// The lifecycle timings.
     pub(crate) fn timings(&self) -> Timings {
         self.timings
@@ -298,17 +278,6 @@ impl World {
     /// The main project: the first one seeded.
     pub(crate) fn main_project(&self) -> Option<Uuid> {
         self.main_project
-    }
-
-    /// Replaces which devices fail to provision.
-    pub(crate) fn set_failures(&mut self, plan: FailurePlan) {
-        self.failures = plan;
-    }
-
-    /// Which devices fail to provision, taken out (for a world replaced by
-    /// a document: faults stay).
-    pub(crate) fn take_failures(&mut self) -> FailurePlan {
-        std::mem::take(&mut self.failures)
     }
 }
 

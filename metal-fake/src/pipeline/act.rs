@@ -44,8 +44,8 @@ impl Pipeline {
                 {
                     return (cx, Outcome::Reply(Err(refused)));
                 }
-                if let (Some(FaultKind::Competitor), Some(r)) = (&cx.fault, prepared.contested) {
-                    store.world.take_reservation(r, now);
+                if let (Some(FaultKind::Competitor), Some(race)) = (&cx.fault, prepared.race) {
+                    race(&mut store.world, now);
                 }
                 let caller = &cx.caller;
                 store

@@ -48,7 +48,8 @@ fn collection(kind: Kind) -> Option<&'static str> {
         Kind::Port => port::COLLECTION,
         Kind::BgpSession => bgp_session::COLLECTION,
         Kind::MetalGateway => metal_gateway::COLLECTION,
-        // Not on the journal's write path yet: no events.
+        // Journaled, but no change of theirs is an event (kinds.rs):
+        // the real API's event lists showed none that clients read.
         Kind::Token
         | Kind::User
         | Kind::Membership

@@ -74,6 +74,9 @@ pub(crate) struct Journal {
     /// Each live project's organisation, so that a change of a device
     /// names the organisation it concerned.
     organizations: HashMap<Uuid, Uuid>,
+    /// Each live device's project, so that a change of what a device has
+    /// (a port, a BGP session) names the project it concerned.
+    projects: HashMap<Uuid, Uuid>,
 }
 
 impl Journal {
@@ -87,6 +90,7 @@ impl Journal {
             cause: Cause::Fake,
             recording: true,
             organizations: HashMap::new(),
+            projects: HashMap::new(),
         }
     }
 
@@ -132,6 +136,20 @@ impl Journal {
                 }
                 _ => {}
             }
+        }
+        if kind == Kind::Device {
+            match (change, scope.project) {
+                (Change::Deleted, _) => {
+                    self.projects.remove(&record);
+                }
+                (_, Some(p)) => {
+                    self.projects.insert(record, p);
+                }
+                _ => {}
+            }
+        }
+        if scope.project.is_none() {
+            scope.project = scope.device.and_then(|d| self.projects.get(&d).copied());
         }
         if scope.organization.is_none() {
             scope.organization = scope

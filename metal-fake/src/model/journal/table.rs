@@ -160,6 +160,49 @@ impl<'a, T> IntoIterator for &'a Table<T> {
     }
 }
 
+/// Declares `$name`: the world's table of `$kept`, which only the module
+/// that declares it (a resource's folder, `mod.rs`) and its children can
+/// write. Everyone reads it as a [`Table`] (through `Deref`); the folder
+/// writes through `rows()`, the only `&mut` to its rows; and the
+/// relations' cascade (`model/relations.rs`, where every delete is
+/// decided) removes a row through `remove_row`. So no table is written
+/// outside its folder, and the compiler says so.
+macro_rules! owned_table {
+    ($(#[$doc:meta])* $name:ident of $kept:ty) => {
+        $(#[$doc])*
+        #[derive(Debug, Default)]
+        pub(crate) struct $name($crate::model::journal::Table<$kept>);
+
+        impl ::std::ops::Deref for $name {
+            type Target = $crate::model::journal::Table<$kept>;
+            fn deref(&self) -> &Self::Target {
+                &self.0
+            }
+        }
+
+        impl $name {
+            /// The rows, to write: for this folder alone.
+            #[allow(dead_code)]
+            fn rows(&mut self) -> &mut $crate::model::journal::Table<$kept> {
+                &mut self.0
+            }
+
+            /// Removes `id` at `at`, journaled: for the relations'
+            /// cascade alone (`World::delete_record`), which decided it.
+            #[allow(dead_code)]
+            pub(in crate::model) fn remove_row(
+                &mut self,
+                log: &mut $crate::model::journal::Journal,
+                id: ::uuid::Uuid,
+                at: ::tokio::time::Instant,
+            ) {
+                self.0.remove(log, id, at);
+            }
+        }
+    };
+}
+pub(crate) use owned_table;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,3 +15,8 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub use record::ApiKey;
 pub(crate) use record::Kept;
+
+crate::model::journal::owned_table! {
+    /// The world's API keys, users' and projects', by ID: written only here.
+    ApiKeys of Kept
+}

@@ -89,22 +89,19 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
             (None, Some(u)) if !w.users.contains_key(&u) => return Err(unknown(from(), "user", u)),
             (None, u) => u.unwrap_or(w.user),
         };
-        let seq = w.next_seq();
-        w.api_keys.insert(
-            k.id,
-            Kept {
+        w.api_keys
+            .rows()
+            .insert(&mut w.journal, k.id, now, |meta| Kept {
                 rec: k.clone(),
                 user,
-                seq,
-                created: now,
-            },
-        );
+                meta,
+            });
     }
     Ok(())
 }
 
 fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.api_keys = oldest_first(&w.api_keys, |k| k.seq)
+    doc.api_keys = oldest_first(w.api_keys.iter(), |k| k.meta.seq)
         .into_iter()
         .map(|k| k.rec.clone())
         .collect();
@@ -150,10 +147,9 @@ impl World {
                 break t;
             }
         };
-        let seq = self.next_seq();
-        self.api_keys.insert(
-            id,
-            Kept {
+        self.api_keys
+            .rows()
+            .insert(&mut self.journal, id, now, |meta| Kept {
                 rec: ApiKey {
                     id,
                     token,
@@ -163,10 +159,8 @@ impl World {
                     user: (project.is_none() && user != self.user).then_some(user),
                 },
                 user: if project.is_some() { Uuid::nil() } else { user },
-                seq,
-                created: now,
-            },
-        );
+                meta,
+            });
         Ok(id)
     }
 
@@ -187,7 +181,7 @@ impl World {
             })
             .filter(|k| search.is_none_or(|s| contains_ignoring_case(&k.rec.description, s)))
             .collect();
-        keys.sort_by_key(|k| k.seq);
+        keys.sort_by_key(|k| k.meta.seq);
         ApiKeyList {
             api_keys: keys.into_iter().map(|k| self.api_key_view(k)).collect(),
         }

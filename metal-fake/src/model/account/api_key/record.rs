@@ -3,8 +3,10 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tokio::time::Instant;
 use uuid::Uuid;
+
+use crate::model::journal::{Meta, Record, Scope};
+use crate::model::relations::Kind;
 
 /// An API key.
 #[derive(Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -49,7 +51,21 @@ pub(crate) struct Kept {
     pub(crate) rec: ApiKey,
     /// The user of a user's key (`Uuid::nil` for a project's).
     pub(crate) user: Uuid,
-    /// Creation order across all records.
-    pub(crate) seq: u64,
-    pub(crate) created: Instant,
+    pub(crate) meta: Meta,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::ApiKey;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            project: self.rec.project,
+            ..Scope::default()
+        }
+    }
 }

@@ -34,7 +34,7 @@ pub(crate) struct ApiKeyList<'a> {
 impl World {
     /// `k` as the API shows it.
     pub(crate) fn api_key_view<'a>(&'a self, k: &'a Kept) -> ApiKeyView<'a> {
-        let at = Stamp(self.clock.wall(k.created));
+        let at = Stamp(self.clock.wall(k.meta.created));
         ApiKeyView {
             id: k.rec.id,
             token: &k.rec.token,

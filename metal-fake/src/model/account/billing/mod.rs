@@ -12,3 +12,8 @@ mod payment_method;
 pub(crate) use invoice::RESOURCE as INVOICES;
 pub use payment_method::PaymentMethod;
 pub(crate) use payment_method::{Kept, RESOURCE as PAYMENT_METHODS};
+
+crate::model::journal::owned_table! {
+    /// The world's organisations' payment methods, by ID: written only here.
+    PaymentMethods of Kept
+}

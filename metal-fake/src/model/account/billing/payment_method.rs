@@ -15,6 +15,7 @@ use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError, MAX_NAME};
 use crate::model::access::Owner;
 use crate::model::bounds::{refuse, too_long};
+use crate::model::journal::{Meta, Record, Scope};
 use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
 use crate::model::render::{reply, Stamp, Stub};
@@ -51,10 +52,23 @@ pub struct PaymentMethod {
 #[derive(Clone, Debug)]
 pub(crate) struct Kept {
     pub(crate) rec: PaymentMethod,
-    /// Creation order across all records.
-    pub(crate) seq: u64,
-    pub(crate) created: Instant,
-    pub(crate) updated: Instant,
+    pub(crate) meta: Meta,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::PaymentMethod;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            organization: Some(self.rec.organization),
+            ..Scope::default()
+        }
+    }
 }
 
 /// Payment methods.
@@ -108,22 +122,18 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
                 m.id
             )));
         }
-        let seq = w.next_seq();
-        w.payment_methods.insert(
-            m.id,
-            Kept {
+        w.payment_methods
+            .rows()
+            .insert(&mut w.journal, m.id, now, |meta| Kept {
                 rec: m.clone(),
-                seq,
-                created: now,
-                updated: now,
-            },
-        );
+                meta,
+            });
     }
     Ok(())
 }
 
 fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.payment_methods = oldest_first(&w.payment_methods, |m| m.seq)
+    doc.payment_methods = oldest_first(w.payment_methods.iter(), |m| m.meta.seq)
         .into_iter()
         .map(|m| m.rec.clone())
         .collect();
@@ -161,8 +171,8 @@ impl World {
             cardholder_name: m.rec.cardholder_name.as_deref(),
             organization: Stub::new(organization::COLLECTION, m.rec.organization),
             created_by_user: Stub::new(user::COLLECTION, self.user),
-            created_at: Stamp(self.clock.wall(m.created)),
-            updated_at: Stamp(self.clock.wall(m.updated)),
+            created_at: Stamp(self.clock.wall(m.meta.created)),
+            updated_at: Stamp(self.clock.wall(m.meta.updated)),
         }
     }
 
@@ -172,14 +182,20 @@ impl World {
             .ok_or_else(ApiError::not_found)
     }
 
-    /// Makes `id` its organisation's only default.
-    fn make_default(&mut self, organization: Uuid, id: Uuid) {
-        for m in self
+    /// Makes `id` its organisation's only default, at `now`.
+    fn make_default(&mut self, organization: Uuid, id: Uuid, now: Instant) {
+        let changed: Vec<Uuid> = self
             .payment_methods
-            .values_mut()
-            .filter(|m| m.rec.organization == organization)
-        {
-            m.rec.default = m.rec.id == id;
+            .values()
+            .filter(|m| m.rec.organization == organization && m.rec.default != (m.rec.id == id))
+            .map(|m| m.rec.id)
+            .collect();
+        for m in changed {
+            self.payment_methods
+                .rows()
+                .update(&mut self.journal, m, "default", now, |m| {
+                    m.rec.default = m.rec.id == id;
+                });
         }
     }
 }
@@ -206,10 +222,9 @@ fn create_payment_method(call: &Call) -> Result<Prepared, ApiError> {
             )));
         }
         let id = Uuid::new_v4();
-        let seq = w.next_seq();
-        w.payment_methods.insert(
-            id,
-            Kept {
+        w.payment_methods
+            .rows()
+            .insert(&mut w.journal, id, now, |meta| Kept {
                 rec: PaymentMethod {
                     id,
                     organization,
@@ -217,13 +232,10 @@ fn create_payment_method(call: &Call) -> Result<Prepared, ApiError> {
                     default: false,
                     cardholder_name: None,
                 },
-                seq,
-                created: now,
-                updated: now,
-            },
-        );
+                meta,
+            });
         if held == 0 || body.default == Some(true) {
-            w.make_default(organization, id);
+            w.make_default(organization, id, now);
         }
         reply(&w.payment_method_view(w.payment_method(id)?))
     })
@@ -238,7 +250,7 @@ fn find_organization_payment_methods(call: &Call) -> Result<Prepared, ApiError> 
             .values()
             .filter(|m| m.rec.organization == organization)
             .collect();
-        listed.sort_by_key(|m| m.seq);
+        listed.sort_by_key(|m| m.meta.seq);
         reply(&PaymentMethodList {
             payment_methods: listed
                 .into_iter()
@@ -265,20 +277,21 @@ fn update_payment_method(call: &Call) -> Result<Prepared, ApiError> {
             .and_then(|n| too_long("Cardholder name", n, MAX_NAME)),
     ])?;
     acts(move |w, _, now| {
-        let m = w
+        let organization = w
             .payment_methods
-            .get_mut(&id)
+            .rows()
+            .update(&mut w.journal, id, "fields", now, |m| {
+                if let Some(v) = &body.name {
+                    m.rec.name.clone_from(v);
+                }
+                if let Some(v) = &body.cardholder_name {
+                    m.rec.cardholder_name = Some(v.clone());
+                }
+                m.rec.organization
+            })
             .ok_or_else(ApiError::not_found)?;
-        if let Some(v) = &body.name {
-            m.rec.name.clone_from(v);
-        }
-        if let Some(v) = &body.cardholder_name {
-            m.rec.cardholder_name = Some(v.clone());
-        }
-        m.updated = now;
-        let organization = m.rec.organization;
         if body.default == Some(true) {
-            w.make_default(organization, id);
+            w.make_default(organization, id, now);
         }
         reply(&w.payment_method_view(w.payment_method(id)?))
     })

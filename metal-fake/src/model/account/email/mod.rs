@@ -9,3 +9,8 @@ mod operations;
 
 pub use operations::Email;
 pub(crate) use operations::{Kept, COLLECTION, RESOURCE};
+
+crate::model::journal::owned_table! {
+    /// The world's users' email addresses besides their default, by ID: written only here.
+    Emails of Kept
+}

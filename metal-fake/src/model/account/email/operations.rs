@@ -14,6 +14,7 @@ use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError, MAX_NAME};
 use crate::model::access::Owner;
 use crate::model::bounds::{refuse, too_long};
+use crate::model::journal::{Meta, Record, Scope};
 use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
 use crate::model::render::{reply, Href};
@@ -46,8 +47,20 @@ pub struct Email {
 #[derive(Clone, Debug)]
 pub(crate) struct Kept {
     pub(crate) rec: Email,
-    /// Creation order across all records.
-    pub(crate) seq: u64,
+    pub(crate) meta: Meta,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::Email;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope::default()
+    }
 }
 
 /// Email addresses.
@@ -87,7 +100,7 @@ fn check(address: &str) -> Result<(), ApiError> {
     refuse([too_long("Address", address, MAX_NAME)])
 }
 
-fn load(w: &mut World, doc: &WorldDoc, _now: Instant) -> Result<(), WorldError> {
+fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
     let mut seen = HashSet::new();
     for e in &doc.emails {
         unique(&mut seen, e.id, "email", e.id)?;
@@ -113,20 +126,18 @@ fn load(w: &mut World, doc: &WorldDoc, _now: Instant) -> Result<(), WorldError> 
                 id: e.address.clone(),
             });
         }
-        let seq = w.next_seq();
-        w.emails.insert(
-            e.id,
-            Kept {
+        w.emails
+            .rows()
+            .insert(&mut w.journal, e.id, now, |meta| Kept {
                 rec: e.clone(),
-                seq,
-            },
-        );
+                meta,
+            });
     }
     Ok(())
 }
 
 fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.emails = oldest_first(&w.emails, |e| e.seq)
+    doc.emails = oldest_first(w.emails.iter(), |e| e.meta.seq)
         .into_iter()
         .map(|e| e.rec.clone())
         .collect();
@@ -166,7 +177,7 @@ impl World {
 fn create_email(call: &Call) -> Result<Prepared, ApiError> {
     let body: types::CreateEmailInput = call.json()?;
     check(&body.address)?;
-    acts(move |w, caller, _| {
+    acts(move |w, caller, now| {
         let user = caller.user_or_denied(w)?;
         if taken(w, &body.address) {
             return Err(ApiError::unprocessable("Address has already been taken"));
@@ -178,14 +189,15 @@ fn create_email(call: &Call) -> Result<Prepared, ApiError> {
             )));
         }
         let id = Uuid::new_v4();
-        let seq = w.next_seq();
         let rec = Email {
             id,
             user,
             address: body.address.clone(),
             verified: false,
         };
-        w.emails.insert(id, Kept { rec, seq });
+        w.emails
+            .rows()
+            .insert(&mut w.journal, id, now, |meta| Kept { rec, meta });
         reply(&w.email_view(w.email(id)?))
     })
 }
@@ -202,9 +214,7 @@ fn update_email(call: &Call) -> Result<Prepared, ApiError> {
     acts(move |w, _, now| {
         let e = w.email(id)?.rec.clone();
         if body.default == Some(true) {
-            let u = w.users.get_mut(&e.user).ok_or_else(ApiError::not_found)?;
-            u.rec.email = e.address.clone();
-            u.updated = now;
+            w.set_user_email(e.user, &e.address, now)?;
         }
         reply(&w.email_view(w.email(id)?))
     })

@@ -14,3 +14,8 @@ mod record;
 pub(crate) use operations::RESOURCE;
 pub use record::Invitation;
 pub(crate) use record::Kept;
+
+crate::model::journal::owned_table! {
+    /// The world's invitations to organisations, by ID: written only here.
+    Invitations of Kept
+}

@@ -93,24 +93,21 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
                 e.messages.join("; ")
             )));
         }
-        let seq = w.next_seq();
-        w.invitations.insert(
-            i.id,
-            Kept {
+        w.invitations
+            .rows()
+            .insert(&mut w.journal, i.id, now, |meta| Kept {
                 rec: Invitation {
                     roles: check_roles(&i.roles).unwrap_or_default(),
                     ..i.clone()
                 },
-                seq,
-                created: now,
-            },
-        );
+                meta,
+            });
     }
     Ok(())
 }
 
 fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.invitations = oldest_first(&w.invitations, |i| i.seq)
+    doc.invitations = oldest_first(w.invitations.iter(), |i| i.meta.seq)
         .into_iter()
         .map(|i| i.rec.clone())
         .collect();
@@ -153,7 +150,7 @@ struct InvitationList<'a> {
 
 impl World {
     fn invitation_view<'a>(&'a self, i: &'a Kept) -> InvitationView<'a> {
-        let at = Stamp(self.clock.wall(i.created));
+        let at = Stamp(self.clock.wall(i.meta.created));
         InvitationView {
             id: i.rec.id,
             href: Href::new(COLLECTION, i.rec.id),
@@ -212,10 +209,9 @@ impl World {
         }
         room_for("Invitations", self.invitations.len())?;
         let id = Uuid::new_v4();
-        let seq = self.next_seq();
-        self.invitations.insert(
-            id,
-            Kept {
+        self.invitations
+            .rows()
+            .insert(&mut self.journal, id, now, |meta| Kept {
                 rec: Invitation {
                     id,
                     organization,
@@ -224,10 +220,8 @@ impl World {
                     roles,
                     invited_by: by.filter(|u| *u != self.user),
                 },
-                seq,
-                created: now,
-            },
-        );
+                meta,
+            });
         Ok(id)
     }
 
@@ -244,7 +238,7 @@ impl World {
             "invitations",
             path,
             listed,
-            |i| i.seq,
+            |i| i.meta.seq,
             listing,
             |i| self.invitation_view(i),
         );
@@ -284,13 +278,7 @@ fn accept_invitation(call: &Call) -> Result<Prepared, ApiError> {
             return Err(ApiError::new(403, ACCESS_DENIED));
         }
         let projects: Vec<Uuid> = if i.projects.is_empty() {
-            w.organizations
-                .update(&mut w.journal, i.organization, "member added", now, |o| {
-                    if !o.rec.members.contains(&me) {
-                        o.rec.members.push(me);
-                    }
-                })
-                .ok_or_else(ApiError::not_found)?;
+            w.add_organization_member(i.organization, me, now)?;
             // The organisation's membership shows as one of its projects'.
             w.projects
                 .values()

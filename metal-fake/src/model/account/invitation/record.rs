@@ -3,8 +3,10 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tokio::time::Instant;
 use uuid::Uuid;
+
+use crate::model::journal::{Meta, Record, Scope};
+use crate::model::relations::Kind;
 
 /// An invitation to an organisation (and some of its projects).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -31,7 +33,21 @@ pub struct Invitation {
 #[derive(Clone, Debug)]
 pub(crate) struct Kept {
     pub(crate) rec: Invitation,
-    /// Creation order across all records.
-    pub(crate) seq: u64,
-    pub(crate) created: Instant,
+    pub(crate) meta: Meta,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::Invitation;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            organization: Some(self.rec.organization),
+            ..Scope::default()
+        }
+    }
 }

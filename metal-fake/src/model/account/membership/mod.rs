@@ -12,3 +12,8 @@ mod record;
 pub(crate) use operations::{check_roles, insert, COLLECTION, RESOURCE};
 pub(crate) use record::Kept;
 pub use record::Membership;
+
+crate::model::journal::owned_table! {
+    /// The world's memberships of users in projects, by ID: written only here.
+    Memberships of Kept
+}

@@ -74,31 +74,29 @@ pub(crate) fn insert(
     roles: Vec<String>,
     now: Instant,
 ) -> Uuid {
-    if let Some(m) = w
+    let held = w
         .memberships
-        .values_mut()
+        .values()
         .find(|m| m.rec.project == project && m.rec.user == user)
-    {
-        m.rec.roles = roles;
-        m.updated = now;
-        return m.rec.id;
+        .map(|m| m.rec.id);
+    if let Some(id) = held {
+        w.memberships
+            .rows()
+            .update(&mut w.journal, id, "roles", now, |m| m.rec.roles = roles);
+        return id;
     }
     let id = Uuid::new_v4();
-    let seq = w.next_seq();
-    w.memberships.insert(
-        id,
-        Kept {
+    w.memberships
+        .rows()
+        .insert(&mut w.journal, id, now, |meta| Kept {
             rec: Membership {
                 id,
                 project,
                 user,
                 roles,
             },
-            seq,
-            created: now,
-            updated: now,
-        },
-    );
+            meta,
+        });
     id
 }
 
@@ -123,22 +121,18 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
         let roles = check_roles(&m.roles).map_err(|e| {
             WorldError::Inconsistent(format!("{}: {}", from(), e.messages.join("; ")))
         })?;
-        let seq = w.next_seq();
-        w.memberships.insert(
-            m.id,
-            Kept {
+        w.memberships
+            .rows()
+            .insert(&mut w.journal, m.id, now, |meta| Kept {
                 rec: Membership { roles, ..m.clone() },
-                seq,
-                created: now,
-                updated: now,
-            },
-        );
+                meta,
+            });
     }
     Ok(())
 }
 
 fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.memberships = oldest_first(&w.memberships, |m| m.seq)
+    doc.memberships = oldest_first(w.memberships.iter(), |m| m.meta.seq)
         .into_iter()
         .map(|m| m.rec.clone())
         .collect();
@@ -170,8 +164,8 @@ impl World {
             project: Stub::new(project::COLLECTION, m.rec.project),
             user: Stub::new(user::COLLECTION, m.rec.user),
             roles: &m.rec.roles,
-            created_at: Stamp(self.clock.wall(m.created)),
-            updated_at: Stamp(self.clock.wall(m.updated)),
+            created_at: Stamp(self.clock.wall(m.meta.created)),
+            updated_at: Stamp(self.clock.wall(m.meta.updated)),
         }
     }
 
@@ -202,7 +196,7 @@ fn find_project_memberships(call: &Call) -> Result<Prepared, ApiError> {
             .values()
             .filter(|m| m.rec.project == project)
             .collect();
-        listed.sort_by_key(|m| m.seq);
+        listed.sort_by_key(|m| m.meta.seq);
         reply(&MembershipList {
             memberships: listed.into_iter().map(|m| w.membership_view(m)).collect(),
         })
@@ -234,11 +228,14 @@ fn update_membership(call: &Call) -> Result<Prepared, ApiError> {
         return Err(ApiError::unprocessable("a role is too long"));
     }
     acts(move |w, _, now| {
-        let m = w.memberships.get_mut(&id).ok_or_else(ApiError::not_found)?;
-        if let Some(roles) = &roles {
-            m.rec.roles.clone_from(roles);
-        }
-        m.updated = now;
+        w.memberships
+            .rows()
+            .update(&mut w.journal, id, "roles", now, |m| {
+                if let Some(roles) = &roles {
+                    m.rec.roles.clone_from(roles);
+                }
+            })
+            .ok_or_else(ApiError::not_found)?;
         reply(&w.membership_view(w.membership(id)?))
     })
 }

@@ -3,8 +3,10 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tokio::time::Instant;
 use uuid::Uuid;
+
+use crate::model::journal::{Meta, Record, Scope};
+use crate::model::relations::Kind;
 
 /// A user's membership of a project.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -25,8 +27,21 @@ pub struct Membership {
 #[derive(Clone, Debug)]
 pub(crate) struct Kept {
     pub(crate) rec: Membership,
-    /// Creation order across all records.
-    pub(crate) seq: u64,
-    pub(crate) created: Instant,
-    pub(crate) updated: Instant,
+    pub(crate) meta: Meta,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::Membership;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            project: Some(self.rec.project),
+            ..Scope::default()
+        }
+    }
 }

@@ -17,3 +17,8 @@ pub(crate) use operations::{insert, RESOURCE};
 pub(crate) use record::Kept;
 pub use record::Organization;
 pub(crate) use view::COLLECTION;
+
+crate::model::journal::owned_table! {
+    /// The world's organisations, by ID: written only here.
+    Organizations of Kept
+}

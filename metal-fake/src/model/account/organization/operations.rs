@@ -72,6 +72,7 @@ fn owner(w: &World, id: Uuid) -> Option<Owner> {
 /// Adds an organisation.
 pub(crate) fn insert(w: &mut World, rec: Organization, now: Instant) {
     w.organizations
+        .rows()
         .insert(&mut w.journal, rec.id, now, |meta| Kept { rec, meta });
 }
 
@@ -94,7 +95,7 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
 }
 
 fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.organizations = oldest_first(&w.organizations, |o| o.meta.seq)
+    doc.organizations = oldest_first(w.organizations.iter(), |o| o.meta.seq)
         .into_iter()
         .map(|o| o.rec.clone())
         .collect();

@@ -58,6 +58,24 @@ fn apply(o: &mut Organization, body: &types::OrganizationInput) {
 }
 
 impl World {
+    /// User `user` is a member of `organization` from `now` on (an
+    /// invitation accepted); `404` when there is no such organisation.
+    pub(crate) fn add_organization_member(
+        &mut self,
+        organization: Uuid,
+        user: Uuid,
+        now: Instant,
+    ) -> Result<(), ApiError> {
+        self.organizations
+            .rows()
+            .update(&mut self.journal, organization, "member added", now, |o| {
+                if !o.rec.members.contains(&user) {
+                    o.rec.members.push(user);
+                }
+            })
+            .ok_or_else(ApiError::not_found)
+    }
+
     /// `createOrganization`: a named organisation, whose members are its
     /// maker (the world's own user is a member of every one).
     pub(crate) fn create_organization(
@@ -97,6 +115,7 @@ impl World {
         }
         refuse([check(&rec)])?;
         self.organizations
+            .rows()
             .update(&mut self.journal, id, "updated", now, |o| o.rec = rec)
             .ok_or_else(ApiError::not_found)
     }

@@ -129,6 +129,7 @@ pub(super) fn request_bgp_config(call: &Call) -> Result<Prepared, ApiError> {
     };
     acts(move |w, _, now| {
         w.projects
+            .rows()
             .update(&mut w.journal, id, "bgp_config", now, |p| {
                 let kept_id = p.rec.bgp_config.as_ref().and_then(|c| c.id);
                 p.rec.bgp_config = Some(BgpConfig {

@@ -19,3 +19,8 @@ pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::Project;
 pub(crate) use view::{ProjectField, COLLECTION};
+
+crate::model::journal::owned_table! {
+    /// The world's projects, by ID: written only here.
+    Projects of Kept
+}

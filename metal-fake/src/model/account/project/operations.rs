@@ -167,20 +167,22 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
             id: Some(c.id.unwrap_or_else(Uuid::new_v4)),
             ..c
         });
-        w.projects.insert(&mut w.journal, p.id, now, |meta| Kept {
-            rec: Project {
-                name: Some(
-                    p.name
-                        .clone()
-                        .unwrap_or_else(|| format!("fake project {}", n + 1)),
-                ),
-                organization: Some(org),
-                bgp_config,
-                ..p.clone()
-            },
-            meta,
-            bgp_requested: p.bgp_config.as_ref().map(|_| now),
-        });
+        w.projects
+            .rows()
+            .insert(&mut w.journal, p.id, now, |meta| Kept {
+                rec: Project {
+                    name: Some(
+                        p.name
+                            .clone()
+                            .unwrap_or_else(|| format!("fake project {}", n + 1)),
+                    ),
+                    organization: Some(org),
+                    bgp_config,
+                    ..p.clone()
+                },
+                meta,
+                bgp_requested: p.bgp_config.as_ref().map(|_| now),
+            });
     }
     Ok(())
 }

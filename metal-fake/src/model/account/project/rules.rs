@@ -16,6 +16,22 @@ use crate::model::resource::Scope;
 use crate::model::World;
 
 impl World {
+    /// Project `project` belongs to `organization` from `now` on (a
+    /// transfer accepted); `404` when there is no such project.
+    pub(crate) fn transfer_project(
+        &mut self,
+        project: Uuid,
+        organization: Uuid,
+        now: Instant,
+    ) -> Result<(), ApiError> {
+        self.projects
+            .rows()
+            .update(&mut self.journal, project, "transferred", now, |p| {
+                p.rec.organization = Some(organization);
+            })
+            .ok_or_else(ApiError::not_found)
+    }
+
     /// The organisation a new project of `caller` joins: the oldest one
     /// holding a project the caller sees, else the world's oldest, else a
     /// new default one.
@@ -72,6 +88,7 @@ impl World {
             ..Project::named(id, name.to_string(), organization)
         };
         self.projects
+            .rows()
             .insert(&mut self.journal, id, now, |meta| Kept {
                 rec,
                 meta,
@@ -100,6 +117,7 @@ impl World {
             body.tags.as_deref().and_then(bad_tags),
         ])?;
         self.projects
+            .rows()
             .update(&mut self.journal, id, "fields", now, |p| {
                 if let Some(name) = &body.name {
                     p.rec.name = Some(name.to_string());

@@ -15,3 +15,8 @@ pub(crate) use record::Kept;
 pub use record::SshKey;
 pub(crate) use rules::{check_bounds, check_public_key};
 pub(crate) use view::COLLECTION;
+
+crate::model::journal::owned_table! {
+    /// The world's SSH keys, by ID: written only here.
+    SshKeys of Kept
+}

@@ -96,17 +96,19 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
                 reason: "Fingerprint has already been taken".to_string(),
             });
         }
-        w.ssh_keys.insert(&mut w.journal, k.id, now, |meta| Kept {
-            rec: k.clone(),
-            meta,
-        });
+        w.ssh_keys
+            .rows()
+            .insert(&mut w.journal, k.id, now, |meta| Kept {
+                rec: k.clone(),
+                meta,
+            });
     }
     Ok(())
 }
 
 /// Saves the SSH keys into `doc`, oldest first.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.ssh_keys = oldest_first(&w.ssh_keys, |k| k.meta.seq)
+    doc.ssh_keys = oldest_first(w.ssh_keys.iter(), |k| k.meta.seq)
         .into_iter()
         .map(|k| k.rec.clone())
         .collect();

@@ -61,6 +61,7 @@ impl World {
         self.check_key_unique(project, key, None)?;
         let id = Uuid::new_v4();
         self.ssh_keys
+            .rows()
             .insert(&mut self.journal, id, now, |meta| Kept {
                 rec: SshKey {
                     id,
@@ -97,6 +98,7 @@ impl World {
             self.check_key_unique(project, key, Some(id))?;
         }
         self.ssh_keys
+            .rows()
             .update(&mut self.journal, id, "fields", now, |k| {
                 if let Some(label) = &body.label {
                     k.rec.label.clone_from(label);

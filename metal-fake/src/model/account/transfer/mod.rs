@@ -10,3 +10,8 @@ mod operations;
 
 pub use operations::Transfer;
 pub(crate) use operations::{Kept, RESOURCE};
+
+crate::model::journal::owned_table! {
+    /// The world's project transfer requests, by ID: written only here.
+    Transfers of Kept
+}

@@ -15,6 +15,7 @@ use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::access::{Owner, ACCESS_DENIED};
 use crate::model::bounds::room_for;
+use crate::model::journal::{Meta, Record, Scope};
 use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
 use crate::model::render::{reply, Href, Stamp, Stub};
@@ -41,9 +42,23 @@ pub struct Transfer {
 #[derive(Clone, Debug)]
 pub(crate) struct Kept {
     pub(crate) rec: Transfer,
-    /// Creation order across all records.
-    pub(crate) seq: u64,
-    pub(crate) created: Instant,
+    pub(crate) meta: Meta,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::Transfer;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            project: Some(self.rec.project),
+            ..Scope::default()
+        }
+    }
 }
 
 /// Transfer requests.
@@ -112,21 +127,18 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
             return Err(unknown(from(), "organization", t.target_organization));
         }
         check(w, t).map_err(|e| WorldError::Inconsistent(format!("{}: {e}", from())))?;
-        let seq = w.next_seq();
-        w.transfers.insert(
-            t.id,
-            Kept {
+        w.transfers
+            .rows()
+            .insert(&mut w.journal, t.id, now, |meta| Kept {
                 rec: t.clone(),
-                seq,
-                created: now,
-            },
-        );
+                meta,
+            });
     }
     Ok(())
 }
 
 fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.transfers = oldest_first(&w.transfers, |t| t.seq)
+    doc.transfers = oldest_first(w.transfers.iter(), |t| t.meta.seq)
         .into_iter()
         .map(|t| t.rec.clone())
         .collect();
@@ -151,7 +163,7 @@ struct TransferList {
 
 impl World {
     fn transfer_view(&self, t: &Kept) -> TransferView {
-        let at = Stamp(self.clock.wall(t.created));
+        let at = Stamp(self.clock.wall(t.meta.created));
         TransferView {
             id: t.rec.id,
             href: Href::new(COLLECTION, t.rec.id),
@@ -183,15 +195,9 @@ fn create_transfer_request(call: &Call) -> Result<Prepared, ApiError> {
             target_organization: target,
         };
         check(w, &rec).map_err(ApiError::unprocessable)?;
-        let seq = w.next_seq();
-        w.transfers.insert(
-            id,
-            Kept {
-                rec,
-                seq,
-                created: now,
-            },
-        );
+        w.transfers
+            .rows()
+            .insert(&mut w.journal, id, now, |meta| Kept { rec, meta });
         reply(&w.transfer_view(w.transfer(id)?))
     })
 }
@@ -211,7 +217,7 @@ fn find_organization_transfers(call: &Call) -> Result<Prepared, ApiError> {
                         .is_some_and(|p| p.organization() == organization)
             })
             .collect();
-        listed.sort_by_key(|t| t.seq);
+        listed.sort_by_key(|t| t.meta.seq);
         reply(&TransferList {
             transfers: listed.into_iter().map(|t| w.transfer_view(t)).collect(),
         })
@@ -232,11 +238,7 @@ fn accept_transfer_request(call: &Call) -> Result<Prepared, ApiError> {
         if !caller.sees_organization(w, t.target_organization) {
             return Err(ApiError::new(403, ACCESS_DENIED));
         }
-        w.projects
-            .update(&mut w.journal, t.project, "transferred", now, |p| {
-                p.rec.organization = Some(t.target_organization);
-            })
-            .ok_or_else(ApiError::not_found)?;
+        w.transfer_project(t.project, t.target_organization, now)?;
         w.delete_record(Kind::Transfer, id, now)?;
         Ok(Reply::Empty)
     })

@@ -4,6 +4,7 @@
 //!
 //! - `record`: [`User`], what the world keeps and its document entry.
 //! - `view`: a user as the API sends it.
+//! - `rules`: the one write path of a user's changes.
 //! - `security`: two-factor authentication, password reset and email
 //!   verification of the current user.
 //! - `operations`: the operations modelled, who sees a user, and how
@@ -11,6 +12,7 @@
 
 mod operations;
 mod record;
+mod rules;
 mod security;
 mod view;
 
@@ -18,3 +20,8 @@ pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::User;
 pub(crate) use view::{UserLite, COLLECTION};
+
+crate::model::journal::owned_table! {
+    /// The world's users, by ID: written only here.
+    Users of Kept
+}

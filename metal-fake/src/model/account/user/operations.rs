@@ -10,6 +10,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record::{Kept, User};
+use super::rules::change_user;
 use super::security;
 use super::view::COLLECTION;
 use crate::call::{ApiError, Call};
@@ -59,18 +60,14 @@ fn owner(w: &World, id: Uuid) -> Option<Owner> {
 
 /// Adds a user.
 pub(crate) fn insert(w: &mut World, rec: User, now: Instant) {
-    let seq = w.next_seq();
-    w.users.insert(
-        rec.id,
-        Kept {
+    w.users
+        .rows()
+        .insert(&mut w.journal, rec.id, now, |meta| Kept {
             rec,
-            seq,
-            created: now,
-            updated: now,
             reset_requested: false,
             verification: None,
-        },
-    );
+            meta,
+        });
 }
 
 /// Loads the document's users (each email once), then the world's own
@@ -107,7 +104,7 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
 }
 
 fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.users = oldest_first(&w.users, |u| u.seq)
+    doc.users = oldest_first(w.users.iter(), |u| u.meta.seq)
         .into_iter()
         .map(|u| u.rec.clone())
         .collect();
@@ -126,7 +123,7 @@ impl World {
             format!("token-{n}-{}@metal-fake.invalid", id.simple()),
         );
         // A token's user was made when the world loaded: at its start.
-        let at = self.users.get(&self.user).map(|u| u.created);
+        let at = self.users.get(&self.user).map(|u| u.meta.created);
         insert(self, rec, at.unwrap_or_else(Instant::now));
         id
     }
@@ -194,23 +191,24 @@ fn update_current_user(call: &Call) -> Result<Prepared, ApiError> {
     ])?;
     acts(move |w, scope, now| {
         let id = scope.user_or_denied(w)?;
-        let u = w.users.get_mut(&id).ok_or_else(ApiError::not_found)?;
-        if let Some(v) = &body.first_name {
-            u.rec.first_name.clone_from(v);
-        }
-        if let Some(v) = &body.last_name {
-            u.rec.last_name.clone_from(v);
-        }
-        if let Some(v) = &body.phone_number {
-            u.rec.phone_number = Some(v.clone());
-        }
-        if let Some(v) = &body.timezone {
-            u.rec.timezone = Some(v.clone());
-        }
-        if let Some(v) = &body.customdata {
-            u.rec.customdata.clone_from(v);
-        }
-        u.updated = now;
+        change_user(w, id, "fields", now, |u| {
+            if let Some(v) = &body.first_name {
+                u.rec.first_name.clone_from(v);
+            }
+            if let Some(v) = &body.last_name {
+                u.rec.last_name.clone_from(v);
+            }
+            if let Some(v) = &body.phone_number {
+                u.rec.phone_number = Some(v.clone());
+            }
+            if let Some(v) = &body.timezone {
+                u.rec.timezone = Some(v.clone());
+            }
+            if let Some(v) = &body.customdata {
+                u.rec.customdata.clone_from(v);
+            }
+            Ok(())
+        })?;
         let me = w.user_rec(id)?;
         reply(&w.user_view(me, w.defaults_of(scope)))
     })
@@ -227,7 +225,7 @@ fn find_users(call: &Call) -> Result<Prepared, ApiError> {
             "users",
             &path,
             listed,
-            |u| u.seq,
+            |u| u.meta.seq,
             &listing,
             |u| w.user_view(u, None),
         );

@@ -3,8 +3,10 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tokio::time::Instant;
 use uuid::Uuid;
+
+use crate::model::journal::{Meta, Record, Scope};
+use crate::model::relations::Kind;
 
 /// A user.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -55,12 +57,22 @@ impl User {
 #[derive(Clone, Debug)]
 pub(crate) struct Kept {
     pub(crate) rec: User,
-    /// Creation order across all records.
-    pub(crate) seq: u64,
-    pub(crate) created: Instant,
-    pub(crate) updated: Instant,
     /// A password reset was requested and not yet used.
     pub(crate) reset_requested: bool,
     /// The token of an email verification requested (not saved).
     pub(crate) verification: Option<String>,
+    pub(crate) meta: Meta,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::User;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope::default()
+    }
 }

@@ -6,6 +6,7 @@
 use serde::Serialize;
 use uuid::Uuid;
 
+use super::rules::change_user;
 use crate::call::{ApiError, Call, Reply};
 use crate::model::render::reply;
 use crate::model::resource::{acts, Prepared};
@@ -14,15 +15,15 @@ use crate::model::resource::{acts, Prepared};
 pub(super) fn enable_tfa_app(_call: &Call) -> Result<Prepared, ApiError> {
     acts(|w, caller, now| {
         let id = caller.user_or_denied(w)?;
-        let u = w.users.get_mut(&id).ok_or_else(ApiError::not_found)?;
-        if u.rec.two_factor {
-            return Err(ApiError::unprocessable(
-                "Two factor authentication is already enabled",
-            ));
-        }
-        u.rec.two_factor = true;
-        u.updated = now;
-        Ok(Reply::Empty)
+        change_user(w, id, "two_factor", now, |u| {
+            if u.rec.two_factor {
+                return Err(ApiError::unprocessable(
+                    "Two factor authentication is already enabled",
+                ));
+            }
+            u.rec.two_factor = true;
+            Ok(Reply::Empty)
+        })
     })
 }
 
@@ -30,13 +31,13 @@ pub(super) fn enable_tfa_app(_call: &Call) -> Result<Prepared, ApiError> {
 pub(super) fn disable_tfa_app(_call: &Call) -> Result<Prepared, ApiError> {
     acts(|w, caller, now| {
         let id = caller.user_or_denied(w)?;
-        let u = w.users.get_mut(&id).ok_or_else(ApiError::not_found)?;
-        if !u.rec.two_factor {
-            return Err(ApiError::not_found());
-        }
-        u.rec.two_factor = false;
-        u.updated = now;
-        Ok(Reply::Empty)
+        change_user(w, id, "two_factor", now, |u| {
+            if !u.rec.two_factor {
+                return Err(ApiError::not_found());
+            }
+            u.rec.two_factor = false;
+            Ok(Reply::Empty)
+        })
     })
 }
 
@@ -46,15 +47,15 @@ pub(super) fn create_password_reset_token(call: &Call) -> Result<Prepared, ApiEr
     let email = call
         .text("email")
         .ok_or_else(|| ApiError::unprocessable("email can't be blank"))?;
-    acts(move |w, _, _| {
+    acts(move |w, _, now| {
         let id = w
             .user_by_email(&email)
             .map(|u| u.rec.id)
             .ok_or_else(|| ApiError::unprocessable("No user has that email address"))?;
-        if let Some(u) = w.users.get_mut(&id) {
+        change_user(w, id, "reset_requested", now, |u| {
             u.reset_requested = true;
-        }
-        Ok(Reply::Empty)
+            Ok(Reply::Empty)
+        })
     })
 }
 
@@ -68,12 +69,13 @@ struct NewPassword {
 pub(super) fn reset_password(_call: &Call) -> Result<Prepared, ApiError> {
     acts(|w, caller, now| {
         let id = caller.user_or_denied(w)?;
-        let u = w.users.get_mut(&id).ok_or_else(ApiError::not_found)?;
-        if !u.reset_requested {
-            return Err(ApiError::unprocessable("No password reset was requested"));
-        }
-        u.reset_requested = false;
-        u.updated = now;
+        change_user(w, id, "password", now, |u| {
+            if !u.reset_requested {
+                return Err(ApiError::unprocessable("No password reset was requested"));
+            }
+            u.reset_requested = false;
+            Ok(())
+        })?;
         reply(&NewPassword {
             new_password: Uuid::new_v4().simple().to_string(),
         })
@@ -85,15 +87,15 @@ pub(super) fn create_validation_request(call: &Call) -> Result<Prepared, ApiErro
     let login = call
         .text("login")
         .ok_or_else(|| ApiError::unprocessable("login can't be blank"))?;
-    acts(move |w, _, _| {
+    acts(move |w, _, now| {
         let id = w
             .user_by_email(&login)
             .map(|u| u.rec.id)
             .ok_or_else(|| ApiError::unprocessable("No user has that login"))?;
-        if let Some(u) = w.users.get_mut(&id) {
+        change_user(w, id, "verification_requested", now, |u| {
             u.verification = Some(Uuid::new_v4().simple().to_string());
-        }
-        Ok(Reply::Empty)
+            Ok(Reply::Empty)
+        })
     })
 }
 
@@ -102,13 +104,15 @@ pub(super) fn create_validation_request(call: &Call) -> Result<Prepared, ApiErro
 pub(super) fn consume_verification_request(call: &Call) -> Result<Prepared, ApiError> {
     let body: metal_api::types::VerifyEmail = call.json()?;
     acts(move |w, _, now| {
-        let u = w
+        let id = w
             .users
-            .values_mut()
+            .values()
             .find(|u| u.verification.as_deref() == Some(body.user_token.as_str()))
+            .map(|u| u.rec.id)
             .ok_or_else(|| ApiError::unprocessable("The verification token is not valid"))?;
-        u.verification = None;
-        u.updated = now;
-        Ok(Reply::Empty)
+        change_user(w, id, "verified", now, |u| {
+            u.verification = None;
+            Ok(Reply::Empty)
+        })
     })
 }

@@ -94,8 +94,8 @@ impl World {
                 .filter(|e| e.rec.user == u.rec.id)
                 .map(|e| Stub::new(crate::model::email::COLLECTION, e.rec.id))
                 .collect(),
-            created_at: Stamp(self.clock.wall(u.created)),
-            updated_at: Stamp(self.clock.wall(u.updated)),
+            created_at: Stamp(self.clock.wall(u.meta.created)),
+            updated_at: Stamp(self.clock.wall(u.meta.updated)),
             default_organization_id: defaults.map(|d| d.0),
             default_project_id: defaults.map(|d| d.1),
             customdata: &u.rec.customdata,
@@ -125,8 +125,8 @@ impl World {
             full_name: format!("{first_name} {last_name}"),
             email,
             avatar_thumb_url: Avatar(self.user),
-            created_at: kept.map_or(since, |u| Stamp(self.clock.wall(u.created))),
-            updated_at: kept.map_or(since, |u| Stamp(self.clock.wall(u.updated))),
+            created_at: kept.map_or(since, |u| Stamp(self.clock.wall(u.meta.created))),
+            updated_at: kept.map_or(since, |u| Stamp(self.clock.wall(u.meta.updated))),
         }
     }
 }

@@ -84,9 +84,9 @@ impl Capacity {
 /// on-demand device created since the world loaded took its machine from.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Table {
-    pub(crate) pools: Vec<Capacity>,
+    pub(super) pools: Vec<Capacity>,
     /// Device → its pool's index in `pools`.
-    pub(crate) taken: HashMap<Uuid, usize>,
+    pub(super) taken: HashMap<Uuid, usize>,
 }
 
 /// Loads the document's pools: each naming one metro or one facility and a

@@ -294,7 +294,7 @@ impl World {
             .hostname
             .cloned()
             .unwrap_or_else(|| format!("fake-{}", &id.simple().to_string()[..8]));
-        let fails = self.failures.next(&hostname);
+        let fails = self.devices.failures.next(&hostname);
         let public_ipv4_assignment = addresses
             .from_block
             .map(|block| self.assign_at_create(id, block, now));
@@ -319,7 +319,7 @@ impl World {
             )
         };
         self.place_device(rec, fails, ssh_keys, now);
-        self.devices_created += 1;
+        self.devices.created += 1;
         Ok(id)
     }
 

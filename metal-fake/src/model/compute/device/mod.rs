@@ -9,19 +9,27 @@
 //!   (the catalog's checks, a machine from the place's capacity).
 //! - `rules`: update, actions, delete, the changes due as time passes,
 //!   competitors.
+//! - `failures`: which devices fail to provision (scripted or drawn).
 //! - `filter`: the filters of the project's device list.
+//! - `table`: the devices, with their provisioning's own state (which
+//!   fail, how many were made), written only in this folder.
 //! - `view`: a device as the API sends it.
 //! - `operations`: the operations modelled, and who owns a device.
 
 mod create;
+mod failures;
 mod filter;
 mod on_demand;
 mod operations;
 mod record;
 mod rules;
+mod table;
 mod view;
 
+pub(crate) use failures::FailurePlan;
+pub use failures::{FailProvisioning, RandomFailures};
 pub(crate) use operations::RESOURCE;
 pub use record::{Device, DeviceState, OwnAddress};
 pub(crate) use record::{Kept, Step, FAILED_PROVISIONING_PROJECT};
+pub(crate) use table::Devices;
 pub(crate) use view::{address_texts, Addresses, DeviceField, COLLECTION};

@@ -14,7 +14,7 @@ use crate::model::access::Owner;
 use crate::model::list::Listing;
 use crate::model::project;
 use crate::model::render::{reply, Expand};
-use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
+use crate::model::resource::{acts, expand, Modelled, Prepared, Race, Resource};
 use crate::model::World;
 
 /// Devices.
@@ -66,14 +66,19 @@ fn find_project_devices(call: &Call) -> Result<Prepared, ApiError> {
 fn create_device(call: &Call) -> Result<Prepared, ApiError> {
     let project = call.id("id")?;
     let body = read_create(call)?;
-    let contested = contested(&body);
+    // A competitor takes the reservation the create names, if free.
+    let race = contested(&body).map(|r| -> Race {
+        Box::new(move |w: &mut World, now| {
+            w.take_reservation(r, now);
+        })
+    });
     let expand = expand(call);
     Ok(Prepared {
         act: Box::new(move |w, _, now| {
             let id = w.create_device(project, &body, now)?;
             device_reply(w, id, &expand, now)
         }),
-        contested,
+        race,
     })
 }
 

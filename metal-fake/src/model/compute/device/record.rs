@@ -470,11 +470,13 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         // document.
         live.phase = phase;
         live.state = phase.first_state();
-        w.devices.insert(&mut w.journal, d.id, now, |meta| Kept {
-            rec: d.clone(),
-            meta,
-            live,
-        });
+        w.devices
+            .rows
+            .insert(&mut w.journal, d.id, now, |meta| Kept {
+                rec: d.clone(),
+                meta,
+                live,
+            });
         if let Some(r) = d.reservation {
             w.hold(r, d.id, now);
         }
@@ -488,7 +490,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
 /// Saves the devices into `doc`, oldest first, each with the state it
 /// reports at `now` and the time since its phase began.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, now: Instant) {
-    doc.devices = oldest_first(&w.devices, |d| d.meta.seq)
+    doc.devices = oldest_first(w.devices.iter(), |d| d.meta.seq)
         .into_iter()
         .map(|d| Device {
             state: d.state(),

@@ -96,6 +96,7 @@ impl World {
         };
         let begun = self
             .devices
+            .rows
             .try_update(&mut self.journal, id, what, now, |d| {
                 let state = d.state();
                 let busy = |s: DeviceState| {
@@ -200,11 +201,13 @@ impl World {
                     _ => "powered_on",
                 };
                 self.devices
+                    .rows
                     .update(&mut self.journal, id, what, at, |d| d.live.state = state);
             }
             Step::LeaveProject => {
                 let reservation = self
                     .devices
+                    .rows
                     .update(&mut self.journal, id, "moved", at, |d| {
                         d.rec.project = FAILED_PROVISIONING_PROJECT;
                         d.rec.reservation.take()
@@ -246,6 +249,7 @@ impl World {
             self.remove_record(Kind::Device, id, now);
         } else {
             self.devices
+                .rows
                 .update(&mut self.journal, id, "deprovisioning", now, |d| {
                     d.begin(Phase::Deprovisioning, now);
                 });
@@ -270,48 +274,12 @@ impl World {
     /// its release time) no longer holds it. Only `model::relations`
     /// calls this, after what goes with the device.
     pub(crate) fn remove_device(&mut self, id: Uuid, at: Instant) {
-        if let Some(d) = self.devices.remove(&mut self.journal, id, at) {
+        if let Some(d) = self.devices.rows.remove(&mut self.journal, id, at) {
             if d.rec.reservation.is_none() {
                 self.give_back_machine(id, d.rec.project, &d.rec.plan, &d.rec.facility);
             }
             self.free(d.rec.reservation, id, None, at);
         }
-    }
-
-    /// `reservation` no longer holds `device`; `release` (when given)
-    /// replaces its release time.
-    fn free(
-        &mut self,
-        reservation: Option<Uuid>,
-        device: Uuid,
-        release: Option<Instant>,
-        at: Instant,
-    ) {
-        let Some(r) = reservation else { return };
-        let holds = self
-            .reservations
-            .get(&r)
-            .is_some_and(|kept| kept.live.device == Some(device));
-        if !holds {
-            return;
-        }
-        self.reservations
-            .update(&mut self.journal, r, "device", at, |kept| {
-                kept.live.device = None
-            });
-        if let Some(release) = release {
-            self.release_at(r, release, at);
-        }
-    }
-
-    /// `reservation` holds `device` from `at` on.
-    pub(crate) fn hold(&mut self, reservation: Uuid, device: Uuid, at: Instant) {
-        self.reservations
-            .update(&mut self.journal, reservation, "device", at, |r| {
-                r.live.device = Some(device);
-                r.live.released_at = None;
-                r.live.releasing = false;
-            });
     }
 
     /// A competitor takes `reservation`, when it is free: a device without
@@ -339,7 +307,7 @@ impl World {
         self.journal.set_cause(Cause::Fake);
         self.place_device(rec, false, Vec::new(), now);
         self.journal.set_cause(cause);
-        self.competitor_devices += 1;
+        self.devices.competitors += 1;
         Some(id)
     }
 
@@ -356,6 +324,7 @@ impl World {
         let (id, reservation) = (rec.id, rec.reservation);
         let live = Live::provisioning(now, fails, ssh_keys);
         self.devices
+            .rows
             .insert(&mut self.journal, id, now, |meta| Kept { rec, meta, live });
         if let Some(r) = reservation {
             self.hold(r, id, now);
@@ -392,6 +361,7 @@ impl World {
         }
         .check()?;
         self.devices
+            .rows
             .update(&mut self.journal, id, "fields", now, |d| {
                 let rec = &mut d.rec;
                 if let Some(h) = &body.hostname {

@@ -18,3 +18,8 @@ pub(crate) use operations::RESOURCE;
 pub use record::HardwareReservation;
 pub(crate) use record::Kept;
 pub(crate) use view::{ReservationView, COLLECTION};
+
+crate::model::journal::owned_table! {
+    /// The world's hardware reservations, by ID: written only here.
+    Reservations of Kept
+}

@@ -101,6 +101,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
             None => None,
         };
         w.reservations
+            .rows()
             .insert(&mut w.journal, r.id, now, |meta| Kept {
                 rec: r.clone(),
                 meta,
@@ -116,7 +117,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
 /// Saves the reservations into `doc`, oldest first, each with the time
 /// left at `now` before it is provisionable again.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, now: Instant) {
-    doc.reservations = oldest_first(&w.reservations, |r| r.meta.seq)
+    doc.reservations = oldest_first(w.reservations.iter(), |r| r.meta.seq)
         .into_iter()
         .map(|r| HardwareReservation {
             released_in_seconds: r

@@ -12,6 +12,44 @@ use crate::model::World;
 const MOVE_LOCKED: &str = "Cannot move a locked item";
 
 impl World {
+    /// `reservation` no longer holds `device`; `release` (when given)
+    /// replaces its release time.
+    pub(crate) fn free(
+        &mut self,
+        reservation: Option<Uuid>,
+        device: Uuid,
+        release: Option<Instant>,
+        at: Instant,
+    ) {
+        let Some(r) = reservation else { return };
+        let holds = self
+            .reservations
+            .get(&r)
+            .is_some_and(|kept| kept.live.device == Some(device));
+        if !holds {
+            return;
+        }
+        self.reservations
+            .rows()
+            .update(&mut self.journal, r, "device", at, |kept| {
+                kept.live.device = None
+            });
+        if let Some(release) = release {
+            self.release_at(r, release, at);
+        }
+    }
+
+    /// `reservation` holds `device` from `at` on.
+    pub(crate) fn hold(&mut self, reservation: Uuid, device: Uuid, at: Instant) {
+        self.reservations
+            .rows()
+            .update(&mut self.journal, reservation, "device", at, |r| {
+                r.live.device = Some(device);
+                r.live.released_at = None;
+                r.live.releasing = false;
+            });
+    }
+
     /// `moveHardwareReservation`: moves it to `project` (refused while it
     /// holds a locked device, or any device unless it stays where it is).
     pub(crate) fn move_reservation(
@@ -31,6 +69,7 @@ impl World {
             return Err(ApiError::unprocessable(MOVE_LOCKED));
         }
         self.reservations
+            .rows()
             .try_update(&mut self.journal, id, "moved", now, |r| {
                 if r.live.device.is_some() && r.rec.project != project {
                     return Err(ApiError::unprocessable(
@@ -46,12 +85,13 @@ impl World {
     /// The reservation is provisionable again at `release` (not before),
     /// queued on the world's due-queue; changed at `now`.
     pub(crate) fn release_at(&mut self, id: Uuid, release: Instant, now: Instant) {
-        let changed = self
-            .reservations
-            .update(&mut self.journal, id, "releasing", now, |r| {
-                r.live.released_at = Some(release);
-                r.live.releasing = true;
-            });
+        let changed =
+            self.reservations
+                .rows()
+                .update(&mut self.journal, id, "releasing", now, |r| {
+                    r.live.released_at = Some(release);
+                    r.live.releasing = true;
+                });
         if changed.is_some() {
             self.due.push(release, Due::Release { id });
         }
@@ -66,6 +106,7 @@ impl World {
             .is_some_and(|r| r.live.releasing && r.live.released_at == Some(at));
         if due {
             self.reservations
+                .rows()
                 .update(&mut self.journal, id, "released", at, |r| {
                     r.live.releasing = false
                 });

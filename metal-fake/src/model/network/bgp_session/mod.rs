@@ -20,3 +20,8 @@ pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::{AddressFamily, BgpSession};
 pub(crate) use view::COLLECTION;
+
+crate::model::journal::owned_table! {
+    /// The world's devices' BGP sessions, by ID: written only here.
+    BgpSessions of Kept
+}

@@ -9,7 +9,9 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::document::{WorldDoc, WorldError};
+use crate::model::journal::{Meta, Record, Scope};
 use crate::model::load::{unique, unknown};
+use crate::model::relations::Kind;
 use crate::model::world::oldest_first;
 use crate::model::World;
 
@@ -60,10 +62,23 @@ pub struct BgpSession {
 #[derive(Clone, Debug)]
 pub(crate) struct Kept {
     pub(crate) rec: BgpSession,
-    /// Creation order across all records.
-    pub(crate) seq: u64,
-    pub(crate) created: Instant,
-    pub(crate) updated: Instant,
+    pub(crate) meta: Meta,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::BgpSession;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            device: Some(self.rec.device),
+            ..Scope::default()
+        }
+    }
 }
 
 /// Loads the document's sessions: each of a device the world has, whose
@@ -91,23 +106,19 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
                 s.address_family.as_str()
             )));
         }
-        let seq = w.next_seq();
-        w.bgp_sessions.insert(
-            s.id,
-            Kept {
+        w.bgp_sessions
+            .rows()
+            .insert(&mut w.journal, s.id, now, |meta| Kept {
                 rec: s.clone(),
-                seq,
-                created: now,
-                updated: now,
-            },
-        );
+                meta,
+            });
     }
     Ok(())
 }
 
 /// Saves the sessions into `doc`, oldest first.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.bgp_sessions = oldest_first(&w.bgp_sessions, |s| s.seq)
+    doc.bgp_sessions = oldest_first(w.bgp_sessions.iter(), |s| s.meta.seq)
         .into_iter()
         .map(|s| s.rec.clone())
         .collect();

@@ -83,21 +83,17 @@ impl World {
             )));
         }
         let id = Uuid::new_v4();
-        let seq = self.next_seq();
-        self.bgp_sessions.insert(
-            id,
-            Kept {
+        self.bgp_sessions
+            .rows()
+            .insert(&mut self.journal, id, now, |meta| Kept {
                 rec: BgpSession {
                     id,
                     device,
                     address_family: family,
                     default_route: body.default_route,
                 },
-                seq,
-                created: now,
-                updated: now,
-            },
-        );
+                meta,
+            });
         Ok(id)
     }
 
@@ -108,13 +104,12 @@ impl World {
         default_route: bool,
         now: Instant,
     ) -> Result<(), ApiError> {
-        let s = self
-            .bgp_sessions
-            .get_mut(&id)
-            .ok_or_else(ApiError::not_found)?;
-        s.rec.default_route = default_route;
-        s.updated = now;
-        Ok(())
+        self.bgp_sessions
+            .rows()
+            .update(&mut self.journal, id, "default_route", now, |s| {
+                s.rec.default_route = default_route;
+            })
+            .ok_or_else(ApiError::not_found)
     }
 
     /// `deleteBgpSession`.
@@ -125,7 +120,7 @@ impl World {
     /// The sessions passing `keep`, oldest first.
     pub(crate) fn bgp_sessions_where(&self, keep: impl Fn(&Kept) -> bool) -> Vec<&Kept> {
         let mut all: Vec<&Kept> = self.bgp_sessions.values().filter(|s| keep(s)).collect();
-        all.sort_by_key(|s| s.seq);
+        all.sort_by_key(|s| s.meta.seq);
         all
     }
 
@@ -149,7 +144,7 @@ impl World {
         // metro, and global ones.
         let mut blocks: Vec<_> = self
             .ips
-            .reservations
+            .reservations()
             .values()
             .filter(|r| {
                 r.rec.project == d.rec.project

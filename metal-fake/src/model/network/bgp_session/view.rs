@@ -119,8 +119,8 @@ impl World {
             learned_routes: Empty,
             // The fake's devices run no BGP speaker: no session comes up.
             status: "down",
-            created_at: Stamp(self.clock.wall(s.created)),
-            updated_at: Stamp(self.clock.wall(s.updated)),
+            created_at: Stamp(self.clock.wall(s.meta.created)),
+            updated_at: Stamp(self.clock.wall(s.meta.updated)),
         }
     }
 }

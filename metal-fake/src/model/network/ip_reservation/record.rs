@@ -193,16 +193,38 @@ impl KeptAssignment {
 /// The world's IP reservations and assignments.
 #[derive(Debug, Default)]
 pub(crate) struct Table {
-    pub(crate) reservations: journal::Table<Kept>,
-    pub(crate) assignments: journal::Table<KeptAssignment>,
+    pub(super) reservations: journal::Table<Kept>,
+    pub(super) assignments: journal::Table<KeptAssignment>,
     /// `(device, seq, assignment)`: each device's assignments, oldest
     /// first.
-    pub(crate) by_device: BTreeSet<(Uuid, u64, Uuid)>,
+    pub(super) by_device: BTreeSet<(Uuid, u64, Uuid)>,
     /// How far into each pool blocks have been handed out.
-    pub(crate) next: HashMap<IpReservationType, u32>,
+    pub(super) next: HashMap<IpReservationType, u32>,
 }
 
 impl Table {
+    /// The reservations, to read (only this folder writes them).
+    pub(crate) fn reservations(&self) -> &journal::Table<Kept> {
+        &self.reservations
+    }
+
+    /// The assignments, to read (only this folder writes them).
+    pub(crate) fn assignments(&self) -> &journal::Table<KeptAssignment> {
+        &self.assignments
+    }
+
+    /// Removes reservation `id` at `at`, journaled: for the relations'
+    /// cascade alone (`World::delete_record`), which decided it (its
+    /// assignments went first).
+    pub(in crate::model) fn remove_reservation_row(
+        &mut self,
+        log: &mut Journal,
+        id: Uuid,
+        at: Instant,
+    ) {
+        self.reservations.remove(log, id, at);
+    }
+
     /// The IDs of `device`'s assignments, oldest first.
     pub(crate) fn of_device(&self, device: Uuid) -> impl Iterator<Item = Uuid> + '_ {
         self.by_device

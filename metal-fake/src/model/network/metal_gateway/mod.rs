@@ -20,3 +20,8 @@ pub(crate) use record::Kept;
 pub use record::MetalGateway;
 pub(crate) use view::GatewayLite;
 pub(crate) use view::COLLECTION;
+
+crate::model::journal::owned_table! {
+    /// The world's Metal Gateways, by ID: written only here.
+    Gateways of Kept
+}

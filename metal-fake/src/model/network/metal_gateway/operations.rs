@@ -46,7 +46,7 @@ fn find_metal_gateways_by_project(call: &Call) -> Result<Prepared, ApiError> {
             project,
             ("metal_gateways", COLLECTION),
             w.gateways.values().filter(|g| g.rec.project == project),
-            |g: &Kept| g.seq,
+            |g: &Kept| g.meta.seq,
             &listing,
             |g| w.gateway_view(g, &listing.expand, now),
         )?;

@@ -9,7 +9,9 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::document::{WorldDoc, WorldError};
+use crate::model::journal::{Meta, Record, Scope};
 use crate::model::load::{unique, unknown};
+use crate::model::relations::Kind;
 use crate::model::world::oldest_first;
 use crate::model::World;
 
@@ -37,9 +39,23 @@ pub struct MetalGateway {
 #[derive(Clone, Debug)]
 pub(crate) struct Kept {
     pub(crate) rec: MetalGateway,
-    /// Creation order across all records.
-    pub(crate) seq: u64,
-    pub(crate) created: Instant,
+    pub(crate) meta: Meta,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::MetalGateway;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            project: Some(self.rec.project),
+            ..Scope::default()
+        }
+    }
 }
 
 /// Loads the document's gateways: each of a project the world has, on one
@@ -56,29 +72,26 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         if !w.vlans.contains_key(&g.virtual_network) {
             return Err(unknown(from(), "virtual network", g.virtual_network));
         }
-        if !w.ips.reservations.contains_key(&g.ip_reservation) {
+        if !w.ips.reservations().contains_key(&g.ip_reservation) {
             return Err(unknown(from(), "ip reservation", g.ip_reservation));
         }
         w.check_gateway(g.project, g.virtual_network, g.ip_reservation)
             .map_err(|e| {
                 WorldError::Inconsistent(format!("{}: {}", from(), e.messages.join("; ")))
             })?;
-        let seq = w.next_seq();
-        w.gateways.insert(
-            g.id,
-            Kept {
+        w.gateways
+            .rows()
+            .insert(&mut w.journal, g.id, now, |meta| Kept {
                 rec: g.clone(),
-                seq,
-                created: now,
-            },
-        );
+                meta,
+            });
     }
     Ok(())
 }
 
 /// Saves the gateways into `doc`, oldest first.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.metal_gateways = oldest_first(&w.gateways, |g| g.seq)
+    doc.metal_gateways = oldest_first(w.gateways.iter(), |g| g.meta.seq)
         .into_iter()
         .map(|g| g.rec.clone())
         .collect();

@@ -53,7 +53,7 @@ impl World {
         }
         let r = self
             .ips
-            .reservations
+            .reservations()
             .get(&reservation)
             .ok_or_else(|| ApiError::unprocessable("The IP reservation was not found"))?;
         if r.rec.project != project {
@@ -141,10 +141,9 @@ impl World {
                 )),
             };
         let id = Uuid::new_v4();
-        let seq = self.next_seq();
-        self.gateways.insert(
-            id,
-            Kept {
+        self.gateways
+            .rows()
+            .insert(&mut self.journal, id, now, |meta| Kept {
                 rec: MetalGateway {
                     id,
                     project,
@@ -152,10 +151,8 @@ impl World {
                     ip_reservation: reservation,
                     own_block,
                 },
-                seq,
-                created: now,
-            },
-        );
+                meta,
+            });
         Ok(id)
     }
 
@@ -188,7 +185,7 @@ impl World {
             .values()
             .filter(|g| g.rec.virtual_network == vlan)
             .collect();
-        all.sort_by_key(|g| g.seq);
+        all.sort_by_key(|g| g.meta.seq);
         all
     }
 }

@@ -64,8 +64,8 @@ impl World {
         now: Instant,
     ) -> GatewayView<'a> {
         let rec = &g.rec;
-        let made = Stamp(self.clock.wall(g.created));
-        let ip_reservation = match self.ips.reservations.get(&rec.ip_reservation) {
+        let made = Stamp(self.clock.wall(g.meta.created));
+        let ip_reservation = match self.ips.reservations().get(&rec.ip_reservation) {
             Some(r) if expand.includes("ip_reservation") => BlockField::Full(Box::new(
                 self.ip_reservation_view(r, &expand.nested("ip_reservation")),
             )),
@@ -93,7 +93,7 @@ impl World {
 
     /// `g` in short, as VLANs and blocks name it.
     pub(crate) fn gateway_lite(&self, g: &Kept) -> GatewayLite {
-        let made = Stamp(self.clock.wall(g.created));
+        let made = Stamp(self.clock.wall(g.meta.created));
         GatewayLite {
             id: g.rec.id,
             href: Href::new(COLLECTION, g.rec.id),
@@ -102,7 +102,7 @@ impl World {
                 .vlans
                 .get(&g.rec.virtual_network)
                 .map_or(0, |v| v.rec.vxlan),
-            gateway_address: self.ips.reservations.get(&g.rec.ip_reservation).map(|r| {
+            gateway_address: self.ips.reservations().get(&g.rec.ip_reservation).map(|r| {
                 let block = r.block();
                 format!("{}/{}", block.gateway(), block.cidr())
             }),

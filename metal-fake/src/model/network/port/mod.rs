@@ -27,3 +27,8 @@ pub(crate) use record::Kept;
 pub use record::Port;
 pub(crate) use view::DevicePorts;
 pub(crate) use view::COLLECTION;
+
+crate::model::journal::owned_table! {
+    /// The world's ports changed from a fresh server's, by ID: written only here.
+    Ports of Kept
+}

@@ -3,6 +3,7 @@
 
 use metal_api::operation as op;
 use metal_api::types;
+use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record;
@@ -52,12 +53,12 @@ fn port_reply(
 /// A port change: what `change` does to port `id`, answered with the port.
 fn change(
     call: &Call,
-    change: impl FnOnce(&mut World, Uuid) -> Result<(), ApiError> + Send + 'static,
+    change: impl FnOnce(&mut World, Uuid, Instant) -> Result<(), ApiError> + Send + 'static,
 ) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
     let expand = expand(call);
     acts(move |w, _, now| {
-        change(w, id)?;
+        change(w, id, now)?;
         port_reply(w, id, &expand, now)
     })
 }
@@ -76,21 +77,27 @@ fn find_port_by_id(call: &Call) -> Result<Prepared, ApiError> {
 
 fn assign_port(call: &Call) -> Result<Prepared, ApiError> {
     let vnid = vnid(call)?;
-    change(call, move |w, id| w.assign_port(id, vnid.as_deref()))
+    change(call, move |w, id, now| {
+        w.assign_port(id, vnid.as_deref(), now)
+    })
 }
 
 fn unassign_port(call: &Call) -> Result<Prepared, ApiError> {
     let vnid = vnid(call)?;
-    change(call, move |w, id| w.unassign_port(id, vnid.as_deref()))
+    change(call, move |w, id, now| {
+        w.unassign_port(id, vnid.as_deref(), now)
+    })
 }
 
 fn assign_native_vlan(call: &Call) -> Result<Prepared, ApiError> {
     let vnid = call.text("vnid");
-    change(call, move |w, id| w.set_native_vlan(id, vnid.as_deref()))
+    change(call, move |w, id, now| {
+        w.set_native_vlan(id, vnid.as_deref(), now)
+    })
 }
 
 fn delete_native_vlan(call: &Call) -> Result<Prepared, ApiError> {
-    change(call, |w, id| w.remove_native_vlan(id))
+    change(call, |w, id, now| w.remove_native_vlan(id, now))
 }
 
 /// A bond or disbond's `name` flag: the spec's query parameter, or the
@@ -114,16 +121,16 @@ fn bulk(call: &Call, name: &str) -> Result<bool, ApiError> {
 
 fn bond_port(call: &Call) -> Result<Prepared, ApiError> {
     let bulk = bulk(call, "bulk_enable")?;
-    change(call, move |w, id| w.bond_port(id, bulk))
+    change(call, move |w, id, now| w.bond_port(id, bulk, now))
 }
 
 fn disbond_port(call: &Call) -> Result<Prepared, ApiError> {
     let bulk = bulk(call, "bulk_disable")?;
-    change(call, move |w, id| w.disbond_port(id, bulk))
+    change(call, move |w, id, now| w.disbond_port(id, bulk, now))
 }
 
 fn convert_layer2(call: &Call) -> Result<Prepared, ApiError> {
-    change(call, |w, id| w.convert_layer2(id))
+    change(call, |w, id, now| w.convert_layer2(id, now))
 }
 
 fn convert_layer3(call: &Call) -> Result<Prepared, ApiError> {
@@ -134,5 +141,5 @@ fn convert_layer3(call: &Call) -> Result<Prepared, ApiError> {
     } else {
         call.json()?
     };
-    change(call, |w, id| w.convert_layer3(id))
+    change(call, |w, id, now| w.convert_layer3(id, now))
 }

@@ -12,7 +12,9 @@ use uuid::Uuid;
 use super::layout::{self, port_id, Slot};
 use super::rules::MAX_VLANS_PER_PORT;
 use crate::document::{WorldDoc, WorldError};
+use crate::model::journal::{Meta, Record, Scope};
 use crate::model::load::{unique, unknown};
+use crate::model::relations::Kind;
 use crate::model::World;
 
 /// A device's port whose state is not a fresh server's.
@@ -51,10 +53,33 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
-/// A port's state as the world keeps it (a port with none is a fresh
-/// server's).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A port as the world keeps it, from its first change on (a port it
+/// does not keep is a fresh server's).
+#[derive(Clone, Debug)]
 pub(crate) struct Kept {
+    pub(crate) state: State,
+    pub(crate) meta: Meta,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::Port;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            device: Some(self.state.device),
+            ..Scope::default()
+        }
+    }
+}
+
+/// A port's state (a fresh server's, or as it was changed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct State {
     pub(crate) device: Uuid,
     pub(crate) slot: Slot,
     /// A physical port: in its bond.
@@ -65,7 +90,7 @@ pub(crate) struct Kept {
     pub(crate) native: Option<Uuid>,
 }
 
-impl Kept {
+impl State {
     /// Port `slot` of `device` as a fresh server has it.
     pub(crate) fn fresh(device: Uuid, slot: Slot) -> Self {
         Self {
@@ -94,7 +119,7 @@ impl Kept {
 /// `layer2` left alone; its VLANs of the device's project and metro, at
 /// most [`MAX_VLANS_PER_PORT`], a bonded physical port none; its native
 /// VLAN one of them.
-pub(crate) fn load(w: &mut World, doc: &WorldDoc, _now: Instant) -> Result<(), WorldError> {
+pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
     let mut seen = HashSet::new();
     for p in &doc.ports {
         let what = || format!("port {} of device {}", p.name, p.device);
@@ -147,7 +172,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, _now: Instant) -> Result<(), W
                 ));
             }
         }
-        let kept = Kept {
+        let state = State {
             device: p.device,
             slot,
             bonded: p.bonded,
@@ -155,8 +180,10 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, _now: Instant) -> Result<(), W
             vlans: p.virtual_networks.clone(),
             native: p.native_virtual_network,
         };
-        if !kept.is_fresh() {
-            w.ports.insert(kept.id(), kept);
+        if !state.is_fresh() {
+            w.ports
+                .rows()
+                .insert(&mut w.journal, state.id(), now, |meta| Kept { state, meta });
         }
     }
     Ok(())
@@ -165,7 +192,12 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, _now: Instant) -> Result<(), W
 /// Saves the ports that are not a fresh server's into `doc`, by device
 /// (oldest first) and port order.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    let mut kept: Vec<&Kept> = w.ports.values().filter(|p| !p.is_fresh()).collect();
+    let mut kept: Vec<&State> = w
+        .ports
+        .values()
+        .map(|p| &p.state)
+        .filter(|p| !p.is_fresh())
+        .collect();
     kept.sort_by_key(|p| {
         (
             w.devices.get(&p.device).map_or(u64::MAX, |d| d.meta.seq),

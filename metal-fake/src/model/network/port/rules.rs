@@ -4,10 +4,11 @@
 //! and disbonding, converting a bond to layer 2 or back to layer 3 (not
 //! while VLANs are on it), and the network type that follows.
 
+use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::layout::{self, candidates, port_id, Slot};
-use super::record::Kept;
+use super::record::{Kept, State};
 use crate::call::ApiError;
 use crate::model::device;
 use crate::model::World;
@@ -16,7 +17,7 @@ use crate::model::World;
 pub(crate) const MAX_VLANS_PER_PORT: usize = 100;
 
 /// A bond's network type, from its state and its ports'.
-pub(crate) fn network_type(bond: &Kept, members: &[Kept]) -> &'static str {
+pub(crate) fn network_type(bond: &State, members: &[State]) -> &'static str {
     let all_bonded = members.iter().all(|m| m.bonded);
     match (bond.layer2, all_bonded) {
         (true, true) => "layer2-bonded",
@@ -39,15 +40,15 @@ impl World {
     }
 
     /// The state of port `slot` of `device`.
-    pub(crate) fn port_state(&self, device: Uuid, slot: Slot) -> Kept {
+    pub(crate) fn port_state(&self, device: Uuid, slot: Slot) -> State {
         self.ports
             .get(&port_id(device, slot.index))
-            .cloned()
-            .unwrap_or_else(|| Kept::fresh(device, slot))
+            .map(|k| k.state.clone())
+            .unwrap_or_else(|| State::fresh(device, slot))
     }
 
     /// The physical ports of `bond` (a bond's slot) of `device` on `plan`.
-    pub(crate) fn bond_members(&self, device: Uuid, plan: &str, bond: u8) -> Vec<Kept> {
+    pub(crate) fn bond_members(&self, device: Uuid, plan: &str, bond: u8) -> Vec<State> {
         layout::layout(plan)
             .iter()
             .filter(|s| s.bond == Some(bond))
@@ -55,12 +56,28 @@ impl World {
             .collect()
     }
 
-    /// Keeps `port` (or forgets it, when it is a fresh server's again).
-    fn keep_port(&mut self, port: Kept) {
-        if port.is_fresh() {
-            self.ports.remove(&port.id());
-        } else {
-            self.ports.insert(port.id(), port);
+    /// Keeps `port`'s state at `now`, the change named `what`: a port
+    /// the world keeps is updated (a state equal to its own is no
+    /// change); one it does not keep (a fresh server's) is kept from its
+    /// first change on.
+    fn keep_port(&mut self, port: State, what: &'static str, now: Instant) {
+        let id = port.id();
+        match self.ports.get(&id) {
+            Some(k) if k.state == port => {}
+            Some(_) => {
+                self.ports
+                    .rows()
+                    .update(&mut self.journal, id, what, now, |k| k.state = port);
+            }
+            None if port.is_fresh() => {}
+            None => {
+                self.ports
+                    .rows()
+                    .insert(&mut self.journal, id, now, |meta| Kept {
+                        state: port,
+                        meta,
+                    });
+            }
         }
     }
 
@@ -69,8 +86,8 @@ impl World {
         let mut devices: Vec<(u64, Uuid)> = self
             .ports
             .values()
-            .filter(|p| p.vlans.contains(&vlan))
-            .filter_map(|p| Some((self.devices.get(&p.device)?.meta.seq, p.device)))
+            .filter(|p| p.state.vlans.contains(&vlan))
+            .filter_map(|p| Some((self.devices.get(&p.state.device)?.meta.seq, p.state.device)))
             .collect();
         devices.sort();
         devices.dedup();
@@ -113,7 +130,12 @@ impl World {
     }
 
     /// `assignPort`: VLAN `vnid` on port `id`.
-    pub(crate) fn assign_port(&mut self, id: Uuid, vnid: Option<&str>) -> Result<(), ApiError> {
+    pub(crate) fn assign_port(
+        &mut self,
+        id: Uuid,
+        vnid: Option<&str>,
+        now: Instant,
+    ) -> Result<(), ApiError> {
         let (d, slot) = self.find_port(id)?;
         let vlan = self.vlan_for(d, vnid)?;
         let (device, plan) = (d.rec.id, d.rec.plan.clone());
@@ -146,12 +168,17 @@ impl World {
             )));
         }
         port.vlans.push(vlan);
-        self.keep_port(port);
+        self.keep_port(port, "vlan_assigned", now);
         Ok(())
     }
 
     /// `unassignPort`: VLAN `vnid` off port `id` (not its native VLAN).
-    pub(crate) fn unassign_port(&mut self, id: Uuid, vnid: Option<&str>) -> Result<(), ApiError> {
+    pub(crate) fn unassign_port(
+        &mut self,
+        id: Uuid,
+        vnid: Option<&str>,
+        now: Instant,
+    ) -> Result<(), ApiError> {
         let (d, slot) = self.find_port(id)?;
         let vlan = self.vlan_for(d, vnid)?;
         let mut port = self.port_state(d.rec.id, slot);
@@ -166,13 +193,18 @@ impl World {
             ));
         }
         port.vlans.retain(|v| *v != vlan);
-        self.keep_port(port);
+        self.keep_port(port, "vlan_unassigned", now);
         Ok(())
     }
 
     /// `assignNativeVlan`: `vnid`, one of port `id`'s VLANs, as its native
     /// VLAN.
-    pub(crate) fn set_native_vlan(&mut self, id: Uuid, vnid: Option<&str>) -> Result<(), ApiError> {
+    pub(crate) fn set_native_vlan(
+        &mut self,
+        id: Uuid,
+        vnid: Option<&str>,
+        now: Instant,
+    ) -> Result<(), ApiError> {
         let (d, slot) = self.find_port(id)?;
         let vlan = self.vlan_for(d, vnid)?;
         let mut port = self.port_state(d.rec.id, slot);
@@ -182,23 +214,23 @@ impl World {
             ));
         }
         port.native = Some(vlan);
-        self.keep_port(port);
+        self.keep_port(port, "native_vlan", now);
         Ok(())
     }
 
     /// `deleteNativeVlan`: port `id` has no native VLAN (none before is
     /// no change).
-    pub(crate) fn remove_native_vlan(&mut self, id: Uuid) -> Result<(), ApiError> {
+    pub(crate) fn remove_native_vlan(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
         let (d, slot) = self.find_port(id)?;
         let mut port = self.port_state(d.rec.id, slot);
         port.native = None;
-        self.keep_port(port);
+        self.keep_port(port, "native_vlan_removed", now);
         Ok(())
     }
 
     /// The physical ports a bond or disbond of port `id` changes: the
     /// port itself, or every port of its bond (`bulk`, or a bond named).
-    fn bonding_targets(&self, id: Uuid, bulk: bool) -> Result<(Uuid, Vec<Kept>), ApiError> {
+    fn bonding_targets(&self, id: Uuid, bulk: bool) -> Result<(Uuid, Vec<State>), ApiError> {
         let (d, slot) = self.find_port(id)?;
         let (device, plan) = (d.rec.id, d.rec.plan.as_str());
         let targets = match slot.bond {
@@ -212,7 +244,7 @@ impl World {
     /// `bondPort`: port `id` (every port of its bond with `bulk`, or all
     /// of a bond's) back in its bond; refused while one has VLANs of its
     /// own.
-    pub(crate) fn bond_port(&mut self, id: Uuid, bulk: bool) -> Result<(), ApiError> {
+    pub(crate) fn bond_port(&mut self, id: Uuid, bulk: bool, now: Instant) -> Result<(), ApiError> {
         let (_, targets) = self.bonding_targets(id, bulk)?;
         if targets.iter().any(|p| !p.vlans.is_empty()) {
             return Err(ApiError::unprocessable(
@@ -221,24 +253,29 @@ impl World {
         }
         for mut p in targets {
             p.bonded = true;
-            self.keep_port(p);
+            self.keep_port(p, "bonded", now);
         }
         Ok(())
     }
 
     /// `disbondPort`: port `id` (every port of its bond with `bulk`, or all
     /// of a bond's) out of its bond.
-    pub(crate) fn disbond_port(&mut self, id: Uuid, bulk: bool) -> Result<(), ApiError> {
+    pub(crate) fn disbond_port(
+        &mut self,
+        id: Uuid,
+        bulk: bool,
+        now: Instant,
+    ) -> Result<(), ApiError> {
         let (_, targets) = self.bonding_targets(id, bulk)?;
         for mut p in targets {
             p.bonded = false;
-            self.keep_port(p);
+            self.keep_port(p, "disbonded", now);
         }
         Ok(())
     }
 
     /// The bond port `id` names, refused for a physical port.
-    fn bond_port_state(&self, id: Uuid, action: &str) -> Result<(Kept, Vec<Kept>), ApiError> {
+    fn bond_port_state(&self, id: Uuid, action: &str) -> Result<(State, Vec<State>), ApiError> {
         let (d, slot) = self.find_port(id)?;
         if slot.bond.is_some() {
             return Err(ApiError::unprocessable(format!(
@@ -250,16 +287,16 @@ impl World {
     }
 
     /// `convertLayer2`: bond `id` to layer 2 (its ports stay as they are).
-    pub(crate) fn convert_layer2(&mut self, id: Uuid) -> Result<(), ApiError> {
+    pub(crate) fn convert_layer2(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
         let (mut bond, _) = self.bond_port_state(id, "layer 2")?;
         bond.layer2 = true;
-        self.keep_port(bond);
+        self.keep_port(bond, "layer2", now);
         Ok(())
     }
 
     /// `convertLayer3`: bond `id` back to layer 3, its ports bonded;
     /// refused while it or its ports have VLANs.
-    pub(crate) fn convert_layer3(&mut self, id: Uuid) -> Result<(), ApiError> {
+    pub(crate) fn convert_layer3(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
         let (mut bond, members) = self.bond_port_state(id, "layer 3")?;
         if !bond.vlans.is_empty() || members.iter().any(|m| !m.vlans.is_empty()) {
             return Err(ApiError::unprocessable(
@@ -267,10 +304,10 @@ impl World {
             ));
         }
         bond.layer2 = false;
-        self.keep_port(bond);
+        self.keep_port(bond, "layer3", now);
         for mut m in members {
             m.bonded = true;
-            self.keep_port(m);
+            self.keep_port(m, "layer3", now);
         }
         Ok(())
     }
@@ -285,8 +322,8 @@ mod tests {
         let d = Uuid::new_v4();
         let slots = layout::layout("c3.small.x86");
         let (b, e0, e1) = (slots[0], slots[1], slots[2]);
-        let mut bond = Kept::fresh(d, b);
-        let mut ports = vec![Kept::fresh(d, e0), Kept::fresh(d, e1)];
+        let mut bond = State::fresh(d, b);
+        let mut ports = vec![State::fresh(d, e0), State::fresh(d, e1)];
         assert_eq!(network_type(&bond, &ports), "layer3");
         bond.vlans.push(Uuid::new_v4());
         assert_eq!(network_type(&bond, &ports), "hybrid-bonded");

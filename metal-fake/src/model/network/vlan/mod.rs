@@ -19,3 +19,8 @@ pub(crate) use record::Kept;
 pub use record::VirtualNetwork;
 pub(crate) use view::VlanField;
 pub(crate) use view::COLLECTION;
+
+crate::model::journal::owned_table! {
+    /// The world's virtual networks (VLANs), by ID: written only here.
+    Vlans of Kept
+}

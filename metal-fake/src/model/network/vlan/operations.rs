@@ -65,7 +65,7 @@ fn find_virtual_networks(call: &Call) -> Result<Prepared, ApiError> {
                     && matches(&facility, v.rec.facility.as_deref())
             })
             .collect();
-        listed.sort_by_key(|v| v.seq);
+        listed.sort_by_key(|v| v.meta.seq);
         reply(&VlanList {
             virtual_networks: listed
                 .into_iter()

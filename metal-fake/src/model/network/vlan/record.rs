@@ -10,7 +10,9 @@ use uuid::Uuid;
 
 use super::rules;
 use crate::document::{WorldDoc, WorldError};
+use crate::model::journal::{Meta, Record, Scope};
 use crate::model::load::{unique, unknown};
+use crate::model::relations::Kind;
 use crate::model::world::oldest_first;
 use crate::model::World;
 
@@ -42,10 +44,23 @@ pub struct VirtualNetwork {
 #[derive(Clone, Debug)]
 pub(crate) struct Kept {
     pub(crate) rec: VirtualNetwork,
-    /// Creation order across all records.
-    pub(crate) seq: u64,
-    pub(crate) created: Instant,
-    pub(crate) updated: Instant,
+    pub(crate) meta: Meta,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::VirtualNetwork;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            project: Some(self.rec.project),
+            ..Scope::default()
+        }
+    }
 }
 
 /// Loads the document's VLANs: each of a project the world has, in a
@@ -65,23 +80,19 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
             ));
         }
         rules::check_record(w, v).map_err(|why| inconsistent(v.id, why))?;
-        let seq = w.next_seq();
-        w.vlans.insert(
-            v.id,
-            Kept {
+        w.vlans
+            .rows()
+            .insert(&mut w.journal, v.id, now, |meta| Kept {
                 rec: v.clone(),
-                seq,
-                created: now,
-                updated: now,
-            },
-        );
+                meta,
+            });
     }
     Ok(())
 }
 
 /// Saves the VLANs into `doc`, oldest first.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.virtual_networks = oldest_first(&w.vlans, |v| v.seq)
+    doc.virtual_networks = oldest_first(w.vlans.iter(), |v| v.meta.seq)
         .into_iter()
         .map(|v| v.rec.clone())
         .collect();

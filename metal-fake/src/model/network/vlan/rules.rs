@@ -141,10 +141,9 @@ impl World {
             })?,
         };
         let id = Uuid::new_v4();
-        let seq = self.next_seq();
-        self.vlans.insert(
-            id,
-            Kept {
+        self.vlans
+            .rows()
+            .insert(&mut self.journal, id, now, |meta| Kept {
                 rec: VirtualNetwork {
                     id,
                     project,
@@ -154,11 +153,8 @@ impl World {
                     description: body.description.clone(),
                     tags: body.tags.clone(),
                 },
-                seq,
-                created: now,
-                updated: now,
-            },
-        );
+                meta,
+            });
         Ok(id)
     }
 
@@ -176,15 +172,17 @@ impl World {
                 .as_deref()
                 .and_then(|d| too_long("Description", d, MAX_TEXT)),
         ])?;
-        let v = self.vlans.get_mut(&id).ok_or_else(ApiError::not_found)?;
-        if let Some(d) = &body.description {
-            v.rec.description = Some(d.clone());
-        }
-        if let Some(t) = &body.tags {
-            v.rec.tags = t.clone();
-        }
-        v.updated = now;
-        Ok(())
+        self.vlans
+            .rows()
+            .update(&mut self.journal, id, "fields", now, |v| {
+                if let Some(d) = &body.description {
+                    v.rec.description = Some(d.clone());
+                }
+                if let Some(t) = &body.tags {
+                    v.rec.tags = t.clone();
+                }
+            })
+            .ok_or_else(ApiError::not_found)
     }
 
     /// `deleteVirtualNetwork`: refused while a port is on it
@@ -210,9 +208,9 @@ mod tests {
         assert_eq!(w.next_vxlan(p, "da"), Some(1000));
         for (n, vxlan) in [1000u32, 1001, 1003].into_iter().enumerate() {
             let id = Uuid::from_u128(n as u128 + 1);
-            w.vlans.insert(
-                id,
-                Kept {
+            w.vlans
+                .rows()
+                .insert(&mut w.journal, id, Instant::now(), |meta| Kept {
                     rec: VirtualNetwork {
                         id,
                         project: p,
@@ -222,11 +220,8 @@ mod tests {
                         description: None,
                         tags: Vec::new(),
                     },
-                    seq: n as u64,
-                    created: Instant::now(),
-                    updated: Instant::now(),
-                },
-            );
+                    meta,
+                });
         }
         assert_eq!(w.next_vxlan(p, "da"), Some(1002));
         // Another metro, another project: their own numbers.

@@ -94,7 +94,7 @@ impl World {
                 .into_iter()
                 .map(|g| self.gateway_lite(g))
                 .collect(),
-            created_at: Stamp(self.clock.wall(v.created)),
+            created_at: Stamp(self.clock.wall(v.meta.created)),
         }
     }
 
