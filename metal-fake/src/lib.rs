@@ -73,25 +73,30 @@
 //!    spec's operation and a function that reads the `Call` and returns
 //!    what it does to the world), its `owner` (which project owns the
 //!    thing an `{id}` names, for `403`), and its `load` and `save`.
-//! 4. `model/<family>/<resource>/mod.rs`: the module list and re-exports only.
+//! 4. `model/<family>/<resource>/mod.rs`: the module list, the re-exports,
+//!    and its table: `owned_table! { /// ... Things of Kept }`. The table's
+//!    rows are private to the folder: everyone reads them (a `Table`,
+//!    through `Deref`), only the folder writes them (`rows()`), and only
+//!    the relations' cascade removes one (`remove_row`). Another folder
+//!    that must change a thing calls a function of the thing's folder.
 //!    Add `rules.rs` when it changes state on its own rules, `filter.rs`
 //!    when its list takes filters.
 //! 5. `model/<family>/mod.rs`: its `mod` line and one line in the
 //!    family's `RESOURCES` (a new family is a folder and one line in
 //!    `model/mod.rs`'s `FAMILIES`).
-//! 6. `model/world.rs`: the table (`Table<Kept>`), one field.
+//! 6. `model/world.rs`: the table (`things: thing::Things`), one field.
 //! 7. `document.rs`: the document's list, one field (and its bound in
 //!    `check_bounds`).
 //!
 //! Every write goes through the table, with the world's journal, so that
 //! the record's `Meta` (`seq`, `version`, `created`, `updated`) is kept
 //! and the change is journaled once (and an event, if `model/event/kinds.rs`
-//! names it):
+//! names it), from inside the folder:
 //!
 //! ```text
-//! w.things.insert(&mut w.journal, id, now, |meta| Kept { rec, meta });
-//! w.things.update(&mut w.journal, id, "fields", now, |k| k.rec.name = name);
-//! w.things.try_update(&mut w.journal, id, "moved", now, |k| { check?; change; Ok(()) });
+//! w.things.rows().insert(&mut w.journal, id, now, |meta| Kept { rec, meta });
+//! w.things.rows().update(&mut w.journal, id, "fields", now, |k| k.rec.name = name);
+//! w.things.rows().try_update(&mut w.journal, id, "moved", now, |k| { check?; change; Ok(()) });
 //! w.delete_record(Kind::Thing, id, now)  // or remove_record: relations first
 //! ```
 //!

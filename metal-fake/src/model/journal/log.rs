@@ -246,6 +246,47 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn a_change_of_what_a_device_has_names_the_device_s_project_while_it_lives() {
+        let mut j = Journal::new(10);
+        let at = Instant::now();
+        let (org, project, device, port) = (
+            Uuid::new_v4(),
+            Uuid::new_v4(),
+            Uuid::new_v4(),
+            Uuid::new_v4(),
+        );
+        let of_project = Scope {
+            project: Some(project),
+            organization: Some(org),
+            device: None,
+        };
+        let of_device = Scope {
+            device: Some(device),
+            ..Scope::default()
+        };
+        j.append(Kind::Project, project, Change::Created, at, 1, of_project);
+        j.append(Kind::Device, device, Change::Created, at, 1, scope(project));
+        j.append(
+            Kind::Port,
+            port,
+            Change::Updated("vlan_assigned"),
+            at,
+            2,
+            of_device,
+        );
+        let e = j.entries().last().unwrap().scope;
+        assert_eq!((e.project, e.organization), (Some(project), Some(org)));
+        j.append(Kind::Device, device, Change::Deleted, at, 0, scope(project));
+        j.append(Kind::Port, port, Change::Deleted, at, 0, of_device);
+        let e = j.entries().last().unwrap().scope;
+        assert_eq!(
+            (e.project, e.organization),
+            (None, None),
+            "the device is gone"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn nothing_is_journaled_while_not_recording_and_the_cause_is_kept() {
         let mut j = Journal::new(10);
         let at = Instant::now();
