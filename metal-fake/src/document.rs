@@ -41,7 +41,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-pub use crate::model::{AddressFamily, BgpSession, MetalGateway, Port, VirtualNetwork};
+pub use crate::model::{
+    AddressFamily, BgpSession, MetalGateway, Port, RouteStatus, VirtualNetwork, Vrf, VrfRoute,
+};
 pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
 pub use crate::model::{
     BgpConfig, Capacity, CapacityLevel, Counted, Device, DeviceState, Drive, Facility,
@@ -118,6 +120,12 @@ pub struct WorldDoc {
     /// Metal Gateways, each on a VLAN with a block.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub metal_gateways: Vec<MetalGateway>,
+    /// VRFs; their blocks are `ip_reservations` of `type: vrf`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vrfs: Vec<Vrf>,
+    /// VRFs' static routes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vrf_routes: Vec<VrfRoute>,
     /// The machines on-demand devices take: pools of a plan in a metro or
     /// a facility. A (place, plan) without a pool has none: an on-demand
     /// create there is refused.
@@ -230,6 +238,8 @@ impl WorldDoc {
             ("ports", self.ports.len()),
             ("bgp_sessions", self.bgp_sessions.len()),
             ("metal_gateways", self.metal_gateways.len()),
+            ("vrfs", self.vrfs.len()),
+            ("vrf_routes", self.vrf_routes.len()),
             ("capacity", self.capacity.len()),
             ("users", self.users.len()),
             ("memberships", self.memberships.len()),

@@ -203,11 +203,30 @@
 //! | a gateway's block shows its `metal_gateway` (`MetalGatewayLite`: `vlan`, `gateway_address` `a.b.c.d/n`, the block's first host), the VLAN its `metal_gateways`; `findMetalGatewaysByProject` pages with `meta`; the block's addresses are not assigned to devices, and the block, the VLAN and the project refuse their delete while the gateway stands (`422`) | the spec's `MetalGatewayLite`, `IPReservation.metal_gateway`, `VirtualNetwork.metal_gateways`. **Thin**: the refusals (Terraform deletes gateways before their VLANs and blocks) | no | `a_gateway_with_a_private_block_…` |
 //! | `deleteMetalGateway` answers `202` with the gateway, `state: deleting`; it then reads `404`, and a block made with it is released with it (a block named stays) | Terraform's delete (sends the includes, waits out `deleting` until `404`); the issue ("delete, which frees the block") | no | `a_gateway_with_a_private_block_…`, `over_http_every_gateway_reply_matches_the_spec` |
 //!
-//! Not modelled yet: port VLAN assignment batches and assignments, VRFs
-//! and VRF gateways (a VRF block is refused), a gateway's elastic IPs,
-//! interconnections and virtual circuits, global BGP ranges (`501`); the
-//! device's own `network_type` (the spec's `Device` has none: clients
-//! read the bond's).
+//! Not modelled yet: port VLAN assignment batches and assignments, a
+//! gateway's elastic IPs, interconnections and virtual circuits, global
+//! BGP ranges, BGP dynamic neighbours (`501`); the device's own
+//! `network_type` (the spec's `Device` has none: clients read the bond's).
+//! VRFs are the next section.
+//!
+//! # VRFs, their IP reservations, gateways and routes
+//!
+//! What Terraform's `equinix_metal_vrf`, `equinix_metal_reserved_ip_block`
+//! (`type = "vrf"`) and `equinix_metal_gateway` resources and their
+//! acceptance tests (`internal/resources/metal/vrf/`), and the SDKs' VRF
+//! models rely on. The tests are `tests/suite/vrfs.rs`, each in-process
+//! and over HTTP.
+//!
+//! | behaviour | evidence | configurable | test |
+//! |---|---|---|---|
+//! | `createVrf` (`201`) with `name` and `metro` (required; `422` for a metro the catalog lacks), `description`, `local_asn` (a 4-byte ASN; 65100 when none is given), `ip_ranges`, `tags`; the reply has `ip_ranges`, `local_asn`, `metro` (whole unless excluded), `project` (a stub unless included), `virtual_circuits` (`[]`), `bill: false`; `findVrfs` pages with `meta` and filters by `metro`; `findVrfById`, `updateVrf` (what the body names), `deleteVrf` (`204`, then `404`) | Terraform's VRF resource (reads with `include=project,metro`, `metro.code`, `project.id`, `local_asn` set when not given: `Optional`+`Computed`, the acceptance test checks it is set); the spec's `VrfCreateInput` (`metro`, `name` required; `local_asn` 0 to 4294967295). **Thin**: the default ASN's value | world document: `vrfs[]` | `a_vrf_is_made_read_listed_updated_and_deleted` |
+//! | a VRF's `ip_ranges` are IPv4 CIDRs of /8 to /29 or IPv6 of /56 to /64, their host bits clear, apart from each other (`422` otherwise); a VRF's name is unique in its project (`422`) | Terraform's VRF schema (`ip_ranges`: "IPv4 addresses must be /8 or smaller with a minimum size of /29. IPv6 must be /56 or smaller with a minimum size of /64. Ranges must not overlap other ranges within the VRF"; `name`: "unique to the project") | no | `a_vrf_s_ranges_and_name_are_checked` |
+//! | a VRF's ranges are apart from those of the project's other VRFs in the same metro (`422`) | **Thin**: the issue's brief ("overlapping ranges in the project's metro"); no client test shows the refusal | no | `a_vrf_s_ranges_and_name_are_checked` |
+//! | `requestIPReservation` with `type: vrf`, `vrf_id`, `network`, `cidr` (/22 to /31): a block of the VRF's, in its metro (a `metro` other than the VRF's is `422`), inside one of its ranges and apart from its other blocks (`422` otherwise), `state: created`, `public: false`; read under `/ips/{id}` as the spec's `VrfIpReservation` (the VRF a stub unless `include=vrf`) and by `findVrfIpReservations` (`{"ip_addresses": [...]}`, no pages) and `findVrfIpReservation` (`404` for a block of another VRF); its addresses are not assigned to devices (`422`) | Terraform's VRF acceptance test (`equinix_metal_reserved_ip_block` with `vrf_id`, `cidr = 29`, `network = "192.168.100.0"` inside the VRF's `192.168.100.0/25`, `metro`; `vrf_id` read back); the spec's `VrfIpReservationCreateInput` (`cidr`, `network`, `type`, `vrf_id` required); packngo's `IPReservationCreateRequest` (`CIDR`: "Minimum range is 22-29, with 30-31 supported"; metro not required with a VRF). **Thin**: IPv6 VRF blocks are refused here (the fake's blocks are IPv4) | world document: `ip_reservations[]` with `type: vrf` and `vrf` | `a_vrf_block_lies_in_its_ranges` |
+//! | `createMetalGateway` with `virtual_network_id` and the `ip_reservation_id` of a VRF block (the VLAN in the VRF's metro) is the VRF's gateway: its reply names the `vrf` (a stub unless included) and the block as a `VrfIpReservation` with `include=ip_reservation` | Terraform's VRF acceptance test (`equinix_metal_gateway` with `vlan_id` and the VRF block's `ip_reservation_id`; the gateway's `vrf_id` read back, from `vrf` with `include=...,vrf`) | no | `a_vrf_gateway_names_its_vrf` |
+//! | `createVrfRoute` (`prefix`: an IPv4 network in CIDR form, `0.0.0.0/0` the default route, unique in the VRF; `next_hop`: an address inside one of the VRF's blocks; `422` otherwise) answers the route `pending`, `type: static`, with the `vrf`, and the `metal_gateway` and `virtual_network` of the next hop's block (`null` while it has no gateway); it settles `active` 10 s later on the fake's clock (a due transition), and an `updateVrfRouteById` (`202`) makes it `pending` again; `getVrfRoutes` pages with `meta`; `deleteVrfRouteById` answers `202` with the route `deleting`, then `404`; `findVrfRouteEvents` lists its journal's events (`vrf_route.created`, `.updated`, `.active`) | the SDKs' `VrfRouteCreateInput` ("the IPv4 prefix ... for a static default route, this will always be 0.0.0.0/0"; "the IPv4 address within the VRF of the host"); the spec's `VrfRoute.status` values (`pending`, `active`, `deleting`, `error`). **Thin**: the 10 s, the event types, the unique prefix | no (the delay is fixed) | `routes_settle_pending_then_active_on_the_fake_s_clock` |
+//! | `getVrfLearnedRoutes` and `getVrfBGPNeighbors` answer empty lists (no BGP runs in the fake) | the spec's `VrfLearnedRoutesList`, `VrfBGPNeighborsList` | no | `routes_settle_pending_then_active_on_the_fake_s_clock` |
+//! | a VRF in use refuses: a `deleteVrf` while it has blocks or routes, an `updateVrf` whose `ip_ranges` leave out one of its blocks; a block refuses its release while a gateway holds it or a route's next hop is in it; a project refuses its delete while it has VRFs (`422`, `model::relations`) | the issue's brief ("update/delete while in use"); Terraform deletes gateways before blocks and blocks before VRFs (its dependency order). **Thin**: the wording, the update refusal | no | `a_vrf_in_use_refuses_its_update_and_delete` |
 //!
 //! # Events and the journal
 //!

@@ -16,7 +16,9 @@
 //! - `network`: `ip_reservation` (IP reservations and their assignments
 //!   to devices), `vlan` (virtual networks), `port` (devices' ports),
 //!   `bgp_session` (devices' BGP sessions and neighbour data),
-//!   `metal_gateway` (a VLAN's router with its block).
+//!   `metal_gateway` (a VLAN's router with its block), `vrf` (VRFs,
+//!   whose blocks are IP reservations of `type: vrf`), `vrf_route` (a
+//!   VRF's static routes).
 //! - `account`: `organization`, `project`, `ssh_key`, `user` (users, the
 //!   current one among them), `membership`, `api_key`, `invitation`,
 //!   `transfer`, `email`, `billing` (payment methods, invoices), `support`
@@ -61,7 +63,7 @@ pub(crate) use account::{
     transfer, user,
 };
 pub(crate) use compute::{capacity, device, hardware_reservation};
-pub(crate) use network::{bgp_session, ip_reservation, metal_gateway, port, vlan};
+pub(crate) use network::{bgp_session, ip_reservation, metal_gateway, port, vlan, vrf, vrf_route};
 
 pub(crate) use access::Access;
 pub use access::Token;
@@ -90,6 +92,8 @@ pub use timings::Timings;
 pub use transfer::Transfer;
 pub use user::User;
 pub use vlan::VirtualNetwork;
+pub use vrf::Vrf;
+pub use vrf_route::{RouteStatus, VrfRoute};
 pub(crate) use world::{World, WorldSpec};
 
 /// The families, in the order a world document loads them (a record names

@@ -61,6 +61,10 @@ pub(crate) struct World {
     pub(crate) bgp_sessions: HashMap<Uuid, super::bgp_session::Kept>,
     /// Metal Gateways by ID.
     pub(crate) gateways: HashMap<Uuid, super::metal_gateway::Kept>,
+    /// VRFs by ID.
+    pub(crate) vrfs: Table<super::vrf::Kept>,
+    /// VRF routes by ID.
+    pub(crate) vrf_routes: Table<super::vrf_route::Kept>,
     /// Every change of the tables, in order, bounded.
     pub(crate) journal: Journal,
     /// The timed transitions to come.
@@ -112,6 +116,8 @@ impl World {
             ports: HashMap::new(),
             bgp_sessions: HashMap::new(),
             gateways: HashMap::new(),
+            vrfs: Table::default(),
+            vrf_routes: Table::default(),
             journal: Journal::new(super::bounds::MAX_JOURNAL),
             due: DueQueue::default(),
             capacity: Default::default(),
