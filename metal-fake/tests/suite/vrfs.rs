@@ -205,7 +205,7 @@ async fn a_vrf_block_lies_in_its_ranges() {
         (("192.168.100.4", 30), "overlaps"),
         (("192.168.100.3", 29), "not the network"),
         (("192.168.96.0", 21), "cidr"),
-        (("2001:db8::", 64), "IPv4"),
+        (("2001:db8::", 29), "IPv4"),
     ] {
         let (status, body) = block(&fake, &v, network, cidr).await;
         assert_eq!(status, 422, "{body}");
@@ -367,7 +367,15 @@ async fn a_vrf_in_use_refuses_its_update_and_delete() {
     let (status, _) = call(&fake, "PUT", &vrf_path, Some(json!({"ip_ranges": ["192.168.100.0/25"]}))).await;
     assert_eq!(status, 200);
     refused("DELETE", vrf_path.clone(), None, "in use").await;
-    refused("DELETE", format!("/projects/{PROJECT}"), None, "VRFs").await;
+    let (status, _) = call(
+        &fake,
+        "POST",
+        &format!("/projects/{OTHER_PROJECT}/vrfs"),
+        Some(json!({"name": "other", "metro": "da"})),
+    )
+    .await;
+    assert_eq!(status, 201);
+    refused("DELETE", format!("/projects/{OTHER_PROJECT}"), None, "VRFs").await;
     // A gateway holds the block; a route's next hop is in it.
     let vlan = vlan(&fake).await;
     let (_, g) = call(

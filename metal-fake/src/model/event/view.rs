@@ -48,6 +48,8 @@ fn collection(kind: Kind) -> Option<&'static str> {
         Kind::Port => port::COLLECTION,
         Kind::BgpSession => bgp_session::COLLECTION,
         Kind::MetalGateway => metal_gateway::COLLECTION,
+        Kind::Vrf => crate::model::vrf::COLLECTION,
+        Kind::VrfRoute => crate::model::vrf_route::COLLECTION,
         // Not on the journal's write path yet: no events.
         Kind::Token
         | Kind::User

@@ -33,5 +33,5 @@ pub(crate) use operations::RESOURCE;
 pub(crate) use record::Table;
 pub(crate) use rules::Block;
 pub use record::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
-pub(crate) use view::{AssignmentView, ReservationView, COLLECTION};
+pub(crate) use view::{AssignmentView, COLLECTION};
 pub(crate) use vrf_view::{AnyReservationView, VrfReservationView};

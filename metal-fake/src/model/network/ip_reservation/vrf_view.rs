@@ -35,12 +35,15 @@ pub(crate) struct VrfReservationView<'a> {
     bill: bool,
     state: &'static str,
     tags: &'a [String],
+    #[serde(skip_serializing_if = "Option::is_none")]
     details: Option<&'a str>,
     customdata: &'a serde_json::Map<String, serde_json::Value>,
     project: ProjectField<'a>,
     project_lite: Stub,
     #[serde(skip_serializing_if = "Option::is_none")]
     metro: Option<MetroView<'a>>,
+    /// The gateway on it, when one is (as an `IPReservation`'s).
+    #[serde(skip_serializing_if = "Option::is_none")]
     metal_gateway: Option<GatewayLite>,
     vrf: VrfField<'a>,
     created_by: Stub,

@@ -12,13 +12,12 @@ const V4: std::ops::RangeInclusive<u8> = 8..=29;
 const V6: std::ops::RangeInclusive<u8> = 56..=64;
 
 /// One range: its first and last address as numbers (IPv4 in the low 32
-/// bits), its family and prefix length.
+/// bits), and its family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Range {
     v6: bool,
     first: u128,
     last: u128,
-    prefix: u8,
 }
 
 impl Range {
@@ -56,7 +55,6 @@ impl Range {
             v6,
             first: value,
             last: value | host,
-            prefix,
         })
     }
 
@@ -72,7 +70,6 @@ impl Range {
             v6: false,
             first: u128::from(first),
             last: u128::from(first) | host,
-            prefix,
         }
     }
 
@@ -84,11 +81,6 @@ impl Range {
     /// Whether `other` lies wholly inside it.
     pub(crate) fn holds(self, other: Range) -> bool {
         self.v6 == other.v6 && self.first <= other.first && other.last <= self.last
-    }
-
-    /// Its prefix length.
-    pub(crate) fn prefix(self) -> u8 {
-        self.prefix
     }
 }
 
@@ -117,7 +109,7 @@ mod tests {
     #[test]
     fn ranges_of_the_api_s_sizes_read_and_others_are_refused() {
         let a = Range::parse("192.168.100.0/25").unwrap();
-        assert_eq!(a.prefix(), 25);
+        assert_eq!(a, Range::v4(u32::from(std::net::Ipv4Addr::new(192, 168, 100, 0)), 25));
         assert!(Range::parse("2001:db8::/56").is_ok());
         assert!(Range::parse("10.0.0.0/8").is_ok());
         for bad in [

@@ -26,9 +26,11 @@ pub(crate) struct RouteView<'a> {
     status: &'static str,
     tags: &'a [String],
     vrf: VrfField<'a>,
-    /// The gateway on the next hop's block (`null` while it has none).
+    /// The gateway on the next hop's block (none while it has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
     metal_gateway: Option<Stub>,
     /// That gateway's VLAN.
+    #[serde(skip_serializing_if = "Option::is_none")]
     virtual_network: Option<Stub>,
     created_at: Stamp,
     updated_at: Stamp,
