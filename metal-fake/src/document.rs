@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 pub use crate::model::{
-    AddressFamily, BgpSession, MetalGateway, Port, RouteStatus, VirtualNetwork, Vrf, VrfRoute,
+    AddressFamily, BgpDynamicNeighbor, BgpSession, MetalGateway, Port, RouteStatus, VirtualNetwork, Vrf, VrfRoute,
 };
 pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
 pub use crate::model::{
@@ -126,6 +126,9 @@ pub struct WorldDoc {
     /// VRFs' static routes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub vrf_routes: Vec<VrfRoute>,
+    /// VRF gateways' BGP dynamic neighbours.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bgp_dynamic_neighbors: Vec<BgpDynamicNeighbor>,
     /// The machines on-demand devices take: pools of a plan in a metro or
     /// a facility. A (place, plan) without a pool has none: an on-demand
     /// create there is refused.
@@ -240,6 +243,7 @@ impl WorldDoc {
             ("metal_gateways", self.metal_gateways.len()),
             ("vrfs", self.vrfs.len()),
             ("vrf_routes", self.vrf_routes.len()),
+            ("bgp_dynamic_neighbors", self.bgp_dynamic_neighbors.len()),
             ("capacity", self.capacity.len()),
             ("users", self.users.len()),
             ("memberships", self.memberships.len()),

@@ -18,7 +18,8 @@
 //!   `bgp_session` (devices' BGP sessions and neighbour data),
 //!   `metal_gateway` (a VLAN's router with its block), `vrf` (VRFs,
 //!   whose blocks are IP reservations of `type: vrf`), `vrf_route` (a
-//!   VRF's static routes).
+//!   VRF's static routes), `bgp_dynamic_neighbor` (a VRF gateway's BGP
+//!   dynamic neighbours).
 //! - `account`: `organization`, `project`, `ssh_key`, `user` (users, the
 //!   current one among them), `membership`, `api_key`, `invitation`,
 //!   `transfer`, `email`, `billing` (payment methods, invoices), `support`
@@ -63,7 +64,9 @@ pub(crate) use account::{
     transfer, user,
 };
 pub(crate) use compute::{capacity, device, hardware_reservation};
-pub(crate) use network::{bgp_session, ip_reservation, metal_gateway, port, vlan, vrf, vrf_route};
+pub(crate) use network::{
+    bgp_dynamic_neighbor, bgp_session, ip_reservation, metal_gateway, port, vlan, vrf, vrf_route,
+};
 
 pub(crate) use access::Access;
 pub use access::Token;
@@ -92,6 +95,7 @@ pub use timings::Timings;
 pub use transfer::Transfer;
 pub use user::User;
 pub use vlan::VirtualNetwork;
+pub use bgp_dynamic_neighbor::BgpDynamicNeighbor;
 pub use vrf::Vrf;
 pub use vrf_route::{RouteStatus, VrfRoute};
 pub(crate) use world::{World, WorldSpec};

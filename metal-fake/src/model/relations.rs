@@ -31,6 +31,7 @@
 //! IP reservation   → VRF                restrict  (a VRF's blocks)
 //! VRF route        → VRF                restrict
 //! VRF route        → IP reservation     restrict  (its next hop's block)
+//! BGP dyn. neighbour → Metal Gateway    cascade
 //! token scope      → project            unlink
 //! token scope      → organization       unlink
 //! API key          → project            cascade   (a project's keys)
@@ -69,6 +70,7 @@ pub(crate) enum Kind {
     MetalGateway,
     Vrf,
     VrfRoute,
+    BgpDynamicNeighbor,
     Token,
     User,
     Membership,
@@ -96,6 +98,7 @@ impl Kind {
             Self::MetalGateway => "metal gateway",
             Self::Vrf => "vrf",
             Self::VrfRoute => "vrf route",
+            Self::BgpDynamicNeighbor => "bgp dynamic neighbor",
             Self::Token => "token",
             Self::User => "user",
             Self::Membership => "membership",
@@ -344,6 +347,17 @@ pub(crate) static RELATIONS: &[Relation] = &[
         },
     },
     Relation {
+        child: Kind::BgpDynamicNeighbor,
+        parent: Kind::MetalGateway,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.bgp_dynamic_neighbors
+                .values()
+                .map(|n| (n.rec.id, n.rec.metal_gateway))
+                .collect()
+        },
+    },
+    Relation {
         child: Kind::Token,
         parent: Kind::Project,
         on_delete: OnDelete::Unlink,
@@ -511,6 +525,7 @@ impl World {
             Kind::MetalGateway => self.gateways.contains_key(&id),
             Kind::Vrf => self.vrfs.contains_key(&id),
             Kind::VrfRoute => self.vrf_routes.contains_key(&id),
+            Kind::BgpDynamicNeighbor => self.bgp_dynamic_neighbors.contains_key(&id),
             Kind::Token => usize::try_from(id.as_u128()).is_ok_and(|i| i < self.tokens.len()),
             Kind::User => self.users.contains_key(&id),
             Kind::Membership => self.memberships.contains_key(&id),
@@ -632,6 +647,9 @@ impl World {
             }
             Kind::VrfRoute => {
                 self.vrf_routes.remove(log, id, at);
+            }
+            Kind::BgpDynamicNeighbor => {
+                self.bgp_dynamic_neighbors.remove(log, id, at);
             }
             // Tokens are never removed by a cascade (only unlinked).
             Kind::Token => {}

@@ -65,6 +65,8 @@ pub(crate) struct World {
     pub(crate) vrfs: Table<super::vrf::Kept>,
     /// VRF routes by ID.
     pub(crate) vrf_routes: Table<super::vrf_route::Kept>,
+    /// VRF gateways' BGP dynamic neighbours by ID.
+    pub(crate) bgp_dynamic_neighbors: Table<super::bgp_dynamic_neighbor::Kept>,
     /// Every change of the tables, in order, bounded.
     pub(crate) journal: Journal,
     /// The timed transitions to come.
@@ -118,6 +120,7 @@ impl World {
             gateways: HashMap::new(),
             vrfs: Table::default(),
             vrf_routes: Table::default(),
+            bgp_dynamic_neighbors: Table::default(),
             journal: Journal::new(super::bounds::MAX_JOURNAL),
             due: DueQueue::default(),
             capacity: Default::default(),

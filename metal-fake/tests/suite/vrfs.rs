@@ -278,6 +278,79 @@ async fn a_vrf_gateway_names_its_vrf() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn bgp_dynamic_neighbors_take_a_range_of_a_vrf_gateway_s_block() {
+    let fake = fake();
+    let v = vrf(&fake, "tfacc", json!(["192.168.100.0/25"])).await;
+    let (_, b) = block(&fake, &v, "192.168.100.0", 28).await;
+    let vlan = vlan(&fake).await;
+    let (_, g) = call(
+        &fake,
+        "POST",
+        &format!("/projects/{PROJECT}/metal-gateways"),
+        Some(json!({"virtual_network_id": vlan, "ip_reservation_id": b["id"]})),
+    )
+    .await;
+    let neighbors = format!("/metal-gateways/{}/bgp-dynamic-neighbors", id(&g));
+    // As metal-cli's example sends it: an address and a prefix length.
+    let (status, n) = call(
+        &fake,
+        "POST",
+        &neighbors,
+        Some(json!({"bgp_neighbor_range": "192.168.100.10/29", "bgp_neighbor_asn": 65000})),
+    )
+    .await;
+    assert_eq!(status, 201, "{n}");
+    assert_eq!((&n["state"], &n["bgp_neighbor_asn"]), (&json!("active"), &json!(65000)));
+    assert_eq!(n["metal_gateway"]["href"], format!("/metal/v1/metal-gateways/{}", id(&g)));
+    let path = format!("/bgp-dynamic-neighbors/{}", id(&n));
+    assert_eq!(call(&fake, "GET", &path, None).await.0, 200);
+    let (_, list) = call(&fake, "GET", &neighbors, None).await;
+    assert_eq!(list["bgp_dynamic_neighbors"][0]["id"], n["id"]);
+    assert_eq!(list["meta"]["total"], 1);
+    for (body, why) in [
+        (json!({"bgp_neighbor_range": "192.168.100.64/29", "bgp_neighbor_asn": 65000}), "not within"),
+        (json!({"bgp_neighbor_range": "192.168.100.0", "bgp_neighbor_asn": 65000}), "CIDR"),
+        (json!({"bgp_neighbor_range": "192.168.100.0/29", "bgp_neighbor_asn": -5}), "4-byte"),
+    ] {
+        let (status, body) = call(&fake, "POST", &neighbors, Some(body)).await;
+        assert_eq!(status, 422, "{body}");
+        assert!(body["errors"][0].as_str().unwrap().contains(why), "{why}: {body}");
+    }
+    // A gateway that is not a VRF's takes none.
+    let other_vlan = self::vlan(&fake).await;
+    let (_, plain) = call(
+        &fake,
+        "POST",
+        &format!("/projects/{PROJECT}/metal-gateways"),
+        Some(json!({"virtual_network_id": other_vlan, "private_ipv4_subnet_size": 8})),
+    )
+    .await;
+    let (status, body) = call(
+        &fake,
+        "POST",
+        &format!("/metal-gateways/{}/bgp-dynamic-neighbors", id(&plain)),
+        Some(json!({"bgp_neighbor_range": "10.0.0.0/29", "bgp_neighbor_asn": 65000})),
+    )
+    .await;
+    assert_eq!(status, 422, "{body}");
+    assert!(body["errors"][0].as_str().unwrap().contains("VRF"), "{body}");
+    let (status, gone) = call(&fake, "DELETE", &path, None).await;
+    assert_eq!((status, &gone["state"]), (202, &json!("deleting")));
+    assert_eq!(call(&fake, "GET", &path, None).await.0, 404);
+    // A gateway's delete takes its neighbours.
+    let (_, again) = call(
+        &fake,
+        "POST",
+        &neighbors,
+        Some(json!({"bgp_neighbor_range": "192.168.100.0/29", "bgp_neighbor_asn": 65001})),
+    )
+    .await;
+    assert_eq!(call(&fake, "DELETE", &format!("/metal-gateways/{}", id(&g)), None).await.0, 202);
+    let again = format!("/bgp-dynamic-neighbors/{}", id(&again));
+    assert_eq!(call(&fake, "GET", &again, None).await.0, 404);
+}
+
+#[tokio::test(start_paused = true)]
 async fn routes_settle_pending_then_active_on_the_fake_s_clock() {
     let fake = fake();
     let v = vrf(&fake, "tfacc", json!(["192.168.100.0/25"])).await;
@@ -497,6 +570,13 @@ async fn over_http_every_vrf_reply_matches_the_spec() {
         ("PUT", route.clone(), Some(json!({"tags": ["a"]})), 202),
         ("GET", format!("/vrfs/{vrf}/learned-routes"), None, 200),
         ("GET", format!("/vrfs/{vrf}/bgp-neighbors"), None, 200),
+        (
+            "POST",
+            format!("/metal-gateways/{}/bgp-dynamic-neighbors", id(&g)),
+            Some(json!({"bgp_neighbor_range": "192.168.100.0/29", "bgp_neighbor_asn": 65000})),
+            201,
+        ),
+        ("GET", format!("/metal-gateways/{}/bgp-dynamic-neighbors", id(&g)), None, 200),
         ("DELETE", format!("/vrfs/{vrf}"), None, 422),
         ("DELETE", route.clone(), None, 202),
         ("DELETE", format!("/metal-gateways/{}", id(&g)), None, 202),

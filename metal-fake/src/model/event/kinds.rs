@@ -60,6 +60,14 @@ pub(crate) fn describe(e: &Entry) -> Option<(&'static str, &'static str)> {
         (K::VrfRoute, Updated("fields")) => ("vrf_route.updated", "VRF route updated"),
         (K::VrfRoute, Updated("active")) => ("vrf_route.active", "VRF route active"),
         (K::VrfRoute, Deleted) => ("vrf_route.deleted", "VRF route deleted"),
+        (K::BgpDynamicNeighbor, Created) => (
+            "bgp_dynamic_neighbor.created",
+            "BGP dynamic neighbor created",
+        ),
+        (K::BgpDynamicNeighbor, Deleted) => (
+            "bgp_dynamic_neighbor.deleted",
+            "BGP dynamic neighbor deleted",
+        ),
         _ => return None,
     })
 }

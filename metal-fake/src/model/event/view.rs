@@ -50,6 +50,7 @@ fn collection(kind: Kind) -> Option<&'static str> {
         Kind::MetalGateway => metal_gateway::COLLECTION,
         Kind::Vrf => crate::model::vrf::COLLECTION,
         Kind::VrfRoute => crate::model::vrf_route::COLLECTION,
+        Kind::BgpDynamicNeighbor => crate::model::bgp_dynamic_neighbor::COLLECTION,
         // Not on the journal's write path yet: no events.
         Kind::Token
         | Kind::User

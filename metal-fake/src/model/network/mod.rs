@@ -1,10 +1,11 @@
 //! The network family: IP reservations and their assignments to devices,
 //! virtual networks (VLANs), devices' ports with the VLANs on them, and
-//! devices' BGP sessions, Metal Gateways, and VRFs with their blocks and
-//! routes.
+//! devices' BGP sessions, Metal Gateways (with BGP dynamic neighbours on VRF
+//! gateways), and VRFs with their blocks and routes.
 //! Its resources, in the order a world document loads them, are
 //! [`RESOURCES`].
 
+pub(crate) mod bgp_dynamic_neighbor;
 pub(crate) mod bgp_session;
 pub(crate) mod ip_reservation;
 pub(crate) mod metal_gateway;
@@ -24,5 +25,6 @@ pub(crate) static RESOURCES: &[&Resource] = &[
     &port::RESOURCE,
     &bgp_session::RESOURCE,
     &metal_gateway::RESOURCE,
+    &bgp_dynamic_neighbor::RESOURCE,
     &vrf_route::RESOURCE,
 ];
