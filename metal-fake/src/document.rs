@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 pub use crate::model::{
-    AddressFamily, BgpDynamicNeighbor, BgpSession, MetalGateway, Port, RouteStatus, VirtualNetwork, Vrf, VrfRoute,
+    AddressFamily, BgpDynamicNeighbor, BgpSession, GlobalBgpRange, MetalGateway, Port, RouteStatus, VirtualNetwork, Vrf, VrfRoute,
 };
 pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
 pub use crate::model::{
@@ -129,6 +129,9 @@ pub struct WorldDoc {
     /// VRF gateways' BGP dynamic neighbours.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bgp_dynamic_neighbors: Vec<BgpDynamicNeighbor>,
+    /// Projects' global BGP ranges (granted, never made through the API).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub global_bgp_ranges: Vec<GlobalBgpRange>,
     /// The machines on-demand devices take: pools of a plan in a metro or
     /// a facility. A (place, plan) without a pool has none: an on-demand
     /// create there is refused.
@@ -244,6 +247,7 @@ impl WorldDoc {
             ("vrfs", self.vrfs.len()),
             ("vrf_routes", self.vrf_routes.len()),
             ("bgp_dynamic_neighbors", self.bgp_dynamic_neighbors.len()),
+            ("global_bgp_ranges", self.global_bgp_ranges.len()),
             ("capacity", self.capacity.len()),
             ("users", self.users.len()),
             ("memberships", self.memberships.len()),

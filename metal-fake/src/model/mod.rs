@@ -19,7 +19,8 @@
 //!   `metal_gateway` (a VLAN's router with its block), `vrf` (VRFs,
 //!   whose blocks are IP reservations of `type: vrf`), `vrf_route` (a
 //!   VRF's static routes), `bgp_dynamic_neighbor` (a VRF gateway's BGP
-//!   dynamic neighbours).
+//!   dynamic neighbours), `global_bgp_range` (a project's global BGP
+//!   ranges, seeded).
 //! - `account`: `organization`, `project`, `ssh_key`, `user` (users, the
 //!   current one among them), `membership`, `api_key`, `invitation`,
 //!   `transfer`, `email`, `billing` (payment methods, invoices), `support`
@@ -65,7 +66,7 @@ pub(crate) use account::{
 };
 pub(crate) use compute::{capacity, device, hardware_reservation};
 pub(crate) use network::{
-    bgp_dynamic_neighbor, bgp_session, ip_reservation, metal_gateway, port, vlan, vrf, vrf_route,
+    bgp_dynamic_neighbor, bgp_session, global_bgp_range, ip_reservation, metal_gateway, port, vlan, vrf, vrf_route,
 };
 
 pub(crate) use access::Access;
@@ -96,6 +97,7 @@ pub use transfer::Transfer;
 pub use user::User;
 pub use vlan::VirtualNetwork;
 pub use bgp_dynamic_neighbor::BgpDynamicNeighbor;
+pub use global_bgp_range::GlobalBgpRange;
 pub use vrf::Vrf;
 pub use vrf_route::{RouteStatus, VrfRoute};
 pub(crate) use world::{World, WorldSpec};

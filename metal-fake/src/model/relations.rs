@@ -32,6 +32,7 @@
 //! VRF route        → VRF                restrict
 //! VRF route        → IP reservation     restrict  (its next hop's block)
 //! BGP dyn. neighbour → Metal Gateway    cascade
+//! global BGP range → project            cascade
 //! token scope      → project            unlink
 //! token scope      → organization       unlink
 //! API key          → project            cascade   (a project's keys)
@@ -71,6 +72,7 @@ pub(crate) enum Kind {
     Vrf,
     VrfRoute,
     BgpDynamicNeighbor,
+    GlobalBgpRange,
     Token,
     User,
     Membership,
@@ -99,6 +101,7 @@ impl Kind {
             Self::Vrf => "vrf",
             Self::VrfRoute => "vrf route",
             Self::BgpDynamicNeighbor => "bgp dynamic neighbor",
+            Self::GlobalBgpRange => "global bgp range",
             Self::Token => "token",
             Self::User => "user",
             Self::Membership => "membership",
@@ -358,6 +361,17 @@ pub(crate) static RELATIONS: &[Relation] = &[
         },
     },
     Relation {
+        child: Kind::GlobalBgpRange,
+        parent: Kind::Project,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.global_bgp_ranges
+                .values()
+                .map(|r| (r.rec.id, r.rec.project))
+                .collect()
+        },
+    },
+    Relation {
         child: Kind::Token,
         parent: Kind::Project,
         on_delete: OnDelete::Unlink,
@@ -526,6 +540,7 @@ impl World {
             Kind::Vrf => self.vrfs.contains_key(&id),
             Kind::VrfRoute => self.vrf_routes.contains_key(&id),
             Kind::BgpDynamicNeighbor => self.bgp_dynamic_neighbors.contains_key(&id),
+            Kind::GlobalBgpRange => self.global_bgp_ranges.contains_key(&id),
             Kind::Token => usize::try_from(id.as_u128()).is_ok_and(|i| i < self.tokens.len()),
             Kind::User => self.users.contains_key(&id),
             Kind::Membership => self.memberships.contains_key(&id),
@@ -650,6 +665,9 @@ impl World {
             }
             Kind::BgpDynamicNeighbor => {
                 self.bgp_dynamic_neighbors.remove(log, id, at);
+            }
+            Kind::GlobalBgpRange => {
+                self.global_bgp_ranges.remove(log, id, at);
             }
             // Tokens are never removed by a cascade (only unlinked).
             Kind::Token => {}

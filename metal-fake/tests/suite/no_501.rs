@@ -69,7 +69,6 @@ const NOT_YET_MODELLED: &[&str] = &[
     "createProjectInterconnection",
     "deleteInterconnection",
     "deleteVirtualCircuit",
-    "findGlobalBgpRanges",
     "findIPAddressCustomdata",
     "findIPAssignmentCustomdata",
     "findIPAvailabilities",

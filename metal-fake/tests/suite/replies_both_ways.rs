@@ -261,6 +261,11 @@ fn world() -> WorldDoc {
         "virtual_network": "0a300000-0000-4000-8000-000000000001",
         "ip_reservation": "0f000000-0000-4000-8000-000000000002"
     }]);
+    doc["global_bgp_ranges"] = json!([{
+        "id": "0a500000-0000-4000-8000-000000000001",
+        "project": "0b000000-0000-4000-8000-000000000003",
+        "range": "147.75.0.0/24"
+    }]);
     doc["vrf_routes"] = json!([{
         "id": "0a200000-0000-4000-8000-000000000001",
         "vrf": "0a100000-0000-4000-8000-000000000001",
@@ -353,6 +358,7 @@ fn reads() -> Vec<(&'static str, String)> {
         ("findVrfRouteById", format!("/routes/{route}?include=vrf")),
         ("getVrfLearnedRoutes", format!("/vrfs/{vrf}/learned-routes")),
         ("getVrfBGPNeighbors", format!("/vrfs/{vrf}/bgp-neighbors")),
+        ("findGlobalBgpRanges", format!("/projects/{globex}/global-bgp-ranges")),
     ]
 }
 
@@ -397,7 +403,7 @@ async fn every_read_has_every_property_of_its_schema_and_no_other() {
         }
     }
     // Every modelled read with a body is walked.
-    assert_eq!(operations.len(), 29, "{operations:?}");
+    assert_eq!(operations.len(), 30, "{operations:?}");
 }
 
 /// The check fails what it should: a missing key, an extra key, a value

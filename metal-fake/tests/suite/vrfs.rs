@@ -589,3 +589,29 @@ async fn over_http_every_vrf_reply_matches_the_spec() {
     schema::check_all(&server.recorded_replies());
     server.shutdown().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn global_bgp_ranges_are_the_project_s_seeded_ones() {
+    let fake = fake();
+    let path = format!("/projects/{PROJECT}/global-bgp-ranges");
+    let (status, none) = call(&fake, "GET", &path, None).await;
+    assert_eq!((status, none), (200, json!({"global_bgp_ranges": []})));
+    let mut doc = serde_json::to_value(world()).unwrap();
+    doc["global_bgp_ranges"] = json!([
+        {"id": "0a500000-0000-4000-8000-000000000001", "project": PROJECT, "range": "147.75.0.0/24"},
+        {"id": "0a500000-0000-4000-8000-000000000002", "project": PROJECT, "range": "2604:1380::/48"},
+        {"id": "0a500000-0000-4000-8000-000000000003", "project": OTHER_PROJECT, "range": "147.75.1.0/24"}
+    ]);
+    fake.load_world(&serde_json::from_value(doc.clone()).unwrap()).unwrap();
+    let (_, got) = call(&fake, "GET", &path, None).await;
+    let ranges = got["global_bgp_ranges"].as_array().unwrap();
+    assert_eq!(ranges.len(), 2, "{got}");
+    assert_eq!((&ranges[0]["range"], &ranges[0]["address_family"]), (&json!("147.75.0.0/24"), &json!(4)));
+    assert_eq!(ranges[1]["address_family"], 6);
+    assert_eq!(ranges[0]["project"]["href"], format!("/metal/v1/projects/{PROJECT}"));
+    doc["global_bgp_ranges"][0]["range"] = json!("147.75.0.1/24");
+    let err = fake
+        .load_world(&serde_json::from_value(doc).unwrap())
+        .unwrap_err();
+    assert!(err.to_string().contains("not a CIDR network"), "{err}");
+}

@@ -51,6 +51,8 @@ fn collection(kind: Kind) -> Option<&'static str> {
         Kind::Vrf => crate::model::vrf::COLLECTION,
         Kind::VrfRoute => crate::model::vrf_route::COLLECTION,
         Kind::BgpDynamicNeighbor => crate::model::bgp_dynamic_neighbor::COLLECTION,
+        // Seeded only: its changes are no events.
+        Kind::GlobalBgpRange => return None,
         // Not on the journal's write path yet: no events.
         Kind::Token
         | Kind::User

@@ -1,12 +1,14 @@
 //! The network family: IP reservations and their assignments to devices,
 //! virtual networks (VLANs), devices' ports with the VLANs on them, and
 //! devices' BGP sessions, Metal Gateways (with BGP dynamic neighbours on VRF
-//! gateways), and VRFs with their blocks and routes.
+//! gateways), VRFs with their blocks and routes, and projects'
+//! global BGP ranges.
 //! Its resources, in the order a world document loads them, are
 //! [`RESOURCES`].
 
 pub(crate) mod bgp_dynamic_neighbor;
 pub(crate) mod bgp_session;
+pub(crate) mod global_bgp_range;
 pub(crate) mod ip_reservation;
 pub(crate) mod metal_gateway;
 pub(crate) mod port;
@@ -27,4 +29,5 @@ pub(crate) static RESOURCES: &[&Resource] = &[
     &metal_gateway::RESOURCE,
     &bgp_dynamic_neighbor::RESOURCE,
     &vrf_route::RESOURCE,
+    &global_bgp_range::RESOURCE,
 ];
