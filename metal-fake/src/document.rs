@@ -42,7 +42,8 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 pub use crate::model::{
-    AddressFamily, BgpDynamicNeighbor, BgpSession, GlobalBgpRange, MetalGateway, Port, RouteStatus, VirtualNetwork, Vrf, VrfRoute,
+    AddressFamily, BgpDynamicNeighbor, BgpSession, GlobalBgpRange, MetalGateway, Port, RouteStatus,
+    VirtualNetwork, Vrf, VrfRoute,
 };
 pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
 pub use crate::model::{

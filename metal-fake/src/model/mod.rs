@@ -66,13 +66,15 @@ pub(crate) use account::{
 };
 pub(crate) use compute::{capacity, device, hardware_reservation};
 pub(crate) use network::{
-    bgp_dynamic_neighbor, bgp_session, global_bgp_range, ip_reservation, metal_gateway, port, vlan, vrf, vrf_route,
+    bgp_dynamic_neighbor, bgp_session, global_bgp_range, ip_reservation, metal_gateway, port, vlan,
+    vrf, vrf_route,
 };
 
 pub(crate) use access::Access;
 pub use access::Token;
 pub(crate) use access::ACCESS_DENIED;
 pub use api_key::ApiKey;
+pub use bgp_dynamic_neighbor::BgpDynamicNeighbor;
 pub use bgp_session::{AddressFamily, BgpSession};
 pub use billing::PaymentMethod;
 pub use capacity::{Capacity, CapacityLevel};
@@ -81,6 +83,7 @@ pub use catalog::{
 };
 pub use device::{Device, DeviceState, OwnAddress};
 pub use email::Email;
+pub use global_bgp_range::GlobalBgpRange;
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
 pub use invitation::Invitation;
@@ -96,8 +99,6 @@ pub use timings::Timings;
 pub use transfer::Transfer;
 pub use user::User;
 pub use vlan::VirtualNetwork;
-pub use bgp_dynamic_neighbor::BgpDynamicNeighbor;
-pub use global_bgp_range::GlobalBgpRange;
 pub use vrf::Vrf;
 pub use vrf_route::{RouteStatus, VrfRoute};
 pub(crate) use world::{World, WorldSpec};

@@ -353,12 +353,18 @@ fn reads() -> Vec<(&'static str, String)> {
         ("findVrfs", format!("/projects/{globex}/vrfs")),
         ("findIPAddressById", format!("/ips/{vrf_block}?include=vrf")),
         ("findVrfIpReservations", format!("/vrfs/{vrf}/ips")),
-        ("findVrfIpReservation", format!("/vrfs/{vrf}/ips/{vrf_block}")),
+        (
+            "findVrfIpReservation",
+            format!("/vrfs/{vrf}/ips/{vrf_block}"),
+        ),
         ("getVrfRoutes", format!("/vrfs/{vrf}/routes")),
         ("findVrfRouteById", format!("/routes/{route}?include=vrf")),
         ("getVrfLearnedRoutes", format!("/vrfs/{vrf}/learned-routes")),
         ("getVrfBGPNeighbors", format!("/vrfs/{vrf}/bgp-neighbors")),
-        ("findGlobalBgpRanges", format!("/projects/{globex}/global-bgp-ranges")),
+        (
+            "findGlobalBgpRanges",
+            format!("/projects/{globex}/global-bgp-ranges"),
+        ),
     ]
 }
 

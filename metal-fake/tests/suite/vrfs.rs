@@ -93,10 +93,19 @@ async fn a_vrf_is_made_read_listed_updated_and_deleted() {
     let (status, got) = call(&fake, "GET", &format!("{path}?include=project,metro"), None).await;
     assert_eq!(status, 200);
     assert_eq!(got["project"]["id"], PROJECT);
-    assert_eq!(got["ip_ranges"], json!(["192.168.100.0/25", "2001:db8::/56"]));
+    assert_eq!(
+        got["ip_ranges"],
+        json!(["192.168.100.0/25", "2001:db8::/56"])
+    );
     let (_, list) = call(&fake, "GET", &format!("/projects/{PROJECT}/vrfs"), None).await;
     assert_eq!(list["meta"]["total"], 2);
-    let (_, sv) = call(&fake, "GET", &format!("/projects/{PROJECT}/vrfs?metro=sv"), None).await;
+    let (_, sv) = call(
+        &fake,
+        "GET",
+        &format!("/projects/{PROJECT}/vrfs?metro=sv"),
+        None,
+    )
+    .await;
     assert_eq!(sv["vrfs"], json!([]));
     // An update changes what it names.
     let (status, up) = call(
@@ -107,12 +116,21 @@ async fn a_vrf_is_made_read_listed_updated_and_deleted() {
     )
     .await;
     assert_eq!(status, 200, "{up}");
-    assert_eq!((&up["description"], &up["local_asn"]), (&json!("d"), &json!(65001)));
+    assert_eq!(
+        (&up["description"], &up["local_asn"]),
+        (&json!("d"), &json!(65001))
+    );
     assert_eq!(up["ip_ranges"], json!(["192.168.100.0/24"]));
     assert_eq!(up["name"], "tfacc");
     // Another organisation's project is not the token's concern: 404 for
     // an unknown VRF.
-    let (status, _) = call(&fake, "GET", &format!("/vrfs/{}", uuid::Uuid::new_v4()), None).await;
+    let (status, _) = call(
+        &fake,
+        "GET",
+        &format!("/vrfs/{}", uuid::Uuid::new_v4()),
+        None,
+    )
+    .await;
     assert_eq!(status, 404);
     assert_eq!(call(&fake, "DELETE", &path, None).await.0, 204);
     assert_eq!(call(&fake, "GET", &path, None).await.0, 404);
@@ -125,7 +143,10 @@ async fn a_vrf_is_made_read_listed_updated_and_deleted() {
         .filter_map(|e| e["type"].as_str())
         .filter(|t| t.starts_with("vrf."))
         .collect();
-    assert_eq!(types, ["vrf.deleted", "vrf.updated", "vrf.created", "vrf.created"]);
+    assert_eq!(
+        types,
+        ["vrf.deleted", "vrf.updated", "vrf.created", "vrf.created"]
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -135,14 +156,32 @@ async fn a_vrf_s_ranges_and_name_are_checked() {
     let create = |body: Value| {
         let fake = fake.clone();
         async move {
-            call(&fake, "POST", &format!("/projects/{PROJECT}/vrfs"), Some(body)).await
+            call(
+                &fake,
+                "POST",
+                &format!("/projects/{PROJECT}/vrfs"),
+                Some(body),
+            )
+            .await
         }
     };
     for (body, why) in [
-        (json!({"name": "a", "metro": "da", "ip_ranges": ["192.168.0.0/30"]}), "/8 to /29"),
-        (json!({"name": "a", "metro": "da", "ip_ranges": ["2001:db8::/48"]}), "/56 to /64"),
-        (json!({"name": "a", "metro": "da", "ip_ranges": ["192.168.0.1/24"]}), "host bits"),
-        (json!({"name": "a", "metro": "da", "ip_ranges": ["nope"]}), "CIDR"),
+        (
+            json!({"name": "a", "metro": "da", "ip_ranges": ["192.168.0.0/30"]}),
+            "/8 to /29",
+        ),
+        (
+            json!({"name": "a", "metro": "da", "ip_ranges": ["2001:db8::/48"]}),
+            "/56 to /64",
+        ),
+        (
+            json!({"name": "a", "metro": "da", "ip_ranges": ["192.168.0.1/24"]}),
+            "host bits",
+        ),
+        (
+            json!({"name": "a", "metro": "da", "ip_ranges": ["nope"]}),
+            "CIDR",
+        ),
         (
             json!({"name": "a", "metro": "da", "ip_ranges": ["192.168.0.0/24", "192.168.0.128/25"]}),
             "of the same VRF",
@@ -151,17 +190,27 @@ async fn a_vrf_s_ranges_and_name_are_checked() {
             json!({"name": "a", "metro": "da", "ip_ranges": ["10.10.10.0/24"]}),
             "in the same metro",
         ),
-        (json!({"name": "first", "metro": "da"}), "already been taken"),
+        (
+            json!({"name": "first", "metro": "da"}),
+            "already been taken",
+        ),
         (json!({"name": "a", "metro": "xx"}), "Metro xx"),
-        (json!({"name": "a", "metro": "da", "local_asn": -1}), "4-byte"),
+        (
+            json!({"name": "a", "metro": "da", "local_asn": -1}),
+            "4-byte",
+        ),
         (json!({"metro": "da"}), "name"),
     ] {
         let (status, body) = create(body.clone()).await;
         assert_eq!(status, 422, "{body}");
-        assert!(body["errors"][0].as_str().unwrap().contains(why), "{why}: {body}");
+        assert!(
+            body["errors"][0].as_str().unwrap().contains(why),
+            "{why}: {body}"
+        );
     }
     // The same range in another metro, or in another project, is apart.
-    let (status, _) = create(json!({"name": "sv", "metro": "sv", "ip_ranges": ["10.10.0.0/16"]})).await;
+    let (status, _) =
+        create(json!({"name": "sv", "metro": "sv", "ip_ranges": ["10.10.0.0/16"]})).await;
     assert_eq!(status, 201);
     let (status, _) = call(
         &fake,
@@ -180,7 +229,10 @@ async fn a_vrf_block_lies_in_its_ranges() {
     let (status, b) = block(&fake, &v, "192.168.100.0", 29).await;
     assert_eq!(status, 201, "{b}");
     assert_eq!((&b["type"], &b["public"]), (&json!("vrf"), &json!(false)));
-    assert_eq!((&b["network"], &b["cidr"]), (&json!("192.168.100.0"), &json!(29)));
+    assert_eq!(
+        (&b["network"], &b["cidr"]),
+        (&json!("192.168.100.0"), &json!(29))
+    );
     assert_eq!(b["gateway"], "192.168.100.1");
     assert_eq!(b["state"], "created");
     assert_eq!(b["metro"]["code"], "da");
@@ -195,10 +247,23 @@ async fn a_vrf_block_lies_in_its_ranges() {
     assert_eq!(call(&fake, "GET", &one, None).await.0, 200);
     let other = vrf(&fake, "other", json!(["192.168.200.0/25"])).await;
     assert_eq!(
-        call(&fake, "GET", &format!("/vrfs/{}/ips/{b_id}", id(&other)), None).await.0,
+        call(
+            &fake,
+            "GET",
+            &format!("/vrfs/{}/ips/{b_id}", id(&other)),
+            None
+        )
+        .await
+        .0,
         404
     );
-    let (_, typed) = call(&fake, "GET", &format!("/projects/{PROJECT}/ips?types=vrf"), None).await;
+    let (_, typed) = call(
+        &fake,
+        "GET",
+        &format!("/projects/{PROJECT}/ips?types=vrf"),
+        None,
+    )
+    .await;
     assert_eq!(typed["ip_addresses"].as_array().unwrap().len(), 1);
     for ((network, cidr), why) in [
         (("192.168.100.128", 29), "not within"),
@@ -209,7 +274,10 @@ async fn a_vrf_block_lies_in_its_ranges() {
     ] {
         let (status, body) = block(&fake, &v, network, cidr).await;
         assert_eq!(status, 422, "{body}");
-        assert!(body["errors"][0].as_str().unwrap().contains(why), "{why}: {body}");
+        assert!(
+            body["errors"][0].as_str().unwrap().contains(why),
+            "{why}: {body}"
+        );
     }
     let (status, body) = call(
         &fake,
@@ -237,7 +305,10 @@ async fn a_vrf_block_lies_in_its_ranges() {
     .await;
     assert_eq!(status, 422);
     // Released when nothing holds it.
-    assert_eq!(call(&fake, "DELETE", &format!("/ips/{b_id}"), None).await.0, 204);
+    assert_eq!(
+        call(&fake, "DELETE", &format!("/ips/{b_id}"), None).await.0,
+        204
+    );
     assert_eq!(call(&fake, "GET", &one, None).await.0, 404);
 }
 
@@ -270,7 +341,10 @@ async fn a_vrf_gateway_names_its_vrf() {
     assert_eq!(status, 201, "{g}");
     assert_eq!(g["vrf"]["id"], v["id"]);
     assert_eq!(g["ip_reservation"]["type"], "vrf");
-    assert_eq!(g["ip_reservation"]["vrf"]["href"], format!("/metal/v1/vrfs/{}", id(&v)));
+    assert_eq!(
+        g["ip_reservation"]["vrf"]["href"],
+        format!("/metal/v1/vrfs/{}", id(&v))
+    );
     let (_, plain) = call(&fake, "GET", &format!("/metal-gateways/{}", id(&g)), None).await;
     assert_eq!(plain["vrf"]["href"], format!("/metal/v1/vrfs/{}", id(&v)));
     let (_, got) = call(&fake, "GET", &format!("/ips/{}", id(&b)), None).await;
@@ -300,21 +374,39 @@ async fn bgp_dynamic_neighbors_take_a_range_of_a_vrf_gateway_s_block() {
     )
     .await;
     assert_eq!(status, 201, "{n}");
-    assert_eq!((&n["state"], &n["bgp_neighbor_asn"]), (&json!("active"), &json!(65000)));
-    assert_eq!(n["metal_gateway"]["href"], format!("/metal/v1/metal-gateways/{}", id(&g)));
+    assert_eq!(
+        (&n["state"], &n["bgp_neighbor_asn"]),
+        (&json!("active"), &json!(65000))
+    );
+    assert_eq!(
+        n["metal_gateway"]["href"],
+        format!("/metal/v1/metal-gateways/{}", id(&g))
+    );
     let path = format!("/bgp-dynamic-neighbors/{}", id(&n));
     assert_eq!(call(&fake, "GET", &path, None).await.0, 200);
     let (_, list) = call(&fake, "GET", &neighbors, None).await;
     assert_eq!(list["bgp_dynamic_neighbors"][0]["id"], n["id"]);
     assert_eq!(list["meta"]["total"], 1);
     for (body, why) in [
-        (json!({"bgp_neighbor_range": "192.168.100.64/29", "bgp_neighbor_asn": 65000}), "not within"),
-        (json!({"bgp_neighbor_range": "192.168.100.0", "bgp_neighbor_asn": 65000}), "CIDR"),
-        (json!({"bgp_neighbor_range": "192.168.100.0/29", "bgp_neighbor_asn": -5}), "4-byte"),
+        (
+            json!({"bgp_neighbor_range": "192.168.100.64/29", "bgp_neighbor_asn": 65000}),
+            "not within",
+        ),
+        (
+            json!({"bgp_neighbor_range": "192.168.100.0", "bgp_neighbor_asn": 65000}),
+            "CIDR",
+        ),
+        (
+            json!({"bgp_neighbor_range": "192.168.100.0/29", "bgp_neighbor_asn": -5}),
+            "4-byte",
+        ),
     ] {
         let (status, body) = call(&fake, "POST", &neighbors, Some(body)).await;
         assert_eq!(status, 422, "{body}");
-        assert!(body["errors"][0].as_str().unwrap().contains(why), "{why}: {body}");
+        assert!(
+            body["errors"][0].as_str().unwrap().contains(why),
+            "{why}: {body}"
+        );
     }
     // A gateway that is not a VRF's takes none.
     let other_vlan = self::vlan(&fake).await;
@@ -333,7 +425,10 @@ async fn bgp_dynamic_neighbors_take_a_range_of_a_vrf_gateway_s_block() {
     )
     .await;
     assert_eq!(status, 422, "{body}");
-    assert!(body["errors"][0].as_str().unwrap().contains("VRF"), "{body}");
+    assert!(
+        body["errors"][0].as_str().unwrap().contains("VRF"),
+        "{body}"
+    );
     let (status, gone) = call(&fake, "DELETE", &path, None).await;
     assert_eq!((status, &gone["state"]), (202, &json!("deleting")));
     assert_eq!(call(&fake, "GET", &path, None).await.0, 404);
@@ -345,7 +440,17 @@ async fn bgp_dynamic_neighbors_take_a_range_of_a_vrf_gateway_s_block() {
         Some(json!({"bgp_neighbor_range": "192.168.100.0/29", "bgp_neighbor_asn": 65001})),
     )
     .await;
-    assert_eq!(call(&fake, "DELETE", &format!("/metal-gateways/{}", id(&g)), None).await.0, 202);
+    assert_eq!(
+        call(
+            &fake,
+            "DELETE",
+            &format!("/metal-gateways/{}", id(&g)),
+            None
+        )
+        .await
+        .0,
+        202
+    );
     let again = format!("/bgp-dynamic-neighbors/{}", id(&again));
     assert_eq!(call(&fake, "GET", &again, None).await.0, 404);
 }
@@ -372,26 +477,56 @@ async fn routes_settle_pending_then_active_on_the_fake_s_clock() {
     )
     .await;
     assert_eq!(status, 200, "{r}");
-    assert_eq!((&r["status"], &r["type"]), (&json!("pending"), &json!("static")));
-    assert_eq!(r["metal_gateway"]["href"], format!("/metal/v1/metal-gateways/{}", id(&g)));
-    assert_eq!(r["virtual_network"]["href"], format!("/metal/v1/virtual-networks/{vlan}"));
+    assert_eq!(
+        (&r["status"], &r["type"]),
+        (&json!("pending"), &json!("static"))
+    );
+    assert_eq!(
+        r["metal_gateway"]["href"],
+        format!("/metal/v1/metal-gateways/{}", id(&g))
+    );
+    assert_eq!(
+        r["virtual_network"]["href"],
+        format!("/metal/v1/virtual-networks/{vlan}")
+    );
     let path = format!("/routes/{}", id(&r));
     fake.advance(Duration::from_secs(9)).unwrap();
     assert_eq!(call(&fake, "GET", &path, None).await.1["status"], "pending");
     fake.advance(Duration::from_secs(1)).unwrap();
     assert_eq!(call(&fake, "GET", &path, None).await.1["status"], "active");
     for (body, why) in [
-        (json!({"prefix": "10.0.0.0/8", "next_hop": "192.168.100.9"}), "not within"),
-        (json!({"prefix": "0.0.0.0/0", "next_hop": "192.168.100.3"}), "already has a route"),
-        (json!({"prefix": "10.0.0.1/8", "next_hop": "192.168.100.3"}), "CIDR"),
-        (json!({"prefix": "10.0.0.0/8", "next_hop": "x"}), "IPv4 address"),
+        (
+            json!({"prefix": "10.0.0.0/8", "next_hop": "192.168.100.9"}),
+            "not within",
+        ),
+        (
+            json!({"prefix": "0.0.0.0/0", "next_hop": "192.168.100.3"}),
+            "already has a route",
+        ),
+        (
+            json!({"prefix": "10.0.0.1/8", "next_hop": "192.168.100.3"}),
+            "CIDR",
+        ),
+        (
+            json!({"prefix": "10.0.0.0/8", "next_hop": "x"}),
+            "IPv4 address",
+        ),
     ] {
         let (status, body) = call(&fake, "POST", &routes, Some(body)).await;
         assert_eq!(status, 422, "{body}");
-        assert!(body["errors"][0].as_str().unwrap().contains(why), "{why}: {body}");
+        assert!(
+            body["errors"][0].as_str().unwrap().contains(why),
+            "{why}: {body}"
+        );
     }
     // An update is pending again, then settles.
-    let (status, up) = call(&fake, "PUT", &path, Some(json!({"next_hop": "192.168.100.3"}))).await;
+    let (status, up) = call(
+        &fake,
+        "PUT",
+        &path,
+        Some(json!({"next_hop": "192.168.100.3"})),
+    )
+    .await;
     assert_eq!((status, &up["status"]), (202, &json!("pending")), "{up}");
     assert_eq!(up["next_hop"], "192.168.100.3");
     fake.advance(Duration::from_secs(10)).unwrap();
@@ -408,12 +543,29 @@ async fn routes_settle_pending_then_active_on_the_fake_s_clock() {
         .collect();
     assert_eq!(
         types,
-        ["vrf_route.active", "vrf_route.updated", "vrf_route.active", "vrf_route.created"]
+        [
+            "vrf_route.active",
+            "vrf_route.updated",
+            "vrf_route.active",
+            "vrf_route.created"
+        ]
     );
     // No BGP runs here: nothing learned, no neighbours.
-    let (_, learned) = call(&fake, "GET", &format!("/vrfs/{}/learned-routes", id(&v)), None).await;
+    let (_, learned) = call(
+        &fake,
+        "GET",
+        &format!("/vrfs/{}/learned-routes", id(&v)),
+        None,
+    )
+    .await;
     assert_eq!(learned, json!({"learned_routes": []}));
-    let (_, peers) = call(&fake, "GET", &format!("/vrfs/{}/bgp-neighbors", id(&v)), None).await;
+    let (_, peers) = call(
+        &fake,
+        "GET",
+        &format!("/vrfs/{}/bgp-neighbors", id(&v)),
+        None,
+    )
+    .await;
     assert_eq!(peers, json!({"bgp_neighbors": []}));
     let (status, gone) = call(&fake, "DELETE", &path, None).await;
     assert_eq!((status, &gone["status"]), (202, &json!("deleting")));
@@ -423,7 +575,12 @@ async fn routes_settle_pending_then_active_on_the_fake_s_clock() {
 #[tokio::test(start_paused = true)]
 async fn a_vrf_in_use_refuses_its_update_and_delete() {
     let fake = fake();
-    let v = vrf(&fake, "tfacc", json!(["192.168.100.0/25", "192.168.200.0/25"])).await;
+    let v = vrf(
+        &fake,
+        "tfacc",
+        json!(["192.168.100.0/25", "192.168.200.0/25"]),
+    )
+    .await;
     let (_, b) = block(&fake, &v, "192.168.100.0", 29).await;
     let vrf_path = format!("/vrfs/{}", id(&v));
     let block_path = format!("/ips/{}", id(&b));
@@ -432,12 +589,27 @@ async fn a_vrf_in_use_refuses_its_update_and_delete() {
         async move {
             let (status, reply) = call(&fake, method, &path, body).await;
             assert_eq!(status, 422, "{method} {path}: {reply}");
-            assert!(reply["errors"][0].as_str().unwrap().contains(why), "{why}: {reply}");
+            assert!(
+                reply["errors"][0].as_str().unwrap().contains(why),
+                "{why}: {reply}"
+            );
         }
     };
     // Its ranges must hold its blocks; another range may go.
-    refused("PUT", vrf_path.clone(), Some(json!({"ip_ranges": ["192.168.200.0/25"]})), "in use").await;
-    let (status, _) = call(&fake, "PUT", &vrf_path, Some(json!({"ip_ranges": ["192.168.100.0/25"]}))).await;
+    refused(
+        "PUT",
+        vrf_path.clone(),
+        Some(json!({"ip_ranges": ["192.168.200.0/25"]})),
+        "in use",
+    )
+    .await;
+    let (status, _) = call(
+        &fake,
+        "PUT",
+        &vrf_path,
+        Some(json!({"ip_ranges": ["192.168.100.0/25"]})),
+    )
+    .await;
     assert_eq!(status, 200);
     refused("DELETE", vrf_path.clone(), None, "in use").await;
     let (status, _) = call(
@@ -466,10 +638,25 @@ async fn a_vrf_in_use_refuses_its_update_and_delete() {
         Some(json!({"prefix": "0.0.0.0/0", "next_hop": "192.168.100.2"})),
     )
     .await;
-    assert_eq!(call(&fake, "DELETE", &format!("/metal-gateways/{}", id(&g)), None).await.0, 202);
+    assert_eq!(
+        call(
+            &fake,
+            "DELETE",
+            &format!("/metal-gateways/{}", id(&g)),
+            None
+        )
+        .await
+        .0,
+        202
+    );
     refused("DELETE", block_path.clone(), None, "route").await;
     // Torn down in Terraform's order, each goes.
-    assert_eq!(call(&fake, "DELETE", &format!("/routes/{}", id(&r)), None).await.0, 202);
+    assert_eq!(
+        call(&fake, "DELETE", &format!("/routes/{}", id(&r)), None)
+            .await
+            .0,
+        202
+    );
     assert_eq!(call(&fake, "DELETE", &block_path, None).await.0, 204);
     assert_eq!(call(&fake, "DELETE", &vrf_path, None).await.0, 204);
 }
@@ -558,13 +745,28 @@ async fn over_http_every_vrf_reply_matches_the_spec() {
     assert_eq!(status, 200, "{r}");
     let route = format!("/routes/{}", id(&r));
     for (method, p, body, want) in [
-        ("GET", format!("/vrfs/{vrf}?include=project,metro"), None, 200),
+        (
+            "GET",
+            format!("/vrfs/{vrf}?include=project,metro"),
+            None,
+            200,
+        ),
         ("GET", format!("/projects/{PROJECT}/vrfs"), None, 200),
-        ("PUT", format!("/vrfs/{vrf}"), Some(json!({"description": "d"})), 200),
+        (
+            "PUT",
+            format!("/vrfs/{vrf}"),
+            Some(json!({"description": "d"})),
+            200,
+        ),
         ("GET", format!("/vrfs/{vrf}/ips"), None, 200),
         ("GET", format!("/vrfs/{vrf}/ips/{}", id(&b)), None, 200),
         ("GET", format!("/ips/{}?include=vrf", id(&b)), None, 200),
-        ("GET", format!("/metal-gateways/{}?include=ip_reservation,vrf", id(&g)), None, 200),
+        (
+            "GET",
+            format!("/metal-gateways/{}?include=ip_reservation,vrf", id(&g)),
+            None,
+            200,
+        ),
         ("GET", format!("/vrfs/{vrf}/routes"), None, 200),
         ("GET", route.clone(), None, 200),
         ("PUT", route.clone(), Some(json!({"tags": ["a"]})), 202),
@@ -576,7 +778,12 @@ async fn over_http_every_vrf_reply_matches_the_spec() {
             Some(json!({"bgp_neighbor_range": "192.168.100.0/29", "bgp_neighbor_asn": 65000})),
             201,
         ),
-        ("GET", format!("/metal-gateways/{}/bgp-dynamic-neighbors", id(&g)), None, 200),
+        (
+            "GET",
+            format!("/metal-gateways/{}/bgp-dynamic-neighbors", id(&g)),
+            None,
+            200,
+        ),
         ("DELETE", format!("/vrfs/{vrf}"), None, 422),
         ("DELETE", route.clone(), None, 202),
         ("DELETE", format!("/metal-gateways/{}", id(&g)), None, 202),
@@ -602,13 +809,20 @@ async fn global_bgp_ranges_are_the_project_s_seeded_ones() {
         {"id": "0a500000-0000-4000-8000-000000000002", "project": PROJECT, "range": "2604:1380::/48"},
         {"id": "0a500000-0000-4000-8000-000000000003", "project": OTHER_PROJECT, "range": "147.75.1.0/24"}
     ]);
-    fake.load_world(&serde_json::from_value(doc.clone()).unwrap()).unwrap();
+    fake.load_world(&serde_json::from_value(doc.clone()).unwrap())
+        .unwrap();
     let (_, got) = call(&fake, "GET", &path, None).await;
     let ranges = got["global_bgp_ranges"].as_array().unwrap();
     assert_eq!(ranges.len(), 2, "{got}");
-    assert_eq!((&ranges[0]["range"], &ranges[0]["address_family"]), (&json!("147.75.0.0/24"), &json!(4)));
+    assert_eq!(
+        (&ranges[0]["range"], &ranges[0]["address_family"]),
+        (&json!("147.75.0.0/24"), &json!(4))
+    );
     assert_eq!(ranges[1]["address_family"], 6);
-    assert_eq!(ranges[0]["project"]["href"], format!("/metal/v1/projects/{PROJECT}"));
+    assert_eq!(
+        ranges[0]["project"]["href"],
+        format!("/metal/v1/projects/{PROJECT}")
+    );
     doc["global_bgp_ranges"][0]["range"] = json!("147.75.0.1/24");
     let err = fake
         .load_world(&serde_json::from_value(doc).unwrap())

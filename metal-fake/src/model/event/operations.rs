@@ -13,9 +13,9 @@ use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
 use crate::model::journal::Entry;
 use crate::model::list::{self, Listing};
+use crate::model::relations::Kind;
 use crate::model::render::{reply, Href, API_PREFIX};
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
-use crate::model::relations::Kind;
 use crate::model::{device, organization, project, vrf_route, World};
 
 /// Events (they load and save nothing: a world document holds no journal).

@@ -14,6 +14,6 @@ mod rules;
 mod view;
 
 pub(crate) use operations::RESOURCE;
-pub(crate) use record::Kept;
 pub use record::BgpDynamicNeighbor;
+pub(crate) use record::Kept;
 pub(crate) use view::COLLECTION;

@@ -20,10 +20,16 @@ pub(crate) static RESOURCE: Resource = Resource {
     operations: &[
         Modelled::new(&op::GET_BGP_DYNAMIC_NEIGHBORS, get_bgp_dynamic_neighbors)
             .names("id", &metal_gateway::RESOURCE),
-        Modelled::new(&op::CREATE_BGP_DYNAMIC_NEIGHBOR, create_bgp_dynamic_neighbor)
-            .names("id", &metal_gateway::RESOURCE),
-        Modelled::new(&op::FIND_BGP_DYNAMIC_NEIGHBOR_BY_ID, find_bgp_dynamic_neighbor_by_id)
-            .names("id", &RESOURCE),
+        Modelled::new(
+            &op::CREATE_BGP_DYNAMIC_NEIGHBOR,
+            create_bgp_dynamic_neighbor,
+        )
+        .names("id", &metal_gateway::RESOURCE),
+        Modelled::new(
+            &op::FIND_BGP_DYNAMIC_NEIGHBOR_BY_ID,
+            find_bgp_dynamic_neighbor_by_id,
+        )
+        .names("id", &RESOURCE),
         Modelled::new(
             &op::DELETE_BGP_DYNAMIC_NEIGHBOR_BY_ID,
             delete_bgp_dynamic_neighbor_by_id,

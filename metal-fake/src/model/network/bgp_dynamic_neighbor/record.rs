@@ -71,7 +71,9 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
             .map(|g| g.rec.project)
             .ok_or_else(|| unknown(from(), "metal gateway", n.metal_gateway))?;
         w.check_neighbor(n.metal_gateway, &n.bgp_neighbor_range, &n.tags)
-            .map_err(|e| WorldError::Inconsistent(format!("{}: {}", from(), e.messages.join("; "))))?;
+            .map_err(|e| {
+                WorldError::Inconsistent(format!("{}: {}", from(), e.messages.join("; ")))
+            })?;
         w.bgp_dynamic_neighbors
             .insert(&mut w.journal, n.id, now, |meta| Kept {
                 rec: n.clone(),

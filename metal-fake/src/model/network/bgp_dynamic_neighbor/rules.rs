@@ -45,16 +45,17 @@ impl World {
         tags: &[String],
     ) -> Result<(), ApiError> {
         refuse([bad_tags(tags)])?;
-        let g = self.gateways.get(&gateway).ok_or_else(ApiError::not_found)?;
+        let g = self
+            .gateways
+            .get(&gateway)
+            .ok_or_else(ApiError::not_found)?;
         let block = self
             .ips
             .reservations
             .get(&g.rec.ip_reservation)
             .filter(|r| r.rec.kind == IpReservationType::Vrf)
             .ok_or_else(|| {
-                ApiError::unprocessable(
-                    "BGP dynamic neighbors are for VRF Metal Gateways only",
-                )
+                ApiError::unprocessable("BGP dynamic neighbors are for VRF Metal Gateways only")
             })?
             .block();
         if !block.holds(parse_range(range)?) {
@@ -93,7 +94,11 @@ impl World {
             tags: body.tags,
         };
         self.bgp_dynamic_neighbors
-            .insert(&mut self.journal, id, now, |meta| Kept { rec, project, meta });
+            .insert(&mut self.journal, id, now, |meta| Kept {
+                rec,
+                project,
+                meta,
+            });
         Ok(id)
     }
 
@@ -110,7 +115,10 @@ mod tests {
     #[test]
     fn a_range_is_the_block_around_its_address() {
         let r = parse_range("10.70.43.226/29").unwrap();
-        assert_eq!((r.network(), r.cidr()), (Ipv4Addr::new(10, 70, 43, 224), 29));
+        assert_eq!(
+            (r.network(), r.cidr()),
+            (Ipv4Addr::new(10, 70, 43, 224), 29)
+        );
         for bad in ["10.70.43.226", "10.70.43.226/33", "x/29"] {
             assert_eq!(parse_range(bad).unwrap_err().status, 422, "{bad:?}");
         }

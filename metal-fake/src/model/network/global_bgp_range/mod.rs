@@ -12,5 +12,5 @@ mod record;
 mod view;
 
 pub(crate) use operations::RESOURCE;
-pub(crate) use record::Kept;
 pub use record::GlobalBgpRange;
+pub(crate) use record::Kept;

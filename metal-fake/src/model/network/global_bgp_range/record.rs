@@ -79,8 +79,8 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         if !w.projects.contains_key(&r.project) {
             return Err(unknown(from(), "project", r.project));
         }
-        let address_family =
-            family(&r.range).map_err(|why| WorldError::Inconsistent(format!("{}: {why}", from())))?;
+        let address_family = family(&r.range)
+            .map_err(|why| WorldError::Inconsistent(format!("{}: {why}", from())))?;
         w.global_bgp_ranges
             .insert(&mut w.journal, r.id, now, |meta| Kept {
                 rec: r.clone(),

@@ -31,7 +31,7 @@ mod vrf_view;
 
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Table;
-pub(crate) use rules::Block;
 pub use record::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
+pub(crate) use rules::Block;
 pub(crate) use view::{AssignmentView, COLLECTION};
 pub(crate) use vrf_view::{AnyReservationView, VrfReservationView};

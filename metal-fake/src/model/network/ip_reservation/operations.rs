@@ -7,8 +7,8 @@ use uuid::Uuid;
 
 use super::record::{self, Kept};
 use super::update::IpUpdate;
-use super::vrf_block::VrfBlockInput;
 use super::view::{AssignmentList, COLLECTION};
+use super::vrf_block::VrfBlockInput;
 use crate::call::{decode, ApiError, Call, Reply};
 use crate::model::access::Owner;
 use crate::model::list::Listing;
@@ -127,7 +127,6 @@ fn request_ip_reservation(call: &Call) -> Result<Prepared, ApiError> {
         reply(&w.any_reservation_view(r, &expand))
     })
 }
-
 
 fn find_ip_address_by_id(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;

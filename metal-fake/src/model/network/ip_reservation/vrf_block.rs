@@ -53,7 +53,11 @@ pub(crate) fn check_vrf_record(w: &World, r: &IpReservation) -> Result<(), Strin
         return Err("a vrf block is in its VRF's metro, in no facility".to_string());
     }
     if !CIDRS.contains(&r.cidr) {
-        return Err(format!("a vrf block is /{} to /{}", CIDRS.start(), CIDRS.end()));
+        return Err(format!(
+            "a vrf block is /{} to /{}",
+            CIDRS.start(),
+            CIDRS.end()
+        ));
     }
     if !w.vrf_holds(vrf, u32::from(r.network), r.cidr) {
         return Err("its block is in none of its VRF's ranges".to_string());

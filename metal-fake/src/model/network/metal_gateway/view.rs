@@ -70,9 +70,9 @@ impl World {
         let rec = &g.rec;
         let made = Stamp(self.clock.wall(g.created));
         let block = self.ips.reservations.get(&rec.ip_reservation);
-        let vrf = block.and_then(|r| r.rec.vrf).map(|v| {
-            self.vrf_field(v, expand.includes("vrf"), &expand.nested("vrf"))
-        });
+        let vrf = block
+            .and_then(|r| r.rec.vrf)
+            .map(|v| self.vrf_field(v, expand.includes("vrf"), &expand.nested("vrf")));
         let ip_reservation = match block {
             Some(r) if expand.includes("ip_reservation") => BlockField::Full(Box::new(
                 self.any_reservation_view(r, &expand.nested("ip_reservation")),

@@ -109,7 +109,10 @@ mod tests {
     #[test]
     fn ranges_of_the_api_s_sizes_read_and_others_are_refused() {
         let a = Range::parse("192.168.100.0/25").unwrap();
-        assert_eq!(a, Range::v4(u32::from(std::net::Ipv4Addr::new(192, 168, 100, 0)), 25));
+        assert_eq!(
+            a,
+            Range::v4(u32::from(std::net::Ipv4Addr::new(192, 168, 100, 0)), 25)
+        );
         assert!(Range::parse("2001:db8::/56").is_ok());
         assert!(Range::parse("10.0.0.0/8").is_ok());
         for bad in [
@@ -127,15 +130,24 @@ mod tests {
         let b = Range::parse("192.168.100.64/26").unwrap();
         assert!(a.overlaps(b) && a.holds(b) && !b.holds(a));
         assert!(!a.overlaps(Range::parse("192.168.200.0/25").unwrap()));
-        assert!(a.holds(Range::v4(u32::from(std::net::Ipv4Addr::new(192, 168, 100, 8)), 29)));
-        assert!(!a.holds(Range::v4(u32::from(std::net::Ipv4Addr::new(192, 168, 100, 128)), 29)));
+        assert!(a.holds(Range::v4(
+            u32::from(std::net::Ipv4Addr::new(192, 168, 100, 8)),
+            29
+        )));
+        assert!(!a.holds(Range::v4(
+            u32::from(std::net::Ipv4Addr::new(192, 168, 100, 128)),
+            29
+        )));
     }
 
     #[test]
     fn a_vrf_s_ranges_stay_apart() {
         let ok = ["192.168.100.0/25".to_string(), "2001:db8::/56".to_string()];
         assert_eq!(parse_all(&ok).unwrap().len(), 2);
-        let overlapping = ["192.168.100.0/24".to_string(), "192.168.100.0/25".to_string()];
+        let overlapping = [
+            "192.168.100.0/24".to_string(),
+            "192.168.100.0/25".to_string(),
+        ];
         assert_eq!(parse_all(&overlapping).unwrap_err().status, 422);
     }
 }

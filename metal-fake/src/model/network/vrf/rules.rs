@@ -163,7 +163,12 @@ impl World {
         body: UpdateInput,
         now: Instant,
     ) -> Result<(), ApiError> {
-        let mut rec = self.vrfs.get(&id).ok_or_else(ApiError::not_found)?.rec.clone();
+        let mut rec = self
+            .vrfs
+            .get(&id)
+            .ok_or_else(ApiError::not_found)?
+            .rec
+            .clone();
         if let Some(name) = body.name {
             rec.name = name;
         }
@@ -190,10 +195,11 @@ impl World {
         }
         self.check_vrf(&rec, Some(id))?;
         let ranges = range::parse_all(&rec.ip_ranges)?;
-        if let Some(block) = self
-            .vrf_blocks(id)
-            .find(|b| !ranges.iter().any(|r| r.holds(Range::v4(b.first(), b.cidr()))))
-        {
+        if let Some(block) = self.vrf_blocks(id).find(|b| {
+            !ranges
+                .iter()
+                .any(|r| r.holds(Range::v4(b.first(), b.cidr())))
+        }) {
             return Err(ApiError::unprocessable(format!(
                 "The VRF's IP reservation {}/{} is in use: its ranges must hold it",
                 block.network(),

@@ -23,10 +23,8 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(&op::GET_VRF_ROUTES, get_vrf_routes).names("id", &vrf::RESOURCE),
         Modelled::new(&op::CREATE_VRF_ROUTE, create_vrf_route).names("id", &vrf::RESOURCE),
         Modelled::new(&op::FIND_VRF_ROUTE_BY_ID, find_vrf_route_by_id).names("id", &RESOURCE),
-        Modelled::new(&op::UPDATE_VRF_ROUTE_BY_ID, update_vrf_route_by_id)
-            .names("id", &RESOURCE),
-        Modelled::new(&op::DELETE_VRF_ROUTE_BY_ID, delete_vrf_route_by_id)
-            .names("id", &RESOURCE),
+        Modelled::new(&op::UPDATE_VRF_ROUTE_BY_ID, update_vrf_route_by_id).names("id", &RESOURCE),
+        Modelled::new(&op::DELETE_VRF_ROUTE_BY_ID, delete_vrf_route_by_id).names("id", &RESOURCE),
         Modelled::new(&op::GET_VRF_LEARNED_ROUTES, get_vrf_learned_routes)
             .names("id", &vrf::RESOURCE),
         Modelled::new(&op::GET_VRF_BGP_NEIGHBORS, get_vrf_bgp_neighbors)

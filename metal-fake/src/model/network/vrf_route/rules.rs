@@ -104,7 +104,11 @@ impl World {
         let id = rec.id;
         let pending = rec.status == RouteStatus::Pending;
         self.vrf_routes
-            .insert(&mut self.journal, id, now, |meta| Kept { rec, project, meta });
+            .insert(&mut self.journal, id, now, |meta| Kept {
+                rec,
+                project,
+                meta,
+            });
         if pending {
             self.due_route(id, now);
         }
@@ -184,9 +188,10 @@ impl World {
             .get(&id)
             .is_some_and(|r| r.meta.version == version && r.rec.status == RouteStatus::Pending)
         {
-            self.vrf_routes.update(&mut self.journal, id, "active", at, |k| {
-                k.rec.status = RouteStatus::Active
-            });
+            self.vrf_routes
+                .update(&mut self.journal, id, "active", at, |k| {
+                    k.rec.status = RouteStatus::Active
+                });
         }
     }
 
@@ -212,7 +217,13 @@ mod tests {
     fn prefixes_are_ipv4_networks() {
         assert_eq!(parse_prefix("0.0.0.0/0").unwrap().cidr(), 0);
         assert_eq!(parse_prefix("10.10.0.0/16").unwrap().cidr(), 16);
-        for bad in ["10.10.0.1/16", "10.0.0.0", "10.0.0.0/33", "2001:db8::/64", ""] {
+        for bad in [
+            "10.10.0.1/16",
+            "10.0.0.0",
+            "10.0.0.0/33",
+            "2001:db8::/64",
+            "",
+        ] {
             assert_eq!(parse_prefix(bad).unwrap_err().status, 422, "{bad:?}");
         }
         assert!(parse_hop("192.168.100.2").is_ok());

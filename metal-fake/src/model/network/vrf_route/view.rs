@@ -40,9 +40,7 @@ impl World {
     /// `r` as the API shows it, with `expand` applied.
     pub(crate) fn route_view<'a>(&'a self, r: &'a Kept, expand: &Expand) -> RouteView<'a> {
         let rec = &r.rec;
-        let gateway = self
-            .route_block(r)
-            .and_then(|b| self.gateway_of_block(b));
+        let gateway = self.route_block(r).and_then(|b| self.gateway_of_block(b));
         RouteView {
             id: rec.id,
             href: Href::new(COLLECTION, rec.id),
