@@ -41,7 +41,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-pub use crate::model::{AddressFamily, BgpSession, MetalGateway, Port, VirtualNetwork};
+pub use crate::model::{
+    AddressFamily, BgpDynamicNeighbor, BgpSession, GlobalBgpRange, MetalGateway, Port, RouteStatus,
+    VirtualNetwork, Vrf, VrfRoute,
+};
 pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
 pub use crate::model::{
     BgpConfig, Capacity, CapacityLevel, Counted, Device, DeviceState, Drive, Facility,
@@ -118,6 +121,18 @@ pub struct WorldDoc {
     /// Metal Gateways, each on a VLAN with a block.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub metal_gateways: Vec<MetalGateway>,
+    /// VRFs; their blocks are `ip_reservations` of `type: vrf`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vrfs: Vec<Vrf>,
+    /// VRFs' static routes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vrf_routes: Vec<VrfRoute>,
+    /// VRF gateways' BGP dynamic neighbours.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bgp_dynamic_neighbors: Vec<BgpDynamicNeighbor>,
+    /// Projects' global BGP ranges (granted, never made through the API).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub global_bgp_ranges: Vec<GlobalBgpRange>,
     /// The machines on-demand devices take: pools of a plan in a metro or
     /// a facility. A (place, plan) without a pool has none: an on-demand
     /// create there is refused.
@@ -230,6 +245,10 @@ impl WorldDoc {
             ("ports", self.ports.len()),
             ("bgp_sessions", self.bgp_sessions.len()),
             ("metal_gateways", self.metal_gateways.len()),
+            ("vrfs", self.vrfs.len()),
+            ("vrf_routes", self.vrf_routes.len()),
+            ("bgp_dynamic_neighbors", self.bgp_dynamic_neighbors.len()),
+            ("global_bgp_ranges", self.global_bgp_ranges.len()),
             ("capacity", self.capacity.len()),
             ("users", self.users.len()),
             ("memberships", self.memberships.len()),

@@ -21,6 +21,11 @@
 //! delete the SSH key; a bad token gets 401 with the real API's body.
 //! packngo also locks and unlocks with `PATCH`, as its `Lock` does.
 //!
+//! packngo and metalv1 also walk a VRF (`TestVrf`, in their `vrf_test.go`):
+//! a VRF with a range, a VRF IP reservation in it, a VLAN and a VRF
+//! gateway on the block (metalv1 also a default route, pending, then
+//! active once the fake's clock is advanced), one refusal, torn down.
+//!
 //! Each test needs its toolchain (`go`; `python3` with `venv`, and PyPI
 //! reachable the first time: the virtualenv is kept under the target
 //! directory), so each is `#[ignore]`d with what it needs, which cargo's
@@ -67,6 +72,12 @@ fn assert_passed(
 /// Runs `TestLifecycle` of the Go test package `package` (in
 /// `tests/clients/go`), which starts its fake from `METAL_FAKE`.
 fn go_lifecycle(test: &str, package: &str) {
+    go_test(test, package, "TestLifecycle");
+}
+
+/// Runs the Go test `name` of the package `package` (in
+/// `tests/clients/go`), which starts its fake from `METAL_FAKE`.
+fn go_test(test: &str, package: &str, name: &str) {
     let Some(go) = go() else {
         missing(test, "no Go toolchain (`go` is not on PATH)");
     };
@@ -84,7 +95,7 @@ fn go_lifecycle(test: &str, package: &str) {
     let mut command = Command::new(go);
     command
         .args(["test", "-count=1", "-v", "-timeout", "300s"])
-        .args(["-run", "^TestLifecycle$"])
+        .args(["-run", &format!("^{name}$")])
         .arg(format!("./{package}"))
         .current_dir(clients_dir().join("go"))
         // Only this module's go.mod and go.sum, whatever the environment.
@@ -97,7 +108,7 @@ fn go_lifecycle(test: &str, package: &str) {
         test,
         "(in the client output)",
         outcome,
-        "--- PASS: TestLifecycle (",
+        &format!("--- PASS: {name} ("),
     );
 }
 
@@ -140,4 +151,16 @@ fn packngo_runs_the_lifecycle() {
 #[ignore = "needs go, and the Go module proxy the first time"]
 fn equinix_sdk_go_metalv1_runs_the_lifecycle() {
     go_lifecycle("equinix_sdk_go_metalv1_runs_the_lifecycle", "metalv1");
+}
+
+#[test]
+#[ignore = "needs go, and the Go module proxy the first time"]
+fn packngo_walks_a_vrf() {
+    go_test("packngo_walks_a_vrf", "packngo", "TestVrf");
+}
+
+#[test]
+#[ignore = "needs go, and the Go module proxy the first time"]
+fn equinix_sdk_go_metalv1_walks_a_vrf() {
+    go_test("equinix_sdk_go_metalv1_walks_a_vrf", "metalv1", "TestVrf");
 }

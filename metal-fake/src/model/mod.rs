@@ -16,7 +16,11 @@
 //! - `network`: `ip_reservation` (IP reservations and their assignments
 //!   to devices), `vlan` (virtual networks), `port` (devices' ports),
 //!   `bgp_session` (devices' BGP sessions and neighbour data),
-//!   `metal_gateway` (a VLAN's router with its block).
+//!   `metal_gateway` (a VLAN's router with its block), `vrf` (VRFs,
+//!   whose blocks are IP reservations of `type: vrf`), `vrf_route` (a
+//!   VRF's static routes), `bgp_dynamic_neighbor` (a VRF gateway's BGP
+//!   dynamic neighbours), `global_bgp_range` (a project's global BGP
+//!   ranges, seeded).
 //! - `account`: `organization`, `project`, `ssh_key`, `user` (users, the
 //!   current one among them), `membership`, `api_key`, `invitation`,
 //!   `transfer`, `email`, `billing` (payment methods, invoices), `support`
@@ -61,12 +65,16 @@ pub(crate) use account::{
     transfer, user,
 };
 pub(crate) use compute::{capacity, device, hardware_reservation};
-pub(crate) use network::{bgp_session, ip_reservation, metal_gateway, port, vlan};
+pub(crate) use network::{
+    bgp_dynamic_neighbor, bgp_session, global_bgp_range, ip_reservation, metal_gateway, port, vlan,
+    vrf, vrf_route,
+};
 
 pub(crate) use access::Access;
 pub use access::Token;
 pub(crate) use access::ACCESS_DENIED;
 pub use api_key::ApiKey;
+pub use bgp_dynamic_neighbor::BgpDynamicNeighbor;
 pub use bgp_session::{AddressFamily, BgpSession};
 pub use billing::PaymentMethod;
 pub use capacity::{Capacity, CapacityLevel};
@@ -77,6 +85,7 @@ pub(crate) use device::FailurePlan;
 pub use device::{Device, DeviceState, OwnAddress};
 pub use device::{FailProvisioning, RandomFailures};
 pub use email::Email;
+pub use global_bgp_range::GlobalBgpRange;
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
 pub use invitation::Invitation;
@@ -92,6 +101,8 @@ pub use timings::Timings;
 pub use transfer::Transfer;
 pub use user::User;
 pub use vlan::VirtualNetwork;
+pub use vrf::Vrf;
+pub use vrf_route::{RouteStatus, VrfRoute};
 pub(crate) use world::{World, WorldSpec};
 
 /// The families, in the order a world document loads them (a record names

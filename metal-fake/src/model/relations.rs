@@ -27,6 +27,12 @@
 //! Metal Gateway    → project            restrict
 //! Metal Gateway    → VLAN               restrict
 //! Metal Gateway    → IP reservation     restrict  (its block stays bound)
+//! VRF              → project            restrict
+//! IP reservation   → VRF                restrict  (a VRF's blocks)
+//! VRF route        → VRF                restrict
+//! VRF route        → IP reservation     restrict  (its next hop's block)
+//! BGP dyn. neighbour → Metal Gateway    cascade
+//! global BGP range → project            cascade
 //! token scope      → project            unlink
 //! token scope      → organization       unlink
 //! API key          → project            cascade   (a project's keys)
@@ -63,6 +69,10 @@ pub(crate) enum Kind {
     Port,
     BgpSession,
     MetalGateway,
+    Vrf,
+    VrfRoute,
+    BgpDynamicNeighbor,
+    GlobalBgpRange,
     Token,
     User,
     Membership,
@@ -88,6 +98,10 @@ impl Kind {
             Self::Port => "port",
             Self::BgpSession => "bgp session",
             Self::MetalGateway => "metal gateway",
+            Self::Vrf => "vrf",
+            Self::VrfRoute => "vrf route",
+            Self::BgpDynamicNeighbor => "bgp dynamic neighbor",
+            Self::GlobalBgpRange => "global bgp range",
             Self::Token => "token",
             Self::User => "user",
             Self::Membership => "membership",
@@ -297,6 +311,72 @@ pub(crate) static RELATIONS: &[Relation] = &[
         },
     },
     Relation {
+        child: Kind::Vrf,
+        parent: Kind::Project,
+        on_delete: OnDelete::Restrict("Cannot delete a project that has VRFs"),
+        links: |w| w.vrfs.values().map(|v| (v.rec.id, v.rec.project)).collect(),
+    },
+    Relation {
+        child: Kind::IpReservation,
+        parent: Kind::Vrf,
+        on_delete: OnDelete::Restrict(
+            "The VRF is in use: delete its IP reservations (and their gateways) first",
+        ),
+        links: |w| {
+            w.ips
+                .reservations
+                .values()
+                .filter_map(|r| Some((r.rec.id, r.rec.vrf?)))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::VrfRoute,
+        parent: Kind::Vrf,
+        on_delete: OnDelete::Restrict("The VRF is in use: delete its routes first"),
+        links: |w| {
+            w.vrf_routes
+                .values()
+                .map(|r| (r.rec.id, r.rec.vrf))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::VrfRoute,
+        parent: Kind::IpReservation,
+        on_delete: OnDelete::Restrict(
+            "The IP reservation holds the next hop of a VRF route: delete the route first",
+        ),
+        links: |w| {
+            w.vrf_routes
+                .values()
+                .filter_map(|r| Some((r.rec.id, w.route_block(r)?)))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::BgpDynamicNeighbor,
+        parent: Kind::MetalGateway,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.bgp_dynamic_neighbors
+                .values()
+                .map(|n| (n.rec.id, n.rec.metal_gateway))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::GlobalBgpRange,
+        parent: Kind::Project,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.global_bgp_ranges
+                .values()
+                .map(|r| (r.rec.id, r.rec.project))
+                .collect()
+        },
+    },
+    Relation {
         child: Kind::Token,
         parent: Kind::Project,
         on_delete: OnDelete::Unlink,
@@ -462,6 +542,10 @@ impl World {
             Kind::Port => self.ports.contains_key(&id),
             Kind::BgpSession => self.bgp_sessions.contains_key(&id),
             Kind::MetalGateway => self.gateways.contains_key(&id),
+            Kind::Vrf => self.vrfs.contains_key(&id),
+            Kind::VrfRoute => self.vrf_routes.contains_key(&id),
+            Kind::BgpDynamicNeighbor => self.bgp_dynamic_neighbors.contains_key(&id),
+            Kind::GlobalBgpRange => self.global_bgp_ranges.contains_key(&id),
             Kind::Token => usize::try_from(id.as_u128()).is_ok_and(|i| i < self.tokens.len()),
             Kind::User => self.users.contains_key(&id),
             Kind::Membership => self.memberships.contains_key(&id),
@@ -577,6 +661,18 @@ impl World {
             }
             Kind::MetalGateway => {
                 self.gateways.remove_row(log, id, at);
+            }
+            Kind::Vrf => {
+                self.vrfs.remove(log, id, at);
+            }
+            Kind::VrfRoute => {
+                self.vrf_routes.remove(log, id, at);
+            }
+            Kind::BgpDynamicNeighbor => {
+                self.bgp_dynamic_neighbors.remove(log, id, at);
+            }
+            Kind::GlobalBgpRange => {
+                self.global_bgp_ranges.remove(log, id, at);
             }
             // Tokens are never removed by a cascade (only unlinked).
             Kind::Token => {}

@@ -58,6 +58,14 @@ pub(crate) struct World {
     pub(crate) bgp_sessions: super::bgp_session::BgpSessions,
     /// Metal Gateways by ID.
     pub(crate) gateways: super::metal_gateway::Gateways,
+    /// VRFs by ID.
+    pub(crate) vrfs: Table<super::vrf::Kept>,
+    /// VRF routes by ID.
+    pub(crate) vrf_routes: Table<super::vrf_route::Kept>,
+    /// VRF gateways' BGP dynamic neighbours by ID.
+    pub(crate) bgp_dynamic_neighbors: Table<super::bgp_dynamic_neighbor::Kept>,
+    /// Projects' global BGP ranges by ID.
+    pub(crate) global_bgp_ranges: Table<super::global_bgp_range::Kept>,
     /// Every change of the tables, in order, bounded.
     pub(crate) journal: Journal,
     /// The timed transitions to come.
@@ -103,6 +111,10 @@ impl World {
             ports: Default::default(),
             bgp_sessions: Default::default(),
             gateways: Default::default(),
+            vrfs: Table::default(),
+            vrf_routes: Table::default(),
+            bgp_dynamic_neighbors: Table::default(),
+            global_bgp_ranges: Table::default(),
             journal: Journal::new(super::bounds::MAX_JOURNAL),
             due: DueQueue::default(),
             capacity: Default::default(),

@@ -71,6 +71,12 @@ const MISSING: &[(&str, &[&str], &str)] = &[
         "null until set (details, facility); availability, gateways and requesters are not modelled",
     ),
     ("BgpConfig", &["md5", "route_object"], "null until set; route objects are not modelled"),
+    ("Vrf", &["description"], "null until set"),
+    (
+        "VrfIpReservation",
+        &["details"],
+        "null until set (as IPReservation's)",
+    ),
     (
         "Project",
         &["bgp_config", "devices", "ssh_keys", "payment_method", "url"],
@@ -227,6 +233,44 @@ fn world() -> WorldDoc {
             "device": "0d000000-0000-4000-8000-000000000002",
             "address": "147.75.200.9"
         }]
+    }, {
+        "id": "0f000000-0000-4000-8000-000000000002",
+        "project": "0b000000-0000-4000-8000-000000000003",
+        "type": "vrf",
+        "network": "192.168.100.0",
+        "cidr": 29,
+        "metro": "sv",
+        "vrf": "0a100000-0000-4000-8000-000000000001"
+    }]);
+    doc["vrfs"] = json!([{
+        "id": "0a100000-0000-4000-8000-000000000001",
+        "project": "0b000000-0000-4000-8000-000000000003",
+        "metro": "sv",
+        "name": "globex-vrf",
+        "ip_ranges": ["192.168.100.0/25"]
+    }]);
+    doc["virtual_networks"] = json!([{
+        "id": "0a300000-0000-4000-8000-000000000001",
+        "project": "0b000000-0000-4000-8000-000000000003",
+        "metro": "sv",
+        "vxlan": 1000
+    }]);
+    doc["metal_gateways"] = json!([{
+        "id": "0a400000-0000-4000-8000-000000000001",
+        "project": "0b000000-0000-4000-8000-000000000003",
+        "virtual_network": "0a300000-0000-4000-8000-000000000001",
+        "ip_reservation": "0f000000-0000-4000-8000-000000000002"
+    }]);
+    doc["global_bgp_ranges"] = json!([{
+        "id": "0a500000-0000-4000-8000-000000000001",
+        "project": "0b000000-0000-4000-8000-000000000003",
+        "range": "147.75.0.0/24"
+    }]);
+    doc["vrf_routes"] = json!([{
+        "id": "0a200000-0000-4000-8000-000000000001",
+        "vrf": "0a100000-0000-4000-8000-000000000001",
+        "prefix": "0.0.0.0/0",
+        "next_hop": "192.168.100.2"
     }]);
     doc["projects"][0]["bgp_config"] = json!({"asn": 65000, "deployment_type": "local"});
     serde_json::from_value(doc).unwrap()
@@ -244,6 +288,9 @@ fn reads() -> Vec<(&'static str, String)> {
     let project_key = "0e000000-0000-4000-8000-000000000002";
     let block = "0f000000-0000-4000-8000-000000000001";
     let assignment = "0f000000-0000-4000-8000-0000000000a1";
+    let vrf = "0a100000-0000-4000-8000-000000000001";
+    let vrf_block = "0f000000-0000-4000-8000-000000000002";
+    let route = "0a200000-0000-4000-8000-000000000001";
     vec![
         ("findDeviceById", format!("/devices/{device}")),
         ("findDeviceById", format!("/devices/{provisioning}")),
@@ -301,6 +348,23 @@ fn reads() -> Vec<(&'static str, String)> {
         ("findMetros", "/locations/metros".to_string()),
         ("findFacilities", "/facilities".to_string()),
         ("findOperatingSystems", "/operating-systems".to_string()),
+        ("findVrfById", format!("/vrfs/{vrf}")),
+        ("findVrfById", format!("/vrfs/{vrf}?include=project")),
+        ("findVrfs", format!("/projects/{globex}/vrfs")),
+        ("findIPAddressById", format!("/ips/{vrf_block}?include=vrf")),
+        ("findVrfIpReservations", format!("/vrfs/{vrf}/ips")),
+        (
+            "findVrfIpReservation",
+            format!("/vrfs/{vrf}/ips/{vrf_block}"),
+        ),
+        ("getVrfRoutes", format!("/vrfs/{vrf}/routes")),
+        ("findVrfRouteById", format!("/routes/{route}?include=vrf")),
+        ("getVrfLearnedRoutes", format!("/vrfs/{vrf}/learned-routes")),
+        ("getVrfBGPNeighbors", format!("/vrfs/{vrf}/bgp-neighbors")),
+        (
+            "findGlobalBgpRanges",
+            format!("/projects/{globex}/global-bgp-ranges"),
+        ),
     ]
 }
 
@@ -345,7 +409,7 @@ async fn every_read_has_every_property_of_its_schema_and_no_other() {
         }
     }
     // Every modelled read with a body is walked.
-    assert_eq!(operations.len(), 21, "{operations:?}");
+    assert_eq!(operations.len(), 30, "{operations:?}");
 }
 
 /// The check fails what it should: a missing key, an extra key, a value

@@ -53,6 +53,21 @@ pub(crate) fn describe(e: &Entry) -> Option<(&'static str, &'static str)> {
         (K::Project, Updated("bgp_config")) => ("bgp.requested", "BGP configuration requested"),
         (K::Project, Deleted) => ("project.deleted", "Project deleted"),
         (K::Organization, Created) => ("organization.created", "Organization created"),
+        (K::Vrf, Created) => ("vrf.created", "VRF created"),
+        (K::Vrf, Updated("fields")) => ("vrf.updated", "VRF updated"),
+        (K::Vrf, Deleted) => ("vrf.deleted", "VRF deleted"),
+        (K::VrfRoute, Created) => ("vrf_route.created", "VRF route created"),
+        (K::VrfRoute, Updated("fields")) => ("vrf_route.updated", "VRF route updated"),
+        (K::VrfRoute, Updated("active")) => ("vrf_route.active", "VRF route active"),
+        (K::VrfRoute, Deleted) => ("vrf_route.deleted", "VRF route deleted"),
+        (K::BgpDynamicNeighbor, Created) => (
+            "bgp_dynamic_neighbor.created",
+            "BGP dynamic neighbor created",
+        ),
+        (K::BgpDynamicNeighbor, Deleted) => (
+            "bgp_dynamic_neighbor.deleted",
+            "BGP dynamic neighbor deleted",
+        ),
         _ => return None,
     })
 }

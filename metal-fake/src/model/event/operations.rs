@@ -13,9 +13,10 @@ use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
 use crate::model::journal::Entry;
 use crate::model::list::{self, Listing};
+use crate::model::relations::Kind;
 use crate::model::render::{reply, Href, API_PREFIX};
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
-use crate::model::{device, organization, project, World};
+use crate::model::{device, organization, project, vrf_route, World};
 
 /// Events (they load and save nothing: a world document holds no journal).
 pub(crate) static RESOURCE: Resource = Resource {
@@ -28,6 +29,8 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(&op::FIND_PROJECT_EVENTS, find_project_events)
             .names("id", &project::RESOURCE),
         Modelled::new(&op::FIND_DEVICE_EVENTS, find_device_events).names("id", &device::RESOURCE),
+        Modelled::new(&op::FIND_VRF_ROUTE_EVENTS, find_vrf_route_events)
+            .names("id", &vrf_route::RESOURCE),
     ],
     owner,
     load,
@@ -51,6 +54,8 @@ enum Of {
     Organization(Uuid),
     Project(Uuid),
     Device(Uuid),
+    /// One record's own events.
+    Record(Kind, Uuid),
 }
 
 impl Of {
@@ -60,6 +65,7 @@ impl Of {
             Self::Organization(o) => e.scope.organization == Some(o),
             Self::Project(p) => e.scope.project == Some(p),
             Self::Device(d) => e.scope.device == Some(d),
+            Self::Record(kind, id) => e.kind == kind && e.record == id,
         }
     }
 }
@@ -137,6 +143,22 @@ fn find_device_events(call: &Call) -> Result<Prepared, ApiError> {
         |w, id| {
             w.check_device_access(id)?;
             w.devices.get(&id).ok_or_else(ApiError::not_found)?;
+            Ok(())
+        },
+        id,
+    )
+}
+
+/// A route's events, from the journal (its create, updates, settling).
+fn find_vrf_route_events(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let path = format!("{}/{COLLECTION}", Href::new(vrf_route::COLLECTION, id));
+    events_page(
+        call,
+        Of::Record(Kind::VrfRoute, id),
+        path,
+        |w, id| {
+            w.vrf_routes.get(&id).ok_or_else(ApiError::not_found)?;
             Ok(())
         },
         id,

@@ -48,6 +48,11 @@ fn collection(kind: Kind) -> Option<&'static str> {
         Kind::Port => port::COLLECTION,
         Kind::BgpSession => bgp_session::COLLECTION,
         Kind::MetalGateway => metal_gateway::COLLECTION,
+        Kind::Vrf => crate::model::vrf::COLLECTION,
+        Kind::VrfRoute => crate::model::vrf_route::COLLECTION,
+        Kind::BgpDynamicNeighbor => crate::model::bgp_dynamic_neighbor::COLLECTION,
+        // Seeded only: its changes are no events.
+        Kind::GlobalBgpRange => return None,
         // Journaled, but no change of theirs is an event (kinds.rs):
         // the real API's event lists showed none that clients read.
         Kind::Token

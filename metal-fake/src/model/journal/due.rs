@@ -20,6 +20,9 @@ pub(crate) enum Due {
     /// A hardware reservation becomes provisionable again; stale unless
     /// its release is still due at this instant.
     Release { id: Uuid },
+    /// A VRF route's configuration is done; stale unless the route is
+    /// still at `version`.
+    Route { id: Uuid, version: u64 },
 }
 
 /// The queue of timed transitions, earliest first; among transitions due
@@ -74,6 +77,7 @@ impl World {
             match due {
                 Due::Device { id, phase, step } => self.device_step(id, phase, step, at),
                 Due::Release { id } => self.release_reservation(id, at),
+                Due::Route { id, version } => self.settle_route(id, version, at),
             }
         }
         self.journal.set_cause(cause);

@@ -1,23 +1,33 @@
 //! The network family: IP reservations and their assignments to devices,
 //! virtual networks (VLANs), devices' ports with the VLANs on them, and
-//! devices' BGP sessions, and Metal Gateways.
+//! devices' BGP sessions, Metal Gateways (with BGP dynamic neighbours on VRF
+//! gateways), VRFs with their blocks and routes, and projects'
+//! global BGP ranges.
 //! Its resources, in the order a world document loads them, are
 //! [`RESOURCES`].
 
+pub(crate) mod bgp_dynamic_neighbor;
 pub(crate) mod bgp_session;
+pub(crate) mod global_bgp_range;
 pub(crate) mod ip_reservation;
 pub(crate) mod metal_gateway;
 pub(crate) mod port;
 pub(crate) mod vlan;
+pub(crate) mod vrf;
+pub(crate) mod vrf_route;
 
 use super::Resource;
 
-/// The network family's resources, in load order (a port names the VLANs
-/// on it).
+/// The network family's resources, in load order (a VRF's blocks name
+/// it, a port names the VLANs on it).
 pub(crate) static RESOURCES: &[&Resource] = &[
+    &vrf::RESOURCE,
     &ip_reservation::RESOURCE,
     &vlan::RESOURCE,
     &port::RESOURCE,
     &bgp_session::RESOURCE,
     &metal_gateway::RESOURCE,
+    &bgp_dynamic_neighbor::RESOURCE,
+    &vrf_route::RESOURCE,
+    &global_bgp_range::RESOURCE,
 ];

@@ -14,6 +14,10 @@
 //! - `update`: `PATCH /ips/{id}`, a reservation's details, tags and
 //!   custom data.
 //! - `view`: a reservation and an assignment as the API sends them.
+//! - `vrf_block`: a VRF's blocks (`type: vrf`), requested inside the
+//!   VRF's ranges.
+//! - `vrf_view`: a VRF's block as the API sends it, and either kind
+//!   where a reply may hold both.
 //! - `operations`: the operations modelled, and who owns an address.
 
 mod at_create;
@@ -22,8 +26,12 @@ mod record;
 mod rules;
 mod update;
 mod view;
+mod vrf_block;
+mod vrf_view;
 
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Table;
 pub use record::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
-pub(crate) use view::{AssignmentView, ReservationView, COLLECTION};
+pub(crate) use rules::Block;
+pub(crate) use view::{AssignmentView, COLLECTION};
+pub(crate) use vrf_view::{AnyReservationView, VrfReservationView};

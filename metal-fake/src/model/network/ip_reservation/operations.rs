@@ -8,7 +8,8 @@ use uuid::Uuid;
 use super::record::{self, Kept};
 use super::update::IpUpdate;
 use super::view::{AssignmentList, COLLECTION};
-use crate::call::{ApiError, Call, Reply};
+use super::vrf_block::VrfBlockInput;
+use crate::call::{decode, ApiError, Call, Reply};
 use crate::model::access::Owner;
 use crate::model::list::Listing;
 use crate::model::render::{reply, Expand};
@@ -92,24 +93,38 @@ fn find_ip_reservations(call: &Call) -> Result<Prepared, ApiError> {
             w.ips.reservations.values().filter(listed),
             |r| r.meta.seq,
             &listing,
-            |r| w.ip_reservation_view(r, &listing.expand),
+            |r| w.any_reservation_view(r, &listing.expand),
         )?;
         reply(&page)
     })
 }
 
+/// What a request asks for: a block of the fake's pools, or a VRF's.
+enum Request {
+    Pool(types::IpReservationRequestInput),
+    Vrf(VrfBlockInput),
+}
+
 fn request_ip_reservation(call: &Call) -> Result<Prepared, ApiError> {
     let project = call.id("id")?;
-    let body: types::IpReservationRequestInput = call.json()?;
+    let value = call.json_value()?;
+    let body = if value.get("type").and_then(|t| t.as_str()) == Some("vrf") {
+        Request::Vrf(decode(value)?)
+    } else {
+        Request::Pool(decode(value)?)
+    };
     let expand = expand(call);
     acts(move |w, _, now| {
-        let id = w.request_ip_reservation(project, &body, now)?;
+        let id = match &body {
+            Request::Pool(b) => w.request_ip_reservation(project, b, now)?,
+            Request::Vrf(b) => w.request_vrf_block(project, b, now)?,
+        };
         let r = w
             .ips
             .reservations
             .get(&id)
             .ok_or_else(ApiError::not_found)?;
-        reply(&w.ip_reservation_view(r, &expand))
+        reply(&w.any_reservation_view(r, &expand))
     })
 }
 
@@ -118,7 +133,7 @@ fn find_ip_address_by_id(call: &Call) -> Result<Prepared, ApiError> {
     let expand = expand(call);
     acts(move |w, _, _| {
         if let Some(r) = w.ips.reservations.get(&id) {
-            return reply(&w.ip_reservation_view(r, &expand));
+            return reply(&w.any_reservation_view(r, &expand));
         }
         assignment_reply(w, id, &expand)
     })
@@ -143,7 +158,7 @@ fn update_ip_address(call: &Call) -> Result<Prepared, ApiError> {
             .reservations
             .get(&id)
             .ok_or_else(ApiError::not_found)?;
-        reply(&w.ip_reservation_view(r, &expand))
+        reply(&w.any_reservation_view(r, &expand))
     })
 }
 

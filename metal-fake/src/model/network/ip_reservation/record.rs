@@ -30,6 +30,9 @@ pub enum IpReservationType {
     /// Private IPv4 addresses of one metro: a Metal Gateway's block, made
     /// with the gateway.
     PrivateIpv4,
+    /// IPv4 addresses of a VRF's ranges, in its metro: a VRF gateway's
+    /// block.
+    Vrf,
 }
 
 impl IpReservationType {
@@ -39,6 +42,7 @@ impl IpReservationType {
             Self::PublicIpv4 => "public_ipv4",
             Self::GlobalIpv4 => "global_ipv4",
             Self::PrivateIpv4 => "private_ipv4",
+            Self::Vrf => "vrf",
         }
     }
 }
@@ -101,6 +105,10 @@ pub struct IpReservation {
     /// Its addresses assigned to devices.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub assignments: Vec<IpAssignment>,
+    /// Its VRF (a `vrf` block only): the block lies in one of the VRF's
+    /// ranges, in its metro.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vrf: Option<Uuid>,
 }
 
 /// Addresses of a reservation assigned to a device.
@@ -286,6 +294,7 @@ impl Table {
 pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
     let mut ids = HashSet::new();
     let mut blocks: Vec<(Block, Uuid)> = Vec::with_capacity(doc.ip_reservations.len());
+    let mut vrf_blocks: Vec<(Block, Uuid, Option<Uuid>)> = Vec::new();
     let inconsistent =
         |id: Uuid, why: String| WorldError::Inconsistent(format!("ip reservation {id}: {why}"));
     for r in &doc.ip_reservations {
@@ -296,7 +305,12 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         }
         rules::check_record(w, r).map_err(|why| inconsistent(r.id, why))?;
         let block = Block::new(r.network, r.cidr);
-        blocks.push((block, r.id));
+        if r.kind == IpReservationType::Vrf {
+            // A VRF's blocks are apart within the VRF (checked there).
+            vrf_blocks.push((block, r.id, r.vrf));
+        } else {
+            blocks.push((block, r.id));
+        }
         let mut rec = r.clone();
         rec.assignments = Vec::new();
         w.ips
@@ -333,6 +347,17 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
             return Err(inconsistent(
                 r.id,
                 format!("more than {} assignments", rules::MAX_ASSIGNMENTS),
+            ));
+        }
+    }
+    for (i, (a, id, vrf)) in vrf_blocks.iter().enumerate() {
+        if let Some((_, other, _)) = vrf_blocks[..i]
+            .iter()
+            .find(|(b, _, v)| v == vrf && b.overlaps(*a))
+        {
+            return Err(inconsistent(
+                *id,
+                format!("its block overlaps ip reservation {other} of the same VRF"),
             ));
         }
     }

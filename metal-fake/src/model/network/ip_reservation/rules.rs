@@ -33,6 +33,8 @@ fn largest(kind: IpReservationType) -> u32 {
         IpReservationType::PublicIpv4 => 256,
         IpReservationType::GlobalIpv4 => 4,
         IpReservationType::PrivateIpv4 => 128,
+        // Within a VRF's ranges, which are /8 at the largest.
+        IpReservationType::Vrf => 1 << 24,
     }
 }
 
@@ -44,6 +46,9 @@ fn pool(kind: IpReservationType) -> Block {
         IpReservationType::GlobalIpv4 => Block::new(Ipv4Addr::new(145, 40, 192, 0), 20),
         // Below the devices' own private addresses (10.64.0.0 and up).
         IpReservationType::PrivateIpv4 => Block::new(Ipv4Addr::new(10, 0, 0, 0), 12),
+        // A VRF's blocks are the caller's own addresses, never handed out
+        // from a pool: this one holds a single address no block takes.
+        IpReservationType::Vrf => Block::new(Ipv4Addr::UNSPECIFIED, 32),
     }
 }
 
@@ -120,6 +125,9 @@ impl Block {
 /// Notes that `block` is taken, so the pool hands out only what lies
 /// beyond it.
 pub(crate) fn note_allocated(table: &mut Table, kind: IpReservationType, block: Block) {
+    if kind == IpReservationType::Vrf {
+        return;
+    }
     let pool = pool(kind);
     if pool.holds(block) {
         let end = block.last() - pool.first() + 1;
@@ -143,7 +151,11 @@ pub(crate) fn check_record(w: &World, r: &IpReservation) -> Result<(), String> {
         return Err(format!("{} is not the network of a /{}", r.network, r.cidr));
     }
     bad_tags(&r.tags).map_or(Ok(()), Err)?;
+    if r.vrf.is_some() != (r.kind == IpReservationType::Vrf) {
+        return Err("a vrf block names its VRF, and only a vrf block does".to_string());
+    }
     match r.kind {
+        IpReservationType::Vrf => super::vrf_block::check_vrf_record(w, r),
         IpReservationType::GlobalIpv4 if r.metro.is_some() || r.facility.is_some() => {
             Err("a global block has no metro or facility".to_string())
         }
@@ -203,9 +215,9 @@ impl World {
         let kind = match body.type_.as_str() {
             "public_ipv4" => IpReservationType::PublicIpv4,
             "global_ipv4" => IpReservationType::GlobalIpv4,
-            other @ ("private_ipv4" | "public_ipv6" | "vrf") => {
+            other @ ("private_ipv4" | "public_ipv6") => {
                 return Err(ApiError::unprocessable(format!(
-                    "{other} reservations cannot be requested here: metal-fake models public_ipv4 and global_ipv4"
+                    "{other} reservations cannot be requested here: metal-fake models public_ipv4, global_ipv4 and vrf"
                 )))
             }
             _ => {
@@ -244,7 +256,9 @@ impl World {
                 }
                 (None, None)
             }
-            IpReservationType::PublicIpv4 | IpReservationType::PrivateIpv4 => {
+            IpReservationType::PublicIpv4
+            | IpReservationType::PrivateIpv4
+            | IpReservationType::Vrf => {
                 let (m, f) = self.place(given(&body.metro), given(&body.facility))?;
                 (Some(m), f)
             }
@@ -288,6 +302,7 @@ impl World {
                     details: body.details.clone(),
                     customdata: body.customdata.clone(),
                     assignments: Vec::new(),
+                    vrf: None,
                 },
                 meta,
                 assignments: Vec::new(),
@@ -322,6 +337,7 @@ impl World {
                     details: None,
                     customdata: serde_json::Map::new(),
                     assignments: Vec::new(),
+                    vrf: None,
                 },
                 meta,
                 assignments: Vec::new(),
@@ -402,6 +418,11 @@ impl World {
         if r.rec.state != IpReservationState::Created {
             return Err(ApiError::unprocessable(
                 "The IP reservation is not approved yet",
+            ));
+        }
+        if r.rec.kind == IpReservationType::Vrf {
+            return Err(ApiError::unprocessable(
+                "The IP reservation is a VRF's: its addresses are not assigned to devices",
             ));
         }
         if r.rec.kind == IpReservationType::PrivateIpv4 || self.gateway_of_block(r.rec.id).is_some()

@@ -17,7 +17,7 @@ use crate::model::{IpReservationType, World};
 pub(crate) const SUBNET_SIZES: [u32; 5] = [8, 16, 32, 64, 128];
 
 /// A create request, either form of the spec's `createMetalGateway_request`
-/// (a VRF gateway's is refused: VRFs are not modelled).
+/// (a VRF gateway's is the first: a VLAN and a VRF's block).
 #[derive(Debug, Deserialize)]
 pub(crate) struct CreateInput {
     virtual_network_id: Uuid,
@@ -63,7 +63,7 @@ impl World {
         }
         if r.rec.kind == IpReservationType::GlobalIpv4 {
             return Err(ApiError::unprocessable(
-                "A Metal Gateway takes a private or public IPv4 reservation of its metro",
+                "A Metal Gateway takes a private, public or VRF IPv4 reservation of its metro",
             ));
         }
         if r.rec.metro.as_deref() != Some(v.rec.metro.as_str()) {

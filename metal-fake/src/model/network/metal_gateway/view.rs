@@ -8,10 +8,11 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record::Kept;
-use crate::model::ip_reservation::ReservationView;
+use crate::model::ip_reservation::AnyReservationView;
 use crate::model::project::ProjectField;
 use crate::model::render::{Expand, Href, Stamp, Stub};
 use crate::model::vlan::VlanField;
+use crate::model::vrf::VrfField;
 use crate::model::World;
 
 /// The collection of gateways' paths and hrefs.
@@ -29,6 +30,9 @@ pub(crate) struct GatewayView<'a> {
     project: ProjectField<'a>,
     virtual_network: VlanField<'a>,
     ip_reservation: BlockField<'a>,
+    /// A VRF gateway's VRF (its block's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    vrf: Option<VrfField<'a>>,
     created_at: Stamp,
     updated_at: Stamp,
 }
@@ -37,7 +41,7 @@ pub(crate) struct GatewayView<'a> {
 #[derive(Serialize)]
 #[serde(untagged)]
 enum BlockField<'a> {
-    Full(Box<ReservationView<'a>>),
+    Full(Box<AnyReservationView<'a>>),
     Stub(Stub),
 }
 
@@ -65,9 +69,13 @@ impl World {
     ) -> GatewayView<'a> {
         let rec = &g.rec;
         let made = Stamp(self.clock.wall(g.meta.created));
-        let ip_reservation = match self.ips.reservations().get(&rec.ip_reservation) {
+        let block = self.ips.reservations().get(&rec.ip_reservation);
+        let vrf = block
+            .and_then(|r| r.rec.vrf)
+            .map(|v| self.vrf_field(v, expand.includes("vrf"), &expand.nested("vrf")));
+        let ip_reservation = match block {
             Some(r) if expand.includes("ip_reservation") => BlockField::Full(Box::new(
-                self.ip_reservation_view(r, &expand.nested("ip_reservation")),
+                self.any_reservation_view(r, &expand.nested("ip_reservation")),
             )),
             _ => BlockField::Stub(Stub::new(
                 crate::model::ip_reservation::COLLECTION,
@@ -86,6 +94,7 @@ impl World {
                 now,
             ),
             ip_reservation,
+            vrf,
             created_at: made,
             updated_at: made,
         }

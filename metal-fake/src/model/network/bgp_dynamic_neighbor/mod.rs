@@ -1,0 +1,19 @@
+//! BGP dynamic neighbours: a range of addresses of a VRF gateway's block
+//! from which peers of one ASN may open BGP sessions with the gateway.
+//!
+//! - `record`: [`BgpDynamicNeighbor`], what the world keeps and its
+//!   document entry.
+//! - `rules`: a create (a VRF gateway, a range inside its block, a 4-byte
+//!   ASN), a delete.
+//! - `view`: a neighbour as the API sends it.
+//! - `operations`: the operations modelled, and who owns a neighbour.
+
+mod operations;
+mod record;
+mod rules;
+mod view;
+
+pub(crate) use operations::RESOURCE;
+pub use record::BgpDynamicNeighbor;
+pub(crate) use record::Kept;
+pub(crate) use view::COLLECTION;

@@ -1,0 +1,126 @@
+//! The API's rules for BGP dynamic neighbours: on a VRF gateway only, a
+//! range of the gateway's block (given as metal-cli's example gives it,
+//! `10.70.43.226/29`: an address and a prefix length, the range being the
+//! block of that length around the address), a 4-byte ASN.
+
+use std::net::Ipv4Addr;
+
+use serde::Deserialize;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::record::{BgpDynamicNeighbor, Kept};
+use crate::call::ApiError;
+use crate::model::bounds::{bad_tags, refuse, room_for};
+use crate::model::ip_reservation::{Block, IpReservationType};
+use crate::model::relations::Kind;
+use crate::model::World;
+
+/// A create request (the spec's `BgpDynamicNeighborCreateInput`).
+#[derive(Debug, Deserialize)]
+pub(crate) struct CreateInput {
+    bgp_neighbor_range: String,
+    bgp_neighbor_asn: i64,
+    #[serde(default)]
+    tags: Vec<String>,
+}
+
+/// `a.b.c.d/n` as the block of `n` bits around the address, else `422`.
+fn parse_range(text: &str) -> Result<Block, ApiError> {
+    let bad =
+        || ApiError::unprocessable(format!("bgp_neighbor_range {text:?} is not an IPv4 CIDR"));
+    let (address, cidr) = text.trim().split_once('/').ok_or_else(bad)?;
+    let address: Ipv4Addr = address.parse().map_err(|_| bad())?;
+    let cidr: u8 = cidr.parse().ok().filter(|c| *c <= 32).ok_or_else(bad)?;
+    Ok(Block::new(Block::new(address, cidr).network(), cidr))
+}
+
+impl World {
+    /// Whether a neighbour of `gateway` may take `range`: the gateway a
+    /// VRF gateway, the range inside its block.
+    pub(crate) fn check_neighbor(
+        &self,
+        gateway: Uuid,
+        range: &str,
+        tags: &[String],
+    ) -> Result<(), ApiError> {
+        refuse([bad_tags(tags)])?;
+        let g = self
+            .gateways
+            .get(&gateway)
+            .ok_or_else(ApiError::not_found)?;
+        let block = self
+            .ips
+            .reservations
+            .get(&g.rec.ip_reservation)
+            .filter(|r| r.rec.kind == IpReservationType::Vrf)
+            .ok_or_else(|| {
+                ApiError::unprocessable("BGP dynamic neighbors are for VRF Metal Gateways only")
+            })?
+            .block();
+        if !block.holds(parse_range(range)?) {
+            return Err(ApiError::unprocessable(format!(
+                "bgp_neighbor_range {range} is not within the gateway's {}/{}",
+                block.network(),
+                block.cidr()
+            )));
+        }
+        Ok(())
+    }
+
+    /// `createBgpDynamicNeighbor`: a neighbour of `gateway`'s.
+    pub(crate) fn create_neighbor(
+        &mut self,
+        gateway: Uuid,
+        body: CreateInput,
+        now: Instant,
+    ) -> Result<Uuid, ApiError> {
+        let project = self
+            .gateways
+            .get(&gateway)
+            .map(|g| g.rec.project)
+            .ok_or_else(ApiError::not_found)?;
+        room_for("BGP dynamic neighbors", self.bgp_dynamic_neighbors.len())?;
+        let asn = u32::try_from(body.bgp_neighbor_asn).map_err(|_| {
+            ApiError::unprocessable("bgp_neighbor_asn must be a 4-byte ASN (0 to 4294967295)")
+        })?;
+        self.check_neighbor(gateway, &body.bgp_neighbor_range, &body.tags)?;
+        let id = Uuid::new_v4();
+        let rec = BgpDynamicNeighbor {
+            id,
+            metal_gateway: gateway,
+            bgp_neighbor_range: body.bgp_neighbor_range.trim().to_string(),
+            bgp_neighbor_asn: asn,
+            tags: body.tags,
+        };
+        self.bgp_dynamic_neighbors
+            .insert(&mut self.journal, id, now, |meta| Kept {
+                rec,
+                project,
+                meta,
+            });
+        Ok(id)
+    }
+
+    /// `deleteBgpDynamicNeighborById`: the neighbour goes.
+    pub(crate) fn delete_neighbor(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
+        self.delete_record(Kind::BgpDynamicNeighbor, id, now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_range_is_the_block_around_its_address() {
+        let r = parse_range("10.70.43.226/29").unwrap();
+        assert_eq!(
+            (r.network(), r.cidr()),
+            (Ipv4Addr::new(10, 70, 43, 224), 29)
+        );
+        for bad in ["10.70.43.226", "10.70.43.226/33", "x/29"] {
+            assert_eq!(parse_range(bad).unwrap_err().status, 422, "{bad:?}");
+        }
+    }
+}

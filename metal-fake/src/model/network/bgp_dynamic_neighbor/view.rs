@@ -1,0 +1,48 @@
+//! A BGP dynamic neighbour as the API sends it: its gateway a stub.
+
+use serde::Serialize;
+use uuid::Uuid;
+
+use super::record::Kept;
+use crate::model::render::{Href, Stamp, Stub};
+use crate::model::World;
+
+/// The collection of neighbours' paths and hrefs.
+pub(crate) const COLLECTION: &str = "bgp-dynamic-neighbors";
+
+/// The one state the fake's neighbours report: configured at once.
+const ACTIVE: &str = "active";
+
+/// A neighbour in a reply.
+#[derive(Serialize)]
+pub(crate) struct NeighborView<'a> {
+    id: Uuid,
+    href: Href,
+    bgp_neighbor_range: &'a str,
+    bgp_neighbor_asn: u32,
+    state: &'static str,
+    tags: &'a [String],
+    metal_gateway: Stub,
+    created_by: Stub,
+    created_at: Stamp,
+    updated_at: Stamp,
+}
+
+impl World {
+    /// `n` as the API shows it.
+    pub(crate) fn neighbor_view<'a>(&'a self, n: &'a Kept) -> NeighborView<'a> {
+        let rec = &n.rec;
+        NeighborView {
+            id: rec.id,
+            href: Href::new(COLLECTION, rec.id),
+            bgp_neighbor_range: &rec.bgp_neighbor_range,
+            bgp_neighbor_asn: rec.bgp_neighbor_asn,
+            state: ACTIVE,
+            tags: &rec.tags,
+            metal_gateway: Stub::new(crate::model::metal_gateway::COLLECTION, rec.metal_gateway),
+            created_by: Stub::new(crate::model::user::COLLECTION, self.user),
+            created_at: Stamp(self.clock.wall(n.meta.created)),
+            updated_at: Stamp(self.clock.wall(n.meta.updated)),
+        }
+    }
+}

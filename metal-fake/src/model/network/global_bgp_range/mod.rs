@@ -1,0 +1,16 @@
+//! Global BGP ranges: the address ranges a project may announce over BGP
+//! in every metro (granted by Equinix, so seeded from the world document
+//! only: the API has no create).
+//!
+//! - `record`: [`GlobalBgpRange`], what the world keeps and its document
+//!   entry.
+//! - `view`: the project's ranges as the API sends them.
+//! - `operations`: the operation modelled, and who owns a range.
+
+mod operations;
+mod record;
+mod view;
+
+pub(crate) use operations::RESOURCE;
+pub use record::GlobalBgpRange;
+pub(crate) use record::Kept;

@@ -1,0 +1,179 @@
+//! A VRF's IP reservations (`type: vrf`): a block the caller names
+//! (`network`, `cidr`) inside one of the VRF's ranges, in its metro,
+//! apart from the VRF's other blocks. Requested through
+//! `requestIPReservation`, read under `/ips/{id}` and `/vrfs/{id}/ips`,
+//! released by `deleteIPAddress` (refused while a gateway holds it).
+
+use std::net::Ipv4Addr;
+
+use serde::Deserialize;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::record::{IpReservation, IpReservationState, IpReservationType, Kept};
+use super::rules::Block;
+use crate::call::ApiError;
+use crate::model::bounds::{bad_tags, refuse, room_for, too_long, MAX_TEXT};
+use crate::model::World;
+
+/// The prefix lengths a VRF block may have: /22 to /29, and /30 and /31
+/// (packngo's `IPReservationCreateRequest.CIDR`: "Minimum range is 22-29,
+/// with 30-31 supported and necessary for virtual-circuits").
+const CIDRS: std::ops::RangeInclusive<u8> = 22..=31;
+
+/// A VRF block's request (the spec's `VrfIpReservationCreateInput`; the
+/// fields of the other form a client sends beside it, a `quantity` of 0
+/// say, are left alone).
+#[derive(Debug, Deserialize)]
+pub(crate) struct VrfBlockInput {
+    vrf_id: Uuid,
+    network: String,
+    cidr: i64,
+    #[serde(default)]
+    metro: Option<String>,
+    #[serde(default)]
+    tags: Vec<String>,
+    #[serde(default)]
+    details: Option<String>,
+    #[serde(default)]
+    customdata: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Checks a `vrf` block of a world document: its VRF is there (loaded
+/// before), of its project, in its metro, and holds it.
+pub(crate) fn check_vrf_record(w: &World, r: &IpReservation) -> Result<(), String> {
+    let vrf = r
+        .vrf
+        .and_then(|v| w.vrfs.get(&v))
+        .ok_or_else(|| "its VRF is not in the world".to_string())?;
+    if vrf.rec.project != r.project {
+        return Err("its VRF is another project's".to_string());
+    }
+    if r.metro.as_deref() != Some(vrf.rec.metro.as_str()) || r.facility.is_some() {
+        return Err("a vrf block is in its VRF's metro, in no facility".to_string());
+    }
+    if !CIDRS.contains(&r.cidr) {
+        return Err(format!(
+            "a vrf block is /{} to /{}",
+            CIDRS.start(),
+            CIDRS.end()
+        ));
+    }
+    if !w.vrf_holds(vrf, u32::from(r.network), r.cidr) {
+        return Err("its block is in none of its VRF's ranges".to_string());
+    }
+    Ok(())
+}
+
+impl World {
+    /// The blocks of the VRF `vrf`, oldest first.
+    pub(crate) fn vrf_reservations(&self, vrf: Uuid) -> impl Iterator<Item = &Kept> + '_ {
+        let mut all: Vec<&Kept> = self
+            .ips
+            .reservations
+            .values()
+            .filter(|r| r.rec.vrf == Some(vrf))
+            .collect();
+        all.sort_by_key(|r| r.meta.seq);
+        all.into_iter()
+    }
+
+    /// The addresses of the VRF `vrf`'s blocks.
+    pub(crate) fn vrf_blocks(&self, vrf: Uuid) -> impl Iterator<Item = Block> + '_ {
+        self.vrf_reservations(vrf).map(Kept::block)
+    }
+
+    /// `requestIPReservation` with `type: vrf`: the block asked for, of
+    /// `project`'s VRF `vrf_id`. `422` for a VRF not of the project, an
+    /// address that is not the network of its `cidr`, a block outside the
+    /// VRF's ranges or overlapping another of its blocks, or a metro other
+    /// than the VRF's.
+    pub(crate) fn request_vrf_block(
+        &mut self,
+        project: Uuid,
+        body: &VrfBlockInput,
+        now: Instant,
+    ) -> Result<Uuid, ApiError> {
+        self.projects
+            .get(&project)
+            .ok_or_else(ApiError::not_found)?;
+        room_for("IP reservations", self.ips.reservations.len())?;
+        let customdata = serde_json::to_string(&body.customdata).unwrap_or_default();
+        refuse([
+            bad_tags(&body.tags),
+            body.details
+                .as_deref()
+                .and_then(|d| too_long("Details", d, MAX_TEXT)),
+            too_long("Customdata", &customdata, MAX_TEXT),
+        ])?;
+        let vrf = self
+            .vrfs
+            .get(&body.vrf_id)
+            .filter(|v| v.rec.project == project)
+            .ok_or_else(|| ApiError::unprocessable("The VRF was not found in this project"))?;
+        let metro = vrf.rec.metro.clone();
+        if let Some(m) = body.metro.as_deref().filter(|m| !m.is_empty()) {
+            if m != metro {
+                return Err(ApiError::unprocessable(
+                    "A VRF IP reservation is in its VRF's metro",
+                ));
+            }
+        }
+        let cidr = u8::try_from(body.cidr)
+            .ok()
+            .filter(|c| CIDRS.contains(c))
+            .ok_or_else(|| {
+                ApiError::unprocessable(format!(
+                    "cidr must be {} to {} for a VRF IP reservation",
+                    CIDRS.start(),
+                    CIDRS.end()
+                ))
+            })?;
+        let network: Ipv4Addr = body.network.trim().parse().map_err(|_| {
+            ApiError::unprocessable(format!(
+                "network {} is not an IPv4 address (VRF IP reservations here are IPv4)",
+                body.network
+            ))
+        })?;
+        let block = Block::new(network, cidr);
+        if block.network() != network {
+            return Err(ApiError::unprocessable(format!(
+                "network {network} is not the network of a /{cidr}"
+            )));
+        }
+        if !self.vrf_holds(vrf, block.first(), cidr) {
+            return Err(ApiError::unprocessable(format!(
+                "{network}/{cidr} is not within the VRF's IP ranges"
+            )));
+        }
+        if self.vrf_blocks(body.vrf_id).any(|b| b.overlaps(block)) {
+            return Err(ApiError::unprocessable(format!(
+                "{network}/{cidr} overlaps another IP reservation of the VRF"
+            )));
+        }
+        let id = Uuid::new_v4();
+        let rec = IpReservation {
+            id,
+            project,
+            kind: IpReservationType::Vrf,
+            network,
+            cidr,
+            metro: Some(metro),
+            facility: None,
+            state: IpReservationState::Created,
+            tags: body.tags.clone(),
+            details: body.details.clone(),
+            customdata: body.customdata.clone(),
+            assignments: Vec::new(),
+            vrf: Some(body.vrf_id),
+        };
+        self.ips
+            .reservations
+            .insert(&mut self.journal, id, now, |meta| Kept {
+                rec,
+                meta,
+                assignments: Vec::new(),
+            });
+        Ok(id)
+    }
+}

@@ -1,0 +1,135 @@
+//! The VRF operations the fake models (a VRF, and the VRF's IP
+//! reservations read under `/vrfs/{id}/ips`), and who owns a VRF.
+
+use metal_api::operation as op;
+use serde::Serialize;
+use uuid::Uuid;
+
+use super::record::{self, Kept};
+use super::rules::{CreateInput, UpdateInput};
+use super::view::COLLECTION;
+use crate::call::{ApiError, Call, Reply};
+use crate::model::access::Owner;
+use crate::model::ip_reservation::VrfReservationView;
+use crate::model::list::Listing;
+use crate::model::project;
+use crate::model::render::reply;
+use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
+use crate::model::World;
+
+/// VRFs.
+pub(crate) static RESOURCE: Resource = Resource {
+    collection: COLLECTION,
+    operations: &[
+        Modelled::new(&op::FIND_VRFS, find_vrfs).names("id", &project::RESOURCE),
+        Modelled::new(&op::CREATE_VRF, create_vrf).names("id", &project::RESOURCE),
+        Modelled::new(&op::FIND_VRF_BY_ID, find_vrf_by_id).names("id", &RESOURCE),
+        Modelled::new(&op::UPDATE_VRF, update_vrf).names("id", &RESOURCE),
+        Modelled::new(&op::DELETE_VRF, delete_vrf).names("id", &RESOURCE),
+        Modelled::new(&op::FIND_VRF_IP_RESERVATIONS, find_vrf_ip_reservations)
+            .names("id", &RESOURCE),
+        Modelled::new(&op::FIND_VRF_IP_RESERVATION, find_vrf_ip_reservation)
+            .names("vrf_id", &RESOURCE),
+    ],
+    owner,
+    load: record::load,
+    save: record::save,
+};
+
+fn owner(w: &World, id: Uuid) -> Option<Owner> {
+    w.vrfs.get(&id).map(|v| Owner::Project(v.rec.project))
+}
+
+fn find_vrfs(call: &Call) -> Result<Prepared, ApiError> {
+    let project = call.id("id")?;
+    let listing = Listing::of(call, &["metro"])?;
+    let metro = call.text("metro");
+    acts(move |w, _, _| {
+        let listed = |v: &&Kept| {
+            v.rec.project == project && metro.as_ref().is_none_or(|m| *m == v.rec.metro)
+        };
+        let page = w.page_of(
+            project,
+            ("vrfs", COLLECTION),
+            w.vrfs.values().filter(listed),
+            |v: &Kept| v.meta.seq,
+            &listing,
+            |v| w.vrf_view(v, &listing.expand),
+        )?;
+        reply(&page)
+    })
+}
+
+fn create_vrf(call: &Call) -> Result<Prepared, ApiError> {
+    let project = call.id("id")?;
+    let body: CreateInput = call.json()?;
+    let expand = expand(call);
+    acts(move |w, _, now| {
+        let id = w.create_vrf(project, body, now)?;
+        let v = w.vrfs.get(&id).ok_or_else(ApiError::not_found)?;
+        reply(&w.vrf_view(v, &expand))
+    })
+}
+
+fn find_vrf_by_id(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let expand = expand(call);
+    acts(move |w, _, _| {
+        let v = w.vrfs.get(&id).ok_or_else(ApiError::not_found)?;
+        reply(&w.vrf_view(v, &expand))
+    })
+}
+
+fn update_vrf(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let body: UpdateInput = call.json()?;
+    let expand = expand(call);
+    acts(move |w, _, now| {
+        w.update_vrf(id, body, now)?;
+        let v = w.vrfs.get(&id).ok_or_else(ApiError::not_found)?;
+        reply(&w.vrf_view(v, &expand))
+    })
+}
+
+fn delete_vrf(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    acts(move |w, _, now| {
+        w.delete_vrf(id, now)?;
+        Ok(Reply::Empty)
+    })
+}
+
+/// The VRF's IP reservations (the spec's `VrfIpReservationList`: no
+/// pages).
+#[derive(Serialize)]
+struct VrfReservationList<'a> {
+    ip_addresses: Vec<VrfReservationView<'a>>,
+}
+
+fn find_vrf_ip_reservations(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let expand = expand(call);
+    acts(move |w, _, _| {
+        w.vrfs.get(&id).ok_or_else(ApiError::not_found)?;
+        reply(&VrfReservationList {
+            ip_addresses: w
+                .vrf_reservations(id)
+                .map(|r| w.vrf_reservation_view(r, &expand))
+                .collect(),
+        })
+    })
+}
+
+fn find_vrf_ip_reservation(call: &Call) -> Result<Prepared, ApiError> {
+    let vrf = call.id("vrf_id")?;
+    let id = call.id("id")?;
+    let expand = expand(call);
+    acts(move |w, _, _| {
+        w.vrfs.get(&vrf).ok_or_else(ApiError::not_found)?;
+        let r = w
+            .vrf_reservations(vrf)
+            .find(|r| r.rec.id == id)
+            .ok_or_else(ApiError::not_found)?;
+        reply(&w.vrf_reservation_view(r, &expand))
+    })
+}

@@ -1,0 +1,111 @@
+//! What the fake keeps of a VRF: its description (also its entry in the
+//! world document).
+
+use std::collections::HashSet;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use crate::document::{WorldDoc, WorldError};
+use crate::model::journal::{Meta, Record, Scope};
+use crate::model::load::{unique, unknown};
+use crate::model::relations::Kind;
+use crate::model::world::oldest_first;
+use crate::model::World;
+
+/// The ASN a VRF gets when its create names none.
+pub(crate) const DEFAULT_ASN: u32 = 65100;
+
+fn default_asn() -> u32 {
+    DEFAULT_ASN
+}
+
+/// A VRF of a project, in one metro.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Vrf {
+    /// Its ID.
+    pub id: Uuid,
+    /// Its project.
+    pub project: Uuid,
+    /// Its metro's code.
+    pub metro: String,
+    /// Its name, unique in the project.
+    pub name: String,
+    /// Its description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Its ASN (default 65100).
+    #[serde(default = "default_asn")]
+    pub local_asn: u32,
+    /// The ranges it routes: IPv4 CIDRs of /8 to /29, IPv6 of /56 to /64,
+    /// apart from each other and from the project's other VRFs in the
+    /// metro.
+    #[serde(default)]
+    pub ip_ranges: Vec<String>,
+    /// Its tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Whether its gateways take BGP dynamic neighbours.
+    #[serde(default)]
+    pub bgp_dynamic_neighbors_enabled: bool,
+    /// Whether those sessions run BFD.
+    #[serde(default)]
+    pub bgp_dynamic_neighbors_bfd_enabled: bool,
+    /// Whether routes are exported to them through a route map.
+    #[serde(default)]
+    pub bgp_dynamic_neighbors_export_route_map: bool,
+}
+
+/// A VRF as the world keeps it.
+#[derive(Clone, Debug)]
+pub(crate) struct Kept {
+    pub(crate) rec: Vrf,
+    pub(crate) meta: Meta,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::Vrf;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            project: Some(self.rec.project),
+            ..Scope::default()
+        }
+    }
+}
+
+/// Loads the document's VRFs: each of a project the world has, checked as
+/// a create is (metro, name, ranges).
+pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    let mut ids = HashSet::new();
+    for v in &doc.vrfs {
+        unique(&mut ids, v.id, "vrf", v.id)?;
+        if !w.projects.contains_key(&v.project) {
+            return Err(unknown(format!("vrf {}", v.id), "project", v.project));
+        }
+        w.check_vrf(v, None).map_err(|e| {
+            WorldError::Inconsistent(format!("vrf {}: {}", v.id, e.messages.join("; ")))
+        })?;
+        w.vrfs.insert(&mut w.journal, v.id, now, |meta| Kept {
+            rec: v.clone(),
+            meta,
+        });
+    }
+    Ok(())
+}
+
+/// Saves the VRFs into `doc`, oldest first.
+pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    doc.vrfs = oldest_first(&w.vrfs, |v| v.meta.seq)
+        .into_iter()
+        .map(|v| v.rec.clone())
+        .collect();
+}

@@ -1,0 +1,114 @@
+//! What the fake keeps of a VRF route: its description (also its entry in
+//! the world document).
+
+use std::collections::HashSet;
+use std::net::Ipv4Addr;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use crate::document::{WorldDoc, WorldError};
+use crate::model::journal::{Meta, Record, Scope};
+use crate::model::load::{unique, unknown};
+use crate::model::relations::Kind;
+use crate::model::world::oldest_first;
+use crate::model::World;
+
+/// Where a route is in its configuration.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RouteStatus {
+    /// Being configured (after a create or an update).
+    Pending,
+    /// Configured.
+    #[default]
+    Active,
+}
+
+impl RouteStatus {
+    /// The API's name of it.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Pending => "pending",
+            Self::Active => "active",
+        }
+    }
+}
+
+/// A static route of a VRF.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VrfRoute {
+    /// Its ID.
+    pub id: Uuid,
+    /// Its VRF.
+    pub vrf: Uuid,
+    /// The IPv4 prefix it routes (`0.0.0.0/0`: the default route),
+    /// unique in the VRF.
+    pub prefix: String,
+    /// The host that handles it: an address of one of the VRF's IP
+    /// reservations.
+    pub next_hop: Ipv4Addr,
+    /// Its tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Its status (default `active`; a seeded `pending` route settles
+    /// like a new one).
+    #[serde(default)]
+    pub status: RouteStatus,
+}
+
+/// A route as the world keeps it.
+#[derive(Clone, Debug)]
+pub(crate) struct Kept {
+    pub(crate) rec: VrfRoute,
+    /// Its VRF's project.
+    pub(crate) project: Uuid,
+    pub(crate) meta: Meta,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::VrfRoute;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            project: Some(self.project),
+            ..Scope::default()
+        }
+    }
+}
+
+/// Loads the document's routes: each of a VRF the world has, checked as
+/// a create is.
+pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    let mut ids = HashSet::new();
+    for r in &doc.vrf_routes {
+        unique(&mut ids, r.id, "vrf route", r.id)?;
+        let project = w
+            .vrfs
+            .get(&r.vrf)
+            .map(|v| v.rec.project)
+            .ok_or_else(|| unknown(format!("vrf route {}", r.id), "vrf", r.vrf))?;
+        w.check_route(r.vrf, &r.prefix, r.next_hop, &r.tags, None)
+            .map_err(|e| {
+                WorldError::Inconsistent(format!("vrf route {}: {}", r.id, e.messages.join("; ")))
+            })?;
+        w.insert_route(r.clone(), project, now);
+    }
+    Ok(())
+}
+
+/// Saves the routes into `doc`, oldest first.
+pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    doc.vrf_routes = oldest_first(&w.vrf_routes, |r| r.meta.seq)
+        .into_iter()
+        .map(|r| r.rec.clone())
+        .collect();
+}
