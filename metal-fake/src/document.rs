@@ -48,6 +48,11 @@ pub use crate::model::{
     HardwareReservation, Metro, OperatingSystem, Organization, OwnAddress, Plan, PlanMetro,
     PlanSpecs, Price, Project, SshKey, Token,
 };
+pub use crate::model::{
+    Interconnection, InterconnectionMode, InterconnectionStatus, InterconnectionType, Redundancy,
+    TokenSide, VirtualCircuit, VirtualCircuitStatus,
+};
+pub use crate::model::{BatchAssignment, BatchAssignmentState, BatchState, PortVlanBatch};
 pub use crate::model::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 
 /// The most records of one kind a world document may hold (projects,
@@ -118,6 +123,22 @@ pub struct WorldDoc {
     /// Metal Gateways, each on a VLAN with a block.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub metal_gateways: Vec<MetalGateway>,
+    /// The metro codes with interconnections (absent: every metro of the
+    /// catalog); a connection elsewhere is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interconnection_metros: Option<Vec<String>>,
+    /// Interconnections: organisations' dedicated ports and projects'
+    /// shared connections.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interconnections: Vec<Interconnection>,
+    /// Virtual circuits on the interconnections' ports (a shared
+    /// connection's own among them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub virtual_circuits: Vec<VirtualCircuit>,
+    /// Port VLAN assignment batches (a queued or in-progress one goes on
+    /// when loaded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub port_vlan_batches: Vec<PortVlanBatch>,
     /// The machines on-demand devices take: pools of a plan in a metro or
     /// a facility. A (place, plan) without a pool has none: an on-demand
     /// create there is refused.
@@ -230,6 +251,13 @@ impl WorldDoc {
             ("ports", self.ports.len()),
             ("bgp_sessions", self.bgp_sessions.len()),
             ("metal_gateways", self.metal_gateways.len()),
+            (
+                "interconnection_metros",
+                self.interconnection_metros.as_ref().map_or(0, Vec::len),
+            ),
+            ("interconnections", self.interconnections.len()),
+            ("virtual_circuits", self.virtual_circuits.len()),
+            ("port_vlan_batches", self.port_vlan_batches.len()),
             ("capacity", self.capacity.len()),
             ("users", self.users.len()),
             ("memberships", self.memberships.len()),

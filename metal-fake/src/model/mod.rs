@@ -16,7 +16,10 @@
 //! - `network`: `ip_reservation` (IP reservations and their assignments
 //!   to devices), `vlan` (virtual networks), `port` (devices' ports),
 //!   `bgp_session` (devices' BGP sessions and neighbour data),
-//!   `metal_gateway` (a VLAN's router with its block).
+//!   `metal_gateway` (a VLAN's router with its block), `interconnection`
+//!   (Fabric connections and their ports), `virtual_circuit` (a VLAN on a
+//!   connection's port), `port_vlan_batch` (batches of a port's VLAN
+//!   assignments).
 //! - `account`: `organization`, `project`, `ssh_key`, `user` (users, the
 //!   current one among them), `membership`, `api_key`, `invitation`,
 //!   `transfer`, `email`, `billing` (payment methods, invoices), `support`
@@ -61,7 +64,10 @@ pub(crate) use account::{
     transfer, user,
 };
 pub(crate) use compute::{capacity, device, hardware_reservation};
-pub(crate) use network::{bgp_session, ip_reservation, metal_gateway, port, vlan};
+pub(crate) use network::{
+    bgp_session, interconnection, ip_reservation, metal_gateway, port, port_vlan_batch,
+    virtual_circuit, vlan,
+};
 
 pub(crate) use access::Access;
 pub use access::Token;
@@ -78,17 +84,23 @@ pub use email::Email;
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
 pub use invitation::Invitation;
+pub use interconnection::{
+    Interconnection, InterconnectionMode, InterconnectionStatus, InterconnectionType, Redundancy,
+    TokenSide,
+};
 pub use ip_reservation::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 pub use membership::Membership;
 pub use metal_gateway::MetalGateway;
 pub use organization::Organization;
 pub use port::Port;
+pub use port_vlan_batch::{BatchAssignment, BatchAssignmentState, BatchState, PortVlanBatch};
 pub use project::{BgpConfig, Project};
 pub(crate) use resource::{Modelled, Prepare, Prepared, Resource, Target};
 pub use ssh_key::SshKey;
 pub use timings::Timings;
 pub use transfer::Transfer;
 pub use user::User;
+pub use virtual_circuit::{VirtualCircuit, VirtualCircuitStatus};
 pub use vlan::VirtualNetwork;
 pub(crate) use world::{World, WorldSpec};
 

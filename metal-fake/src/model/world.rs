@@ -61,6 +61,15 @@ pub(crate) struct World {
     pub(crate) bgp_sessions: HashMap<Uuid, super::bgp_session::Kept>,
     /// Metal Gateways by ID.
     pub(crate) gateways: HashMap<Uuid, super::metal_gateway::Kept>,
+    /// Interconnections by ID.
+    pub(crate) interconnections: Table<super::interconnection::Kept>,
+    /// The metros with interconnections (`None`: every metro of the
+    /// catalog).
+    pub(crate) interconnection_metros: Option<Vec<String>>,
+    /// Virtual circuits by ID.
+    pub(crate) virtual_circuits: Table<super::virtual_circuit::Kept>,
+    /// Port VLAN assignment batches by ID.
+    pub(crate) port_vlan_batches: Table<super::port_vlan_batch::Kept>,
     /// Every change of the tables, in order, bounded.
     pub(crate) journal: Journal,
     /// The timed transitions to come.
@@ -112,6 +121,10 @@ impl World {
             ports: HashMap::new(),
             bgp_sessions: HashMap::new(),
             gateways: HashMap::new(),
+            interconnections: Table::default(),
+            interconnection_metros: None,
+            virtual_circuits: Table::default(),
+            port_vlan_batches: Table::default(),
             journal: Journal::new(super::bounds::MAX_JOURNAL),
             due: DueQueue::default(),
             capacity: Default::default(),

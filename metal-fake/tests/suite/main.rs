@@ -27,6 +27,7 @@ mod control_schema;
 mod cross_org;
 mod events;
 mod fault_classes;
+mod interconnections;
 mod ip_reservations;
 mod lifecycle;
 mod metal_gateways;

@@ -48,8 +48,11 @@ fn collection(kind: Kind) -> Option<&'static str> {
         Kind::Port => port::COLLECTION,
         Kind::BgpSession => bgp_session::COLLECTION,
         Kind::MetalGateway => metal_gateway::COLLECTION,
+        Kind::Interconnection => crate::model::interconnection::COLLECTION,
+        Kind::VirtualCircuit => "virtual-circuits",
         // Not on the journal's write path yet: no events.
-        Kind::Token
+        Kind::PortVlanBatch
+        | Kind::Token
         | Kind::User
         | Kind::Membership
         | Kind::ApiKey

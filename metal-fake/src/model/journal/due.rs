@@ -20,6 +20,21 @@ pub(crate) enum Due {
     /// A hardware reservation becomes provisionable again; stale unless
     /// its release is still due at this instant.
     Release { id: Uuid },
+    /// A requested interconnection becomes active; stale unless it is
+    /// still requested.
+    Interconnection { id: Uuid },
+    /// A virtual circuit moves on from `from` (activating: active;
+    /// deleting: gone); stale unless it is still in `from`.
+    VirtualCircuit {
+        id: Uuid,
+        from: crate::model::virtual_circuit::VirtualCircuitStatus,
+    },
+    /// A port VLAN assignment batch moves on from `from` (queued: in
+    /// progress; in progress: applied); stale unless it is still there.
+    PortVlanBatch {
+        id: Uuid,
+        from: crate::model::port_vlan_batch::BatchState,
+    },
 }
 
 /// The queue of timed transitions, earliest first; among transitions due
@@ -74,6 +89,9 @@ impl World {
             match due {
                 Due::Device { id, phase, step } => self.device_step(id, phase, step, at),
                 Due::Release { id } => self.release_reservation(id, at),
+                Due::Interconnection { id } => self.activate_interconnection(id, at),
+                Due::VirtualCircuit { id, from } => self.circuit_step(id, from, at),
+                Due::PortVlanBatch { id, from } => self.batch_step(id, from, at),
             }
         }
         self.journal.set_cause(cause);

@@ -1,23 +1,31 @@
 //! The network family: IP reservations and their assignments to devices,
 //! virtual networks (VLANs), devices' ports with the VLANs on them, and
-//! devices' BGP sessions, and Metal Gateways.
+//! devices' BGP sessions, and Metal Gateways, interconnections and the
+//! virtual circuits on their ports, and batches of a port's VLAN
+//! assignments.
 //! Its resources, in the order a world document loads them, are
 //! [`RESOURCES`].
 
 pub(crate) mod bgp_session;
+pub(crate) mod interconnection;
 pub(crate) mod ip_reservation;
 pub(crate) mod metal_gateway;
 pub(crate) mod port;
+pub(crate) mod port_vlan_batch;
+pub(crate) mod virtual_circuit;
 pub(crate) mod vlan;
 
 use super::Resource;
 
 /// The network family's resources, in load order (a port names the VLANs
-/// on it).
+/// on it; a virtual circuit its connection and VLAN).
 pub(crate) static RESOURCES: &[&Resource] = &[
     &ip_reservation::RESOURCE,
     &vlan::RESOURCE,
     &port::RESOURCE,
     &bgp_session::RESOURCE,
     &metal_gateway::RESOURCE,
+    &interconnection::RESOURCE,
+    &virtual_circuit::RESOURCE,
+    &port_vlan_batch::RESOURCE,
 ];

@@ -16,4 +16,4 @@ mod view;
 pub(crate) use operations::{insert, RESOURCE};
 pub(crate) use record::Kept;
 pub use record::Organization;
-pub(crate) use view::COLLECTION;
+pub(crate) use view::{OrganizationView, COLLECTION};

@@ -26,4 +26,5 @@ pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::Port;
 pub(crate) use view::DevicePorts;
+pub(crate) use view::PortView;
 pub(crate) use view::COLLECTION;
