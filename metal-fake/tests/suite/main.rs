@@ -35,6 +35,7 @@ mod model;
 mod next_available;
 mod no_501;
 mod on_demand;
+mod port_vlan_batches;
 mod ports;
 mod query_lists;
 mod record_bounds;

@@ -13,7 +13,7 @@ use super::record::{
 use crate::model::catalog::MetroView;
 use crate::model::organization::{self, OrganizationView};
 use crate::model::project::ProjectField;
-use crate::model::render::{Expand, Href, Stamp, Stub, API_PREFIX};
+use crate::model::render::{Expand, Stamp, Stub, API_PREFIX};
 use crate::model::resource::Scope;
 use crate::model::virtual_circuit::VcView;
 use crate::model::World;
@@ -42,7 +42,6 @@ enum OrganizationField<'a> {
 #[derive(Serialize)]
 pub(crate) struct InterconnectionView<'a> {
     id: Uuid,
-    href: Href,
     name: &'a str,
     description: &'a str,
     contact_email: &'a str,
@@ -130,7 +129,6 @@ impl World {
         };
         InterconnectionView {
             id: rec.id,
-            href: Href::new(COLLECTION, rec.id),
             name: &rec.name,
             description: rec.description.as_deref().unwrap_or_default(),
             contact_email: rec.contact_email.as_deref().unwrap_or_default(),
