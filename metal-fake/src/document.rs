@@ -43,6 +43,7 @@ use uuid::Uuid;
 
 pub use crate::model::{AddressFamily, BgpSession, MetalGateway, Port, VirtualNetwork};
 pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
+pub use crate::model::{BatchAssignment, BatchAssignmentState, BatchState, PortVlanBatch};
 pub use crate::model::{
     BgpConfig, Capacity, CapacityLevel, Counted, Device, DeviceState, Drive, Facility,
     HardwareReservation, Metro, OperatingSystem, Organization, OwnAddress, Plan, PlanMetro,
@@ -52,7 +53,6 @@ pub use crate::model::{
     Interconnection, InterconnectionMode, InterconnectionStatus, InterconnectionType, Redundancy,
     TokenSide, VirtualCircuit, VirtualCircuitStatus,
 };
-pub use crate::model::{BatchAssignment, BatchAssignmentState, BatchState, PortVlanBatch};
 pub use crate::model::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 
 /// The most records of one kind a world document may hold (projects,

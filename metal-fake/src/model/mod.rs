@@ -83,11 +83,11 @@ pub use device::{Device, DeviceState, OwnAddress};
 pub use email::Email;
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
-pub use invitation::Invitation;
 pub use interconnection::{
     Interconnection, InterconnectionMode, InterconnectionStatus, InterconnectionType, Redundancy,
     TokenSide,
 };
+pub use invitation::Invitation;
 pub use ip_reservation::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 pub use membership::Membership;
 pub use metal_gateway::MetalGateway;

@@ -345,9 +345,18 @@ fn reads() -> Vec<(&'static str, String)> {
             "/connections/0c000000-0000-4000-8000-0000000000c2?include=project,organization"
                 .to_string(),
         ),
-        ("projectListInterconnections", format!("/projects/{prod}/connections")),
-        ("organizationListInterconnections", format!("/organizations/{acme}/connections")),
-        ("listInterconnectionPorts", format!("/connections/{DEDICATED}/ports")),
+        (
+            "projectListInterconnections",
+            format!("/projects/{prod}/connections"),
+        ),
+        (
+            "organizationListInterconnections",
+            format!("/organizations/{acme}/connections"),
+        ),
+        (
+            "listInterconnectionPorts",
+            format!("/connections/{DEDICATED}/ports"),
+        ),
         (
             "getInterconnectionPort",
             format!("/connections/{DEDICATED}/ports/{DEDICATED_PORT}"),
@@ -360,9 +369,18 @@ fn reads() -> Vec<(&'static str, String)> {
             "listInterconnectionPortVirtualCircuits",
             format!("/connections/{DEDICATED}/ports/{DEDICATED_PORT}/virtual-circuits"),
         ),
-        ("getVirtualCircuit", format!("/virtual-circuits/{CIRCUIT}?include=project")),
-        ("getInterconnectionMetros", "/connections/metros".to_string()),
-        ("getInterconnectionPricing", "/connections/prices".to_string()),
+        (
+            "getVirtualCircuit",
+            format!("/virtual-circuits/{CIRCUIT}?include=project"),
+        ),
+        (
+            "getInterconnectionMetros",
+            "/connections/metros".to_string(),
+        ),
+        (
+            "getInterconnectionPricing",
+            "/connections/prices".to_string(),
+        ),
     ]
 }
 

@@ -55,7 +55,9 @@ pub(crate) fn describe(e: &Entry) -> Option<(&'static str, &'static str)> {
         (K::Organization, Created) => ("organization.created", "Organization created"),
         (K::Interconnection, Created) => ("interconnection.created", "Connection requested"),
         (K::Interconnection, Updated("active")) => ("interconnection.active", "Connection active"),
-        (K::Interconnection, Updated("fields")) => ("interconnection.updated", "Connection updated"),
+        (K::Interconnection, Updated("fields")) => {
+            ("interconnection.updated", "Connection updated")
+        }
         (K::Interconnection, Deleted) => ("interconnection.deleted", "Connection deleted"),
         (K::VirtualCircuit, Created) => ("virtual_circuit.created", "Virtual circuit requested"),
         (K::VirtualCircuit, Updated("active")) => {
@@ -64,9 +66,10 @@ pub(crate) fn describe(e: &Entry) -> Option<(&'static str, &'static str)> {
         (K::VirtualCircuit, Updated("fields")) => {
             ("virtual_circuit.updated", "Virtual circuit updated")
         }
-        (K::VirtualCircuit, Updated("deleting")) => {
-            ("virtual_circuit.deleting", "Virtual circuit deletion started")
-        }
+        (K::VirtualCircuit, Updated("deleting")) => (
+            "virtual_circuit.deleting",
+            "Virtual circuit deletion started",
+        ),
         (K::VirtualCircuit, Deleted) => ("virtual_circuit.deleted", "Virtual circuit deleted"),
         _ => return None,
     })

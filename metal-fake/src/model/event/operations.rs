@@ -13,9 +13,9 @@ use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
 use crate::model::journal::Entry;
 use crate::model::list::{self, Listing};
+use crate::model::relations::Kind;
 use crate::model::render::{reply, Href, API_PREFIX};
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
-use crate::model::relations::Kind;
 use crate::model::{device, interconnection, organization, project, virtual_circuit, World};
 
 /// Events (they load and save nothing: a world document holds no journal).
@@ -29,15 +29,21 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(&op::FIND_PROJECT_EVENTS, find_project_events)
             .names("id", &project::RESOURCE),
         Modelled::new(&op::FIND_DEVICE_EVENTS, find_device_events).names("id", &device::RESOURCE),
-        Modelled::new(&op::FIND_INTERCONNECTION_EVENTS, find_interconnection_events)
-            .names("connection_id", &interconnection::RESOURCE),
+        Modelled::new(
+            &op::FIND_INTERCONNECTION_EVENTS,
+            find_interconnection_events,
+        )
+        .names("connection_id", &interconnection::RESOURCE),
         Modelled::new(
             &op::FIND_INTERCONNECTION_PORT_EVENTS,
             find_interconnection_port_events,
         )
         .names("connection_id", &interconnection::RESOURCE),
-        Modelled::new(&op::FIND_VIRTUAL_CIRCUIT_EVENTS, find_virtual_circuit_events)
-            .names("id", &virtual_circuit::RESOURCE),
+        Modelled::new(
+            &op::FIND_VIRTUAL_CIRCUIT_EVENTS,
+            find_virtual_circuit_events,
+        )
+        .names("id", &virtual_circuit::RESOURCE),
     ],
     owner,
     load,
@@ -90,9 +96,10 @@ fn events_page_of(
     let listing = Listing::of(call, &[])?;
     acts(move |w, caller, _| {
         exists(w, id)?;
-        let listed = w.journal.entries().filter(|e| {
-            is_event(e) && (of.holds(e) || also(w, e, id)) && w.sees_event(e, caller)
-        });
+        let listed = w
+            .journal
+            .entries()
+            .filter(|e| is_event(e) && (of.holds(e) || also(w, e, id)) && w.sees_event(e, caller));
         let page = list::page(
             "events",
             &path,
@@ -107,7 +114,10 @@ fn events_page_of(
 
 fn find_interconnection_events(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("connection_id")?;
-    let path = format!("{}/{COLLECTION}", Href::new(interconnection::COLLECTION, id));
+    let path = format!(
+        "{}/{COLLECTION}",
+        Href::new(interconnection::COLLECTION, id)
+    );
     events_page_of(
         call,
         Of::Record(Kind::Interconnection, id),
@@ -134,8 +144,7 @@ fn find_interconnection_port_events(call: &Call) -> Result<Prepared, ApiError> {
         path,
         |w, e, port| {
             e.kind == Kind::VirtualCircuit
-                && w
-                    .virtual_circuits
+                && w.virtual_circuits
                     .get(&e.record)
                     .is_some_and(|vc| vc.rec.port == port)
         },

@@ -66,7 +66,8 @@ impl World {
     pub(crate) fn interconnection_metro(&self, code: &str) -> Result<String, ApiError> {
         let metro = self
             .catalog
-            .metros.iter()
+            .metros
+            .iter()
             .find(|m| m.code.eq_ignore_ascii_case(code))
             .ok_or_else(|| ApiError::unprocessable(format!("Metro {code} was not found")))?;
         let supported = self
@@ -85,7 +86,8 @@ impl World {
     /// The metros with interconnections, in catalog order.
     pub(crate) fn interconnection_metros_view(&self) -> Vec<InterconnectionMetroView<'_>> {
         self.catalog
-            .metros.iter()
+            .metros
+            .iter()
             .filter(|m| self.interconnection_metro(&m.code).is_ok())
             .map(|m| InterconnectionMetroView {
                 metro: self.catalog.metro_of_code(&m.code),
@@ -96,7 +98,8 @@ impl World {
                     features: ["dedicated", "shared"],
                     locations: self
                         .catalog
-                        .facilities.iter()
+                        .facilities
+                        .iter()
                         .filter(|f| f.metro == m.code)
                         .map(|f| f.code.as_str())
                         .collect(),
@@ -138,12 +141,13 @@ pub(crate) fn load_metros(w: &mut World, doc: &WorldDoc) -> Result<(), WorldErro
             }
         }
     }
-    w.interconnection_metros.clone_from(&doc.interconnection_metros);
+    w.interconnection_metros
+        .clone_from(&doc.interconnection_metros);
     Ok(())
 }
 
 /// Saves `interconnection_metros` into `doc`.
 pub(crate) fn save_metros(w: &World, doc: &mut WorldDoc) {
-    doc.interconnection_metros.clone_from(&w.interconnection_metros);
+    doc.interconnection_metros
+        .clone_from(&w.interconnection_metros);
 }
-

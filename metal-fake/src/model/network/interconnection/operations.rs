@@ -22,12 +22,18 @@ use tokio::time::Instant;
 pub(crate) static RESOURCE: Resource = Resource {
     collection: COLLECTION,
     operations: &[
-        Modelled::new(&op::CREATE_ORGANIZATION_INTERCONNECTION, create_for_organization)
-            .names("organization_id", &organization::RESOURCE),
+        Modelled::new(
+            &op::CREATE_ORGANIZATION_INTERCONNECTION,
+            create_for_organization,
+        )
+        .names("organization_id", &organization::RESOURCE),
         Modelled::new(&op::CREATE_PROJECT_INTERCONNECTION, create_for_project)
             .names("project_id", &project::RESOURCE),
-        Modelled::new(&op::ORGANIZATION_LIST_INTERCONNECTIONS, list_of_organization)
-            .names("organization_id", &organization::RESOURCE),
+        Modelled::new(
+            &op::ORGANIZATION_LIST_INTERCONNECTIONS,
+            list_of_organization,
+        )
+        .names("organization_id", &organization::RESOURCE),
         Modelled::new(&op::PROJECT_LIST_INTERCONNECTIONS, list_of_project)
             .names("project_id", &project::RESOURCE),
         Modelled::new(&op::GET_INTERCONNECTION, get_interconnection)

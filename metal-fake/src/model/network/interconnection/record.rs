@@ -162,7 +162,10 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
             return Err(unknown(what(), "organization", c.organization));
         }
         if let Some(p) = c.project {
-            let project = w.projects.get(&p).ok_or_else(|| unknown(what(), "project", p))?;
+            let project = w
+                .projects
+                .get(&p)
+                .ok_or_else(|| unknown(what(), "project", p))?;
             if project.rec.organization != Some(c.organization) {
                 return Err(WorldError::Inconsistent(format!(
                     "{}: project {p} is not of its organization",
@@ -172,10 +175,11 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         }
         rules::check_record(w, c)
             .map_err(|why| WorldError::Inconsistent(format!("{}: {why}", what())))?;
-        w.interconnections.insert(&mut w.journal, c.id, now, |meta| Kept {
-            rec: c.clone(),
-            meta,
-        });
+        w.interconnections
+            .insert(&mut w.journal, c.id, now, |meta| Kept {
+                rec: c.clone(),
+                meta,
+            });
         if c.status == InterconnectionStatus::Requested {
             w.queue_interconnection_activation(c.id, now);
         }

@@ -67,9 +67,9 @@ fn kind_of(text: Option<&str>) -> Result<InterconnectionType, ApiError> {
     match text {
         Some("dedicated") => Ok(InterconnectionType::Dedicated),
         Some("shared") => Ok(InterconnectionType::Shared),
-        Some(t @ ("shared_port_vlan" | "shared_port_vlan_to_csp")) => Err(
-            ApiError::unprocessable(format!("Connections of type {t} are not modelled by the fake")),
-        ),
+        Some(t @ ("shared_port_vlan" | "shared_port_vlan_to_csp")) => Err(ApiError::unprocessable(
+            format!("Connections of type {t} are not modelled by the fake"),
+        )),
         Some(t) => Err(ApiError::unprocessable(format!(
             "Type {t} is not valid: dedicated or shared"
         ))),
@@ -178,7 +178,9 @@ pub(crate) fn check_record(w: &World, c: &Interconnection) -> Result<(), String>
                 return Err("a shared connection is a project's".into());
             }
             if c.service_token_type.is_none() || c.service_tokens.len() != c.ports.len() {
-                return Err("a shared connection has a service token type and a token a port".into());
+                return Err(
+                    "a shared connection has a service token type and a token a port".into(),
+                );
             }
             if c.mode == InterconnectionMode::Tunnel {
                 return Err("a shared connection has no tunnel mode".into());
@@ -207,9 +209,7 @@ impl World {
     ) -> Result<Uuid, ApiError> {
         let organization = match (organization, project) {
             (Some(o), _) => {
-                self.organizations
-                    .get(&o)
-                    .ok_or_else(ApiError::not_found)?;
+                self.organizations.get(&o).ok_or_else(ApiError::not_found)?;
                 o
             }
             (None, Some(p)) => self
@@ -363,9 +363,7 @@ impl World {
         let text = body
             .map(str::trim)
             .filter(|p| !p.is_empty())
-            .ok_or_else(|| {
-                ApiError::unprocessable("A shared connection needs a project")
-            })?;
+            .ok_or_else(|| ApiError::unprocessable("A shared connection needs a project"))?;
         let p = text
             .parse::<Uuid>()
             .ok()
@@ -434,7 +432,9 @@ impl World {
             }
         }
         refuse([
-            body.name.as_deref().and_then(|n| too_long("Name", n, MAX_NAME)),
+            body.name
+                .as_deref()
+                .and_then(|n| too_long("Name", n, MAX_NAME)),
             body.description
                 .as_deref()
                 .and_then(|d| too_long("Description", d, MAX_TEXT)),
@@ -473,7 +473,11 @@ impl World {
     /// `deleteInterconnection`: refused while a dedicated port has virtual
     /// circuits; a shared connection's own circuits go with it
     /// (`model/relations.rs`).
-    pub(crate) fn delete_interconnection(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
+    pub(crate) fn delete_interconnection(
+        &mut self,
+        id: Uuid,
+        now: Instant,
+    ) -> Result<(), ApiError> {
         self.delete_record(Kind::Interconnection, id, now)
     }
 

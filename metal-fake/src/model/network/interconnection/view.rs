@@ -122,7 +122,11 @@ impl World {
             }
             _ => OrganizationField::Stub(Stub::new(organization::COLLECTION, rec.organization)),
         };
-        let max = if rec.speed == 0 { Z_SIDE_MAX } else { rec.speed };
+        let max = if rec.speed == 0 {
+            Z_SIDE_MAX
+        } else {
+            rec.speed
+        };
         let state = match rec.status {
             InterconnectionStatus::Requested => "inactive",
             InterconnectionStatus::Active => "active",
@@ -194,5 +198,4 @@ impl World {
                 .collect(),
         })
     }
-
 }

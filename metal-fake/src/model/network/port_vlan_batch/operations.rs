@@ -18,8 +18,7 @@ use crate::model::World;
 pub(crate) static RESOURCE: Resource = Resource {
     collection: port::COLLECTION,
     operations: &[
-        Modelled::new(&op::CREATE_PORT_VLAN_ASSIGNMENT_BATCH, create)
-            .names("id", &port::RESOURCE),
+        Modelled::new(&op::CREATE_PORT_VLAN_ASSIGNMENT_BATCH, create).names("id", &port::RESOURCE),
         Modelled::new(&op::FIND_PORT_VLAN_ASSIGNMENT_BATCHES, list).names("id", &port::RESOURCE),
         Modelled::new(
             &op::FIND_PORT_VLAN_ASSIGNMENT_BATCH_BY_PORT_ID_AND_BATCH_ID,
@@ -99,4 +98,3 @@ fn assignment(call: &Call) -> Result<Prepared, ApiError> {
         reply(&one)
     })
 }
-

@@ -136,11 +136,12 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
                 what()
             )));
         }
-        w.port_vlan_batches.insert(&mut w.journal, b.id, now, |meta| Kept {
-            rec: b.clone(),
-            meta,
-            device,
-        });
+        w.port_vlan_batches
+            .insert(&mut w.journal, b.id, now, |meta| Kept {
+                rec: b.clone(),
+                meta,
+                device,
+            });
         if matches!(b.state, BatchState::Queued | BatchState::InProgress) {
             w.queue_batch_step(b.id, b.state, now);
         }

@@ -148,7 +148,11 @@ impl World {
             error_messages: Vec::new(),
         };
         self.port_vlan_batches
-            .insert(&mut self.journal, id, now, |meta| Kept { rec, meta, device });
+            .insert(&mut self.journal, id, now, |meta| Kept {
+                rec,
+                meta,
+                device,
+            });
         self.queue_batch_step(id, BatchState::Queued, now);
         Ok(id)
     }

@@ -85,13 +85,19 @@ pub(crate) fn assignment_id(port: Uuid, vlan: Uuid) -> Uuid {
 
 impl World {
     /// `b` as the API shows it at `now`, with `expand` applied.
-    pub(crate) fn batch_view<'a>(&'a self, b: &'a Kept, expand: &Expand, now: Instant) -> BatchView<'a> {
-        let port = match self.find_port(b.rec.port) {
-            Ok((d, slot)) if expand.includes("port") => {
-                PortField::Full(Box::new(self.port_view(d, slot, &expand.nested("port"), now)))
-            }
-            _ => PortField::Stub(Stub::new(port::COLLECTION, b.rec.port)),
-        };
+    pub(crate) fn batch_view<'a>(
+        &'a self,
+        b: &'a Kept,
+        expand: &Expand,
+        now: Instant,
+    ) -> BatchView<'a> {
+        let port =
+            match self.find_port(b.rec.port) {
+                Ok((d, slot)) if expand.includes("port") => PortField::Full(Box::new(
+                    self.port_view(d, slot, &expand.nested("port"), now),
+                )),
+                _ => PortField::Stub(Stub::new(port::COLLECTION, b.rec.port)),
+            };
         BatchView {
             id: b.rec.id,
             port,
@@ -137,4 +143,3 @@ impl World {
             .collect())
     }
 }
-

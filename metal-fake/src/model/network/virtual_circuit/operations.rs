@@ -21,10 +21,16 @@ pub(crate) static RESOURCE: Resource = Resource {
     operations: &[
         Modelled::new(&op::CREATE_INTERCONNECTION_PORT_VIRTUAL_CIRCUIT, create)
             .names("connection_id", &interconnection::RESOURCE),
-        Modelled::new(&op::LIST_INTERCONNECTION_PORT_VIRTUAL_CIRCUITS, list_of_port)
-            .names("connection_id", &interconnection::RESOURCE),
-        Modelled::new(&op::LIST_INTERCONNECTION_VIRTUAL_CIRCUITS, list_of_connection)
-            .names("connection_id", &interconnection::RESOURCE),
+        Modelled::new(
+            &op::LIST_INTERCONNECTION_PORT_VIRTUAL_CIRCUITS,
+            list_of_port,
+        )
+        .names("connection_id", &interconnection::RESOURCE),
+        Modelled::new(
+            &op::LIST_INTERCONNECTION_VIRTUAL_CIRCUITS,
+            list_of_connection,
+        )
+        .names("connection_id", &interconnection::RESOURCE),
         Modelled::new(&op::GET_VIRTUAL_CIRCUIT, get).names("id", &RESOURCE),
         Modelled::new(&op::UPDATE_VIRTUAL_CIRCUIT, update)
             .also_patch()

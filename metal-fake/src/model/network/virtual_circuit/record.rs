@@ -110,10 +110,11 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         }
         rules::check_record(w, vc)
             .map_err(|why| WorldError::Inconsistent(format!("{}: {why}", what())))?;
-        w.virtual_circuits.insert(&mut w.journal, vc.id, now, |meta| Kept {
-            rec: vc.clone(),
-            meta,
-        });
+        w.virtual_circuits
+            .insert(&mut w.journal, vc.id, now, |meta| Kept {
+                rec: vc.clone(),
+                meta,
+            });
         if vc.status != VirtualCircuitStatus::Active {
             w.queue_circuit_step(vc.id, vc.status, now);
         }

@@ -370,7 +370,11 @@ impl World {
     /// `deleteVirtualCircuit`: a dedicated port's circuit is `deleting`,
     /// and goes after a delay; a shared connection's goes with the
     /// connection alone.
-    pub(crate) fn delete_virtual_circuit(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
+    pub(crate) fn delete_virtual_circuit(
+        &mut self,
+        id: Uuid,
+        now: Instant,
+    ) -> Result<(), ApiError> {
         let vc = self.virtual_circuit(id)?;
         let c = self.interconnection(vc.rec.interconnection)?;
         if c.rec.kind == InterconnectionType::Shared {
@@ -400,8 +404,14 @@ impl World {
 
     /// Queues the step of circuit `id` out of `from` (activating, or
     /// deleting).
-    pub(crate) fn queue_circuit_step(&mut self, id: Uuid, from: VirtualCircuitStatus, now: Instant) {
-        self.due.push(now + SETTLE, Due::VirtualCircuit { id, from });
+    pub(crate) fn queue_circuit_step(
+        &mut self,
+        id: Uuid,
+        from: VirtualCircuitStatus,
+        now: Instant,
+    ) {
+        self.due
+            .push(now + SETTLE, Due::VirtualCircuit { id, from });
     }
 
     /// The timed step of circuit `id` out of `from`: active, or gone;
