@@ -55,9 +55,9 @@ pub(crate) fn parse_speed(speed: Option<&Value>) -> Result<Option<u64>, ApiError
 
 /// `bps` as the API's inputs spell it (`50Mbps`, `10Gbps`).
 pub(crate) fn speed_text(bps: u64) -> String {
-    if bps >= GIGA && bps % GIGA == 0 {
+    if bps >= GIGA && bps.is_multiple_of(GIGA) {
         format!("{}Gbps", bps / GIGA)
-    } else if bps % MEGA == 0 {
+    } else if bps.is_multiple_of(MEGA) {
         format!("{}Mbps", bps / MEGA)
     } else {
         format!("{bps}bps")
