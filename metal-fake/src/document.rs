@@ -46,10 +46,15 @@ pub use crate::model::{
     VirtualNetwork, Vrf, VrfRoute,
 };
 pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
+pub use crate::model::{BatchAssignment, BatchAssignmentState, BatchState, PortVlanBatch};
 pub use crate::model::{
     BgpConfig, Capacity, CapacityLevel, Counted, Device, DeviceState, Drive, Facility,
     HardwareReservation, Metro, OperatingSystem, Organization, OwnAddress, Plan, PlanMetro,
     PlanSpecs, Price, Project, SshKey, Token,
+};
+pub use crate::model::{
+    Interconnection, InterconnectionMode, InterconnectionStatus, InterconnectionType, Redundancy,
+    TokenSide, VirtualCircuit, VirtualCircuitStatus,
 };
 pub use crate::model::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 
@@ -133,6 +138,22 @@ pub struct WorldDoc {
     /// Projects' global BGP ranges (granted, never made through the API).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub global_bgp_ranges: Vec<GlobalBgpRange>,
+    /// The metro codes with interconnections (absent: every metro of the
+    /// catalog); a connection elsewhere is refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interconnection_metros: Option<Vec<String>>,
+    /// Interconnections: organisations' dedicated ports and projects'
+    /// shared connections.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interconnections: Vec<Interconnection>,
+    /// Virtual circuits on the interconnections' ports (a shared
+    /// connection's own among them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub virtual_circuits: Vec<VirtualCircuit>,
+    /// Port VLAN assignment batches (a queued or in-progress one goes on
+    /// when loaded).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub port_vlan_batches: Vec<PortVlanBatch>,
     /// The machines on-demand devices take: pools of a plan in a metro or
     /// a facility. A (place, plan) without a pool has none: an on-demand
     /// create there is refused.
@@ -249,6 +270,13 @@ impl WorldDoc {
             ("vrf_routes", self.vrf_routes.len()),
             ("bgp_dynamic_neighbors", self.bgp_dynamic_neighbors.len()),
             ("global_bgp_ranges", self.global_bgp_ranges.len()),
+            (
+                "interconnection_metros",
+                self.interconnection_metros.as_ref().map_or(0, Vec::len),
+            ),
+            ("interconnections", self.interconnections.len()),
+            ("virtual_circuits", self.virtual_circuits.len()),
+            ("port_vlan_batches", self.port_vlan_batches.len()),
             ("capacity", self.capacity.len()),
             ("users", self.users.len()),
             ("memberships", self.memberships.len()),

@@ -20,7 +20,9 @@
 //!   whose blocks are IP reservations of `type: vrf`), `vrf_route` (a
 //!   VRF's static routes), `bgp_dynamic_neighbor` (a VRF gateway's BGP
 //!   dynamic neighbours), `global_bgp_range` (a project's global BGP
-//!   ranges, seeded).
+//!   ranges, seeded), `interconnection` (Fabric connections and their
+//!   ports), `virtual_circuit` (a VLAN on a connection's port),
+//!   `port_vlan_batch` (batches of a port's VLAN assignments).
 //! - `account`: `organization`, `project`, `ssh_key`, `user` (users, the
 //!   current one among them), `membership`, `api_key`, `invitation`,
 //!   `transfer`, `email`, `billing` (payment methods, invoices), `support`
@@ -66,8 +68,8 @@ pub(crate) use account::{
 };
 pub(crate) use compute::{capacity, device, hardware_reservation};
 pub(crate) use network::{
-    bgp_dynamic_neighbor, bgp_session, global_bgp_range, ip_reservation, metal_gateway, port, vlan,
-    vrf, vrf_route,
+    bgp_dynamic_neighbor, bgp_session, global_bgp_range, interconnection, ip_reservation,
+    metal_gateway, port, port_vlan_batch, virtual_circuit, vlan, vrf, vrf_route,
 };
 
 pub(crate) use access::Access;
@@ -88,18 +90,24 @@ pub use email::Email;
 pub use global_bgp_range::GlobalBgpRange;
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
+pub use interconnection::{
+    Interconnection, InterconnectionMode, InterconnectionStatus, InterconnectionType, Redundancy,
+    TokenSide,
+};
 pub use invitation::Invitation;
 pub use ip_reservation::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 pub use membership::Membership;
 pub use metal_gateway::MetalGateway;
 pub use organization::Organization;
 pub use port::Port;
+pub use port_vlan_batch::{BatchAssignment, BatchAssignmentState, BatchState, PortVlanBatch};
 pub use project::{BgpConfig, Project};
 pub(crate) use resource::{Modelled, Prepare, Prepared, Resource, Target};
 pub use ssh_key::SshKey;
 pub use timings::Timings;
 pub use transfer::Transfer;
 pub use user::User;
+pub use virtual_circuit::{VirtualCircuit, VirtualCircuitStatus};
 pub use vlan::VirtualNetwork;
 pub use vrf::Vrf;
 pub use vrf_route::{RouteStatus, VrfRoute};

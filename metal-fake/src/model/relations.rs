@@ -33,6 +33,13 @@
 //! VRF route        → IP reservation     restrict  (its next hop's block)
 //! BGP dyn. neighbour → Metal Gateway    cascade
 //! global BGP range → project            cascade
+//! interconnection  → organization       restrict
+//! interconnection  → project            restrict  (a shared one's, or the one it came through)
+//! virtual circuit  → interconnection    restrict  (a dedicated port's circuits)
+//! virtual circuit  → interconnection    cascade   (a shared connection's own)
+//! virtual circuit  → VLAN               restrict
+//! virtual circuit  → project            restrict
+//! port VLAN batch  → device             cascade
 //! token scope      → project            unlink
 //! token scope      → organization       unlink
 //! API key          → project            cascade   (a project's keys)
@@ -51,6 +58,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::device::FAILED_PROVISIONING_PROJECT;
+use super::interconnection::InterconnectionType;
 use super::World;
 use crate::call::ApiError;
 use crate::document::WorldError;
@@ -73,6 +81,9 @@ pub(crate) enum Kind {
     VrfRoute,
     BgpDynamicNeighbor,
     GlobalBgpRange,
+    Interconnection,
+    VirtualCircuit,
+    PortVlanBatch,
     Token,
     User,
     Membership,
@@ -102,6 +113,9 @@ impl Kind {
             Self::VrfRoute => "vrf route",
             Self::BgpDynamicNeighbor => "bgp dynamic neighbor",
             Self::GlobalBgpRange => "global bgp range",
+            Self::Interconnection => "interconnection",
+            Self::VirtualCircuit => "virtual circuit",
+            Self::PortVlanBatch => "port vlan batch",
             Self::Token => "token",
             Self::User => "user",
             Self::Membership => "membership",
@@ -331,6 +345,55 @@ pub(crate) static RELATIONS: &[Relation] = &[
         },
     },
     Relation {
+        child: Kind::Interconnection,
+        parent: Kind::Organization,
+        on_delete: OnDelete::Restrict("Cannot delete an organization that has interconnections"),
+        links: |w| {
+            w.interconnections
+                .values()
+                .map(|c| (c.rec.id, c.rec.organization))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::Interconnection,
+        parent: Kind::Project,
+        on_delete: OnDelete::Restrict("Cannot delete a project that has interconnections"),
+        links: |w| {
+            w.interconnections
+                .values()
+                .filter_map(|c| Some((c.rec.id, c.rec.project?)))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::VirtualCircuit,
+        parent: Kind::Interconnection,
+        on_delete: OnDelete::Restrict(
+            "The connection has virtual circuits: delete them before deleting it",
+        ),
+        links: |w| circuit_links(w, InterconnectionType::Dedicated),
+    },
+    Relation {
+        child: Kind::VirtualCircuit,
+        parent: Kind::Interconnection,
+        on_delete: OnDelete::Cascade,
+        links: |w| circuit_links(w, InterconnectionType::Shared),
+    },
+    Relation {
+        child: Kind::VirtualCircuit,
+        parent: Kind::VirtualNetwork,
+        on_delete: OnDelete::Restrict(
+            "The virtual network is attached to a virtual circuit: detach it before deleting it",
+        ),
+        links: |w| {
+            w.virtual_circuits
+                .values()
+                .filter_map(|vc| Some((vc.rec.id, vc.rec.virtual_network?)))
+                .collect()
+        },
+    },
+    Relation {
         child: Kind::VrfRoute,
         parent: Kind::Vrf,
         on_delete: OnDelete::Restrict("The VRF is in use: delete its routes first"),
@@ -373,6 +436,28 @@ pub(crate) static RELATIONS: &[Relation] = &[
             w.global_bgp_ranges
                 .values()
                 .map(|r| (r.rec.id, r.rec.project))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::VirtualCircuit,
+        parent: Kind::Project,
+        on_delete: OnDelete::Restrict("Cannot delete a project that has virtual circuits"),
+        links: |w| {
+            w.virtual_circuits
+                .values()
+                .map(|vc| (vc.rec.id, vc.rec.project))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::PortVlanBatch,
+        parent: Kind::Device,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.port_vlan_batches
+                .values()
+                .map(|b| (b.rec.id, b.device))
                 .collect()
         },
     },
@@ -508,6 +593,19 @@ pub(crate) static RELATIONS: &[Relation] = &[
     },
 ];
 
+/// The circuits on connections of `kind`, with their connection.
+fn circuit_links(w: &World, kind: InterconnectionType) -> Vec<(Uuid, Uuid)> {
+    w.virtual_circuits
+        .values()
+        .filter(|vc| {
+            w.interconnections
+                .get(&vc.rec.interconnection)
+                .is_none_or(|c| c.rec.kind == kind)
+        })
+        .map(|vc| (vc.rec.id, vc.rec.interconnection))
+        .collect()
+}
+
 impl Relation {
     /// The children of `parent` in `w`.
     fn children(&self, w: &World, parent: Uuid) -> Vec<Uuid> {
@@ -546,6 +644,9 @@ impl World {
             Kind::VrfRoute => self.vrf_routes.contains_key(&id),
             Kind::BgpDynamicNeighbor => self.bgp_dynamic_neighbors.contains_key(&id),
             Kind::GlobalBgpRange => self.global_bgp_ranges.contains_key(&id),
+            Kind::Interconnection => self.interconnections.contains_key(&id),
+            Kind::VirtualCircuit => self.virtual_circuits.contains_key(&id),
+            Kind::PortVlanBatch => self.port_vlan_batches.contains_key(&id),
             Kind::Token => usize::try_from(id.as_u128()).is_ok_and(|i| i < self.tokens.len()),
             Kind::User => self.users.contains_key(&id),
             Kind::Membership => self.memberships.contains_key(&id),
@@ -673,6 +774,15 @@ impl World {
             }
             Kind::GlobalBgpRange => {
                 self.global_bgp_ranges.remove(log, id, at);
+            }
+            Kind::Interconnection => {
+                self.interconnections.remove(log, id, at);
+            }
+            Kind::VirtualCircuit => {
+                self.virtual_circuits.remove(log, id, at);
+            }
+            Kind::PortVlanBatch => {
+                self.port_vlan_batches.remove(log, id, at);
             }
             // Tokens are never removed by a cascade (only unlinked).
             Kind::Token => {}

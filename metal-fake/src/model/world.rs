@@ -66,6 +66,15 @@ pub(crate) struct World {
     pub(crate) bgp_dynamic_neighbors: Table<super::bgp_dynamic_neighbor::Kept>,
     /// Projects' global BGP ranges by ID.
     pub(crate) global_bgp_ranges: Table<super::global_bgp_range::Kept>,
+    /// Interconnections by ID.
+    pub(crate) interconnections: Table<super::interconnection::Kept>,
+    /// The metros with interconnections (`None`: every metro of the
+    /// catalog).
+    pub(crate) interconnection_metros: Option<Vec<String>>,
+    /// Virtual circuits by ID.
+    pub(crate) virtual_circuits: Table<super::virtual_circuit::Kept>,
+    /// Port VLAN assignment batches by ID.
+    pub(crate) port_vlan_batches: Table<super::port_vlan_batch::Kept>,
     /// Every change of the tables, in order, bounded.
     pub(crate) journal: Journal,
     /// The timed transitions to come.
@@ -115,6 +124,10 @@ impl World {
             vrf_routes: Table::default(),
             bgp_dynamic_neighbors: Table::default(),
             global_bgp_ranges: Table::default(),
+            interconnections: Table::default(),
+            interconnection_metros: None,
+            virtual_circuits: Table::default(),
+            port_vlan_batches: Table::default(),
             journal: Journal::new(super::bounds::MAX_JOURNAL),
             due: DueQueue::default(),
             capacity: Default::default(),

@@ -93,6 +93,17 @@ const MISSING: &[(&str, &[&str], &str)] = &[
         "account settings and limits the fake does not model",
     ),
     (
+        "Interconnection",
+        &["authorization_code", "fabric_provider", "facility", "project", "token"],
+        "a dedicated port is no project's; authorization codes and providers are for connections to cloud providers and VRFs, not modelled; metro-scoped connections have no facility; the single token is the older service_tokens",
+    ),
+    ("InterconnectionPort", &["switch_id"], "switches are not modelled"),
+    (
+        "VlanVirtualCircuit",
+        &["bill_type", "provider_connection_id", "nni_vlan", "virtual_network", "vnid"],
+        "null until set (bill_type, provider connections are not modelled); a shared connection's circuit has no nni_vlan, and none carries a VLAN until one is given",
+    ),
+    (
         "Facility",
         &["address", "ip_ranges"],
         "street addresses and a facility's IP ranges are not modelled",
@@ -217,6 +228,11 @@ impl Check<'_> {
     }
 }
 
+/// The seeded dedicated port, its port and its circuit.
+const DEDICATED: &str = "0c000000-0000-4000-8000-0000000000c1";
+const DEDICATED_PORT: &str = "0c000000-0000-4000-8000-0000000000d1";
+const CIRCUIT: &str = "0c000000-0000-4000-8000-0000000000a1";
+
 /// A world with one of everything the fake models.
 fn world() -> WorldDoc {
     let mut doc: Value = serde_json::from_str(include_str!("../../examples/world.json")).unwrap();
@@ -273,6 +289,28 @@ fn world() -> WorldDoc {
         "next_hop": "192.168.100.2"
     }]);
     doc["projects"][0]["bgp_config"] = json!({"asn": 65000, "deployment_type": "local"});
+    let vlan = "0e000000-0000-4000-8000-0000000000e1";
+    let prod = "0b000000-0000-4000-8000-000000000001";
+    let acme = "0a000000-0000-4000-8000-000000000001";
+    doc["virtual_networks"] = json!([{"id": vlan, "project": prod, "metro": "da", "vxlan": 1000}]);
+    doc["interconnections"] = json!([
+        {"id": DEDICATED, "organization": acme, "name": "port", "metro": "da", "type": "dedicated",
+         "redundancy": "primary", "speed": 10_000_000_000u64, "ports": [DEDICATED_PORT]},
+        {"id": "0c000000-0000-4000-8000-0000000000c2", "organization": acme, "project": prod,
+         "name": "shared", "metro": "da", "type": "shared", "redundancy": "redundant",
+         "speed": 50_000_000, "service_token_type": "a_side",
+         "ports": ["0c000000-0000-4000-8000-0000000000d2", "0c000000-0000-4000-8000-0000000000d3"],
+         "service_tokens": ["0c000000-0000-4000-8000-0000000000f2", "0c000000-0000-4000-8000-0000000000f3"],
+         "status": "requested"}
+    ]);
+    doc["virtual_circuits"] = json!([
+        {"id": CIRCUIT, "interconnection": DEDICATED, "port": DEDICATED_PORT, "project": prod,
+         "virtual_network": vlan, "nni_vlan": 100, "name": "vc", "speed": 1_000_000_000},
+        {"id": "0c000000-0000-4000-8000-0000000000a2", "interconnection": "0c000000-0000-4000-8000-0000000000c2",
+         "port": "0c000000-0000-4000-8000-0000000000d2", "project": prod, "virtual_network": vlan},
+        {"id": "0c000000-0000-4000-8000-0000000000a3", "interconnection": "0c000000-0000-4000-8000-0000000000c2",
+         "port": "0c000000-0000-4000-8000-0000000000d3", "project": prod, "status": "activating"}
+    ]);
     serde_json::from_value(doc).unwrap()
 }
 
@@ -365,6 +403,48 @@ fn reads() -> Vec<(&'static str, String)> {
             "findGlobalBgpRanges",
             format!("/projects/{globex}/global-bgp-ranges"),
         ),
+        ("getInterconnection", format!("/connections/{DEDICATED}")),
+        (
+            "getInterconnection",
+            "/connections/0c000000-0000-4000-8000-0000000000c2?include=project,organization"
+                .to_string(),
+        ),
+        (
+            "projectListInterconnections",
+            format!("/projects/{prod}/connections"),
+        ),
+        (
+            "organizationListInterconnections",
+            format!("/organizations/{acme}/connections"),
+        ),
+        (
+            "listInterconnectionPorts",
+            format!("/connections/{DEDICATED}/ports"),
+        ),
+        (
+            "getInterconnectionPort",
+            format!("/connections/{DEDICATED}/ports/{DEDICATED_PORT}"),
+        ),
+        (
+            "listInterconnectionVirtualCircuits",
+            "/connections/0c000000-0000-4000-8000-0000000000c2/virtual-circuits".to_string(),
+        ),
+        (
+            "listInterconnectionPortVirtualCircuits",
+            format!("/connections/{DEDICATED}/ports/{DEDICATED_PORT}/virtual-circuits"),
+        ),
+        (
+            "getVirtualCircuit",
+            format!("/virtual-circuits/{CIRCUIT}?include=project"),
+        ),
+        (
+            "getInterconnectionMetros",
+            "/connections/metros".to_string(),
+        ),
+        (
+            "getInterconnectionPricing",
+            "/connections/prices".to_string(),
+        ),
     ]
 }
 
@@ -409,7 +489,7 @@ async fn every_read_has_every_property_of_its_schema_and_no_other() {
         }
     }
     // Every modelled read with a body is walked.
-    assert_eq!(operations.len(), 30, "{operations:?}");
+    assert_eq!(operations.len(), 40, "{operations:?}");
 }
 
 /// The check fails what it should: a missing key, an extra key, a value

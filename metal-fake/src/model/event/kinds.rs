@@ -68,6 +68,24 @@ pub(crate) fn describe(e: &Entry) -> Option<(&'static str, &'static str)> {
             "bgp_dynamic_neighbor.deleted",
             "BGP dynamic neighbor deleted",
         ),
+        (K::Interconnection, Created) => ("interconnection.created", "Connection requested"),
+        (K::Interconnection, Updated("active")) => ("interconnection.active", "Connection active"),
+        (K::Interconnection, Updated("fields")) => {
+            ("interconnection.updated", "Connection updated")
+        }
+        (K::Interconnection, Deleted) => ("interconnection.deleted", "Connection deleted"),
+        (K::VirtualCircuit, Created) => ("virtual_circuit.created", "Virtual circuit requested"),
+        (K::VirtualCircuit, Updated("active")) => {
+            ("virtual_circuit.active", "Virtual circuit active")
+        }
+        (K::VirtualCircuit, Updated("fields")) => {
+            ("virtual_circuit.updated", "Virtual circuit updated")
+        }
+        (K::VirtualCircuit, Updated("deleting")) => (
+            "virtual_circuit.deleting",
+            "Virtual circuit deletion started",
+        ),
+        (K::VirtualCircuit, Deleted) => ("virtual_circuit.deleted", "Virtual circuit deleted"),
         _ => return None,
     })
 }

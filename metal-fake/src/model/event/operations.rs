@@ -16,7 +16,9 @@ use crate::model::list::{self, Listing};
 use crate::model::relations::Kind;
 use crate::model::render::{reply, Href, API_PREFIX};
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
-use crate::model::{device, organization, project, vrf_route, World};
+use crate::model::{
+    device, interconnection, organization, project, virtual_circuit, vrf_route, World,
+};
 
 /// Events (they load and save nothing: a world document holds no journal).
 pub(crate) static RESOURCE: Resource = Resource {
@@ -31,6 +33,21 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(&op::FIND_DEVICE_EVENTS, find_device_events).names("id", &device::RESOURCE),
         Modelled::new(&op::FIND_VRF_ROUTE_EVENTS, find_vrf_route_events)
             .names("id", &vrf_route::RESOURCE),
+        Modelled::new(
+            &op::FIND_INTERCONNECTION_EVENTS,
+            find_interconnection_events,
+        )
+        .names("connection_id", &interconnection::RESOURCE),
+        Modelled::new(
+            &op::FIND_INTERCONNECTION_PORT_EVENTS,
+            find_interconnection_port_events,
+        )
+        .names("connection_id", &interconnection::RESOURCE),
+        Modelled::new(
+            &op::FIND_VIRTUAL_CIRCUIT_EVENTS,
+            find_virtual_circuit_events,
+        )
+        .names("id", &virtual_circuit::RESOURCE),
     ],
     owner,
     load,
@@ -68,6 +85,93 @@ impl Of {
             Self::Record(kind, id) => e.kind == kind && e.record == id,
         }
     }
+}
+
+/// One page of the events `of` holds that the caller sees, newest
+/// first, at `path`, among them those of the circuits `also` names.
+fn events_page_of(
+    call: &Call,
+    of: Of,
+    path: String,
+    also: fn(&World, &Entry, Uuid) -> bool,
+    exists: fn(&World, Uuid) -> Result<(), ApiError>,
+    id: Uuid,
+) -> Result<Prepared, ApiError> {
+    let listing = Listing::of(call, &[])?;
+    acts(move |w, caller, _| {
+        exists(w, id)?;
+        let listed = w
+            .journal
+            .entries()
+            .filter(|e| is_event(e) && (of.holds(e) || also(w, e, id)) && w.sees_event(e, caller));
+        let page = list::page(
+            "events",
+            &path,
+            listed,
+            |e| u64::MAX - e.seq,
+            &listing,
+            |e| w.event_view(e),
+        );
+        reply(&page)
+    })
+}
+
+fn find_interconnection_events(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("connection_id")?;
+    let path = format!(
+        "{}/{COLLECTION}",
+        Href::new(interconnection::COLLECTION, id)
+    );
+    events_page_of(
+        call,
+        Of::Record(Kind::Interconnection, id),
+        path,
+        |_, _, _| false,
+        |w, id| w.interconnection(id).map(|_| ()),
+        id,
+    )
+}
+
+/// A port's events: its connection's, and those of the circuits on it
+/// now.
+fn find_interconnection_port_events(call: &Call) -> Result<Prepared, ApiError> {
+    let connection = call.id("connection_id")?;
+    let port = call.id("id")?;
+    let path = format!(
+        "{}/{COLLECTION}",
+        interconnection::port_href(connection, port)
+    );
+    let _ = connection;
+    events_page_of(
+        call,
+        Of::Record(Kind::Interconnection, connection),
+        path,
+        |w, e, port| {
+            e.kind == Kind::VirtualCircuit
+                && w.virtual_circuits
+                    .get(&e.record)
+                    .is_some_and(|vc| vc.rec.port == port)
+        },
+        |w, port| {
+            w.interconnection_of_port(port)
+                .map(|_| ())
+                .ok_or_else(ApiError::not_found)
+        },
+        port,
+    )
+}
+
+fn find_virtual_circuit_events(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    let path = format!("{API_PREFIX}/virtual-circuits/{id}/{COLLECTION}");
+    events_page_of(
+        call,
+        Of::Record(Kind::VirtualCircuit, id),
+        path,
+        |_, _, _| false,
+        |w, id| w.virtual_circuit(id).map(|_| ()),
+        id,
+    )
 }
 
 /// One page of the events `of` holds that the caller sees, newest first,

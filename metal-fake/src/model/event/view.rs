@@ -55,7 +55,10 @@ fn collection(kind: Kind) -> Option<&'static str> {
         Kind::GlobalBgpRange => return None,
         // Journaled, but no change of theirs is an event (kinds.rs):
         // the real API's event lists showed none that clients read.
-        Kind::Token
+        Kind::Interconnection => crate::model::interconnection::COLLECTION,
+        Kind::VirtualCircuit => "virtual-circuits",
+        Kind::PortVlanBatch
+        | Kind::Token
         | Kind::User
         | Kind::Membership
         | Kind::ApiKey

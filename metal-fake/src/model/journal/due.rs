@@ -23,6 +23,21 @@ pub(crate) enum Due {
     /// A VRF route's configuration is done; stale unless the route is
     /// still at `version`.
     Route { id: Uuid, version: u64 },
+    /// A requested interconnection becomes active; stale unless it is
+    /// still requested.
+    Interconnection { id: Uuid },
+    /// A virtual circuit moves on from `from` (activating: active;
+    /// deleting: gone); stale unless it is still in `from`.
+    VirtualCircuit {
+        id: Uuid,
+        from: crate::model::virtual_circuit::VirtualCircuitStatus,
+    },
+    /// A port VLAN assignment batch moves on from `from` (queued: in
+    /// progress; in progress: applied); stale unless it is still there.
+    PortVlanBatch {
+        id: Uuid,
+        from: crate::model::port_vlan_batch::BatchState,
+    },
 }
 
 /// The queue of timed transitions, earliest first; among transitions due
@@ -78,6 +93,9 @@ impl World {
                 Due::Device { id, phase, step } => self.device_step(id, phase, step, at),
                 Due::Release { id } => self.release_reservation(id, at),
                 Due::Route { id, version } => self.settle_route(id, version, at),
+                Due::Interconnection { id } => self.activate_interconnection(id, at),
+                Due::VirtualCircuit { id, from } => self.circuit_step(id, from, at),
+                Due::PortVlanBatch { id, from } => self.batch_step(id, from, at),
             }
         }
         self.journal.set_cause(cause);

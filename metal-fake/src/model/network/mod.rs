@@ -1,17 +1,21 @@
 //! The network family: IP reservations and their assignments to devices,
 //! virtual networks (VLANs), devices' ports with the VLANs on them, and
 //! devices' BGP sessions, Metal Gateways (with BGP dynamic neighbours on VRF
-//! gateways), VRFs with their blocks and routes, and projects'
-//! global BGP ranges.
+//! gateways), VRFs with their blocks and routes, projects' global BGP
+//! ranges, interconnections and the virtual circuits on their ports, and
+//! batches of a port's VLAN assignments.
 //! Its resources, in the order a world document loads them, are
 //! [`RESOURCES`].
 
 pub(crate) mod bgp_dynamic_neighbor;
 pub(crate) mod bgp_session;
 pub(crate) mod global_bgp_range;
+pub(crate) mod interconnection;
 pub(crate) mod ip_reservation;
 pub(crate) mod metal_gateway;
 pub(crate) mod port;
+pub(crate) mod port_vlan_batch;
+pub(crate) mod virtual_circuit;
 pub(crate) mod vlan;
 pub(crate) mod vrf;
 pub(crate) mod vrf_route;
@@ -19,7 +23,8 @@ pub(crate) mod vrf_route;
 use super::Resource;
 
 /// The network family's resources, in load order (a VRF's blocks name
-/// it, a port names the VLANs on it).
+/// it, a port names the VLANs on it; a virtual circuit its connection and
+/// VLAN).
 pub(crate) static RESOURCES: &[&Resource] = &[
     &vrf::RESOURCE,
     &ip_reservation::RESOURCE,
@@ -30,4 +35,7 @@ pub(crate) static RESOURCES: &[&Resource] = &[
     &bgp_dynamic_neighbor::RESOURCE,
     &vrf_route::RESOURCE,
     &global_bgp_range::RESOURCE,
+    &interconnection::RESOURCE,
+    &virtual_circuit::RESOURCE,
+    &port_vlan_batch::RESOURCE,
 ];

@@ -16,7 +16,7 @@ mod view;
 pub(crate) use operations::{insert, RESOURCE};
 pub(crate) use record::Kept;
 pub use record::Organization;
-pub(crate) use view::COLLECTION;
+pub(crate) use view::{OrganizationView, COLLECTION};
 
 crate::model::journal::owned_table! {
     /// The world's organisations, by ID: written only here.

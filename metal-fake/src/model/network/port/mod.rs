@@ -26,6 +26,7 @@ pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::Port;
 pub(crate) use view::DevicePorts;
+pub(crate) use view::PortView;
 pub(crate) use view::COLLECTION;
 
 crate::model::journal::owned_table! {

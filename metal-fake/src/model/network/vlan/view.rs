@@ -87,7 +87,7 @@ impl World {
                 href: format!("{}/facilities/{f}", crate::model::render::API_PREFIX),
             }),
             assigned_to: self.project_field(rec.project, expand.includes("assigned_to")),
-            assigned_to_virtual_circuit: false,
+            assigned_to_virtual_circuit: self.vlan_has_circuit(rec.id),
             instances,
             metal_gateways: self
                 .gateways_of_vlan(rec.id)

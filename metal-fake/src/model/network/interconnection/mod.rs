@@ -1,0 +1,29 @@
+//! Interconnections: dedicated Fabric ports of an organisation, and
+//! shared connections of a project (a Fabric service token per port),
+//! each with one port (`primary`) or two (`redundant`), in a metro that
+//! supports them; their virtual circuits are `model/network/virtual_circuit`.
+//!
+//! - `record`: [`Interconnection`], what the world keeps and its document
+//!   entry.
+//! - `speed`: the speeds a connection takes, as clients send them.
+//! - `rules`: a create (type, redundancy, speed, metro, mode, service
+//!   tokens, VLANs), an update, a delete, and the timed activation.
+//! - `view`: a connection and its ports as the API sends them.
+//! - `catalog`: the metros with interconnections, and their prices.
+//! - `operations`: the operations modelled, and who owns a connection.
+
+mod catalog;
+mod operations;
+mod record;
+mod rules;
+mod speed;
+mod view;
+
+pub(crate) use operations::RESOURCE;
+pub(crate) use record::Kept;
+pub use record::{
+    Interconnection, InterconnectionMode, InterconnectionStatus, InterconnectionType, Redundancy,
+    TokenSide,
+};
+pub(crate) use speed::parse_speed;
+pub(crate) use view::{port_href, COLLECTION};

@@ -1,0 +1,196 @@
+//! What the fake keeps of an interconnection: its description (also its
+//! entry in the world document), and its place in the journal.
+
+use std::collections::HashSet;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::rules;
+use crate::document::{WorldDoc, WorldError};
+use crate::model::journal::{Meta, Record, Scope};
+use crate::model::load::{unique, unknown};
+use crate::model::relations::Kind;
+use crate::model::world::oldest_first;
+use crate::model::World;
+
+/// Whether a connection is an organisation's own Fabric port or a shared
+/// connection of a project.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum InterconnectionType {
+    /// A dedicated port of the organisation's.
+    Dedicated,
+    /// A shared connection of a project, set up with Fabric service
+    /// tokens.
+    Shared,
+}
+
+/// One port (`primary`) or two (`redundant`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Redundancy {
+    /// One port, `primary`.
+    Primary,
+    /// Two ports, `primary` and `secondary`.
+    Redundant,
+}
+
+/// A dedicated port's mode.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum InterconnectionMode {
+    /// VLANs on the port are tagged by `nni_vlan`.
+    #[default]
+    Standard,
+    /// Q-in-Q: the virtual circuits need no `nni_vlan`.
+    Tunnel,
+}
+
+/// Which side of a Fabric connection a shared connection's service tokens
+/// are for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum TokenSide {
+    /// The Metal side starts the Fabric connection.
+    #[serde(rename = "a_side")]
+    ASide,
+    /// A Fabric port or provider connects to Metal.
+    #[serde(rename = "z_side")]
+    ZSide,
+}
+
+/// Where a connection is in its life.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum InterconnectionStatus {
+    /// Just requested: active after a delay on the fake's clock.
+    Requested,
+    /// Provisioned.
+    #[default]
+    Active,
+}
+
+/// An interconnection (a connection, in the API's paths).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Interconnection {
+    /// Its ID.
+    pub id: Uuid,
+    /// Its organisation.
+    pub organization: Uuid,
+    /// Its project: a shared connection's, or the one a dedicated port was
+    /// requested through.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<Uuid>,
+    /// Its name.
+    pub name: String,
+    /// Its description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Who to contact about it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contact_email: Option<String>,
+    /// Its metro's code.
+    pub metro: String,
+    /// Dedicated or shared.
+    #[serde(rename = "type")]
+    pub kind: InterconnectionType,
+    /// One port or two.
+    pub redundancy: Redundancy,
+    /// Its speed in bits per second (0: a shared `z_side` connection
+    /// made without one).
+    #[serde(default)]
+    pub speed: u64,
+    /// Its mode (dedicated ports only).
+    #[serde(default)]
+    pub mode: InterconnectionMode,
+    /// Its tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// A shared connection's service tokens' side.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_token_type: Option<TokenSide>,
+    /// Its ports' IDs: the primary port's, then the secondary's.
+    pub ports: Vec<Uuid>,
+    /// A shared connection's service tokens' IDs, one per port in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub service_tokens: Vec<Uuid>,
+    /// Where it is in its life (absent: active).
+    #[serde(default)]
+    pub status: InterconnectionStatus,
+}
+
+/// An interconnection as the world keeps it.
+#[derive(Clone, Debug)]
+pub(crate) struct Kept {
+    pub(crate) rec: Interconnection,
+    pub(crate) meta: Meta,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::Interconnection;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            project: self.rec.project,
+            organization: Some(self.rec.organization),
+            device: None,
+        }
+    }
+}
+
+/// Loads the document's interconnections: each of an organisation the
+/// world has (and a project of it), in a metro with interconnections,
+/// with as many ports (and service tokens) as its redundancy and type
+/// say; a requested one becomes active when its delay has passed.
+pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    let mut ids = HashSet::new();
+    for c in &doc.interconnections {
+        unique(&mut ids, c.id, "interconnection", c.id)?;
+        for p in c.ports.iter().chain(&c.service_tokens) {
+            unique(&mut ids, *p, "interconnection port or token", p)?;
+        }
+        let what = || format!("interconnection {}", c.id);
+        if !w.organizations.contains_key(&c.organization) {
+            return Err(unknown(what(), "organization", c.organization));
+        }
+        if let Some(p) = c.project {
+            let project = w
+                .projects
+                .get(&p)
+                .ok_or_else(|| unknown(what(), "project", p))?;
+            if project.rec.organization != Some(c.organization) {
+                return Err(WorldError::Inconsistent(format!(
+                    "{}: project {p} is not of its organization",
+                    what()
+                )));
+            }
+        }
+        rules::check_record(w, c)
+            .map_err(|why| WorldError::Inconsistent(format!("{}: {why}", what())))?;
+        w.interconnections
+            .insert(&mut w.journal, c.id, now, |meta| Kept {
+                rec: c.clone(),
+                meta,
+            });
+        if c.status == InterconnectionStatus::Requested {
+            w.queue_interconnection_activation(c.id, now);
+        }
+    }
+    Ok(())
+}
+
+/// Saves the interconnections into `doc`, oldest first.
+pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    doc.interconnections = oldest_first(&w.interconnections, |c| c.meta.seq)
+        .into_iter()
+        .map(|c| c.rec.clone())
+        .collect();
+}

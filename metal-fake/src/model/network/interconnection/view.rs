@@ -1,0 +1,201 @@
+//! An interconnection and its ports as the API sends them, written
+//! straight to bytes: the metro whole, the organisation and project stubs
+//! unless included, every port with its virtual circuits, a shared
+//! connection's service tokens.
+
+use serde::Serialize;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::record::{
+    InterconnectionMode, InterconnectionStatus, InterconnectionType, Kept, Redundancy, TokenSide,
+};
+use crate::model::catalog::MetroView;
+use crate::model::organization::{self, OrganizationView};
+use crate::model::project::ProjectField;
+use crate::model::render::{Expand, Stamp, Stub, API_PREFIX};
+use crate::model::resource::Scope;
+use crate::model::virtual_circuit::VcView;
+use crate::model::World;
+
+/// The collection of connections' paths and hrefs.
+pub(crate) const COLLECTION: &str = "connections";
+
+/// How long a service token stays usable after its connection is made
+/// (a fixed figure of the fake's).
+const TOKEN_LIFETIME: std::time::Duration = std::time::Duration::from_secs(180 * 24 * 3600);
+
+/// The href of port `port` of connection `connection`.
+pub(crate) fn port_href(connection: Uuid, port: Uuid) -> String {
+    format!("{API_PREFIX}/{COLLECTION}/{connection}/ports/{port}")
+}
+
+/// A connection's organisation: whole when included, else a stub.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum OrganizationField<'a> {
+    Full(Box<OrganizationView<'a>>),
+    Stub(Stub),
+}
+
+/// A connection in a reply.
+#[derive(Serialize)]
+pub(crate) struct InterconnectionView<'a> {
+    id: Uuid,
+    name: &'a str,
+    description: &'a str,
+    contact_email: &'a str,
+    metro: MetroView<'a>,
+    mode: InterconnectionMode,
+    organization: OrganizationField<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    project: Option<ProjectField<'a>>,
+    ports: Vec<PortView<'a>>,
+    redundancy: Redundancy,
+    requested_by: Stub,
+    service_tokens: Vec<TokenView>,
+    speed: u64,
+    status: InterconnectionStatus,
+    tags: &'a [String],
+    #[serde(rename = "type")]
+    kind: InterconnectionType,
+    created_at: Stamp,
+    updated_at: Stamp,
+}
+
+/// A connection's port in a reply.
+#[derive(Serialize)]
+pub(crate) struct PortView<'a> {
+    id: Uuid,
+    href: String,
+    name: String,
+    role: &'static str,
+    speed: u64,
+    status: InterconnectionStatus,
+    link_status: &'static str,
+    organization: Stub,
+    virtual_circuits: Vec<VcView<'a>>,
+}
+
+/// A shared connection's service token in a reply.
+#[derive(Serialize)]
+struct TokenView {
+    id: Uuid,
+    expires_at: Stamp,
+    max_allowed_speed: u64,
+    role: &'static str,
+    service_token_type: TokenSide,
+    state: &'static str,
+}
+
+/// A connection's port list.
+#[derive(Serialize)]
+pub(crate) struct PortList<'a> {
+    pub(crate) ports: Vec<PortView<'a>>,
+}
+
+/// The role of a connection's `index`th port.
+fn role(index: usize) -> &'static str {
+    if index == 0 {
+        "primary"
+    } else {
+        "secondary"
+    }
+}
+
+/// The speed a shared `z_side` connection made without one allows.
+const Z_SIDE_MAX: u64 = 10_000_000_000;
+
+impl World {
+    /// `c` as the API shows it to `caller` at `now`, with `expand` applied.
+    pub(crate) fn interconnection_view<'a>(
+        &'a self,
+        c: &'a Kept,
+        expand: &Expand,
+        caller: &Scope,
+        now: Instant,
+    ) -> InterconnectionView<'a> {
+        let rec = &c.rec;
+        let organization = match self.organizations.get(&rec.organization) {
+            Some(o) if expand.includes("organization") => {
+                OrganizationField::Full(Box::new(self.organization_view(o, caller)))
+            }
+            _ => OrganizationField::Stub(Stub::new(organization::COLLECTION, rec.organization)),
+        };
+        let max = if rec.speed == 0 {
+            Z_SIDE_MAX
+        } else {
+            rec.speed
+        };
+        let state = match rec.status {
+            InterconnectionStatus::Requested => "inactive",
+            InterconnectionStatus::Active => "active",
+        };
+        InterconnectionView {
+            id: rec.id,
+            name: &rec.name,
+            description: rec.description.as_deref().unwrap_or_default(),
+            contact_email: rec.contact_email.as_deref().unwrap_or_default(),
+            metro: self.catalog.metro_of_code(&rec.metro),
+            mode: rec.mode,
+            organization,
+            project: rec
+                .project
+                .map(|p| self.project_field(p, expand.includes("project"))),
+            ports: (0..rec.ports.len())
+                .filter_map(|i| self.interconnection_port_view(c, i, &expand.nested("ports"), now))
+                .collect(),
+            redundancy: rec.redundancy,
+            requested_by: Stub::new(crate::model::user::COLLECTION, self.user),
+            service_tokens: rec
+                .service_tokens
+                .iter()
+                .enumerate()
+                .filter_map(|(i, t)| {
+                    Some(TokenView {
+                        id: *t,
+                        expires_at: Stamp(self.clock.wall(c.meta.created + TOKEN_LIFETIME)),
+                        max_allowed_speed: max,
+                        role: role(i),
+                        service_token_type: rec.service_token_type?,
+                        state,
+                    })
+                })
+                .collect(),
+            speed: rec.speed,
+            status: rec.status,
+            tags: &rec.tags,
+            kind: rec.kind,
+            created_at: Stamp(self.clock.wall(c.meta.created)),
+            updated_at: Stamp(self.clock.wall(c.meta.updated)),
+        }
+    }
+
+    /// The `index`th port of `c`, with its virtual circuits.
+    pub(crate) fn interconnection_port_view<'a>(
+        &'a self,
+        c: &'a Kept,
+        index: usize,
+        expand: &Expand,
+        now: Instant,
+    ) -> Option<PortView<'a>> {
+        let id = *c.rec.ports.get(index)?;
+        let active = c.rec.status == InterconnectionStatus::Active;
+        let short = &c.rec.id.simple().to_string()[..8];
+        Some(PortView {
+            id,
+            href: port_href(c.rec.id, id),
+            name: format!("{}-{short}-{}", c.rec.metro, role(index)),
+            role: role(index),
+            speed: c.rec.speed,
+            status: c.rec.status,
+            link_status: if active { "up" } else { "down" },
+            organization: Stub::new(organization::COLLECTION, c.rec.organization),
+            virtual_circuits: self
+                .circuits_on_port(id)
+                .into_iter()
+                .map(|vc| self.vc_view(vc, &expand.nested("virtual_circuits"), now))
+                .collect(),
+        })
+    }
+}

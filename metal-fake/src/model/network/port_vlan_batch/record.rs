@@ -1,0 +1,158 @@
+//! What the fake keeps of a port VLAN assignment batch: its description
+//! (also its entry in the world document), and its place in the journal.
+
+use std::collections::HashSet;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use crate::document::{WorldDoc, WorldError};
+use crate::model::journal::{Meta, Record, Scope};
+use crate::model::load::{unique, unknown};
+use crate::model::relations::Kind;
+use crate::model::world::oldest_first;
+use crate::model::World;
+
+/// Where a batch is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BatchState {
+    /// Accepted, not started.
+    Queued,
+    /// Being applied.
+    InProgress,
+    /// Every assignment applied.
+    #[default]
+    Completed,
+    /// Stopped at an assignment the port refused (`error_messages`).
+    Failed,
+}
+
+/// Whether an assignment puts its VLAN on the port or takes it off.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BatchAssignmentState {
+    /// On the port.
+    #[default]
+    Assigned,
+    /// Off the port.
+    Unassigned,
+}
+
+/// One assignment of a batch.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BatchAssignment {
+    /// Its ID.
+    pub id: Uuid,
+    /// The VLAN's `vxlan` (of the device's project and metro).
+    pub vlan: u32,
+    /// On or off the port.
+    #[serde(default)]
+    pub state: BatchAssignmentState,
+    /// Whether the VLAN is (`true`) or is no longer (`false`) the port's
+    /// native VLAN; absent: left as it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native: Option<bool>,
+}
+
+/// A batch of VLAN assignments to one port of a device.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PortVlanBatch {
+    /// Its ID.
+    pub id: Uuid,
+    /// The port's ID.
+    pub port: Uuid,
+    /// The project of the port's device.
+    pub project: Uuid,
+    /// Its assignments, applied in order.
+    pub vlan_assignments: Vec<BatchAssignment>,
+    /// Where it is (a queued or in-progress one goes on after its delay).
+    #[serde(default)]
+    pub state: BatchState,
+    /// Why it failed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub error_messages: Vec<String>,
+}
+
+/// A batch as the world keeps it.
+#[derive(Clone, Debug)]
+pub(crate) struct Kept {
+    pub(crate) rec: PortVlanBatch,
+    pub(crate) meta: Meta,
+    /// The port's device.
+    pub(crate) device: Uuid,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::PortVlanBatch;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            project: Some(self.rec.project),
+            device: Some(self.device),
+            ..Scope::default()
+        }
+    }
+}
+
+/// Loads the document's batches: each on a port of a device the world
+/// has, of that device's project, within the bound of assignments; a
+/// queued or in-progress one goes on after its delay.
+pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    let mut ids = HashSet::new();
+    for b in &doc.port_vlan_batches {
+        unique(&mut ids, b.id, "port vlan batch", b.id)?;
+        let what = || format!("port vlan batch {}", b.id);
+        let (device, project) = w
+            .find_port(b.port)
+            .map(|(d, _)| (d.rec.id, d.rec.project))
+            .map_err(|_| unknown(what(), "port", b.port))?;
+        if project != b.project {
+            return Err(WorldError::Inconsistent(format!(
+                "{}: its project is not its port's device's",
+                what()
+            )));
+        }
+        if b.vlan_assignments.is_empty() || b.vlan_assignments.len() > super::rules::MAX_ASSIGNMENTS
+        {
+            return Err(WorldError::Inconsistent(format!(
+                "{}: 1 to {} assignments",
+                what(),
+                super::rules::MAX_ASSIGNMENTS
+            )));
+        }
+        if b.error_messages.len() > super::rules::MAX_ASSIGNMENTS {
+            return Err(WorldError::Inconsistent(format!(
+                "{}: too many error messages",
+                what()
+            )));
+        }
+        w.port_vlan_batches
+            .insert(&mut w.journal, b.id, now, |meta| Kept {
+                rec: b.clone(),
+                meta,
+                device,
+            });
+        if matches!(b.state, BatchState::Queued | BatchState::InProgress) {
+            w.queue_batch_step(b.id, b.state, now);
+        }
+    }
+    Ok(())
+}
+
+/// Saves the batches into `doc`, oldest first.
+pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    doc.port_vlan_batches = oldest_first(&w.port_vlan_batches, |b| b.meta.seq)
+        .into_iter()
+        .map(|b| b.rec.clone())
+        .collect();
+}

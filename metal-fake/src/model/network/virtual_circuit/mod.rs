@@ -1,0 +1,20 @@
+//! Virtual circuits: a VLAN carried over an interconnection's port, made
+//! on a dedicated port's (with an `nni_vlan` unique on it) or with a
+//! shared connection (one a port); each becomes active, and a deleted one
+//! goes, on the fake's clock.
+//!
+//! - `record`: [`VirtualCircuit`], what the world keeps and its document
+//!   entry.
+//! - `rules`: a create, an update, a delete, and the timed steps.
+//! - `view`: a circuit as the API sends it.
+//! - `operations`: the operations modelled, and who owns a circuit.
+
+mod operations;
+mod record;
+mod rules;
+mod view;
+
+pub(crate) use operations::RESOURCE;
+pub(crate) use record::Kept;
+pub use record::{VirtualCircuit, VirtualCircuitStatus};
+pub(crate) use view::VcView;

@@ -1,0 +1,131 @@
+//! What the fake keeps of a virtual circuit: its description (also its
+//! entry in the world document), and its place in the journal.
+
+use std::collections::HashSet;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::rules;
+use crate::document::{WorldDoc, WorldError};
+use crate::model::journal::{Meta, Record, Scope};
+use crate::model::load::{unique, unknown};
+use crate::model::relations::Kind;
+use crate::model::world::oldest_first;
+use crate::model::World;
+
+/// Where a virtual circuit is in its life.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VirtualCircuitStatus {
+    /// Just made: active after a delay on the fake's clock.
+    Activating,
+    /// Carrying its VLAN.
+    #[default]
+    Active,
+    /// Deleted: gone after a delay on the fake's clock.
+    Deleting,
+}
+
+/// A VLAN virtual circuit on an interconnection's port.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VirtualCircuit {
+    /// Its ID.
+    pub id: Uuid,
+    /// Its connection.
+    pub interconnection: Uuid,
+    /// Its connection's port.
+    pub port: Uuid,
+    /// Its project.
+    pub project: Uuid,
+    /// The VLAN it carries, of its project in its connection's metro
+    /// (absent: none yet, as a shared connection made without VLANs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub virtual_network: Option<Uuid>,
+    /// The VLAN tag on the port (2 to 4094, unique on the port; absent on
+    /// a shared connection's circuit or a tunnel-mode port's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nni_vlan: Option<u16>,
+    /// Its name.
+    #[serde(default)]
+    pub name: String,
+    /// Its description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Its speed in bits per second.
+    #[serde(default)]
+    pub speed: u64,
+    /// Its tags.
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Where it is in its life (absent: active).
+    #[serde(default)]
+    pub status: VirtualCircuitStatus,
+}
+
+/// A virtual circuit as the world keeps it.
+#[derive(Clone, Debug)]
+pub(crate) struct Kept {
+    pub(crate) rec: VirtualCircuit,
+    pub(crate) meta: Meta,
+}
+
+impl Record for Kept {
+    const KIND: Kind = Kind::VirtualCircuit;
+    fn meta(&self) -> &Meta {
+        &self.meta
+    }
+    fn meta_mut(&mut self) -> &mut Meta {
+        &mut self.meta
+    }
+    fn scope(&self) -> Scope {
+        Scope {
+            project: Some(self.rec.project),
+            ..Scope::default()
+        }
+    }
+}
+
+/// Loads the document's virtual circuits: each on a port of a connection
+/// the world has, of a project of the connection's organisation, with a
+/// VLAN of that project in the connection's metro and an `nni_vlan` free
+/// on the port; one still activating or deleting takes its next step
+/// after its delay.
+pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    let mut ids = HashSet::new();
+    for vc in &doc.virtual_circuits {
+        unique(&mut ids, vc.id, "virtual circuit", vc.id)?;
+        let what = || format!("virtual circuit {}", vc.id);
+        if !w.interconnections.contains_key(&vc.interconnection) {
+            return Err(unknown(what(), "interconnection", vc.interconnection));
+        }
+        if !w.projects.contains_key(&vc.project) {
+            return Err(unknown(what(), "project", vc.project));
+        }
+        if let Some(v) = vc.virtual_network.filter(|v| !w.vlans.contains_key(v)) {
+            return Err(unknown(what(), "virtual network", v));
+        }
+        rules::check_record(w, vc)
+            .map_err(|why| WorldError::Inconsistent(format!("{}: {why}", what())))?;
+        w.virtual_circuits
+            .insert(&mut w.journal, vc.id, now, |meta| Kept {
+                rec: vc.clone(),
+                meta,
+            });
+        if vc.status != VirtualCircuitStatus::Active {
+            w.queue_circuit_step(vc.id, vc.status, now);
+        }
+    }
+    Ok(())
+}
+
+/// Saves the virtual circuits into `doc`, oldest first.
+pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    doc.virtual_circuits = oldest_first(&w.virtual_circuits, |vc| vc.meta.seq)
+        .into_iter()
+        .map(|vc| vc.rec.clone())
+        .collect();
+}
