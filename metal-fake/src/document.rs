@@ -45,7 +45,7 @@ pub use crate::model::{AddressFamily, BgpSession, MetalGateway, Port, VirtualNet
 pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
 pub use crate::model::{
     BgpConfig, Capacity, CapacityLevel, Counted, Device, DeviceState, Drive, Facility,
-    HardwareReservation, Metro, OperatingSystem, Organization, OwnAddress, Plan, PlanMetro,
+    Batch, BatchState, HardwareReservation, License, Metro, Period, ReservationItem, SelfServiceReservation, SpotMarketRequest, SpotPrice, OperatingSystem, Organization, OwnAddress, Plan, PlanMetro,
     PlanSpecs, Price, Project, SshKey, Token,
 };
 pub use crate::model::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
@@ -102,6 +102,22 @@ pub struct WorldDoc {
     /// SSH keys, the user's and projects'.
     #[serde(default)]
     pub ssh_keys: Vec<SshKey>,
+    /// Projects' software licenses.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub licenses: Vec<License>,
+    /// Spot market prices of plans in metros, over the default (a share
+    /// of the plan's on-demand price there).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spot_prices: Vec<SpotPrice>,
+    /// Self-service reservations of projects.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub self_service_reservations: Vec<SelfServiceReservation>,
+    /// Device batches, each with the devices it made.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub batches: Vec<Batch>,
+    /// Spot market requests, each with the devices it made.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spot_market_requests: Vec<SpotMarketRequest>,
     /// IP reservations, each with its assignments to devices.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ip_reservations: Vec<IpReservation>,
@@ -225,6 +241,11 @@ impl WorldDoc {
             ("reservations", self.reservations.len()),
             ("devices", self.devices.len()),
             ("ssh_keys", self.ssh_keys.len()),
+            ("licenses", self.licenses.len()),
+            ("spot_prices", self.spot_prices.len()),
+            ("spot_market_requests", self.spot_market_requests.len()),
+            ("batches", self.batches.len()),
+            ("self_service_reservations", self.self_service_reservations.len()),
             ("ip_reservations", self.ip_reservations.len()),
             ("virtual_networks", self.virtual_networks.len()),
             ("ports", self.ports.len()),

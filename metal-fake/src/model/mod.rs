@@ -60,7 +60,7 @@ pub(crate) use account::{
     api_key, billing, email, invitation, membership, organization, project, ssh_key, support,
     transfer, user,
 };
-pub(crate) use compute::{capacity, device, hardware_reservation};
+pub(crate) use compute::{capacity, device, hardware_reservation, license};
 pub(crate) use network::{bgp_session, ip_reservation, metal_gateway, port, vlan};
 
 pub(crate) use access::Access;
@@ -78,6 +78,11 @@ pub use email::Email;
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
 pub use invitation::Invitation;
+pub use compute::spot_market::price::SpotPrice;
+pub use compute::spot_market::request::SpotMarketRequest;
+pub use compute::batch::{Batch, BatchState};
+pub use compute::self_service_reservation::{Period, ReservationItem, SelfServiceReservation};
+pub use license::License;
 pub use ip_reservation::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 pub use membership::Membership;
 pub use metal_gateway::MetalGateway;

@@ -229,6 +229,13 @@ fn world() -> WorldDoc {
         }]
     }]);
     doc["projects"][0]["bgp_config"] = json!({"asn": 65000, "deployment_type": "local"});
+    doc["licenses"] = json!([{
+        "id": "0f000000-0000-4000-8000-0000000000c1",
+        "project": "0b000000-0000-4000-8000-000000000001",
+        "licensee_product_id": "windows-server",
+        "size": 2.0,
+        "license_key": "KEY"
+    }]);
     serde_json::from_value(doc).unwrap()
 }
 
@@ -293,6 +300,11 @@ fn reads() -> Vec<(&'static str, String)> {
         ("findIPAddressById", format!("/ips/{assignment}")),
         ("findIPReservations", format!("/projects/{globex}/ips")),
         ("findIPAssignments", format!("/devices/{device}/ips")),
+        (
+            "findLicenseById",
+            "/licenses/0f000000-0000-4000-8000-0000000000c1".to_string(),
+        ),
+        ("findProjectLicenses", format!("/projects/{prod}/licenses")),
         ("findPlans", "/plans".to_string()),
         (
             "findPlans",
@@ -345,7 +357,7 @@ async fn every_read_has_every_property_of_its_schema_and_no_other() {
         }
     }
     // Every modelled read with a body is walked.
-    assert_eq!(operations.len(), 21, "{operations:?}");
+    assert_eq!(operations.len(), 23, "{operations:?}");
 }
 
 /// The check fails what it should: a missing key, an extra key, a value

@@ -21,6 +21,7 @@ mod record;
 mod rules;
 mod view;
 
+pub(crate) use create::read_create_body;
 pub(crate) use operations::RESOURCE;
 pub use record::{Device, DeviceState, OwnAddress};
 pub(crate) use record::{Kept, Step, FAILED_PROVISIONING_PROJECT};
