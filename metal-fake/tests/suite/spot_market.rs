@@ -296,9 +296,9 @@ async fn each_refusal_of_a_request_once_and_nothing_is_made() {
     assert!(errors(&reply).contains("below the current spot market price"));
     assert!(fake.devices().is_empty());
     // A request by facility code, as packngo sends `facilities`.
-    let mut by_facility = request("da", 1, 1, 0.2);
+    let mut by_facility = request("da", 1, 1, 0.15);
     by_facility.as_object_mut().unwrap().remove("metro");
-    by_facility["facilities"] = json!(["sv15"]);
+    by_facility["facilities"] = json!(["da11"]);
     let (status, made) = call(&fake, "POST", &requests(), Some(by_facility)).await;
     assert_eq!(status, 201, "{made}");
     assert_eq!(made["devices"].as_array().unwrap().len(), 1);

@@ -24,6 +24,12 @@ pub(crate) const HISTORY_STEP: i64 = 3600;
 /// The most points one history reply holds.
 pub(crate) const MAX_HISTORY_POINTS: i64 = 1000;
 
+/// A price the spec types as a 32-bit float, as the decimal the client
+/// sent (`0.15`, not `0.15000000596046448`).
+pub(crate) fn decimal(price: f32) -> f64 {
+    price.to_string().parse().unwrap_or(f64::from(price))
+}
+
 /// A price rounded to a thousandth of a dollar.
 fn cents(price: f64) -> f64 {
     (price * 1000.0).round() / 1000.0

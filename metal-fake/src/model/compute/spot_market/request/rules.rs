@@ -10,7 +10,7 @@ use uuid::Uuid;
 use super::record::{Kept, SpotMarketRequest};
 use crate::call::{decode, ApiError};
 use crate::model::bounds::room_for;
-use crate::model::compute::spot_market::price::BID_TOO_LOW;
+use crate::model::compute::spot_market::price::{decimal, BID_TOO_LOW};
 use crate::model::relations::Kind;
 use crate::model::World;
 
@@ -101,7 +101,7 @@ impl World {
         if metro.is_none() && req.facilities.is_empty() {
             missing.push("metro or facilities is required".to_string());
         }
-        let bid = b.max_bid_price.map(f64::from).filter(|p| p.is_finite() && *p > 0.0);
+        let bid = b.max_bid_price.map(decimal).filter(|p| p.is_finite() && *p > 0.0);
         if bid.is_none() {
             missing.push("max_bid_price must be a number above 0".to_string());
         }
