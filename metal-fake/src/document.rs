@@ -44,9 +44,10 @@ use uuid::Uuid;
 pub use crate::model::{AddressFamily, BgpSession, MetalGateway, Port, VirtualNetwork};
 pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
 pub use crate::model::{
-    BgpConfig, Capacity, CapacityLevel, Counted, Device, DeviceState, Drive, Facility,
-    Batch, BatchState, HardwareReservation, License, Metro, Period, ReservationItem, SelfServiceReservation, SpotMarketRequest, SpotPrice, OperatingSystem, Organization, OwnAddress, Plan, PlanMetro,
-    PlanSpecs, Price, Project, SshKey, Token,
+    Batch, BatchState, BgpConfig, Capacity, CapacityLevel, Counted, Device, DeviceState, Drive,
+    Facility, HardwareReservation, License, Metro, OperatingSystem, Organization, OwnAddress,
+    Period, Plan, PlanMetro, PlanSpecs, Price, Project, ReservationItem, SelfServiceReservation,
+    SpotMarketRequest, SpotPrice, SshKey, Token,
 };
 pub use crate::model::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 
@@ -245,7 +246,10 @@ impl WorldDoc {
             ("spot_prices", self.spot_prices.len()),
             ("spot_market_requests", self.spot_market_requests.len()),
             ("batches", self.batches.len()),
-            ("self_service_reservations", self.self_service_reservations.len()),
+            (
+                "self_service_reservations",
+                self.self_service_reservations.len(),
+            ),
             ("ip_reservations", self.ip_reservations.len()),
             ("virtual_networks", self.virtual_networks.len()),
             ("ports", self.ports.len()),

@@ -134,15 +134,15 @@
 //! Not modelled yet: `termination_time`, and `cidr` of a device's own
 //! addresses (always /31, /127 and /31).
 //!
-//! # Spot market, batches and licenses
+//! # Spot market, batches, licenses and self-service reservations
 //!
 //! The Terraform provider's `equinix_metal_spot_market_request` resource
 //! and data source, and its `equinix_metal_spot_market_price` data source
 //! (packngo's `SpotMarket` and `SpotMarketRequests`). The provider marks
 //! the Spot Market Requests API as sunset; what remains public is its
 //! client code and acceptance tests. Tests in `tests/suite/spot_market.rs`,
-//! `tests/suite/batches.rs` and `tests/suite/licenses.rs`, in process and
-//! over HTTP.
+//! `tests/suite/batches.rs`, `tests/suite/licenses.rs` and
+//! `tests/suite/self_service_reservations.rs`, in process and over HTTP.
 //!
 //! | behaviour | evidence | configurable | test |
 //! |---|---|---|---|
@@ -157,7 +157,9 @@
 //! | requests load from and save to the world document (`spot_market_requests[]`: each in a project, on a catalog plan, in a metro or facilities, naming devices of its project, each device in one request; a saved world names only devices still there) | the fake's own | world document | `requests_and_prices_are_seeded_and_saved_and_refused_when_inconsistent` |
 //! | `createDeviceBatch` (`batches`: 1 to 100 entries, each a `createDevice` body, by `metro` or `facility`, with `quantity` 1 to 100, default as many as `hostnames`, else 1): a batch for each entry, its devices made one by one through `createDevice` (the `i`th named `hostnames[i]`, else the entry's `hostname`), so capacity, reservations, SSH keys and refusals are the device create's; a batch whose devices could not all be made is `failed`, each refusal once in `error_messages`, the devices made staying; else `completed`. A body that is not such a list is `422` with nothing made | the spec's `InstancesBatchCreateInput` (`hostnames`, `quantity` beside a device create body) and `Batch` (`state`, `error_messages`, `quantity`, `devices`). **Thin**: no public client reads a batch's `state`; `completed`/`failed` and keeping the devices made are the fake's | world `capacity` | `a_batch_makes_its_devices_and_reports_those_it_could_not_make_both_ways`, `each_refusal_of_a_batch_once_and_nothing_is_made` |
 //! | `findBatchesByProject` (oldest first), `findBatchById` (devices as hrefs; whole with `include=devices`); `deleteBatch`: the batch goes, its devices stay unless `remove_associated_instances=true` (then deleted as a forced spot request's are); batches load from and save to the world document (`batches[]`) | the spec's parameters. **Thin**: no public client deletes batches | world document | `a_delete_keeps_the_devices_unless_asked_to_remove_them`, `batches_are_saved_and_seeded_and_refused_when_inconsistent` |
-//! | spot market requests, batches and licenses are journaled (their creates and deletes) but are no events | no public client shows events of theirs | no | |
+//! | `createSelfServiceReservation` (`item`: 1 to 100, each `plan_id` and `metro_id` of the catalog where the plan is offered, `quantity` 1 to 100 (default 1), `term`; `period` 12 or 36 `monthly`; `start_date`, `notes`): every problem one message of one `422`, nothing made; each item shows `plan` whole, `plan_id`/`plan_slug`/`plan_name`/`plan_categories` (`compute`), `metro_id`/`metro_code`/`metro_name`, `quantity`, `term`, `amount` (the plan's hourly price there × 730 hours × quantity); the reservation shows `total_cost` (the monthly amounts × the period's count, whole dollars), `status` `pending`, `project`/`organization` names and IDs, `start_date` (as given, else when made). `findSelfServiceReservations` lists a project's (`categories`: `compute` or `current_gen` match every one, the others none), `findSelfServiceReservation` reads one of the path's project (`404` for another's) | the spec's `CreateSelfServiceReservationRequest` (`period.count` known values 12 and 36, `unit` `monthly`) and `SelfServiceReservationResponse`. **Thin**: no public client uses them; the price, the status and the refusals are the fake's; a reservation makes no hardware reservations | world document: `self_service_reservations[]` | `a_reservation_is_made_priced_listed_and_read_both_ways`, `each_refusal_of_a_reservation_once_and_nothing_is_made` |
+//! | a hardware reservation seeded `inactive` is not provisionable (a create on it is `422`) until `activateHardwareReservation` (`201`, the reservation's view; the body's `description` optional); activating one already active is `422` "Hardware reservation is already active" | the spec's `activateHardwareReservation` and its request. **Thin**: the real API's states before activation are not public | world document: `reservations[].inactive` | `an_inactive_reservation_is_activated_once_then_provisionable_both_ways` |
+//! | spot market requests, batches, licenses and self-service reservations are journaled (their creates and deletes; a reservation's activation) but are no events | no public client shows events of theirs | no | |
 //! | licenses: `createLicense` (`licensee_product_id` required, `size` a positive number, default 1, `description`), `findProjectLicenses` (every license of the project, oldest first; the spec's `LicenseList` has no `meta`), `findLicenseById`, `updateLicense` (`size`, `description`; `PATCH` too), `deleteLicense`; each shows `id`, `description` (`""` when none), `license_key` (issued by the fake), `licensee_product` and `project` as hrefs, `size`; a project's licenses go with it | the spec's `License`, `LicenseCreateInput`, `LicenseUpdateInput`. **Thin**: no public client uses these operations; the refusals and the key's format are the fake's | world document: `licenses[]` | `a_license_is_made_listed_read_updated_and_deleted_both_ways`, `each_refusal_of_a_license_once` |
 //!
 //! # IP reservations and assignments

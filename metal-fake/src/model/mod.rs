@@ -73,17 +73,17 @@ pub use capacity::{Capacity, CapacityLevel};
 pub use catalog::{
     Counted, Drive, Facility, Metro, OperatingSystem, Plan, PlanMetro, PlanSpecs, Price,
 };
+pub use compute::batch::{Batch, BatchState};
+pub use compute::self_service_reservation::{Period, ReservationItem, SelfServiceReservation};
+pub use compute::spot_market::price::SpotPrice;
+pub use compute::spot_market::request::SpotMarketRequest;
 pub use device::{Device, DeviceState, OwnAddress};
 pub use email::Email;
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
 pub use invitation::Invitation;
-pub use compute::spot_market::price::SpotPrice;
-pub use compute::spot_market::request::SpotMarketRequest;
-pub use compute::batch::{Batch, BatchState};
-pub use compute::self_service_reservation::{Period, ReservationItem, SelfServiceReservation};
-pub use license::License;
 pub use ip_reservation::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
+pub use license::License;
 pub use membership::Membership;
 pub use metal_gateway::MetalGateway;
 pub use organization::Organization;

@@ -67,12 +67,19 @@ async fn a_batch_makes_its_devices_and_reports_those_it_could_not_make_both_ways
         assert_eq!(full["quantity"], 2);
         assert_eq!(full["error_messages"], json!([]));
         assert_eq!(full["devices"].as_array().unwrap().len(), 2);
-        assert_eq!(full["project"]["href"], format!("/metal/v1/projects/{PROJECT}"));
+        assert_eq!(
+            full["project"]["href"],
+            format!("/metal/v1/projects/{PROJECT}")
+        );
         // One machine left for two: one made, and why the other was not.
         assert_eq!(short["state"], "failed");
         assert_eq!(short["quantity"], 2);
         assert_eq!(short["devices"].as_array().unwrap().len(), 1);
-        assert_eq!(short["error_messages"].as_array().unwrap().len(), 1, "{short}");
+        assert_eq!(
+            short["error_messages"].as_array().unwrap().len(),
+            1,
+            "{short}"
+        );
         assert_eq!(via.fake().devices().len(), 3);
 
         let id = full["id"].as_str().unwrap();
@@ -121,12 +128,18 @@ async fn each_refusal_of_a_batch_once_and_nothing_is_made() {
         (json!({}), "batches is required"),
         (json!({"batches": []}), "batches must hold 1 to 100 entries"),
         (with(json!({"quantity": 0})), "quantity must be 1 to 100"),
-        (with(json!({"quantity": "two"})), "quantity is not a whole number"),
+        (
+            with(json!({"quantity": "two"})),
+            "quantity is not a whole number",
+        ),
         (
             with(json!({"quantity": 1, "hostnames": ["a", "b"]})),
             "more hostnames than its quantity",
         ),
-        (with(json!({"hostnames": "a"})), "hostnames is not a list of strings"),
+        (
+            with(json!({"hostnames": "a"})),
+            "hostnames is not a list of strings",
+        ),
     ];
     for (body, refusal) in cases {
         let (status, reply) =
@@ -155,8 +168,14 @@ async fn a_delete_keeps_the_devices_unless_asked_to_remove_them() {
         let fake = fake.clone();
         async move { http::in_process(&fake, DEFAULT_TOKEN, method, &path, None).await }
     };
-    let (_, made) =
-        http::in_process(&fake, DEFAULT_TOKEN, "POST", &batch_path(), Some(two_batches())).await;
+    let (_, made) = http::in_process(
+        &fake,
+        DEFAULT_TOKEN,
+        "POST",
+        &batch_path(),
+        Some(two_batches()),
+    )
+    .await;
     let (kept, removed) = (
         made["batches"][0]["id"].as_str().unwrap().to_string(),
         made["batches"][1]["id"].as_str().unwrap().to_string(),
@@ -188,7 +207,14 @@ async fn a_delete_keeps_the_devices_unless_asked_to_remove_them() {
 #[tokio::test]
 async fn batches_are_saved_and_seeded_and_refused_when_inconsistent() {
     let fake = Fake::builder().world(world()).build();
-    http::in_process(&fake, DEFAULT_TOKEN, "POST", &batch_path(), Some(two_batches())).await;
+    http::in_process(
+        &fake,
+        DEFAULT_TOKEN,
+        "POST",
+        &batch_path(),
+        Some(two_batches()),
+    )
+    .await;
     let saved = fake.world();
     assert_eq!(saved.batches.len(), 2);
     assert_eq!(saved.batches[1].error_messages.len(), 1);
@@ -196,8 +222,14 @@ async fn batches_are_saved_and_seeded_and_refused_when_inconsistent() {
     assert_eq!(again.world().batches, saved.batches);
     let mut bad = saved.clone();
     bad.batches[0].project = OTHER.parse().unwrap();
-    assert!(Fake::builder().world(bad).try_build().is_err(), "another project's devices");
+    assert!(
+        Fake::builder().world(bad).try_build().is_err(),
+        "another project's devices"
+    );
     let mut bad = saved;
     bad.batches[0].quantity = 1;
-    assert!(Fake::builder().world(bad).try_build().is_err(), "more devices than its quantity");
+    assert!(
+        Fake::builder().world(bad).try_build().is_err(),
+        "more devices than its quantity"
+    );
 }

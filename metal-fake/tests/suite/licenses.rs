@@ -53,7 +53,10 @@ async fn a_license_is_made_listed_read_updated_and_deleted_both_ways() {
             made["licensee_product"]["href"],
             "/metal/v1/licensee-products/rhel"
         );
-        assert_eq!(made["project"]["href"], format!("/metal/v1/projects/{PROJECT}"));
+        assert_eq!(
+            made["project"]["href"],
+            format!("/metal/v1/projects/{PROJECT}")
+        );
         let key = made["license_key"].as_str().unwrap();
         assert!(!key.is_empty() && key != "SEEDED-KEY", "{key}");
 
@@ -97,11 +100,12 @@ async fn a_license_is_made_listed_read_updated_and_deleted_both_ways() {
 async fn each_refusal_of_a_license_once() {
     let [via, _] = Via::both(world()).await;
     let licenses = format!("/projects/{PROJECT}/licenses");
-    let (status, body) = via
-        .call("POST", &licenses, Some(json!({"size": 1})))
-        .await;
+    let (status, body) = via.call("POST", &licenses, Some(json!({"size": 1}))).await;
     assert_eq!(status, 422);
-    assert!(errors(&body).contains("licensee_product_id is required"), "{body}");
+    assert!(
+        errors(&body).contains("licensee_product_id is required"),
+        "{body}"
+    );
     let (status, body) = via
         .call(
             "POST",
@@ -110,7 +114,10 @@ async fn each_refusal_of_a_license_once() {
         )
         .await;
     assert_eq!(status, 422);
-    assert!(errors(&body).contains("size must be greater than 0"), "{body}");
+    assert!(
+        errors(&body).contains("size must be greater than 0"),
+        "{body}"
+    );
     let (status, body) = via
         .call(
             "PUT",
@@ -121,10 +128,16 @@ async fn each_refusal_of_a_license_once() {
     assert_eq!(status, 422, "{body}");
     let missing = "0c000000-0000-4000-8000-0000000000ee";
     let (status, _) = via
-        .call("POST", &format!("/projects/{missing}/licenses"), Some(json!({"licensee_product_id": "x"})))
+        .call(
+            "POST",
+            &format!("/projects/{missing}/licenses"),
+            Some(json!({"licensee_product_id": "x"})),
+        )
         .await;
     assert_eq!(status, 404);
-    let (status, _) = via.call("DELETE", &format!("/licenses/{missing}"), None).await;
+    let (status, _) = via
+        .call("DELETE", &format!("/licenses/{missing}"), None)
+        .await;
     assert_eq!(status, 404);
     // Nothing refused was made or changed.
     let (_, list) = via.call("GET", &licenses, None).await;
@@ -145,12 +158,23 @@ async fn licenses_are_seeded_saved_and_go_with_their_project() {
     bad.licenses[0].size = f64::NAN;
     assert!(Fake::builder().world(bad).try_build().is_err());
     // Deleting the project deletes its licenses (a cascade).
-    let (status, body) =
-        http::in_process(&fake, DEFAULT_TOKEN, "DELETE", &format!("/projects/{PROJECT}"), None)
-            .await;
+    let (status, body) = http::in_process(
+        &fake,
+        DEFAULT_TOKEN,
+        "DELETE",
+        &format!("/projects/{PROJECT}"),
+        None,
+    )
+    .await;
     assert_eq!(status, 204, "{body}");
-    let (status, _) =
-        http::in_process(&fake, DEFAULT_TOKEN, "GET", &format!("/licenses/{SEEDED}"), None).await;
+    let (status, _) = http::in_process(
+        &fake,
+        DEFAULT_TOKEN,
+        "GET",
+        &format!("/licenses/{SEEDED}"),
+        None,
+    )
+    .await;
     assert_eq!(status, 404);
     assert!(fake.world().licenses.is_empty());
 }

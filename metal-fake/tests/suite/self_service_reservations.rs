@@ -52,7 +52,9 @@ fn order(metro: &str, quantity: i64, count: i64) -> Value {
 #[tokio::test]
 async fn a_reservation_is_made_priced_listed_and_read_both_ways() {
     for via in Via::both(world()).await {
-        let (status, made) = via.call("POST", &reservations(PROJECT), Some(order(DA, 2, 12))).await;
+        let (status, made) = via
+            .call("POST", &reservations(PROJECT), Some(order(DA, 2, 12)))
+            .await;
         assert_eq!(status, 201, "{made}");
         let item = &made["item"][0];
         assert_eq!(item["plan"]["slug"], "c3.small.x86");
@@ -85,9 +87,17 @@ async fn a_reservation_is_made_priced_listed_and_read_both_ways() {
         let (_, list) = via.call("GET", &reservations(PROJECT), None).await;
         assert_eq!(list["reservations"][0]["id"], id);
         let (_, storage) = via
-            .call("GET", &format!("{}?categories=storage", reservations(PROJECT)), None)
+            .call(
+                "GET",
+                &format!("{}?categories=storage", reservations(PROJECT)),
+                None,
+            )
             .await;
-        assert_eq!(storage["reservations"], json!([]), "the fake's plans are compute plans");
+        assert_eq!(
+            storage["reservations"],
+            json!([]),
+            "the fake's plans are compute plans"
+        );
         let (_, other) = via.call("GET", &reservations(OTHER), None).await;
         assert_eq!(other["reservations"], json!([]));
         assert_eq!(via.fake().world().self_service_reservations.len(), 1);
@@ -103,8 +113,14 @@ async fn each_refusal_of_a_reservation_once_and_nothing_is_made() {
     let cases = [
         (order(DA, 1, 24), "period must be 12 or 36 monthly units"),
         (no_period, "period is required"),
-        (json!({"item": [], "period": {"count": 12, "unit": "monthly"}}), "item must hold 1 to 100 items"),
-        (order(SV, 1, 12), "plan c3.small.x86 is not offered in metro sv"),
+        (
+            json!({"item": [], "period": {"count": 12, "unit": "monthly"}}),
+            "item must hold 1 to 100 items",
+        ),
+        (
+            order(SV, 1, 12),
+            "plan c3.small.x86 is not offered in metro sv",
+        ),
         (order(unknown, 1, 12), "metro_id is not a valid metro"),
         (order(DA, 0, 36), "quantity must be 1 to 100"),
     ];
@@ -114,7 +130,9 @@ async fn each_refusal_of_a_reservation_once_and_nothing_is_made() {
         assert!(errors(&reply).contains(refusal), "{refusal}: {reply}");
     }
     assert!(via.fake().world().self_service_reservations.is_empty());
-    let (status, _) = via.call("POST", &reservations(unknown), Some(order(DA, 1, 12))).await;
+    let (status, _) = via
+        .call("POST", &reservations(unknown), Some(order(DA, 1, 12)))
+        .await;
     assert_eq!(status, 404);
 }
 
@@ -133,7 +151,11 @@ async fn an_inactive_reservation_is_activated_once_then_provisionable_both_ways(
             .await;
         assert_eq!(status, 422, "{refused}");
         let (status, active) = via
-            .call("POST", &format!("{path}/activate"), Some(json!({"description": "go"})))
+            .call(
+                "POST",
+                &format!("{path}/activate"),
+                Some(json!({"description": "go"})),
+            )
             .await;
         assert_eq!(status, 201, "{active}");
         assert_eq!(active["provisionable"], true);
@@ -141,7 +163,11 @@ async fn an_inactive_reservation_is_activated_once_then_provisionable_both_ways(
         assert_eq!(status, 422);
         assert!(errors(&again).contains("already active"), "{again}");
         let (status, _) = via
-            .call("POST", &format!("/hardware-reservations/{ACTIVE}/activate"), None)
+            .call(
+                "POST",
+                &format!("/hardware-reservations/{ACTIVE}/activate"),
+                None,
+            )
             .await;
         assert_eq!(status, 422);
         assert!(!via.fake().world().reservations[0].inactive, "saved active");

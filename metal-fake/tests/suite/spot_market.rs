@@ -86,7 +86,10 @@ async fn prices_follow_the_catalog_or_the_document_by_facility_and_by_metro() {
         // 30% of $0.50 on demand, in both facilities of `da`.
         assert_eq!(prices["da11"]["c3.small.x86"]["price"], 0.15);
         assert_eq!(prices["da12"]["c3.small.x86"]["price"], 0.15);
-        assert_eq!(prices["sv15"]["c3.small.x86"]["price"], 0.2, "the document's");
+        assert_eq!(
+            prices["sv15"]["c3.small.x86"]["price"], 0.2,
+            "the document's"
+        );
         // Not on the spot market: not priced.
         assert!(prices["da11"].get("m3.large.x86").is_none(), "{prices}");
 
@@ -100,7 +103,11 @@ async fn prices_follow_the_catalog_or_the_document_by_facility_and_by_metro() {
         // Filters: one place, one plan (a code in any case, as the
         // Terraform data source lowers metros).
         let (_, one) = via
-            .call("GET", "/market/spot/prices?facility=SV15&plan=c3.small.x86", None)
+            .call(
+                "GET",
+                "/market/spot/prices?facility=SV15&plan=c3.small.x86",
+                None,
+            )
             .await;
         assert_eq!(
             one["spot_market_prices"],
@@ -114,7 +121,10 @@ async fn prices_follow_the_catalog_or_the_document_by_facility_and_by_metro() {
             .call("GET", "/market/spot/prices?plan=x9.huge", None)
             .await;
         assert_eq!(status, 422);
-        assert!(errors(&body).contains("x9.huge is not a valid plan"), "{body}");
+        assert!(
+            errors(&body).contains("x9.huge is not a valid plan"),
+            "{body}"
+        );
         let (status, _) = via
             .call("GET", "/market/spot/prices/metros?metro=zz", None)
             .await;
@@ -133,7 +143,12 @@ async fn the_price_history_has_one_point_an_hour_up_to_the_fake_s_clock() {
     let path = format!(
         "/market/spot/prices/history?facility=da11&plan=c3.small.x86&from={from}&until={until}"
     );
-    let points = |body: &Value| body["prices_history"]["datapoints"].as_array().unwrap().clone();
+    let points = |body: &Value| {
+        body["prices_history"]["datapoints"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
     let (status, before) = call(&fake, "GET", &path, None).await;
     assert_eq!(status, 200, "{before}");
     let before = points(&before);
@@ -142,7 +157,10 @@ async fn the_price_history_has_one_point_an_hour_up_to_the_fake_s_clock() {
     for p in &before {
         let t = p[0].as_f64().unwrap() as i64;
         assert_eq!(t % 3600, 0, "on the hour");
-        assert!(t >= from && t <= start, "{t} beyond the fake's clock {start}");
+        assert!(
+            t >= from && t <= start,
+            "{t} beyond the fake's clock {start}"
+        );
         assert_eq!(p[1], 0.15);
     }
     fake.advance(Duration::from_secs(2 * 3600)).unwrap();
@@ -167,21 +185,34 @@ async fn the_price_history_has_one_point_an_hour_up_to_the_fake_s_clock() {
     let (status, body) = call(
         &fake,
         "GET",
-        &format!("/market/spot/prices/history?facility=da11&plan=c3.small.x86&from={until}&until={from}"),
+        &format!(
+            "/market/spot/prices/history?facility=da11&plan=c3.small.x86&from={until}&until={from}"
+        ),
         None,
     )
     .await;
     assert_eq!(status, 422);
-    assert!(errors(&body).contains("until must not be before from"), "{body}");
+    assert!(
+        errors(&body).contains("until must not be before from"),
+        "{body}"
+    );
     let (status, _) = call(
         &fake,
         "GET",
-        &format!("/market/spot/prices/history?facility=da11&plan=c3.small.x86&from=0&until={until}"),
+        &format!(
+            "/market/spot/prices/history?facility=da11&plan=c3.small.x86&from=0&until={until}"
+        ),
         None,
     )
     .await;
     assert_eq!(status, 422);
-    let (status, body) = call(&fake, "GET", "/market/spot/prices/history?plan=c3.small.x86&from=0&until=1", None).await;
+    let (status, body) = call(
+        &fake,
+        "GET",
+        "/market/spot/prices/history?plan=c3.small.x86&from=0&until=1",
+        None,
+    )
+    .await;
     assert_eq!(status, 422);
     assert!(errors(&body).contains("facility is required"), "{body}");
 }
@@ -189,7 +220,9 @@ async fn the_price_history_has_one_point_an_hour_up_to_the_fake_s_clock() {
 #[tokio::test]
 async fn a_request_makes_spot_devices_through_the_device_create_path_both_ways() {
     for via in Via::both(world()).await {
-        let (status, made) = via.call("POST", &requests(), Some(request("da", 1, 3, 0.15))).await;
+        let (status, made) = via
+            .call("POST", &requests(), Some(request("da", 1, 3, 0.15)))
+            .await;
         assert_eq!(status, 201, "{made}");
         let id = made["id"].as_str().unwrap().to_string();
         // Two machines free in `da`: two of at most three.
@@ -209,7 +242,11 @@ async fn a_request_makes_spot_devices_through_the_device_create_path_both_ways()
         assert_eq!(codes, ["da11", "da12"]);
         for d in devices {
             let (status, device) = via
-                .call("GET", &format!("/devices/{}", d["id"].as_str().unwrap()), None)
+                .call(
+                    "GET",
+                    &format!("/devices/{}", d["id"].as_str().unwrap()),
+                    None,
+                )
                 .await;
             assert_eq!(status, 200);
             assert_eq!(device["spot_instance"], true);
@@ -219,7 +256,11 @@ async fn a_request_makes_spot_devices_through_the_device_create_path_both_ways()
         }
         // The devices list's `type=spot` finds them.
         let (_, spot) = via
-            .call("GET", &format!("/projects/{PROJECT}/devices?type=spot"), None)
+            .call(
+                "GET",
+                &format!("/projects/{PROJECT}/devices?type=spot"),
+                None,
+            )
             .await;
         assert_eq!(spot["devices"].as_array().unwrap().len(), 2);
 
@@ -237,7 +278,11 @@ async fn a_request_makes_spot_devices_through_the_device_create_path_both_ways()
         let (_, list) = via.call("GET", &requests(), None).await;
         assert_eq!(list["spot_market_requests"][0]["id"], id.as_str());
         let (_, other) = via
-            .call("GET", &format!("/projects/{OTHER}/spot-market-requests"), None)
+            .call(
+                "GET",
+                &format!("/projects/{OTHER}/spot-market-requests"),
+                None,
+            )
             .await;
         assert_eq!(other["spot_market_requests"], json!([]));
         assert_eq!(via.fake().world().spot_market_requests[0].devices.len(), 2);
@@ -248,10 +293,19 @@ async fn a_request_makes_spot_devices_through_the_device_create_path_both_ways()
 async fn each_refusal_of_a_request_once_and_nothing_is_made() {
     let fake = fake();
     let cases = [
-        (request("da", 1, 1, 0.1), "below the current spot market price"),
-        (request("da", 1, 1, 0.6), "above the maximum allowed bid price"),
+        (
+            request("da", 1, 1, 0.1),
+            "below the current spot market price",
+        ),
+        (
+            request("da", 1, 1, 0.6),
+            "above the maximum allowed bid price",
+        ),
         (request("da", 3, 2, 0.15), "devices_min and devices_max"),
-        (request("da", 3, 3, 0.15), "No available servers with plan c3.small.x86 in metro da"),
+        (
+            request("da", 3, 3, 0.15),
+            "No available servers with plan c3.small.x86 in metro da",
+        ),
         (request("zz", 1, 1, 0.15), "zz is not a valid metro"),
         (
             json!({"devices_min": 1, "devices_max": 1, "max_bid_price": 0.2, "metro": "da"}),
@@ -326,7 +380,10 @@ async fn a_delete_keeps_the_devices_unless_forced_to_terminate_them() {
     let (status, _) = call(
         &fake,
         "DELETE",
-        &format!("/spot-market-requests/{}?force_termination=maybe", forced["id"].as_str().unwrap()),
+        &format!(
+            "/spot-market-requests/{}?force_termination=maybe",
+            forced["id"].as_str().unwrap()
+        ),
         None,
     )
     .await;
@@ -334,7 +391,10 @@ async fn a_delete_keeps_the_devices_unless_forced_to_terminate_them() {
     let (status, _) = call(
         &fake,
         "DELETE",
-        &format!("/spot-market-requests/{}?force_termination=true", forced["id"].as_str().unwrap()),
+        &format!(
+            "/spot-market-requests/{}?force_termination=true",
+            forced["id"].as_str().unwrap()
+        ),
         None,
     )
     .await;

@@ -14,6 +14,6 @@ mod rules;
 mod view;
 
 pub(crate) use operations::RESOURCE;
-pub use record::{Batch, BatchState};
 pub(crate) use record::Kept;
+pub use record::{Batch, BatchState};
 pub(crate) use view::COLLECTION;

@@ -94,7 +94,9 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         if !w.projects.contains_key(&b.project) {
             return Err(unknown(from(), "project", b.project));
         }
-        if b.quantity == 0 || b.quantity > MAX_BATCH_DEVICES || b.devices.len() > b.quantity as usize
+        if b.quantity == 0
+            || b.quantity > MAX_BATCH_DEVICES
+            || b.devices.len() > b.quantity as usize
         {
             return Err(WorldError::Inconsistent(format!(
                 "{}: needs 1 <= quantity <= {MAX_BATCH_DEVICES} and no more devices than its quantity",

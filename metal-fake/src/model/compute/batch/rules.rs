@@ -42,7 +42,9 @@ pub(crate) fn read(body: Value) -> Result<Vec<Entry>, ApiError> {
     let mut read = Vec::with_capacity(entries.len());
     for (i, entry) in entries.into_iter().enumerate() {
         let Value::Object(mut fields) = entry else {
-            return Err(ApiError::unprocessable(format!("batches[{i}] is not an object")));
+            return Err(ApiError::unprocessable(format!(
+                "batches[{i}] is not an object"
+            )));
         };
         let hostnames: Vec<String> = match fields.remove("hostnames") {
             None | Some(Value::Null) => Vec::new(),
@@ -102,7 +104,10 @@ impl World {
         if !self.projects.contains_key(&project) {
             return Err(ApiError::not_found());
         }
-        room_for("Batches", self.batches.len() + entries.len().saturating_sub(1))?;
+        room_for(
+            "Batches",
+            self.batches.len() + entries.len().saturating_sub(1),
+        )?;
         let mut ids = Vec::with_capacity(entries.len());
         for entry in entries {
             let mut devices = Vec::new();
@@ -112,7 +117,8 @@ impl World {
                 if let (Some(name), Value::Object(fields)) = (entry.hostnames.get(i), &mut body) {
                     fields.insert("hostname".into(), Value::String(name.clone()));
                 }
-                let made = read_create_body(body).and_then(|b| self.create_device(project, &b, now));
+                let made =
+                    read_create_body(body).and_then(|b| self.create_device(project, &b, now));
                 match made {
                     Ok(d) => devices.push(d),
                     Err(e) => {

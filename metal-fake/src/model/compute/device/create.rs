@@ -108,7 +108,9 @@ macro_rules! create_fields {
             facilities: $facilities,
             ip_addresses: &$b.ip_addresses,
             spot_instance: $b.spot_instance.unwrap_or(false),
-            spot_price_max: $b.spot_price_max.map(crate::model::compute::spot_market::price::decimal),
+            spot_price_max: $b
+                .spot_price_max
+                .map(crate::model::compute::spot_market::price::decimal),
             keys: KeyRequest {
                 project: &$b.project_ssh_keys,
                 user: &$b.user_ssh_keys,

@@ -12,6 +12,6 @@ mod rules;
 mod view;
 
 pub(crate) use operations::RESOURCE;
-pub use record::License;
 pub(crate) use record::Kept;
+pub use record::License;
 pub(crate) use view::COLLECTION;

@@ -70,9 +70,14 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         if !w.projects.contains_key(&l.project) {
             return Err(unknown(format!("license {}", l.id), "project", l.project));
         }
-        check(Some(&l.licensee_product_id), Some(l.size), l.description.as_deref()).map_err(
-            |e| WorldError::Inconsistent(format!("license {}: {}", l.id, e.messages.join("; "))),
-        )?;
+        check(
+            Some(&l.licensee_product_id),
+            Some(l.size),
+            l.description.as_deref(),
+        )
+        .map_err(|e| {
+            WorldError::Inconsistent(format!("license {}: {}", l.id, e.messages.join("; ")))
+        })?;
         w.licenses.insert(&mut w.journal, l.id, now, |meta| Kept {
             rec: l.clone(),
             meta,

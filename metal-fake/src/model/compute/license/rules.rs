@@ -82,14 +82,15 @@ impl World {
             return Err(ApiError::not_found());
         }
         check(None, body.size, body.description.as_deref())?;
-        self.licenses.update(&mut self.journal, id, "fields", now, |l| {
-            if let Some(d) = &body.description {
-                l.rec.description = Some(d.clone());
-            }
-            if let Some(s) = body.size {
-                l.rec.size = s;
-            }
-        });
+        self.licenses
+            .update(&mut self.journal, id, "fields", now, |l| {
+                if let Some(d) = &body.description {
+                    l.rec.description = Some(d.clone());
+                }
+                if let Some(s) = body.size {
+                    l.rec.size = s;
+                }
+            });
         Ok(())
     }
 

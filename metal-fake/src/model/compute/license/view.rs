@@ -47,11 +47,7 @@ impl World {
             description: rec.description.as_deref().unwrap_or_default(),
             license_key: &rec.license_key,
             licensee_product: ProductStub {
-                href: format!(
-                    "{}/{PRODUCTS}/{}",
-                    API_PREFIX,
-                    rec.licensee_product_id
-                ),
+                href: format!("{}/{PRODUCTS}/{}", API_PREFIX, rec.licensee_product_id),
             },
             project: Stub::new(project::COLLECTION, rec.project),
             size: rec.size,

@@ -120,7 +120,10 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         }
         check_period(i64::from(r.period.count), &r.period.unit)
             .map_err(|e| bad(e.messages.join("; ")))?;
-        if r.notes.as_ref().is_some_and(|n| n.len() > crate::model::bounds::MAX_TEXT) {
+        if r.notes
+            .as_ref()
+            .is_some_and(|n| n.len() > crate::model::bounds::MAX_TEXT)
+        {
             return Err(bad("notes are too long".into()));
         }
         w.self_service_reservations

@@ -105,11 +105,13 @@ impl World {
                         ));
                     }
                     if quantity < 1 || quantity > i64::from(MAX_QUANTITY) {
-                        problems.push(format!(
-                            "item[{n}]: quantity must be 1 to {MAX_QUANTITY}"
-                        ));
+                        problems.push(format!("item[{n}]: quantity must be 1 to {MAX_QUANTITY}"));
                     }
-                    problems.extend(i.term.as_deref().and_then(|t| too_long("term", t, MAX_NAME)));
+                    problems.extend(
+                        i.term
+                            .as_deref()
+                            .and_then(|t| too_long("term", t, MAX_NAME)),
+                    );
                     items.push(ReservationItem {
                         id: Uuid::new_v4(),
                         plan,
@@ -126,7 +128,10 @@ impl World {
                 messages: problems,
             });
         }
-        room_for("Self-service reservations", self.self_service_reservations.len())?;
+        room_for(
+            "Self-service reservations",
+            self.self_service_reservations.len(),
+        )?;
         let id = Uuid::new_v4();
         let rec = SelfServiceReservation {
             id,

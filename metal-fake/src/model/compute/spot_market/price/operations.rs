@@ -18,7 +18,10 @@ pub(crate) static RESOURCE: Resource = Resource {
     collection: "market",
     operations: &[
         Modelled::new(&op::FIND_SPOT_MARKET_PRICES, find_spot_market_prices),
-        Modelled::new(&op::FIND_METRO_SPOT_MARKET_PRICES, find_metro_spot_market_prices),
+        Modelled::new(
+            &op::FIND_METRO_SPOT_MARKET_PRICES,
+            find_metro_spot_market_prices,
+        ),
         Modelled::new(
             &op::FIND_SPOT_MARKET_PRICES_HISTORY,
             find_spot_market_prices_history,
@@ -88,7 +91,14 @@ impl World {
                 .iter()
                 .map(|p| p.slug.as_str())
                 .filter(|slug| plan.is_none_or(|only| only == *slug))
-                .filter_map(|slug| Some((slug, PriceView { price: price(slug, place)? })))
+                .filter_map(|slug| {
+                    Some((
+                        slug,
+                        PriceView {
+                            price: price(slug, place)?,
+                        },
+                    ))
+                })
                 .collect();
             if !plans.is_empty() {
                 report.insert(place, plans);
@@ -104,12 +114,15 @@ fn find_spot_market_prices(call: &Call) -> Result<Prepared, ApiError> {
         let plan = plan.as_deref().map(|p| w.spot_plan(p)).transpose()?;
         let places = match &facility {
             Some(f) => vec![w.spot_facility(f)?],
-            None => w.catalog.facilities.iter().map(|f| f.code.as_str()).collect(),
+            None => w
+                .catalog
+                .facilities
+                .iter()
+                .map(|f| f.code.as_str())
+                .collect(),
         };
         reply(&PricesList {
-            spot_market_prices: w.price_report(places, plan, |p, f| {
-                w.spot_price_in_facility(p, f)
-            }),
+            spot_market_prices: w.price_report(places, plan, |p, f| w.spot_price_in_facility(p, f)),
         })
     })
 }
@@ -136,7 +149,11 @@ fn instant(call: &Call, name: &str) -> Result<i64, ApiError> {
     text.trim()
         .parse::<i64>()
         .ok()
-        .or_else(|| DateTime::parse_from_rfc3339(text.trim()).ok().map(|t| t.timestamp()))
+        .or_else(|| {
+            DateTime::parse_from_rfc3339(text.trim())
+                .ok()
+                .map(|t| t.timestamp())
+        })
         .ok_or_else(|| {
             ApiError::unprocessable(format!(
                 "{name} must be a time (Unix seconds or RFC 3339): {text:?}"

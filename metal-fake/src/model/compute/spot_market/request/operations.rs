@@ -22,8 +22,11 @@ pub(crate) static RESOURCE: Resource = Resource {
             .names("id", &project::RESOURCE),
         Modelled::new(&op::CREATE_SPOT_MARKET_REQUEST, create_spot_market_request)
             .names("id", &project::RESOURCE),
-        Modelled::new(&op::FIND_SPOT_MARKET_REQUEST_BY_ID, find_spot_market_request_by_id)
-            .names("id", &RESOURCE),
+        Modelled::new(
+            &op::FIND_SPOT_MARKET_REQUEST_BY_ID,
+            find_spot_market_request_by_id,
+        )
+        .names("id", &RESOURCE),
         Modelled::new(&op::DELETE_SPOT_MARKET_REQUEST, delete_spot_market_request)
             .names("id", &RESOURCE),
     ],
@@ -45,7 +48,10 @@ impl World {
         expand: &Expand,
         now: tokio::time::Instant,
     ) -> Result<Reply, ApiError> {
-        let r = self.spot_requests.get(&id).ok_or_else(ApiError::not_found)?;
+        let r = self
+            .spot_requests
+            .get(&id)
+            .ok_or_else(ApiError::not_found)?;
         reply(&self.spot_request_view(r, expand, now))
     }
 }

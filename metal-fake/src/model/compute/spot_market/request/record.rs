@@ -93,14 +93,17 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         if let Some(m) = r.metro.as_ref().filter(|m| w.catalog.metro(m).is_none()) {
             return Err(unknown(from(), "metro", m));
         }
-        if let Some(f) = r.facilities.iter().find(|f| w.catalog.facility(f).is_none()) {
+        if let Some(f) = r
+            .facilities
+            .iter()
+            .find(|f| w.catalog.facility(f).is_none())
+        {
             return Err(unknown(from(), "facility", f));
         }
         if r.metro.is_none() == r.facilities.is_empty() {
             return Err(bad("names exactly one of metro and facilities"));
         }
-        if r.devices_min == 0 || r.devices_min > r.devices_max || r.devices_max > MAX_SPOT_DEVICES
-        {
+        if r.devices_min == 0 || r.devices_min > r.devices_max || r.devices_max > MAX_SPOT_DEVICES {
             return Err(bad(&format!(
                 "needs 1 <= devices_min <= devices_max <= {MAX_SPOT_DEVICES}"
             )));
@@ -116,10 +119,11 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
                 return Err(bad(&format!("device {d} is another request's")));
             }
         }
-        w.spot_requests.insert(&mut w.journal, r.id, now, |meta| Kept {
-            rec: r.clone(),
-            meta,
-        });
+        w.spot_requests
+            .insert(&mut w.journal, r.id, now, |meta| Kept {
+                rec: r.clone(),
+                meta,
+            });
     }
     Ok(())
 }

@@ -94,14 +94,23 @@ impl World {
         if plan_text.trim().is_empty() {
             missing.push("instance_parameters.plan is required".to_string());
         }
-        if params.operating_system.as_deref().unwrap_or_default().trim().is_empty() {
+        if params
+            .operating_system
+            .as_deref()
+            .unwrap_or_default()
+            .trim()
+            .is_empty()
+        {
             missing.push("instance_parameters.operating_system is required".to_string());
         }
         let metro = b.metro.as_deref().filter(|m| !m.trim().is_empty());
         if metro.is_none() && req.facilities.is_empty() {
             missing.push("metro or facilities is required".to_string());
         }
-        let bid = b.max_bid_price.map(decimal).filter(|p| p.is_finite() && *p > 0.0);
+        let bid = b
+            .max_bid_price
+            .map(decimal)
+            .filter(|p| p.is_finite() && *p > 0.0);
         if bid.is_none() {
             missing.push("max_bid_price must be a number above 0".to_string());
         }
@@ -180,7 +189,9 @@ impl World {
             id,
             project,
             plan,
-            metro: metro.and_then(|m| self.spot_metro_code(m)).map(String::from),
+            metro: metro
+                .and_then(|m| self.spot_metro_code(m))
+                .map(String::from),
             facilities: if metro.is_some() {
                 Vec::new()
             } else {
@@ -206,7 +217,10 @@ impl World {
         force_termination: bool,
         now: Instant,
     ) -> Result<(), ApiError> {
-        let r = self.spot_requests.get(&id).ok_or_else(ApiError::not_found)?;
+        let r = self
+            .spot_requests
+            .get(&id)
+            .ok_or_else(ApiError::not_found)?;
         let devices: Vec<Uuid> = self.request_devices(r).collect();
         if force_termination {
             // Checked first, so that a refusal changes nothing.
@@ -274,7 +288,9 @@ impl World {
                     f.code.eq_ignore_ascii_case(text)
                         || f.id.is_some_and(|id| id.to_string() == *text)
                 })
-                .ok_or_else(|| ApiError::unprocessable(format!("{text} is not a valid facility")))?;
+                .ok_or_else(|| {
+                    ApiError::unprocessable(format!("{text} is not a valid facility"))
+                })?;
             codes.push(f.code.clone());
         }
         let shown = format!("facility {}", codes.join(", "));
@@ -309,7 +325,10 @@ fn device_body(
     };
     put("plan", json!(p.plan));
     put("operating_system", json!(p.operating_system));
-    put("hostname", json!(p.hostname.as_ref().or(p.hostnames.first())));
+    put(
+        "hostname",
+        json!(p.hostname.as_ref().or(p.hostnames.first())),
+    );
     put("description", json!(p.description));
     put("billing_cycle", json!(p.billing_cycle));
     put("tags", json!(p.tags));
