@@ -229,6 +229,18 @@ fn world() -> WorldDoc {
         }]
     }]);
     doc["projects"][0]["bgp_config"] = json!({"asn": 65000, "deployment_type": "local"});
+    doc["self_service_reservations"] = json!([{
+        "id": "0f000000-0000-4000-8000-0000000000d1",
+        "project": "0b000000-0000-4000-8000-000000000001",
+        "items": [{
+            "id": "0f000000-0000-4000-8000-0000000000d2",
+            "plan": "c3.small.x86",
+            "metro": "da",
+            "quantity": 2,
+            "term": "1 year"
+        }],
+        "period": {"count": 12, "unit": "monthly"}
+    }]);
     doc["licenses"] = json!([{
         "id": "0f000000-0000-4000-8000-0000000000c1",
         "project": "0b000000-0000-4000-8000-000000000001",
@@ -305,6 +317,16 @@ fn reads() -> Vec<(&'static str, String)> {
             "/licenses/0f000000-0000-4000-8000-0000000000c1".to_string(),
         ),
         ("findProjectLicenses", format!("/projects/{prod}/licenses")),
+        (
+            "findSelfServiceReservations",
+            format!("/projects/{prod}/self-service/reservations"),
+        ),
+        (
+            "findSelfServiceReservation",
+            format!(
+                "/projects/{prod}/self-service/reservations/0f000000-0000-4000-8000-0000000000d1"
+            ),
+        ),
         ("findPlans", "/plans".to_string()),
         (
             "findPlans",
@@ -357,7 +379,7 @@ async fn every_read_has_every_property_of_its_schema_and_no_other() {
         }
     }
     // Every modelled read with a body is walked.
-    assert_eq!(operations.len(), 23, "{operations:?}");
+    assert_eq!(operations.len(), 25, "{operations:?}");
 }
 
 /// The check fails what it should: a missing key, an extra key, a value

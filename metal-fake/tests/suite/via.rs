@@ -45,7 +45,7 @@ impl Via {
             Via::Http(_, client, server) => {
                 http::over_http(
                     client,
-                    &server.base_url(),
+                    server.base_url(),
                     DEFAULT_TOKEN,
                     method,
                     path.to_string(),
