@@ -48,9 +48,10 @@ pub use crate::model::{
 pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
 pub use crate::model::{BatchAssignment, BatchAssignmentState, BatchState, PortVlanBatch};
 pub use crate::model::{
-    BgpConfig, Capacity, CapacityLevel, Counted, Device, DeviceState, Drive, Facility,
-    HardwareReservation, Metro, OperatingSystem, Organization, OwnAddress, Plan, PlanMetro,
-    PlanSpecs, Price, Project, SshKey, Token,
+    Batch, BatchState, BgpConfig, Capacity, CapacityLevel, Counted, Device, DeviceState, Drive,
+    Facility, HardwareReservation, License, Metro, OperatingSystem, Organization, OwnAddress,
+    Period, Plan, PlanMetro, PlanSpecs, Price, Project, ReservationItem, SelfServiceReservation,
+    SpotMarketRequest, SpotPrice, SshKey, Token,
 };
 pub use crate::model::{
     Interconnection, InterconnectionMode, InterconnectionStatus, InterconnectionType, Redundancy,
@@ -110,6 +111,22 @@ pub struct WorldDoc {
     /// SSH keys, the user's and projects'.
     #[serde(default)]
     pub ssh_keys: Vec<SshKey>,
+    /// Projects' software licenses.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub licenses: Vec<License>,
+    /// Spot market prices of plans in metros, over the default (a share
+    /// of the plan's on-demand price there).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spot_prices: Vec<SpotPrice>,
+    /// Self-service reservations of projects.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub self_service_reservations: Vec<SelfServiceReservation>,
+    /// Device batches, each with the devices it made.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub batches: Vec<Batch>,
+    /// Spot market requests, each with the devices it made.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub spot_market_requests: Vec<SpotMarketRequest>,
     /// IP reservations, each with its assignments to devices.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ip_reservations: Vec<IpReservation>,
@@ -261,6 +278,14 @@ impl WorldDoc {
             ("reservations", self.reservations.len()),
             ("devices", self.devices.len()),
             ("ssh_keys", self.ssh_keys.len()),
+            ("licenses", self.licenses.len()),
+            ("spot_prices", self.spot_prices.len()),
+            ("spot_market_requests", self.spot_market_requests.len()),
+            ("batches", self.batches.len()),
+            (
+                "self_service_reservations",
+                self.self_service_reservations.len(),
+            ),
             ("ip_reservations", self.ip_reservations.len()),
             ("virtual_networks", self.virtual_networks.len()),
             ("ports", self.ports.len()),

@@ -20,7 +20,9 @@
 //!   policy client over the fake in-process.
 //! - `model`: the world, one folder a resource, grouped in families
 //!   (`model/compute/device/`, `model/compute/hardware_reservation/`,
-//!   `model/compute/capacity/`, `model/account/project/`, `model/account/api_key/`,
+//!   `model/compute/capacity/`, `model/compute/spot_market/`,
+//!   `model/compute/batch/`, `model/compute/license/`,
+//!   `model/compute/self_service_reservation/`, `model/account/project/`, `model/account/api_key/`,
 //!   `model/network/ip_reservation/`,
 //!   `model/catalog/`): each owns its record (also its entry in the
 //!   world document), its rules, its view (rendered straight to bytes,

@@ -66,7 +66,7 @@ pub(crate) use account::{
     api_key, billing, email, invitation, membership, organization, project, ssh_key, support,
     transfer, user,
 };
-pub(crate) use compute::{capacity, device, hardware_reservation};
+pub(crate) use compute::{capacity, device, hardware_reservation, license};
 pub(crate) use network::{
     bgp_dynamic_neighbor, bgp_session, global_bgp_range, interconnection, ip_reservation,
     metal_gateway, port, port_vlan_batch, virtual_circuit, vlan, vrf, vrf_route,
@@ -84,6 +84,10 @@ pub use catalog::{
     Counted, Drive, Facility, Metro, OperatingSystem, Plan, PlanMetro, PlanSpecs, Price,
 };
 pub(crate) use device::FailurePlan;
+pub use compute::batch::{Batch, BatchState};
+pub use compute::self_service_reservation::{Period, ReservationItem, SelfServiceReservation};
+pub use compute::spot_market::price::SpotPrice;
+pub use compute::spot_market::request::SpotMarketRequest;
 pub use device::{Device, DeviceState, OwnAddress};
 pub use device::{FailProvisioning, RandomFailures};
 pub use email::Email;
@@ -96,6 +100,7 @@ pub use interconnection::{
 };
 pub use invitation::Invitation;
 pub use ip_reservation::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
+pub use license::License;
 pub use membership::Membership;
 pub use metal_gateway::MetalGateway;
 pub use organization::Organization;

@@ -17,6 +17,12 @@
 //! device           → project            restrict
 //! hw reservation   → project            restrict
 //! SSH key          → project            cascade   (a project's keys)
+//! license          → project            cascade   (a project's licenses)
+//! spot request     → project            cascade
+//! device           → spot request       unlink    (the request keeps the list)
+//! batch            → project            cascade
+//! self-service res → project            cascade
+//! device           → batch              unlink    (the batch keeps the list)
 //! IP reservation   → project            cascade   (released with it)
 //! IP assignment    → IP reservation     restrict
 //! IP assignment    → device             cascade
@@ -92,6 +98,10 @@ pub(crate) enum Kind {
     Transfer,
     Email,
     PaymentMethod,
+    License,
+    SpotMarketRequest,
+    Batch,
+    SelfServiceReservation,
 }
 
 impl Kind {
@@ -124,6 +134,10 @@ impl Kind {
             Self::Transfer => "transfer",
             Self::Email => "email",
             Self::PaymentMethod => "payment method",
+            Self::License => "license",
+            Self::SpotMarketRequest => "spot market request",
+            Self::Batch => "batch",
+            Self::SelfServiceReservation => "self-service reservation",
         }
     }
 }
@@ -200,6 +214,76 @@ pub(crate) static RELATIONS: &[Relation] = &[
             w.ssh_keys
                 .values()
                 .filter_map(|k| Some((k.rec.id, k.rec.project?)))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::License,
+        parent: Kind::Project,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.licenses
+                .values()
+                .map(|l| (l.rec.id, l.rec.project))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::SpotMarketRequest,
+        parent: Kind::Project,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.spot_requests
+                .values()
+                .map(|r| (r.rec.id, r.rec.project))
+                .collect()
+        },
+    },
+    // The request keeps the list of its devices: deleting it drops the
+    // links (its devices stay, unless `force_termination` deletes them
+    // first); a device gone is no longer linked.
+    Relation {
+        child: Kind::Device,
+        parent: Kind::SpotMarketRequest,
+        on_delete: OnDelete::Unlink,
+        links: |w| {
+            w.spot_requests
+                .values()
+                .flat_map(|r| w.request_devices(r).map(move |d| (d, r.rec.id)))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::Batch,
+        parent: Kind::Project,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.batches
+                .values()
+                .map(|b| (b.rec.id, b.rec.project))
+                .collect()
+        },
+    },
+    // As a spot market request's: the batch keeps the list.
+    Relation {
+        child: Kind::Device,
+        parent: Kind::Batch,
+        on_delete: OnDelete::Unlink,
+        links: |w| {
+            w.batches
+                .values()
+                .flat_map(|b| w.batch_devices(b).map(move |d| (d, b.rec.id)))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::SelfServiceReservation,
+        parent: Kind::Project,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.self_service_reservations
+                .values()
+                .map(|r| (r.rec.id, r.rec.project))
                 .collect()
         },
     },
@@ -655,6 +739,10 @@ impl World {
             Kind::Transfer => self.transfers.contains_key(&id),
             Kind::Email => self.emails.contains_key(&id),
             Kind::PaymentMethod => self.payment_methods.contains_key(&id),
+            Kind::License => self.licenses.contains_key(&id),
+            Kind::SpotMarketRequest => self.spot_requests.contains_key(&id),
+            Kind::Batch => self.batches.contains_key(&id),
+            Kind::SelfServiceReservation => self.self_service_reservations.contains_key(&id),
         }
     }
 
@@ -807,6 +895,10 @@ impl World {
             Kind::PaymentMethod => {
                 self.payment_methods.remove_row(log, id, at);
             }
+            Kind::License => self.remove_license(id, at),
+            Kind::SpotMarketRequest => self.remove_spot_request(id, at),
+            Kind::Batch => self.remove_batch(id, at),
+            Kind::SelfServiceReservation => self.remove_self_service_reservation(id, at),
         }
     }
 
@@ -869,7 +961,17 @@ mod tests {
 
     #[test]
     fn only_tokens_are_unlinked_and_tokens_are_never_cascaded() {
+        // Besides tokens, only links their parent keeps are unlinked
+        // (a spot market request's list of its devices): the parent's
+        // removal drops them.
+        let kept_by_parent = [
+            (Kind::Device, Kind::SpotMarketRequest),
+            (Kind::Device, Kind::Batch),
+        ];
         for r in RELATIONS {
+            if r.on_delete == OnDelete::Unlink && kept_by_parent.contains(&(r.child, r.parent)) {
+                continue;
+            }
             if r.on_delete == OnDelete::Unlink {
                 assert_eq!(r.child, Kind::Token, "{:?}", r.parent);
             } else {

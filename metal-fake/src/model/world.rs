@@ -49,6 +49,17 @@ pub(crate) struct World {
     pub(crate) reservations: hardware_reservation::Reservations,
     pub(crate) devices: device::Devices,
     pub(crate) ssh_keys: ssh_key::SshKeys,
+    /// Projects' software licenses.
+    pub(crate) licenses: Table<super::license::Kept>,
+    /// The spot prices the world document sets (others follow the
+    /// catalog's on-demand prices).
+    pub(crate) spot_prices: Vec<super::compute::spot_market::price::SpotPrice>,
+    /// Self-service reservations.
+    pub(crate) self_service_reservations: Table<super::compute::self_service_reservation::Kept>,
+    /// Device batches.
+    pub(crate) batches: Table<super::compute::batch::Kept>,
+    /// Spot market requests.
+    pub(crate) spot_requests: Table<super::compute::spot_market::request::Kept>,
     pub(crate) ips: super::ip_reservation::Table,
     /// Virtual networks (VLANs) by ID.
     pub(crate) vlans: super::vlan::Vlans,
@@ -115,6 +126,11 @@ impl World {
             reservations: Default::default(),
             devices: Default::default(),
             ssh_keys: Default::default(),
+            licenses: Table::default(),
+            spot_prices: Vec::new(),
+            spot_requests: Table::default(),
+            batches: Table::default(),
+            self_service_reservations: Table::default(),
             ips: Default::default(),
             vlans: Default::default(),
             ports: Default::default(),
@@ -211,6 +227,7 @@ impl World {
                         plan: doc.plans[i % doc.plans.len()].slug.clone(),
                         facility: doc.facilities[i % doc.facilities.len()].code.clone(),
                         released_in_seconds: None,
+                        inactive: false,
                     });
             }
         }

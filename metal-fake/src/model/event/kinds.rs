@@ -37,6 +37,8 @@ pub(crate) fn describe(e: &Entry) -> Option<(&'static str, &'static str)> {
         (K::SshKey, Created) => ("ssh_key.created", "SSH key added"),
         (K::SshKey, Updated("fields")) => ("ssh_key.updated", "SSH key updated"),
         (K::SshKey, Deleted) => ("ssh_key.deleted", "SSH key removed"),
+        // Spot market requests, batches and licenses are journaled but
+        // are no events: no public client shows events of theirs.
         (K::IpAssignment, Created) => ("ip_assignment.created", "IP address assigned"),
         (K::IpAssignment, Deleted) => ("ip_assignment.deleted", "IP address unassigned"),
         (K::IpReservation, Created) => ("ip_reservation.created", "IP reservation requested"),

@@ -42,6 +42,9 @@ fn collection(kind: Kind) -> Option<&'static str> {
         Kind::Device => device::COLLECTION,
         Kind::HardwareReservation => hardware_reservation::COLLECTION,
         Kind::SshKey => ssh_key::COLLECTION,
+        Kind::License => crate::model::license::COLLECTION,
+        Kind::Batch => crate::model::compute::batch::COLLECTION,
+        Kind::SpotMarketRequest => crate::model::compute::spot_market::request::COLLECTION,
         // An assignment is read at `/ips/{id}` too.
         Kind::IpReservation | Kind::IpAssignment => ip_reservation::COLLECTION,
         Kind::VirtualNetwork => vlan::COLLECTION,
@@ -65,7 +68,9 @@ fn collection(kind: Kind) -> Option<&'static str> {
         | Kind::Invitation
         | Kind::Transfer
         | Kind::Email
-        | Kind::PaymentMethod => return None,
+        | Kind::PaymentMethod
+        // Read under their project's path only.
+        | Kind::SelfServiceReservation => return None,
     })
 }
 

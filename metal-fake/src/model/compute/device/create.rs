@@ -35,7 +35,12 @@ pub(crate) const NO_RESERVATION_AVAILABLE: &str =
 /// `hardware_reservation_id`). A body with `metro` is read as the metro
 /// shape, whatever else it names.
 pub(crate) fn read_create(call: &Call) -> Result<types::CreateDeviceRequest, ApiError> {
-    let mut body = call.json_value()?;
+    read_create_body(call.json_value()?)
+}
+
+/// Reads one `createDevice` body already parsed as JSON (a device batch's
+/// entries are such bodies), as [`read_create`] reads a call's.
+pub(crate) fn read_create_body(mut body: Value) -> Result<types::CreateDeviceRequest, ApiError> {
     let Value::Object(fields) = &mut body else {
         return decode(body);
     };
@@ -70,6 +75,8 @@ struct CreateFields<'a> {
     facilities: &'a [String],
     ip_addresses: &'a [types::IpAddress],
     keys: KeyRequest<'a>,
+    spot_instance: bool,
+    spot_price_max: Option<f64>,
 }
 
 /// The SSH keys a create request names.
@@ -100,6 +107,10 @@ macro_rules! create_fields {
             metro: $metro,
             facilities: $facilities,
             ip_addresses: &$b.ip_addresses,
+            spot_instance: $b.spot_instance.unwrap_or(false),
+            spot_price_max: $b
+                .spot_price_max
+                .map(crate::model::compute::spot_market::price::decimal),
             keys: KeyRequest {
                 project: &$b.project_ssh_keys,
                 user: &$b.user_ssh_keys,
@@ -309,6 +320,8 @@ impl World {
             billing_cycle: f.billing_cycle.clone(),
             userdata: f.userdata.cloned(),
             customdata: f.customdata.clone(),
+            spot_instance: f.spot_instance,
+            spot_price_max: f.spot_instance.then_some(f.spot_price_max).flatten(),
             ..Device::queued(
                 id,
                 project,
@@ -333,6 +346,11 @@ impl World {
         now: Instant,
     ) -> Result<Uuid, ApiError> {
         let m = self.on_demand_machine(f.plan, f.os, f.metro, f.facilities)?;
+        if f.spot_instance {
+            // A spot instance's bid is checked against the market price
+            // where its machine is (`model/compute/spot_market`).
+            self.check_spot_bid(&m.plan, &m.facility, f.spot_price_max)?;
+        }
         let id = self.make_device(project, f, None, (m.plan, m.facility), now)?;
         self.take_machine(m.pool, id);
         Ok(id)

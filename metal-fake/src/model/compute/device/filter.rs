@@ -123,9 +123,9 @@ impl World {
             && f.reserved.is_none_or(|r| r == reserved)
             && f.type_.as_deref().is_none_or(|t| match t {
                 "reserved" => reserved,
-                "ondemand" => !reserved,
-                // The fake has no spot instances; an unknown type matches
-                // nothing.
+                "ondemand" => !reserved && !rec.spot_instance,
+                "spot" => rec.spot_instance,
+                // An unknown type matches nothing.
                 _ => false,
             })
             && named(&f.metro, metro, metro_id)

@@ -89,6 +89,13 @@ pub struct Device {
     /// management address, once provisioned.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub public_ipv4_assignment: Option<Uuid>,
+    /// Whether it is a spot market instance (made with `spot_instance`,
+    /// or by a spot market request).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub spot_instance: bool,
+    /// The most a spot instance is bid at an hour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spot_price_max: Option<f64>,
 }
 
 /// One of the addresses a device gets of its own.
@@ -133,6 +140,8 @@ impl Device {
             always_pxe: false,
             ipxe_script_url: None,
             billing_cycle: None,
+            spot_instance: false,
+            spot_price_max: None,
             userdata: None,
             customdata: serde_json::Map::new(),
             reboots: 0,

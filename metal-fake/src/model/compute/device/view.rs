@@ -43,6 +43,8 @@ pub(crate) struct DeviceView<'a> {
     customdata: &'a serde_json::Map<String, serde_json::Value>,
     billing_cycle: &'a str,
     spot_instance: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    spot_price_max: Option<f64>,
     network_frozen: bool,
     bonding_mode: u8,
     iqn: Iqn,
@@ -120,7 +122,8 @@ impl World {
             customdata: &rec.customdata,
             // The real API's default cycle.
             billing_cycle: rec.billing_cycle.as_deref().unwrap_or("hourly"),
-            spot_instance: false,
+            spot_instance: rec.spot_instance,
+            spot_price_max: rec.spot_price_max,
             network_frozen: false,
             // The real API's bonding mode of a layer-3 bond (balance-tlb).
             bonding_mode: 5,

@@ -32,6 +32,11 @@ pub(crate) static RESOURCE: Resource = Resource {
         .names("id", &RESOURCE),
         Modelled::new(&op::MOVE_HARDWARE_RESERVATION, move_hardware_reservation)
             .names("id", &RESOURCE),
+        Modelled::new(
+            &op::ACTIVATE_HARDWARE_RESERVATION,
+            activate_hardware_reservation,
+        )
+        .names("id", &RESOURCE),
     ],
     owner,
     load: record::load,
@@ -73,6 +78,20 @@ fn move_hardware_reservation(call: &Call) -> Result<Prepared, ApiError> {
         let target = w.projects.get(&project).map(|_| Owner::Project(project));
         w.check_access(caller, target)?;
         w.move_reservation(id, project, now)?;
+        let r = w.reservations.get(&id).ok_or_else(ApiError::not_found)?;
+        reply(&w.reservation_view(r, &expand, now))
+    })
+}
+
+fn activate_hardware_reservation(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    // The body (`description`) is optional; a malformed one is still `422`.
+    if !call.body().iter().all(u8::is_ascii_whitespace) {
+        let _: types::ActivateHardwareReservationRequest = call.json()?;
+    }
+    let expand = expand(call);
+    acts(move |w, _, now| {
+        w.activate_reservation(id, now)?;
         let r = w.reservations.get(&id).ok_or_else(ApiError::not_found)?;
         reply(&w.reservation_view(r, &expand, now))
     })

@@ -34,6 +34,10 @@ pub struct HardwareReservation {
     /// from it (absent: free now).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub released_in_seconds: Option<f64>,
+    /// Not yet activated: not provisionable until
+    /// `activateHardwareReservation` (absent: active).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub inactive: bool,
 }
 
 /// What the world keeps of a reservation besides its description.
@@ -75,9 +79,9 @@ impl Record for Kept {
 }
 
 impl Kept {
-    /// Whether a create on it would succeed (free and released).
+    /// Whether a create on it would succeed (active, free and released).
     pub(crate) fn provisionable(&self) -> bool {
-        self.live.device.is_none() && !self.live.releasing
+        !self.rec.inactive && self.live.device.is_none() && !self.live.releasing
     }
 }
 

@@ -82,6 +82,22 @@ impl World {
             .ok_or_else(ApiError::not_found)?
     }
 
+    /// `activateHardwareReservation`: an inactive reservation becomes
+    /// active (provisionable once free); one already active is `422`.
+    pub(crate) fn activate_reservation(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
+        self.reservations
+            .try_update(&mut self.journal, id, "activated", now, |r| {
+                if !r.rec.inactive {
+                    return Err(ApiError::unprocessable(
+                        "Hardware reservation is already active",
+                    ));
+                }
+                r.rec.inactive = false;
+                Ok(())
+            })
+            .ok_or_else(ApiError::not_found)?
+    }
+
     /// The reservation is provisionable again at `release` (not before),
     /// queued on the world's due-queue; changed at `now`.
     pub(crate) fn release_at(&mut self, id: Uuid, release: Instant, now: Instant) {

@@ -1,0 +1,19 @@
+//! Device batches: many devices asked for in one call, each entry a
+//! `createDevice` body with a `quantity` (or `hostnames`), made through
+//! the device create path.
+//!
+//! - `record`: [`Batch`], what the world keeps and its document entry.
+//! - `rules`: the create (each entry's devices, and what could not be
+//!   made) and the delete (`remove_associated_instances`).
+//! - `view`: a batch as the API sends it.
+//! - `operations`: the operations modelled, and who owns a batch.
+
+mod operations;
+mod record;
+mod rules;
+mod view;
+
+pub(crate) use operations::RESOURCE;
+pub(crate) use record::Kept;
+pub use record::{Batch, BatchState};
+pub(crate) use view::COLLECTION;

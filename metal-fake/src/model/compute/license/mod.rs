@@ -1,0 +1,17 @@
+//! Licenses: software licenses a project holds (a licensee product, a
+//! size, and the key the API issues).
+//!
+//! - `record`: [`License`], what the world keeps and its document entry.
+//! - `rules`: create, update and delete, and what a body may say.
+//! - `view`: a license as the API sends it.
+//! - `operations`: the operations modelled, and who owns a license.
+
+mod operations;
+mod record;
+mod rules;
+mod view;
+
+pub(crate) use operations::RESOURCE;
+pub(crate) use record::Kept;
+pub use record::License;
+pub(crate) use view::COLLECTION;

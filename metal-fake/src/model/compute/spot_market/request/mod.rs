@@ -1,0 +1,20 @@
+//! Spot market requests: bids for `devices_min` to `devices_max` spot
+//! instances of one plan in a metro (or facilities), made through the
+//! device create path.
+//!
+//! - `record`: [`SpotMarketRequest`], what the world keeps and its
+//!   document entry.
+//! - `rules`: the create (its checks, the bid, capacity, its devices)
+//!   and the delete (`force_termination`).
+//! - `view`: a request as the API sends it.
+//! - `operations`: the operations modelled, and who owns a request.
+
+mod operations;
+mod record;
+mod rules;
+mod view;
+
+pub(crate) use operations::RESOURCE;
+pub(crate) use record::Kept;
+pub use record::SpotMarketRequest;
+pub(crate) use view::COLLECTION;
