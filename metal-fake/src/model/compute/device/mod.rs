@@ -11,17 +11,30 @@
 //!   competitors.
 //! - `filter`: the filters of the project's device list.
 //! - `view`: a device as the API sends it.
+//! - `metadata`: what a device knows of itself (metadata, custom data,
+//!   user data), and the check of user data.
+//! - `keys`: the SSH keys it got at create.
+//! - `usage`: the hours it ran and their cost, its own and its project's.
+//! - `telemetry`: its bandwidth and traffic (zero-filled series).
+//! - `diagnostics`: its health rollup and a console screenshot.
+//! - `firmware`: firmware sets (none modelled).
 //! - `operations`: the operations modelled, and who owns a device.
 
 mod create;
+mod diagnostics;
+mod firmware;
+mod keys;
+mod metadata;
 mod filter;
 mod on_demand;
 mod operations;
 mod record;
 mod rules;
+mod telemetry;
+mod usage;
 mod view;
 
 pub(crate) use operations::RESOURCE;
 pub use record::{Device, DeviceState, OwnAddress};
 pub(crate) use record::{Kept, Step, FAILED_PROVISIONING_PROJECT};
-pub(crate) use view::{address_texts, Addresses, DeviceField, COLLECTION};
+pub(crate) use view::{address_texts, own_blocks, Addresses, DeviceField, OwnBlock, COLLECTION};

@@ -5,13 +5,14 @@ use metal_api::operation as op;
 use metal_api::types;
 use uuid::Uuid;
 
+use super::by_organization;
 use super::filter::ReservationFilter;
 use super::record;
 use super::view::COLLECTION;
 use crate::call::{ApiError, Call};
 use crate::model::access::Owner;
 use crate::model::list::Listing;
-use crate::model::project;
+use crate::model::{organization, project};
 use crate::model::render::reply;
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
 use crate::model::World;
@@ -32,6 +33,12 @@ pub(crate) static RESOURCE: Resource = Resource {
         .names("id", &RESOURCE),
         Modelled::new(&op::MOVE_HARDWARE_RESERVATION, move_hardware_reservation)
             .names("id", &RESOURCE),
+        // Outside the 2024 spec: packngo's `Organizations.ListHardwareReservations`.
+        Modelled::new(
+            &by_organization::FIND_ORGANIZATION_HARDWARE_RESERVATIONS,
+            by_organization::find_organization_hardware_reservations,
+        )
+        .names("id", &organization::RESOURCE),
     ],
     owner,
     load: record::load,

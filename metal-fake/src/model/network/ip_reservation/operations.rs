@@ -5,9 +5,11 @@ use metal_api::operation as op;
 use metal_api::types;
 use uuid::Uuid;
 
+use super::availability;
+use super::device_blocks::{block_type, DeviceBlockView};
 use super::record::{self, Kept};
 use super::update::IpUpdate;
-use super::view::{AssignmentList, COLLECTION};
+use super::view::{AssignmentList, ReservationView, COLLECTION};
 use crate::call::{ApiError, Call, Reply};
 use crate::model::access::Owner;
 use crate::model::list::Listing;
@@ -31,6 +33,20 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(&op::FIND_IP_ASSIGNMENTS, find_ip_assignments).names("id", &device::RESOURCE),
         Modelled::new(&op::CREATE_IP_ASSIGNMENT, create_ip_assignment)
             .names("id", &device::RESOURCE),
+        Modelled::new(&op::FIND_IP_AVAILABILITIES, availability::find_ip_availabilities)
+            .names("id", &RESOURCE),
+        Modelled::new(&op::FIND_IP_ADDRESS_CUSTOMDATA, availability::find_ip_address_customdata)
+            .names("id", &RESOURCE),
+        Modelled::new(
+            &op::FIND_IP_RESERVATION_CUSTOMDATA,
+            availability::find_ip_reservation_customdata,
+        )
+        .names("project_id", &project::RESOURCE),
+        Modelled::new(
+            &op::FIND_IP_ASSIGNMENT_CUSTOMDATA,
+            availability::find_ip_assignment_customdata,
+        )
+        .names("instance_id", &device::RESOURCE),
     ],
     owner,
     load: record::load,
@@ -40,6 +56,9 @@ pub(crate) static RESOURCE: Resource = Resource {
 fn owner(w: &World, id: Uuid) -> Option<Owner> {
     if let Some(r) = w.ips.reservations.get(&id) {
         return Some(Owner::Project(r.rec.project));
+    }
+    if let Some((d, _)) = w.device_block(id) {
+        return Some(Owner::Project(d.rec.project));
     }
     let a = w.live_assignment(id)?;
     let r = w.ips.reservations.get(&a.reservation)?;
@@ -80,22 +99,62 @@ fn find_ip_reservations(call: &Call) -> Result<Prepared, ApiError> {
     let listing = Listing::of_per_page(call, &["types"], DEFAULT_PER_PAGE)?;
     let types = types_filter(call)?;
     acts(move |w, _, _| {
-        let listed = |r: &&Kept| {
-            r.rec.project == project
-                && types
-                    .as_ref()
-                    .is_none_or(|t| t.iter().any(|t| t == r.rec.kind.as_str()))
-        };
+        let wanted = |kind: &str| types.as_ref().is_none_or(|t| t.iter().any(|t| t == kind));
+        let mut listed: Vec<Listed> = w
+            .ips
+            .reservations
+            .values()
+            .filter(|r| r.rec.project == project && wanted(r.rec.kind.as_str()))
+            .map(Listed::Reserved)
+            .collect();
+        // The project's devices' own blocks, as the real API listed them.
+        listed.extend(
+            w.devices
+                .values()
+                .filter(|d| d.rec.project == project)
+                .flat_map(|d| {
+                    device::own_blocks(d)
+                        .into_iter()
+                        .map(move |b| Listed::Own(d, b))
+                })
+                .filter(|e| match e {
+                    Listed::Own(_, b) => wanted(block_type(b.kind)),
+                    Listed::Reserved(_) => true,
+                }),
+        );
         let page = w.page_of(
             project,
             ("ip_addresses", COLLECTION),
-            w.ips.reservations.values().filter(listed),
-            |r| r.meta.seq,
+            listed.iter(),
+            |e| match e {
+                Listed::Reserved(r) => r.meta.seq,
+                Listed::Own(d, _) => d.meta.seq,
+            },
             &listing,
-            |r| w.ip_reservation_view(r, &listing.expand),
+            |e| match e {
+                Listed::Reserved(r) => ListedView::Reserved(w.ip_reservation_view(r, &listing.expand)),
+                Listed::Own(d, b) => {
+                    ListedView::Own(w.device_block_view(d, b.clone(), &listing.expand))
+                }
+            },
         )?;
         reply(&page)
     })
+}
+
+/// One entry of a project's IP reservations: a reserved block, or one of
+/// a device's own blocks.
+enum Listed<'a> {
+    Reserved(&'a Kept),
+    Own(&'a device::Kept, device::OwnBlock),
+}
+
+/// An entry as the list shows it.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum ListedView<'a> {
+    Reserved(ReservationView<'a>),
+    Own(DeviceBlockView<'a>),
 }
 
 fn request_ip_reservation(call: &Call) -> Result<Prepared, ApiError> {
@@ -119,6 +178,9 @@ fn find_ip_address_by_id(call: &Call) -> Result<Prepared, ApiError> {
     acts(move |w, _, _| {
         if let Some(r) = w.ips.reservations.get(&id) {
             return reply(&w.ip_reservation_view(r, &expand));
+        }
+        if let Some((d, b)) = w.device_block(id) {
+            return reply(&w.device_block_view(d, b, &expand));
         }
         assignment_reply(w, id, &expand)
     })
