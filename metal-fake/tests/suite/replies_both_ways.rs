@@ -301,6 +301,41 @@ fn reads() -> Vec<(&'static str, String)> {
         ("findMetros", "/locations/metros".to_string()),
         ("findFacilities", "/facilities".to_string()),
         ("findOperatingSystems", "/operating-systems".to_string()),
+        (
+            "findOperatingSystemVersion",
+            "/operating-system-versions".to_string(),
+        ),
+        ("findPlansByProject", format!("/projects/{prod}/plans")),
+        (
+            "findFacilitiesByProject",
+            format!("/projects/{prod}/facilities"),
+        ),
+        ("findDeviceMetadataByID", format!("/devices/{device}/metadata")),
+        (
+            "findDeviceMetadataByID",
+            format!("/devices/{provisioning}/metadata"),
+        ),
+        ("findDeviceUserdataByID", format!("/devices/{device}/userdata")),
+        ("findDeviceSSHKeys", format!("/devices/{device}/ssh-keys")),
+        ("findDeviceUsages", format!("/devices/{device}/usages")),
+        ("findProjectUsage", format!("/projects/{globex}/usages")),
+        (
+            "getDeviceHealthRollup",
+            format!("/devices/{device}/diagnostics/health/rollup"),
+        ),
+        (
+            "getOrganizationFirmwareSets",
+            format!("/organizations/{acme}/firmware-sets"),
+        ),
+        (
+            "getProjectFirmwareSets",
+            format!("/projects/{prod}/firmware-sets"),
+        ),
+        ("findIPAvailabilities", format!("/ips/{block}/available?cidr=32")),
+        (
+            "findIPReservations",
+            format!("/projects/{globex}/ips?include=assignments,project"),
+        ),
     ]
 }
 
@@ -345,7 +380,7 @@ async fn every_read_has_every_property_of_its_schema_and_no_other() {
         }
     }
     // Every modelled read with a body is walked.
-    assert_eq!(operations.len(), 21, "{operations:?}");
+    assert_eq!(operations.len(), 33, "{operations:?}");
 }
 
 /// The check fails what it should: a missing key, an extra key, a value
