@@ -121,6 +121,7 @@ async fn listed(api: &Api, query: &str) -> Vec<Value> {
 
 #[tokio::test(start_paused = true)]
 async fn a_device_s_own_blocks_are_project_reservations_until_it_goes() {
+    const ALL: &str = "?types=public_ipv4,global_ipv4,private_ipv4,public_ipv6,vrf";
     for api in Api::both(world).await {
         let reserved = reserve(&api, 2, json!({})).await;
         // Provisioning: no blocks of its own yet.
@@ -128,39 +129,47 @@ async fn a_device_s_own_blocks_are_project_reservations_until_it_goes() {
             .call("POST", &format!("/projects/{PROJECT}/devices"), Some(device_body("own-1")))
             .await;
         let device = made["id"].as_str().unwrap().to_string();
-        assert_eq!(listed(&api, "").await.len(), 1);
+        assert_eq!(listed(&api, ALL).await.len(), 1);
         api.fake.advance(Duration::from_secs(3600)).unwrap();
         let addresses = api.get(&format!("/devices/{device}")).await["ip_addresses"].clone();
-        let all = listed(&api, "").await;
-        assert_eq!(all.len(), 4, "{all:?}");
-        assert_eq!(all[0]["id"], reserved["id"]);
+        // Without `types`, the reserved blocks only.
+        let plain = listed(&api, "").await;
+        assert_eq!(plain.len(), 1, "{plain:?}");
         // As the precreated-block data source asks: every type, with
         // facility and metro; it matches on public, address family and the
-        // place.
-        let asked = listed(
-            &api,
-            "?types=public_ipv4,global_ipv4,private_ipv4,public_ipv6,vrf&include=facility,metro,project",
-        )
-        .await;
-        assert_eq!(asked.len(), 4);
+        // place. The device's private IPv4 and public IPv6, not its public
+        // IPv4 management subnet.
+        let asked = listed(&api, &format!("{ALL}&include=facility,metro,project")).await;
+        assert_eq!(asked.len(), 3, "{asked:?}");
+        assert_eq!(asked[0]["id"], reserved["id"]);
         let v6: Vec<&Value> = asked.iter().filter(|b| b["address_family"] == 6).collect();
         assert_eq!(v6.len(), 1);
-        assert_eq!((v6[0]["type"].clone(), v6[0]["public"].clone(), v6[0]["cidr"].clone()), (json!("public_ipv6"), json!(true), json!(127)));
+        assert_eq!(
+            (v6[0]["type"].clone(), v6[0]["public"].clone(), v6[0]["cidr"].clone()),
+            (json!("public_ipv6"), json!(true), json!(127))
+        );
         assert_eq!(v6[0]["metro"]["code"], "da");
         assert_eq!(v6[0]["facility"]["code"], "da11");
         assert_eq!(v6[0]["project"]["id"], PROJECT);
+        assert_eq!(v6[0]["management"], true);
         let private: Vec<&Value> = asked.iter().filter(|b| b["public"] == false).collect();
         assert_eq!((private.len(), private[0]["type"].clone()), (1, json!("private_ipv4")));
+        assert_eq!(private[0]["cidr"], 31);
         // `types` filters them.
-        let v4 = listed(&api, "?types=public_ipv4").await;
-        assert_eq!(v4.len(), 2);
+        assert_eq!(listed(&api, "?types=public_ipv4").await.len(), 1);
         assert_eq!(listed(&api, "?types=public_ipv6").await.len(), 1);
+        assert_eq!(listed(&api, "?types=private_ipv4").await.len(), 1);
         assert_eq!(listed(&api, "?types=global_ipv4").await.len(), 0);
         // `include=assignments`: the device's own assignment, as its
         // `ip_addresses` shows it.
         let with = listed(&api, "?types=public_ipv6&include=assignments").await;
         let a = &with[0]["assignments"][0];
-        let own6 = addresses.as_array().unwrap().iter().find(|a| a["address_family"] == 6).unwrap();
+        let own6 = addresses
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["address_family"] == 6)
+            .unwrap();
         assert_eq!(a["id"], own6["id"]);
         assert_eq!(a["address"], own6["address"]);
         assert_eq!(a["assigned_to"]["href"], format!("/metal/v1/devices/{device}"));
@@ -172,7 +181,7 @@ async fn a_device_s_own_blocks_are_project_reservations_until_it_goes() {
         // Deleting the device releases them.
         let (status, _) = api.call("DELETE", &format!("/devices/{device}"), None).await;
         assert_eq!(status, 204);
-        let left = listed(&api, "").await;
+        let left = listed(&api, ALL).await;
         assert_eq!(left.len(), 1);
         assert_eq!(left[0]["id"], reserved["id"]);
         let (status, _) = api.call("GET", &format!("/ips/{block_id}"), None).await;

@@ -92,6 +92,11 @@ const MISSING: &[(&str, &[&str], &str)] = &[
         "street addresses and a facility's IP ranges are not modelled",
     ),
     (
+        "IPReservation_facility",
+        &["address", "ip_ranges"],
+        "the facility of a device's own block, as Facility: street addresses and IP ranges are not modelled",
+    ),
+    (
         "OperatingSystem",
         &["build_date", "deprecation_date", "end_of_life_date", "end_of_service_date", "lifecycle_state", "release_date", "release_notes"],
         "image lifecycles are not modelled",
@@ -334,7 +339,7 @@ fn reads() -> Vec<(&'static str, String)> {
         ("findIPAvailabilities", format!("/ips/{block}/available?cidr=32")),
         (
             "findIPReservations",
-            format!("/projects/{globex}/ips?include=assignments,project"),
+            format!("/projects/{globex}/ips?types=public_ipv4,private_ipv4,public_ipv6&include=assignments,project"),
         ),
     ]
 }

@@ -37,4 +37,6 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub use record::{Device, DeviceState, OwnAddress};
 pub(crate) use record::{Kept, Step, FAILED_PROVISIONING_PROJECT};
-pub(crate) use view::{address_texts, own_blocks, Addresses, DeviceField, OwnBlock, COLLECTION};
+pub(crate) use view::{
+    address_texts, own_block_owner, own_blocks, Addresses, DeviceField, OwnBlock, COLLECTION,
+};

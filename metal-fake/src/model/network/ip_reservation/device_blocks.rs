@@ -1,9 +1,10 @@
-//! A device's own blocks (its public IPv4 /31, private IPv4 /31 and
-//! public IPv6 /127, once it has them) as its project's IP reservations
-//! list them, as the Terraform provider's `equinix_metal_precreated_ip_block`
-//! data source finds them among `GET /projects/{id}/ips`. They are read
-//! from the devices, never written to the IP tables: deleting the device
-//! releases them.
+//! A device's own blocks (its private IPv4 /31 and public IPv6 /127, once
+//! it has them) as its project's IP reservations list them when `types`
+//! asks for their kind, as the Terraform provider's
+//! `equinix_metal_precreated_ip_block` data source finds them among `GET
+//! /projects/{id}/ips`. Its public IPv4 /31 (its management subnet) is not
+//! listed. They are read from the devices, never written to the IP
+//! tables: deleting the device releases them.
 
 use serde::Serialize;
 use uuid::Uuid;
@@ -84,6 +85,20 @@ pub(crate) fn block_type(kind: OwnAddress) -> &'static str {
     }
 }
 
+/// Whether a device's own block of `kind` is listed: the precreated kinds
+/// (private IPv4, public IPv6); a device's public IPv4 management subnet
+/// is not.
+fn listed_kind(kind: OwnAddress) -> bool {
+    kind != OwnAddress::PublicIpv4
+}
+
+/// `d`'s own blocks its project's list shows.
+pub(crate) fn listed_blocks(d: &device::Kept) -> impl Iterator<Item = OwnBlock> {
+    device::own_blocks(d)
+        .into_iter()
+        .filter(|b| listed_kind(b.kind))
+}
+
 impl World {
     /// Block `b` of device `d` as its project's IP reservations show it,
     /// with `expand` applied (`project`, `assignments` included; `metro`,
@@ -153,7 +168,7 @@ impl World {
     pub(crate) fn device_block(&self, id: Uuid) -> Option<(&device::Kept, OwnBlock)> {
         device::own_block_owner(id).find_map(|(device, _)| {
             let d = self.devices.get(&device)?;
-            let b = device::own_blocks(d).into_iter().find(|b| b.block == id)?;
+            let b = listed_blocks(d).find(|b| b.block == id)?;
             Some((d, b))
         })
     }

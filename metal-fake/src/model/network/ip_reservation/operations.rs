@@ -6,7 +6,7 @@ use metal_api::types;
 use uuid::Uuid;
 
 use super::availability;
-use super::device_blocks::{block_type, DeviceBlockView};
+use super::device_blocks::{block_type, listed_blocks, DeviceBlockView};
 use super::record::{self, Kept};
 use super::update::IpUpdate;
 use super::view::{AssignmentList, ReservationView, COLLECTION};
@@ -107,21 +107,20 @@ fn find_ip_reservations(call: &Call) -> Result<Prepared, ApiError> {
             .filter(|r| r.rec.project == project && wanted(r.rec.kind.as_str()))
             .map(Listed::Reserved)
             .collect();
-        // The project's devices' own blocks, as the real API listed them.
-        listed.extend(
-            w.devices
-                .values()
-                .filter(|d| d.rec.project == project)
-                .flat_map(|d| {
-                    device::own_blocks(d)
-                        .into_iter()
-                        .map(move |b| Listed::Own(d, b))
-                })
-                .filter(|e| match e {
-                    Listed::Own(_, b) => wanted(block_type(b.kind)),
-                    Listed::Reserved(_) => true,
-                }),
-        );
+        // The project's devices' own blocks, as the real API listed them:
+        // only when `types` asks for their kind.
+        if types.is_some() {
+            listed.extend(
+                w.devices
+                    .values()
+                    .filter(|d| d.rec.project == project)
+                    .flat_map(|d| listed_blocks(d).map(move |b| Listed::Own(d, b)))
+                    .filter(|e| match e {
+                        Listed::Own(_, b) => wanted(block_type(b.kind)),
+                        Listed::Reserved(_) => true,
+                    }),
+            );
+        }
         let page = w.page_of(
             project,
             ("ip_addresses", COLLECTION),
