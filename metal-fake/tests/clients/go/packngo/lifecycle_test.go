@@ -520,10 +520,11 @@ func TestLifecycle(t *testing.T) {
 	})
 	made := []string{"creates an on-demand device with an address of a reserved block"}
 	steps.Run("finds the device's own private block among the project's", made, func(t *testing.T) {
-		// As the Terraform provider's precreated-block data source asks.
-		opts := packngo.ListOptions{Includes: []string{"assignments"}}
-		opts.Filter("types", "public_ipv4,global_ipv4,private_ipv4,public_ipv6,vrf")
-		all, _, err := c.ProjectIPs.List(env.Project, &opts)
+		// The types the Terraform provider's precreated-block data source
+		// names (packngo's Filter returns a copy with the parameter).
+		opts := (&packngo.ListOptions{Includes: []string{"assignments"}}).
+			Filter("types", "public_ipv4,global_ipv4,private_ipv4,public_ipv6,vrf")
+		all, _, err := c.ProjectIPs.List(env.Project, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
