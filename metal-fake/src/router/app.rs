@@ -30,7 +30,10 @@ pub(crate) fn router(pipeline: Pipeline) -> Router {
     // row in `fidelity`), served beside the spec's.
     for m in crate::model::modelled() {
         if operation::find(m.operation.id).is_none() {
-            by_path.entry(m.operation.path).or_default().push(m.operation);
+            by_path
+                .entry(m.operation.path)
+                .or_default()
+                .push(m.operation);
         }
     }
     let also_patch: Vec<&str> = crate::model::modelled()

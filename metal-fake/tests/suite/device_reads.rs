@@ -92,7 +92,10 @@ impl Api {
 
     /// Both ways, in process first.
     pub(crate) async fn both(world: impl Fn() -> WorldDoc) -> [Self; 2] {
-        [Self::new(world(), false).await, Self::new(world(), true).await]
+        [
+            Self::new(world(), false).await,
+            Self::new(world(), true).await,
+        ]
     }
 
     /// The way, for messages.
@@ -177,8 +180,14 @@ async fn metadata_shows_the_device_from_its_record_keys_and_addresses() {
         let m = api.get(&format!("/devices/{id}/metadata")).await;
         assert_eq!(m["id"], id.as_str());
         assert_eq!(m["hostname"], "meta-1");
-        assert_eq!((m["plan"].clone(), m["class"].clone()), (json!("c3.small.x86"), json!("c3.small.x86")));
-        assert_eq!((m["facility"].clone(), m["metro"].clone()), (json!("da11"), json!("da")));
+        assert_eq!(
+            (m["plan"].clone(), m["class"].clone()),
+            (json!("c3.small.x86"), json!("c3.small.x86"))
+        );
+        assert_eq!(
+            (m["facility"].clone(), m["metro"].clone()),
+            (json!("da11"), json!("da"))
+        );
         assert_eq!(m["state"], "active");
         assert_eq!(m["tags"], json!(["web"]));
         assert_eq!(m["customdata"], json!({"role": "web", "tier": 1}));
@@ -186,9 +195,17 @@ async fn metadata_shows_the_device_from_its_record_keys_and_addresses() {
         assert_eq!(m["iqn"], device["iqn"]);
         assert_eq!(m["reserved"], false);
         // The keys it got at create: the project's and the user's.
-        let keys: Vec<&str> = m["ssh_keys"].as_array().unwrap().iter().map(|k| k.as_str().unwrap()).collect();
+        let keys: Vec<&str> = m["ssh_keys"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k.as_str().unwrap())
+            .collect();
         assert_eq!(keys.len(), 2, "{keys:?}");
-        assert!(keys.iter().any(|k| k.ends_with(" deploy")) && keys.iter().any(|k| k.ends_with(" me@laptop")));
+        assert!(
+            keys.iter().any(|k| k.ends_with(" deploy"))
+                && keys.iter().any(|k| k.ends_with(" me@laptop"))
+        );
         // Its addresses, as the device shows them.
         let addresses: Vec<String> = device["ip_addresses"]
             .as_array()
@@ -202,14 +219,27 @@ async fn metadata_shows_the_device_from_its_record_keys_and_addresses() {
         assert_eq!(m["network"]["network"]["bonding"]["mode"], 4);
         // A device provisioning has no addresses yet.
         let (_, young) = api
-            .call("POST", &format!("/projects/{PROJECT}/devices"), Some(on_demand("meta-2")))
+            .call(
+                "POST",
+                &format!("/projects/{PROJECT}/devices"),
+                Some(on_demand("meta-2")),
+            )
             .await;
-        let young = api.get(&format!("/devices/{}/metadata", young["id"].as_str().unwrap())).await;
+        let young = api
+            .get(&format!(
+                "/devices/{}/metadata",
+                young["id"].as_str().unwrap()
+            ))
+            .await;
         assert_eq!(young["network"]["addresses"], json!([]));
         assert_eq!(young["state"], "queued");
         // Not there: 404.
         let (status, _) = api
-            .call("GET", &format!("/devices/{}/metadata", uuid::Uuid::new_v4()), None)
+            .call(
+                "GET",
+                &format!("/devices/{}/metadata", uuid::Uuid::new_v4()),
+                None,
+            )
             .await;
         assert_eq!(status, 404);
         api.finish().await;
@@ -229,19 +259,35 @@ async fn customdata_and_userdata_read_what_the_create_and_update_set() {
             json!({"userdata": "#cloud-config\npackages: [nginx]\n"})
         );
         let (status, body) = api
-            .call("PUT", &format!("/devices/{id}"), Some(json!({"customdata": {"role": "db"}, "userdata": "#!/bin/sh\ntrue\n"})))
+            .call(
+                "PUT",
+                &format!("/devices/{id}"),
+                Some(json!({"customdata": {"role": "db"}, "userdata": "#!/bin/sh\ntrue\n"})),
+            )
             .await;
         assert_eq!(status, 200, "{body}");
-        assert_eq!(api.get(&format!("/devices/{id}/customdata")).await, json!({"role": "db"}));
-        assert_eq!(api.get(&format!("/devices/{id}/userdata")).await["userdata"], "#!/bin/sh\ntrue\n");
+        assert_eq!(
+            api.get(&format!("/devices/{id}/customdata")).await,
+            json!({"role": "db"})
+        );
+        assert_eq!(
+            api.get(&format!("/devices/{id}/userdata")).await["userdata"],
+            "#!/bin/sh\ntrue\n"
+        );
         // A device created without either reads `{}` and `""`.
         let bare = active_device(
             &api,
             json!({"metro": "da", "plan": "c3.small.x86", "operating_system": "ubuntu_24_04", "hostname": "bare"}),
         )
         .await;
-        assert_eq!(api.get(&format!("/devices/{bare}/customdata")).await, json!({}));
-        assert_eq!(api.get(&format!("/devices/{bare}/userdata")).await, json!({"userdata": ""}));
+        assert_eq!(
+            api.get(&format!("/devices/{bare}/customdata")).await,
+            json!({})
+        );
+        assert_eq!(
+            api.get(&format!("/devices/{bare}/userdata")).await,
+            json!({"userdata": ""})
+        );
         api.finish().await;
     }
 }
@@ -249,7 +295,11 @@ async fn customdata_and_userdata_read_what_the_create_and_update_set() {
 #[tokio::test(start_paused = true)]
 async fn validate_userdata_takes_cloud_init_formats_only() {
     for api in Api::both(world).await {
-        for good in ["#cloud-config\nhostname: x\n", "#!/bin/bash\necho hi\n", "Content-Type: multipart/mixed; boundary=x\n"] {
+        for good in [
+            "#cloud-config\nhostname: x\n",
+            "#!/bin/bash\necho hi\n",
+            "Content-Type: multipart/mixed; boundary=x\n",
+        ] {
             let path = format!("/userdata/validate?userdata={}", urlencode(good));
             let (status, body) = api.call("POST", &path, None).await;
             assert_eq!(status, 204, "{} {good:?}: {body}", api.way());
@@ -258,7 +308,10 @@ async fn validate_userdata_takes_cloud_init_formats_only() {
             let path = format!("/userdata/validate?userdata={}", urlencode(bad));
             let (status, body) = api.call("POST", &path, None).await;
             assert_eq!(status, 422, "{} {bad:?}: {body}", api.way());
-            assert!(body["errors"][0].as_str().unwrap().contains("cloud-init"), "{body}");
+            assert!(
+                body["errors"][0].as_str().unwrap().contains("cloud-init"),
+                "{body}"
+            );
         }
         api.finish().await;
     }
@@ -268,7 +321,9 @@ async fn validate_userdata_takes_cloud_init_formats_only() {
 pub(crate) fn urlencode(text: &str) -> String {
     text.bytes()
         .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
             _ => format!("%{b:02X}"),
         })
         .collect()
@@ -279,7 +334,12 @@ async fn ssh_keys_are_those_the_create_chose() {
     for api in Api::both(world).await {
         let all = active_device(&api, on_demand("keys-1")).await;
         let listed = api.get(&format!("/devices/{all}/ssh-keys")).await;
-        let mut ids: Vec<&str> = listed["ssh_keys"].as_array().unwrap().iter().map(|k| k["id"].as_str().unwrap()).collect();
+        let mut ids: Vec<&str> = listed["ssh_keys"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k["id"].as_str().unwrap())
+            .collect();
         ids.sort_unstable();
         assert_eq!(ids, [USER_KEY, PROJECT_KEY]);
         // Named keys: only those.
@@ -290,10 +350,14 @@ async fn ssh_keys_are_those_the_create_chose() {
         assert_eq!(listed["ssh_keys"].as_array().unwrap().len(), 1);
         assert_eq!(listed["ssh_keys"][0]["label"], "deploy");
         // `Search string` matches the label.
-        let found = api.get(&format!("/devices/{all}/ssh-keys?Search%20string=DEPLOY")).await;
+        let found = api
+            .get(&format!("/devices/{all}/ssh-keys?Search%20string=DEPLOY"))
+            .await;
         assert_eq!(found["ssh_keys"].as_array().unwrap().len(), 1);
         // A key deleted since is gone from the list.
-        let (status, _) = api.call("DELETE", &format!("/ssh-keys/{USER_KEY}"), None).await;
+        let (status, _) = api
+            .call("DELETE", &format!("/ssh-keys/{USER_KEY}"), None)
+            .await;
         assert_eq!(status, 204);
         let listed = api.get(&format!("/devices/{all}/ssh-keys")).await;
         assert_eq!(listed["ssh_keys"][0]["id"], PROJECT_KEY);
@@ -306,7 +370,11 @@ async fn ssh_keys_are_those_the_create_chose() {
 async fn usage_counts_hours_on_the_fake_s_clock_at_the_plan_s_price() {
     for api in Api::both(world).await {
         let (_, made) = api
-            .call("POST", &format!("/projects/{PROJECT}/devices"), Some(on_demand("use-1")))
+            .call(
+                "POST",
+                &format!("/projects/{PROJECT}/devices"),
+                Some(on_demand("use-1")),
+            )
             .await;
         let id = made["id"].as_str().unwrap().to_string();
         api.fake.advance(Duration::from_secs(2 * 3600)).unwrap();
@@ -316,7 +384,8 @@ async fn usage_counts_hours_on_the_fake_s_clock_at_the_plan_s_price() {
         assert_eq!(usages["usages"][0]["total"], "1.50", "{usages}");
         // The window cuts the hours: from an hour after the create.
         let created = made["created_at"].as_str().unwrap();
-        let after = chrono::DateTime::parse_from_rfc3339(created).unwrap() + chrono::Duration::hours(1);
+        let after =
+            chrono::DateTime::parse_from_rfc3339(created).unwrap() + chrono::Duration::hours(1);
         let path = format!(
             "/devices/{id}/usages?created%5Bafter%5D={}",
             urlencode(&after.to_rfc3339())
@@ -331,7 +400,13 @@ async fn usage_counts_hours_on_the_fake_s_clock_at_the_plan_s_price() {
         assert_eq!(rows[0]["price"], "0.75");
         assert_eq!(rows[0]["total"], "1.50");
         assert_eq!(rows[0]["facility"], "da11");
-        let (status, body) = api.call("GET", &format!("/devices/{id}/usages?created%5Bafter%5D=yesterday"), None).await;
+        let (status, body) = api
+            .call(
+                "GET",
+                &format!("/devices/{id}/usages?created%5Bafter%5D=yesterday"),
+                None,
+            )
+            .await;
         assert_eq!(status, 422, "{body}");
         api.finish().await;
     }
@@ -341,16 +416,29 @@ async fn usage_counts_hours_on_the_fake_s_clock_at_the_plan_s_price() {
 async fn bandwidth_and_traffic_are_zero_series_over_the_window() {
     for api in Api::both(world).await {
         let id = active_device(&api, on_demand("bw-1")).await;
-        let bw = api.get(&format!("/devices/{id}/bandwidth?from=1700000000&until=1700003600")).await;
+        let bw = api
+            .get(&format!(
+                "/devices/{id}/bandwidth?from=1700000000&until=1700003600"
+            ))
+            .await;
         let series = bw["bandwidth"].as_array().unwrap();
         assert_eq!(series.len(), 2);
-        assert_eq!((series[0]["target"].clone(), series[1]["target"].clone()), (json!("inbound"), json!("outbound")));
+        assert_eq!(
+            (series[0]["target"].clone(), series[1]["target"].clone()),
+            (json!("inbound"), json!("outbound"))
+        );
         let points = series[0]["datapoints"].as_array().unwrap();
         // Every 5 minutes over the hour, both ends.
         assert_eq!(points.len(), 13);
         assert_eq!(points[0], json!([0.0, 1_700_000_000]));
         assert_eq!(points[12], json!([0.0, 1_700_003_600]));
-        let (status, _) = api.call("GET", &format!("/devices/{id}/bandwidth?from=1700000000"), None).await;
+        let (status, _) = api
+            .call(
+                "GET",
+                &format!("/devices/{id}/bandwidth?from=1700000000"),
+                None,
+            )
+            .await;
         assert_eq!(status, 422);
 
         let t = api
@@ -359,9 +447,17 @@ async fn bandwidth_and_traffic_are_zero_series_over_the_window() {
         assert_eq!(t["direction"], "inbound");
         assert_eq!(t["traffic"].as_array().unwrap().len(), 13);
         assert!(t["traffic"].as_array().unwrap().iter().all(|p| p[0] == 0.0));
-        let (status, _) = api.call("GET", &format!("/devices/{id}/traffic?direction=sideways"), None).await;
+        let (status, _) = api
+            .call(
+                "GET",
+                &format!("/devices/{id}/traffic?direction=sideways"),
+                None,
+            )
+            .await;
         assert_eq!(status, 422);
-        let (status, _) = api.call("GET", &format!("/devices/{id}/traffic"), None).await;
+        let (status, _) = api
+            .call("GET", &format!("/devices/{id}/traffic"), None)
+            .await;
         assert_eq!(status, 422);
         api.finish().await;
     }
@@ -371,16 +467,33 @@ async fn bandwidth_and_traffic_are_zero_series_over_the_window() {
 async fn health_follows_the_device_state() {
     for api in Api::both(world).await {
         let id = active_device(&api, on_demand("health-1")).await;
-        let h = api.get(&format!("/devices/{id}/diagnostics/health/rollup")).await;
+        let h = api
+            .get(&format!("/devices/{id}/diagnostics/health/rollup"))
+            .await;
         assert_eq!(h["health_rollup"], "ok");
         let (status, _) = api
-            .call("POST", &format!("/devices/{id}/actions"), Some(json!({"type": "power_off"})))
+            .call(
+                "POST",
+                &format!("/devices/{id}/actions"),
+                Some(json!({"type": "power_off"})),
+            )
             .await;
         assert_eq!(status, 202);
-        assert_eq!(api.get(&format!("/devices/{id}/diagnostics/health/rollup")).await["health_rollup"], "warning");
+        assert_eq!(
+            api.get(&format!("/devices/{id}/diagnostics/health/rollup"))
+                .await["health_rollup"],
+            "warning"
+        );
         api.fake.advance(Duration::from_secs(600)).unwrap();
-        assert_eq!(api.get(&format!("/devices/{id}")).await["state"], "inactive");
-        assert_eq!(api.get(&format!("/devices/{id}/diagnostics/health/rollup")).await["health_rollup"], "warning");
+        assert_eq!(
+            api.get(&format!("/devices/{id}")).await["state"],
+            "inactive"
+        );
+        assert_eq!(
+            api.get(&format!("/devices/{id}/diagnostics/health/rollup"))
+                .await["health_rollup"],
+            "warning"
+        );
         api.finish().await;
     }
 }
@@ -400,7 +513,10 @@ async fn a_screenshot_is_a_small_jpeg_while_the_device_is_on() {
                     .send()
                     .await
                     .unwrap();
-                let ct = r.headers().get("content-type").map(|v| v.to_str().unwrap().to_string());
+                let ct = r
+                    .headers()
+                    .get("content-type")
+                    .map(|v| v.to_str().unwrap().to_string());
                 (r.status().as_u16(), ct, r.bytes().await.unwrap().to_vec())
             }
             None => {
@@ -411,8 +527,15 @@ async fn a_screenshot_is_a_small_jpeg_while_the_device_is_on() {
                     .header("x-auth-token", DEFAULT_TOKEN)
                     .build()
                     .unwrap();
-                let r = api.fake.exchange(&metal_api::operation::CAPTURE_SCREENSHOT, req).await.unwrap();
-                let ct = r.headers().get("content-type").map(|v| v.to_str().unwrap().to_string());
+                let r = api
+                    .fake
+                    .exchange(&metal_api::operation::CAPTURE_SCREENSHOT, req)
+                    .await
+                    .unwrap();
+                let ct = r
+                    .headers()
+                    .get("content-type")
+                    .map(|v| v.to_str().unwrap().to_string());
                 (r.status().as_u16(), ct, r.bytes().await.unwrap().to_vec())
             }
         };
@@ -423,7 +546,12 @@ async fn a_screenshot_is_a_small_jpeg_while_the_device_is_on() {
         assert_eq!(&body[body.len() - 2..], &[0xff, 0xd9]);
         assert!(body.len() < 1024);
         // Off: refused.
-        api.call("POST", &format!("/devices/{id}/actions"), Some(json!({"type": "power_off"}))).await;
+        api.call(
+            "POST",
+            &format!("/devices/{id}/actions"),
+            Some(json!({"type": "power_off"})),
+        )
+        .await;
         api.fake.advance(Duration::from_secs(600)).unwrap();
         let (status, body) = api.call("GET", &path, None).await;
         assert_eq!(status, 422, "{body}");
@@ -435,15 +563,30 @@ async fn a_screenshot_is_a_small_jpeg_while_the_device_is_on() {
 async fn firmware_sets_are_empty() {
     for api in Api::both(world).await {
         let id = active_device(&api, on_demand("fw-1")).await;
-        let (status, body) = api.call("GET", &format!("/devices/{id}/firmware-sets"), None).await;
+        let (status, body) = api
+            .call("GET", &format!("/devices/{id}/firmware-sets"), None)
+            .await;
         assert_eq!(status, 404, "{body}");
-        for path in [format!("/organizations/{ORG}/firmware-sets?per_page=5"), format!("/projects/{PROJECT}/firmware-sets?per_page=5")] {
+        for path in [
+            format!("/organizations/{ORG}/firmware-sets?per_page=5"),
+            format!("/projects/{PROJECT}/firmware-sets?per_page=5"),
+        ] {
             let list = api.get(&path).await;
             assert_eq!(list["records"], json!([]));
-            assert_eq!((list["total_record_count"].clone(), list["page_size"].clone()), (json!(0), json!(5)));
+            assert_eq!(
+                (
+                    list["total_record_count"].clone(),
+                    list["page_size"].clone()
+                ),
+                (json!(0), json!(5))
+            );
         }
         let (status, _) = api
-            .call("GET", &format!("/projects/{}/firmware-sets", uuid::Uuid::new_v4()), None)
+            .call(
+                "GET",
+                &format!("/projects/{}/firmware-sets", uuid::Uuid::new_v4()),
+                None,
+            )
             .await;
         assert!(status == 404 || status == 403, "{status}");
         api.finish().await;
@@ -453,19 +596,30 @@ async fn firmware_sets_are_empty() {
 #[tokio::test(start_paused = true)]
 async fn an_organisation_lists_its_projects_reservations() {
     for api in Api::both(world).await {
-        let list = api.get(&format!("/organizations/{ORG}/hardware-reservations")).await;
+        let list = api
+            .get(&format!("/organizations/{ORG}/hardware-reservations"))
+            .await;
         let rows = list["hardware_reservations"].as_array().unwrap();
         assert_eq!(rows.len(), 2, "{list}");
         assert_eq!(rows[0]["id"], RESERVATION);
         assert_eq!(list["meta"]["total"], 2);
         // The project list's filters apply.
         let one = api
-            .get(&format!("/organizations/{ORG}/hardware-reservations?per_page=1"))
+            .get(&format!(
+                "/organizations/{ORG}/hardware-reservations?per_page=1"
+            ))
             .await;
         assert_eq!(one["hardware_reservations"].as_array().unwrap().len(), 1);
         assert_eq!(one["meta"]["total"], 2);
         let (status, _) = api
-            .call("GET", &format!("/organizations/{}/hardware-reservations", uuid::Uuid::new_v4()), None)
+            .call(
+                "GET",
+                &format!(
+                    "/organizations/{}/hardware-reservations",
+                    uuid::Uuid::new_v4()
+                ),
+                None,
+            )
             .await;
         assert!(status == 404 || status == 403, "{status}");
         api.finish().await;

@@ -29,7 +29,11 @@ fn device_body(hostname: &str) -> Value {
 }
 
 fn texts(v: &Value) -> Vec<&str> {
-    v.as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect()
 }
 
 #[tokio::test(start_paused = true)]
@@ -45,7 +49,11 @@ async fn availabilities_are_the_free_aligned_blocks() {
         // One address assigned: it is no longer free, nor the /30 holding it.
         let device = active_device(&api, device_body("avail-1")).await;
         let (status, body) = api
-            .call("POST", &format!("/devices/{device}/ips"), Some(json!({"address": at(5).to_string()})))
+            .call(
+                "POST",
+                &format!("/devices/{device}/ips"),
+                Some(json!({"address": at(5).to_string()})),
+            )
             .await;
         assert_eq!(status, 201, "{body}");
         let singles = api.get(&format!("/ips/{id}/available?cidr=32")).await;
@@ -57,11 +65,15 @@ async fn availabilities_are_the_free_aligned_blocks() {
         assert_eq!(whole["available"], json!([]));
         // Outside the block's prefix to 32, or missing: 422.
         for bad in ["?cidr=28", "?cidr=33", "?cidr=x", ""] {
-            let (status, body) = api.call("GET", &format!("/ips/{id}/available{bad}"), None).await;
+            let (status, body) = api
+                .call("GET", &format!("/ips/{id}/available{bad}"), None)
+                .await;
             assert_eq!(status, 422, "{bad}: {body}");
         }
         // The device gone, its address is free again.
-        let (status, _) = api.call("DELETE", &format!("/devices/{device}"), None).await;
+        let (status, _) = api
+            .call("DELETE", &format!("/devices/{device}"), None)
+            .await;
         assert_eq!(status, 204);
         let singles = api.get(&format!("/ips/{id}/available?cidr=32")).await;
         assert_eq!(singles["available"].as_array().unwrap().len(), 8);
@@ -74,33 +86,60 @@ async fn customdata_reads_of_blocks_and_assignments() {
     for api in Api::both(world).await {
         let block = reserve(&api, 4, json!({"owner": "lb"})).await;
         let id = block["id"].as_str().unwrap();
-        assert_eq!(api.get(&format!("/ips/{id}/customdata")).await, json!({"owner": "lb"}));
         assert_eq!(
-            api.get(&format!("/projects/{PROJECT}/ips/{id}/customdata")).await,
+            api.get(&format!("/ips/{id}/customdata")).await,
+            json!({"owner": "lb"})
+        );
+        assert_eq!(
+            api.get(&format!("/projects/{PROJECT}/ips/{id}/customdata"))
+                .await,
             json!({"owner": "lb"})
         );
         // Through another project of the token: not its block.
         let (status, _) = api
-            .call("GET", &format!("/projects/{OTHER_PROJECT}/ips/{id}/customdata"), None)
+            .call(
+                "GET",
+                &format!("/projects/{OTHER_PROJECT}/ips/{id}/customdata"),
+                None,
+            )
             .await;
         assert_eq!(status, 404);
         // An update changes what is read.
         let (status, _) = api
-            .call("PATCH", &format!("/ips/{id}"), Some(json!({"customdata": {"owner": "db"}})))
+            .call(
+                "PATCH",
+                &format!("/ips/{id}"),
+                Some(json!({"customdata": {"owner": "db"}})),
+            )
             .await;
         assert_eq!(status, 200);
-        assert_eq!(api.get(&format!("/ips/{id}/customdata")).await, json!({"owner": "db"}));
+        assert_eq!(
+            api.get(&format!("/ips/{id}/customdata")).await,
+            json!({"owner": "db"})
+        );
         // Assignments: of the block, and the device's own.
         let device = active_device(&api, device_body("cd-1")).await;
         let (_, assigned) = api
-            .call("POST", &format!("/devices/{device}/ips"), Some(json!({"address": block["address"]})))
+            .call(
+                "POST",
+                &format!("/devices/{device}/ips"),
+                Some(json!({"address": block["address"]})),
+            )
             .await;
         let a = assigned["id"].as_str().unwrap();
-        assert_eq!(api.get(&format!("/devices/{device}/ips/{a}/customdata")).await, json!({}));
+        assert_eq!(
+            api.get(&format!("/devices/{device}/ips/{a}/customdata"))
+                .await,
+            json!({})
+        );
         assert_eq!(api.get(&format!("/ips/{a}/customdata")).await, json!({}));
         let own = api.get(&format!("/devices/{device}")).await["ip_addresses"][0]["id"].clone();
         let own = own.as_str().unwrap();
-        assert_eq!(api.get(&format!("/devices/{device}/ips/{own}/customdata")).await, json!({}));
+        assert_eq!(
+            api.get(&format!("/devices/{device}/ips/{own}/customdata"))
+                .await,
+            json!({})
+        );
         // Another device's assignment through this device: 404.
         let other = active_device(&api, device_body("cd-2")).await;
         let (status, _) = api
@@ -126,7 +165,11 @@ async fn a_device_s_own_blocks_are_project_reservations_until_it_goes() {
         let reserved = reserve(&api, 2, json!({})).await;
         // Provisioning: no blocks of its own yet.
         let (_, made) = api
-            .call("POST", &format!("/projects/{PROJECT}/devices"), Some(device_body("own-1")))
+            .call(
+                "POST",
+                &format!("/projects/{PROJECT}/devices"),
+                Some(device_body("own-1")),
+            )
             .await;
         let device = made["id"].as_str().unwrap().to_string();
         assert_eq!(listed(&api, ALL).await.len(), 1);
@@ -145,7 +188,11 @@ async fn a_device_s_own_blocks_are_project_reservations_until_it_goes() {
         let v6: Vec<&Value> = asked.iter().filter(|b| b["address_family"] == 6).collect();
         assert_eq!(v6.len(), 1);
         assert_eq!(
-            (v6[0]["type"].clone(), v6[0]["public"].clone(), v6[0]["cidr"].clone()),
+            (
+                v6[0]["type"].clone(),
+                v6[0]["public"].clone(),
+                v6[0]["cidr"].clone()
+            ),
             (json!("public_ipv6"), json!(true), json!(127))
         );
         assert_eq!(v6[0]["metro"]["code"], "da");
@@ -153,7 +200,10 @@ async fn a_device_s_own_blocks_are_project_reservations_until_it_goes() {
         assert_eq!(v6[0]["project"]["id"], PROJECT);
         assert_eq!(v6[0]["management"], true);
         let private: Vec<&Value> = asked.iter().filter(|b| b["public"] == false).collect();
-        assert_eq!((private.len(), private[0]["type"].clone()), (1, json!("private_ipv4")));
+        assert_eq!(
+            (private.len(), private[0]["type"].clone()),
+            (1, json!("private_ipv4"))
+        );
         assert_eq!(private[0]["cidr"], 31);
         // `types` filters them.
         assert_eq!(listed(&api, "?types=public_ipv4").await.len(), 1);
@@ -172,14 +222,19 @@ async fn a_device_s_own_blocks_are_project_reservations_until_it_goes() {
             .unwrap();
         assert_eq!(a["id"], own6["id"]);
         assert_eq!(a["address"], own6["address"]);
-        assert_eq!(a["assigned_to"]["href"], format!("/metal/v1/devices/{device}"));
+        assert_eq!(
+            a["assigned_to"]["href"],
+            format!("/metal/v1/devices/{device}")
+        );
         let stubbed = listed(&api, "?types=public_ipv6").await;
         assert_eq!(stubbed[0]["assignments"][0].as_object().unwrap().len(), 1);
         // One reads by ID.
         let block_id = v6[0]["id"].as_str().unwrap();
         assert_eq!(api.get(&format!("/ips/{block_id}")).await["cidr"], 127);
         // Deleting the device releases them.
-        let (status, _) = api.call("DELETE", &format!("/devices/{device}"), None).await;
+        let (status, _) = api
+            .call("DELETE", &format!("/devices/{device}"), None)
+            .await;
         assert_eq!(status, 204);
         let left = listed(&api, ALL).await;
         assert_eq!(left.len(), 1);

@@ -22,9 +22,7 @@ struct HealthRollup {
 fn rollup(state: DeviceState) -> &'static str {
     match state {
         DeviceState::Failed => "critical",
-        DeviceState::Inactive | DeviceState::PoweringOff | DeviceState::Deprovisioning => {
-            "warning"
-        }
+        DeviceState::Inactive | DeviceState::PoweringOff | DeviceState::Deprovisioning => "warning",
         _ => "ok",
     }
 }

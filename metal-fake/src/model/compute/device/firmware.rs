@@ -25,7 +25,9 @@ struct FirmwareSetList {
 /// clamped to the fake's largest).
 fn paging(call: &Call) -> Result<(u32, u32), ApiError> {
     let page = call.number("page", 1)?.max(1);
-    let per_page = call.number("per_page", DEFAULT_PER_PAGE)?.clamp(1, MAX_PER_PAGE);
+    let per_page = call
+        .number("per_page", DEFAULT_PER_PAGE)?
+        .clamp(1, MAX_PER_PAGE);
     Ok((page, per_page))
 }
 

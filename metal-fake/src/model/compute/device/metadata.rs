@@ -83,11 +83,7 @@ fn mac(device: Uuid, n: u8) -> String {
     let b = device.as_bytes();
     format!(
         "02:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}",
-        b[12],
-        b[13],
-        b[14],
-        b[15],
-        n
+        b[12], b[13], b[14], b[15], n
     )
 }
 

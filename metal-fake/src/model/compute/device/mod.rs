@@ -22,10 +22,10 @@
 
 mod create;
 mod diagnostics;
+mod filter;
 mod firmware;
 mod keys;
 mod metadata;
-mod filter;
 mod on_demand;
 mod operations;
 mod record;

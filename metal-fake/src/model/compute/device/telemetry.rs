@@ -116,12 +116,7 @@ const INTERVALS: &[&str] = &[
 ];
 
 /// The query's `name`, one of `values` (`default` when absent).
-fn one_of(
-    call: &Call,
-    name: &str,
-    values: &[&str],
-    default: &str,
-) -> Result<String, ApiError> {
+fn one_of(call: &Call, name: &str, values: &[&str], default: &str) -> Result<String, ApiError> {
     let value = call.text(name).unwrap_or_else(|| default.to_string());
     if !values.contains(&value.as_str()) {
         return Err(ApiError::unprocessable(format!(

@@ -546,7 +546,14 @@ pub(crate) fn own_blocks(d: &Kept) -> Vec<OwnBlock> {
         return Vec::new();
     }
     let all = [
-        (OwnAddress::PublicIpv4, Family::Public4, 4, true, 31, "255.255.255.254"),
+        (
+            OwnAddress::PublicIpv4,
+            Family::Public4,
+            4,
+            true,
+            31,
+            "255.255.255.254",
+        ),
         (
             OwnAddress::PublicIpv6,
             Family::Public6,
@@ -555,33 +562,42 @@ pub(crate) fn own_blocks(d: &Kept) -> Vec<OwnBlock> {
             127,
             "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe",
         ),
-        (OwnAddress::PrivateIpv4, Family::Private4, 4, false, 31, "255.255.255.254"),
+        (
+            OwnAddress::PrivateIpv4,
+            Family::Private4,
+            4,
+            false,
+            31,
+            "255.255.255.254",
+        ),
     ];
     let own = d.rec.own_addresses.as_deref();
     all.into_iter()
         .enumerate()
         .filter(|(_, a)| own.is_none_or(|o| o.contains(&a.0)))
-        .map(|(i, (kind, family, address_family, public, cidr, netmask))| {
-            let text = |network| {
-                AddressText {
-                    family,
-                    seq: d.meta.seq,
-                    network,
+        .map(
+            |(i, (kind, family, address_family, public, cidr, netmask))| {
+                let text = |network| {
+                    AddressText {
+                        family,
+                        seq: d.meta.seq,
+                        network,
+                    }
+                    .to_string()
+                };
+                OwnBlock {
+                    kind,
+                    assignment: derived_id(d.rec.id, i as u128 + 1),
+                    block: derived_id(d.rec.id, OWN_BLOCK_IDS + i as u128),
+                    address: text(false),
+                    network: text(true),
+                    netmask,
+                    cidr,
+                    address_family,
+                    public,
                 }
-                .to_string()
-            };
-            OwnBlock {
-                kind,
-                assignment: derived_id(d.rec.id, i as u128 + 1),
-                block: derived_id(d.rec.id, OWN_BLOCK_IDS + i as u128),
-                address: text(false),
-                network: text(true),
-                netmask,
-                cidr,
-                address_family,
-                public,
-            }
-        })
+            },
+        )
         .collect()
 }
 

@@ -26,20 +26,14 @@ pub(crate) static FIND_ORGANIZATION_HARDWARE_RESERVATIONS: Operation = Operation
 
 /// The reservations of the organisation's projects the caller sees, that
 /// pass the project list's filters, oldest first.
-pub(super) fn find_organization_hardware_reservations(
-    call: &Call,
-) -> Result<Prepared, ApiError> {
+pub(super) fn find_organization_hardware_reservations(call: &Call) -> Result<Prepared, ApiError> {
     let org: Uuid = call.id("id")?;
     let listing = Listing::of(call, ReservationFilter::PARAMS)?;
     let filter = ReservationFilter::of(call)?;
     acts(move |w, caller, now| {
         w.organizations.get(&org).ok_or_else(ApiError::not_found)?;
-        let of_org = |p: Uuid| {
-            w.projects
-                .get(&p)
-                .is_some_and(|p| p.organization() == org)
-                && caller.sees(p)
-        };
+        let of_org =
+            |p: Uuid| w.projects.get(&p).is_some_and(|p| p.organization() == org) && caller.sees(p);
         let recs = w
             .reservations
             .values()

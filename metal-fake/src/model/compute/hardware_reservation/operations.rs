@@ -12,10 +12,10 @@ use super::view::COLLECTION;
 use crate::call::{ApiError, Call};
 use crate::model::access::Owner;
 use crate::model::list::Listing;
-use crate::model::{organization, project};
 use crate::model::render::reply;
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
 use crate::model::World;
+use crate::model::{organization, project};
 
 /// Hardware reservations.
 pub(crate) static RESOURCE: Resource = Resource {

@@ -129,7 +129,9 @@ pub(super) fn find_ip_assignment_customdata(call: &Call) -> Result<Prepared, Api
     let id = call.id("id")?;
     acts(move |w, _, _| {
         let d = w.devices.get(&device).ok_or_else(ApiError::not_found)?;
-        let elastic = w.live_assignment(id).is_some_and(|a| a.rec.device == device);
+        let elastic = w
+            .live_assignment(id)
+            .is_some_and(|a| a.rec.device == device);
         let own = crate::model::device::own_blocks(d)
             .iter()
             .any(|b| b.assignment == id);

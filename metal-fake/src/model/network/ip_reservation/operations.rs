@@ -33,10 +33,16 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(&op::FIND_IP_ASSIGNMENTS, find_ip_assignments).names("id", &device::RESOURCE),
         Modelled::new(&op::CREATE_IP_ASSIGNMENT, create_ip_assignment)
             .names("id", &device::RESOURCE),
-        Modelled::new(&op::FIND_IP_AVAILABILITIES, availability::find_ip_availabilities)
-            .names("id", &RESOURCE),
-        Modelled::new(&op::FIND_IP_ADDRESS_CUSTOMDATA, availability::find_ip_address_customdata)
-            .names("id", &RESOURCE),
+        Modelled::new(
+            &op::FIND_IP_AVAILABILITIES,
+            availability::find_ip_availabilities,
+        )
+        .names("id", &RESOURCE),
+        Modelled::new(
+            &op::FIND_IP_ADDRESS_CUSTOMDATA,
+            availability::find_ip_address_customdata,
+        )
+        .names("id", &RESOURCE),
         Modelled::new(
             &op::FIND_IP_RESERVATION_CUSTOMDATA,
             availability::find_ip_reservation_customdata,
@@ -131,7 +137,9 @@ fn find_ip_reservations(call: &Call) -> Result<Prepared, ApiError> {
             },
             &listing,
             |e| match e {
-                Listed::Reserved(r) => ListedView::Reserved(w.ip_reservation_view(r, &listing.expand)),
+                Listed::Reserved(r) => {
+                    ListedView::Reserved(w.ip_reservation_view(r, &listing.expand))
+                }
                 Listed::Own(d, b) => {
                     ListedView::Own(w.device_block_view(d, b.clone(), &listing.expand))
                 }
