@@ -193,6 +193,14 @@ pub enum Reply {
     Json(Bytes),
     /// No body (`204`, or `202` for an action).
     Empty,
+    /// A body of another type than JSON (a screenshot's JPEG), with its
+    /// `Content-Type`.
+    Bytes {
+        /// Its `Content-Type`.
+        content_type: &'static str,
+        /// The body.
+        body: Bytes,
+    },
 }
 
 impl Reply {

@@ -2,7 +2,9 @@
 //! [`metal_api::operation::ALL`]) routed with axum's own routing under
 //! `/metal/v1`, each route handing its operation to the pipeline; `405`
 //! with `Allow` for a method a path does not serve and `404` for a path the
-//! spec does not have, through the same pipeline; and the control API
+//! spec does not have, through the same pipeline (but the few modelled
+//! operations outside the spec, each declared by its folder); and the
+//! control API
 //! (`/_fake/...`) beside it.
 
 use std::collections::BTreeMap;
@@ -23,6 +25,16 @@ pub(crate) fn router(pipeline: Pipeline) -> Router {
     let mut by_path: BTreeMap<&'static str, Vec<&'static Operation>> = BTreeMap::new();
     for op in operation::ALL {
         by_path.entry(op.path).or_default().push(op);
+    }
+    // The few modelled operations the spec lacks (each says why, with a
+    // row in `fidelity`), served beside the spec's.
+    for m in crate::model::modelled() {
+        if operation::find(m.operation.id).is_none() {
+            by_path
+                .entry(m.operation.path)
+                .or_default()
+                .push(m.operation);
+        }
     }
     let also_patch: Vec<&str> = crate::model::modelled()
         .filter(|m| m.also_patch)

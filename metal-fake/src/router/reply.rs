@@ -52,6 +52,7 @@ pub(crate) fn of(success: u16, result: Result<Reply, ApiError>) -> Built {
     match result {
         Ok(Reply::Json(body)) => json(success, body),
         Ok(Reply::Empty) => with_body(success, None, Bytes::new()),
+        Ok(Reply::Bytes { content_type, body }) => with_body(success, Some(content_type), body),
         Err(e) => refusal(e),
     }
 }

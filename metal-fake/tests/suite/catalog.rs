@@ -290,3 +290,51 @@ async fn an_empty_md5_is_no_password() {
     .await;
     assert_eq!(status, 422);
 }
+
+/// The project-scoped lists are the world's catalog; one metro reads by
+/// its ID; the operating systems' versions are the operating systems. In
+/// process and over HTTP.
+#[tokio::test]
+async fn project_scoped_catalog_lists_are_the_world_s() {
+    use crate::device_reads::{world, Api, PROJECT};
+    for api in Api::both(world).await {
+        let plans = api.get("/plans").await;
+        assert_eq!(api.get(&format!("/projects/{PROJECT}/plans")).await, plans);
+        // With whole places (beyond the spec's schema, which the over-HTTP
+        // check applies strictly): in process only.
+        if api.way() == "in process" {
+            assert_eq!(
+                api.get(&format!("/projects/{PROJECT}/plans?include=available_in"))
+                    .await,
+                api.get("/plans?include=available_in").await
+            );
+        }
+        let facilities = api.get("/facilities").await;
+        assert_eq!(
+            api.get(&format!("/projects/{PROJECT}/facilities")).await,
+            facilities
+        );
+        assert_eq!(facilities["facilities"][0]["code"], "da11");
+        let unknown = uuid::Uuid::new_v4();
+        for path in [
+            format!("/projects/{unknown}/plans"),
+            format!("/projects/{unknown}/facilities"),
+            format!("/locations/metros/{unknown}"),
+        ] {
+            let (status, body) = api.call("GET", &path, None).await;
+            assert_eq!(status, 404, "{path}: {body}");
+        }
+        let metros = api.get("/locations/metros").await;
+        let da = &metros["metros"][0];
+        let one = api
+            .get(&format!("/locations/metros/{}", da["id"].as_str().unwrap()))
+            .await;
+        assert_eq!(&one, da);
+        assert_eq!(one["name"], "Dallas");
+        assert_eq!(
+            api.get("/operating-system-versions").await,
+            api.get("/operating-systems").await
+        );
+        api.finish().await;
+    }
+}

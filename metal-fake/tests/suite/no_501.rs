@@ -19,31 +19,9 @@ const TOKEN: &str = "walk-token";
 /// operation from here when its folder models it.
 const NOT_YET_MODELLED: &[&str] = &[
     // Devices, capacity, events, the catalog.
-    "captureScreenshot",
-    "findDeviceCustomdata",
-    "findDeviceMetadataByID",
-    "findDeviceSSHKeys",
-    "findDeviceUsages",
-    "findDeviceUserdataByID",
-    "findFacilitiesByProject",
-    "findInstanceBandwidth",
-    "findOperatingSystemVersion",
-    "findPlansByProject",
-    "findProjectUsage",
-    "findTraffic",
-    "getDeviceFirmwareSets",
-    "getDeviceHealthRollup",
-    "getMetro",
-    "getOrganizationFirmwareSets",
-    "getProjectFirmwareSets",
-    "validateUserdata",
     // The network: ports, VLANs, gateways, VRFs, BGP, interconnections,
     // IP customdata and availability.
     "createMetalGatewayElasticIp",
-    "findIPAddressCustomdata",
-    "findIPAssignmentCustomdata",
-    "findIPAvailabilities",
-    "findIPReservationCustomdata",
     "getMetalGatewayElasticIps",
 ];
 

@@ -13,12 +13,17 @@ use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
 use crate::model::render::{reply, Expand};
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
-use crate::model::World;
+use crate::model::{project, World};
 
 /// Plans.
 pub(crate) static PLANS: Resource = Resource {
     collection: "plans",
-    operations: &[Modelled::new(&op::FIND_PLANS, find_plans)],
+    operations: &[
+        Modelled::new(&op::FIND_PLANS, find_plans),
+        // A project sees the world's plans.
+        Modelled::new(&op::FIND_PLANS_BY_PROJECT, find_plans_by_project)
+            .names("id", &project::RESOURCE),
+    ],
     owner: nobody,
     load: nothing,
     save: unchanged,
@@ -27,10 +32,11 @@ pub(crate) static PLANS: Resource = Resource {
 /// Operating systems.
 pub(crate) static OPERATING_SYSTEMS: Resource = Resource {
     collection: "operating-systems",
-    operations: &[Modelled::new(
-        &op::FIND_OPERATING_SYSTEMS,
-        find_operating_systems,
-    )],
+    operations: &[
+        Modelled::new(&op::FIND_OPERATING_SYSTEMS, find_operating_systems),
+        // Every version of every operating system: the list itself.
+        Modelled::new(&op::FIND_OPERATING_SYSTEM_VERSION, find_operating_systems),
+    ],
     owner: nobody,
     load: nothing,
     save: unchanged,
@@ -39,7 +45,10 @@ pub(crate) static OPERATING_SYSTEMS: Resource = Resource {
 /// Metros.
 pub(crate) static METROS: Resource = Resource {
     collection: "metros",
-    operations: &[Modelled::new(&op::FIND_METROS, find_metros)],
+    operations: &[
+        Modelled::new(&op::FIND_METROS, find_metros),
+        Modelled::new(&op::GET_METRO, get_metro).names("id", &METROS),
+    ],
     owner: nobody,
     load: nothing,
     save: unchanged,
@@ -48,7 +57,12 @@ pub(crate) static METROS: Resource = Resource {
 /// Facilities.
 pub(crate) static FACILITIES: Resource = Resource {
     collection: "facilities",
-    operations: &[Modelled::new(&op::FIND_FACILITIES, find_facilities)],
+    operations: &[
+        Modelled::new(&op::FIND_FACILITIES, find_facilities),
+        // A project sees the world's facilities.
+        Modelled::new(&op::FIND_FACILITIES_BY_PROJECT, find_facilities_by_project)
+            .names("id", &project::RESOURCE),
+    ],
     owner: nobody,
     load: nothing,
     save: unchanged,
@@ -141,5 +155,45 @@ fn find_metros(_call: &Call) -> Result<Prepared, ApiError> {
         reply(&MetroList {
             metros: c.metros.iter().map(|m| c.metro_of_code(&m.code)).collect(),
         })
+    })
+}
+
+/// The project's plans: the world's, once the project is there.
+fn find_plans_by_project(call: &Call) -> Result<Prepared, ApiError> {
+    let project = call.id("id")?;
+    let listed = find_plans(call)?;
+    Ok(Prepared {
+        act: Box::new(move |w, scope, now| {
+            w.projects.get(&project).ok_or_else(ApiError::not_found)?;
+            (listed.act)(w, scope, now)
+        }),
+        contested: None,
+    })
+}
+
+/// The project's facilities: the world's, once the project is there.
+fn find_facilities_by_project(call: &Call) -> Result<Prepared, ApiError> {
+    let project = call.id("id")?;
+    let listed = find_facilities(call)?;
+    Ok(Prepared {
+        act: Box::new(move |w, scope, now| {
+            w.projects.get(&project).ok_or_else(ApiError::not_found)?;
+            (listed.act)(w, scope, now)
+        }),
+        contested: None,
+    })
+}
+
+/// One metro, by its ID.
+fn get_metro(call: &Call) -> Result<Prepared, ApiError> {
+    let id = call.id("id")?;
+    acts(move |w, _, _| {
+        let c = &w.catalog;
+        let metro = c
+            .metros
+            .iter()
+            .find(|m| m.id == Some(id))
+            .ok_or_else(ApiError::not_found)?;
+        reply(&c.metro_of_code(&metro.code))
     })
 }

@@ -83,6 +83,10 @@ class Lifecycle:
         self.project_key = None
         self.free = []
         self.device = None
+        self.metro = None
+        self.plan = None
+        self.block = None
+        self.on_demand = None
         # Devices to delete once active at the end (the refused delete's).
         self.leftovers = []
 
@@ -320,6 +324,98 @@ class Lifecycle:
         slugs = {o.slug for o in systems}
         check({OS, OTHER_OS} <= slugs, f"operating systems {sorted(slugs)}")
 
+    # The catalog's names, as metal-cli and the Terraform provider's data
+    # sources read them; the metro and plan of the on-demand device below.
+    def reads_the_catalogs_names(self):
+        metros = metalv1.MetrosApi(self.api).find_metros().metros
+        check(metros, "no metros")
+        first = metros[0]
+        check(first.name and first.country, f"metro {first!r} has no name or country")
+        one = metalv1.MetrosApi(self.api).get_metro(first.id)
+        check(one.code == first.code and one.name == first.name, f"metro {first.id} reads {one!r}")
+        self.metro = first.code
+        plans = metalv1.PlansApi(self.api).find_plans_by_project(self.project).plans
+        check(plans and plans[0].name, f"the project's plans {plans!r}")
+        self.plan = plans[0].slug
+
+    def checks_capacity_for_an_on_demand_device(self):
+        server = metalv1.ServerInfo(metro=self.metro, plan=self.plan, quantity="1")
+        got = metalv1.CapacityApi(self.api).check_capacity_for_metro(metalv1.CapacityInput(servers=[server]))
+        check(
+            len(got.servers) == 1 and got.servers[0].available,
+            f"capacity check {got.servers!r}, want one server available",
+        )
+
+    # An on-demand device whose public IPv4 comes from a reserved block, as
+    # the Terraform provider's ip_address { reservation_ids } asks.
+    def creates_an_on_demand_device_with_an_address_of_a_reserved_block(self):
+        ips = metalv1.IPAddressesApi(self.api)
+        made = ips.request_ip_reservation(
+            self.project,
+            metalv1.RequestIPReservationRequest(
+                metalv1.IPReservationRequestInput(type="public_ipv4", quantity=2, metro=self.metro)
+            ),
+        )
+        self.block = made.actual_instance
+        check(isinstance(self.block, metalv1.IPReservation), f"the block decoded as {made!r}")
+        request = metalv1.CreateDeviceRequest(
+            metalv1.DeviceCreateInMetroInput(
+                metro=metalv1.MetroInputMetro(self.metro),
+                plan=self.plan,
+                operating_system=OS,
+                hostname="python-on-demand",
+                ip_addresses=[
+                    metalv1.IPAddress(
+                        address_family=4, public=True, cidr=32, ip_reservations=[self.block.id]
+                    ),
+                    metalv1.IPAddress(address_family=4, public=False),
+                ],
+            )
+        )
+        device = self.devices.create_device(self.project, request)
+        self.on_demand = device.id
+        self.wait_state(device.id, "active")
+        read = self.devices.find_device_by_id(device.id)
+        # The SDK has no facilities API: the device's facility carries the
+        # catalog's name (the metro's name and the code).
+        check(
+            read.facility.metro.code == self.metro and read.facility.name.upper().endswith(read.facility.code.upper()),
+            f"facility {read.facility!r}",
+        )
+        addresses = read.ip_addresses
+        check(
+            len(addresses) == 2
+            and addresses[0].address == self.block.address
+            and addresses[0].management
+            and not addresses[1].public,
+            f"addresses {addresses!r}, want the block's {self.block.address} first and a private one",
+        )
+        free = ips.find_ip_availabilities(self.block.id, "32").available
+        check(len(free) == 1, f"free in the block after the create: {free!r}")
+
+    def reads_the_devices_metadata(self):
+        m = self.devices.find_device_metadata_by_id(self.on_demand)
+        check(
+            m.hostname == "python-on-demand"
+            and m.metro == self.metro
+            and m.plan == self.plan
+            and f"{self.block.address}/32" in m.network.addresses,
+            f"metadata {m!r}",
+        )
+
+    def reads_the_devices_events(self):
+        events = metalv1.EventsApi(self.api).find_device_events(self.on_demand).events
+        types = [e.type for e in events]
+        for want in ("instance.created", "provisioning.109"):
+            check(want in types, f"events {types!r} lack {want}")
+
+    def deletes_the_on_demand_device_and_releases_the_block(self):
+        self.devices.delete_device(self.on_demand)
+        ips = metalv1.IPAddressesApi(self.api)
+        free = ips.find_ip_availabilities(self.block.id, "32").available
+        check(len(free) == 2, f"free in the block after the delete: {free!r}")
+        ips.delete_ip_address(self.block.id)
+
     def cleanup(self):
         """Deletes the devices whose delete was refused, once active."""
         for device_id in self.leftovers:
@@ -343,6 +439,7 @@ def run(life):
     key = ["creates_a_user_ssh_key"]
     reservations = ["lists_provisionable_reservations"]
     active = ["reads_the_device_until_active"]
+    on_demand = ["creates_an_on_demand_device_with_an_address_of_a_reserved_block"]
     # Each step and the steps it needs, in order.
     plan = [
         ("creates_a_user_ssh_key", []),
@@ -370,6 +467,12 @@ def run(life):
         ("reads_the_project_with_its_organization_and_bgp_off", []),
         ("creates_updates_and_deletes_a_project_with_bgp", []),
         ("lists_plans_and_operating_systems", []),
+        ("reads_the_catalogs_names", []),
+        ("checks_capacity_for_an_on_demand_device", ["reads_the_catalogs_names"]),
+        ("creates_an_on_demand_device_with_an_address_of_a_reserved_block", ["reads_the_catalogs_names"]),
+        ("reads_the_devices_metadata", on_demand),
+        ("reads_the_devices_events", on_demand),
+        ("deletes_the_on_demand_device_and_releases_the_block", on_demand),
         ("cleanup", []),
     ]
     passed, failed, skipped = set(), [], []

@@ -14,7 +14,7 @@ pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::SshKey;
 pub(crate) use rules::{check_bounds, check_public_key};
-pub(crate) use view::COLLECTION;
+pub(crate) use view::{SshKeyList, COLLECTION};
 
 crate::model::journal::owned_table! {
     /// The world's SSH keys, by ID: written only here.

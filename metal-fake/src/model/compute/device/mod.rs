@@ -14,16 +14,29 @@
 //! - `table`: the devices, with their provisioning's own state (which
 //!   fail, how many were made), written only in this folder.
 //! - `view`: a device as the API sends it.
+//! - `metadata`: what a device knows of itself (metadata, custom data,
+//!   user data), and the check of user data.
+//! - `keys`: the SSH keys it got at create.
+//! - `usage`: the hours it ran and their cost, its own and its project's.
+//! - `telemetry`: its bandwidth and traffic (zero-filled series).
+//! - `diagnostics`: its health rollup and a console screenshot.
+//! - `firmware`: firmware sets (none modelled).
 //! - `operations`: the operations modelled, and who owns a device.
 
 mod create;
+mod diagnostics;
 mod failures;
 mod filter;
+mod firmware;
+mod keys;
+mod metadata;
 mod on_demand;
 mod operations;
 mod record;
 mod rules;
 mod table;
+mod telemetry;
+mod usage;
 mod view;
 
 pub(crate) use failures::FailurePlan;
@@ -33,4 +46,6 @@ pub(crate) use operations::RESOURCE;
 pub use record::{Device, DeviceState, OwnAddress};
 pub(crate) use record::{Kept, Step, FAILED_PROVISIONING_PROJECT};
 pub(crate) use table::Devices;
-pub(crate) use view::{address_texts, Addresses, DeviceField, COLLECTION};
+pub(crate) use view::{
+    address_texts, own_block_owner, own_blocks, Addresses, DeviceField, OwnBlock, COLLECTION,
+};

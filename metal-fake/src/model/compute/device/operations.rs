@@ -7,15 +7,15 @@ use uuid::Uuid;
 
 use super::create::{contested, read_create};
 use super::filter::DeviceFilter;
-use super::record;
 use super::view::COLLECTION;
+use super::{diagnostics, firmware, keys, metadata, record, telemetry, usage};
 use crate::call::{ApiError, Call, Reply};
 use crate::model::access::Owner;
 use crate::model::list::Listing;
-use crate::model::project;
 use crate::model::render::{reply, Expand};
 use crate::model::resource::{acts, expand, Modelled, Prepared, Race, Resource};
 use crate::model::World;
+use crate::model::{organization, project};
 
 /// Devices.
 pub(crate) static RESOURCE: Resource = Resource {
@@ -31,6 +31,55 @@ pub(crate) static RESOURCE: Resource = Resource {
             .names("id", &RESOURCE),
         Modelled::new(&op::DELETE_DEVICE, delete_device).names("id", &RESOURCE),
         Modelled::new(&op::PERFORM_ACTION, perform_action).names("id", &RESOURCE),
+        // What a device knows of itself, and what it used.
+        Modelled::new(
+            &op::FIND_DEVICE_METADATA_BY_ID,
+            metadata::find_device_metadata,
+        )
+        .names("id", &RESOURCE),
+        Modelled::new(
+            &op::FIND_DEVICE_CUSTOMDATA,
+            metadata::find_device_customdata,
+        )
+        .names("id", &RESOURCE),
+        Modelled::new(
+            &op::FIND_DEVICE_USERDATA_BY_ID,
+            metadata::find_device_userdata,
+        )
+        .names("id", &RESOURCE),
+        Modelled::new(&op::VALIDATE_USERDATA, metadata::validate_userdata),
+        Modelled::new(&op::FIND_DEVICE_SSH_KEYS, keys::find_device_ssh_keys).names("id", &RESOURCE),
+        Modelled::new(&op::FIND_DEVICE_USAGES, usage::find_device_usages).names("id", &RESOURCE),
+        Modelled::new(&op::FIND_PROJECT_USAGE, usage::find_project_usage)
+            .names("id", &project::RESOURCE),
+        Modelled::new(
+            &op::FIND_INSTANCE_BANDWIDTH,
+            telemetry::find_instance_bandwidth,
+        )
+        .names("id", &RESOURCE),
+        Modelled::new(&op::FIND_TRAFFIC, telemetry::find_traffic).names("id", &RESOURCE),
+        Modelled::new(
+            &op::GET_DEVICE_HEALTH_ROLLUP,
+            diagnostics::get_device_health_rollup,
+        )
+        .names("id", &RESOURCE),
+        Modelled::new(&op::CAPTURE_SCREENSHOT, diagnostics::capture_screenshot)
+            .names("id", &RESOURCE),
+        Modelled::new(
+            &op::GET_DEVICE_FIRMWARE_SETS,
+            firmware::get_device_firmware_sets,
+        )
+        .names("id", &RESOURCE),
+        Modelled::new(
+            &op::GET_ORGANIZATION_FIRMWARE_SETS,
+            firmware::get_organization_firmware_sets,
+        )
+        .names("id", &organization::RESOURCE),
+        Modelled::new(
+            &op::GET_PROJECT_FIRMWARE_SETS,
+            firmware::get_project_firmware_sets,
+        )
+        .names("id", &project::RESOURCE),
     ],
     owner,
     load: record::load,

@@ -239,20 +239,27 @@ impl Serialize for RootPassword {
 
 /// A device's iSCSI qualified name, as the real API named them:
 /// `iqn.<year>-<month>.net.packet:device.<short id>`.
-struct Iqn {
-    year: chrono::DateTime<chrono::Utc>,
-    device: Uuid,
+pub(crate) struct Iqn {
+    pub(crate) year: chrono::DateTime<chrono::Utc>,
+    pub(crate) device: Uuid,
 }
 
-impl Serialize for Iqn {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl fmt::Display for Iqn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use chrono::Datelike as _;
-        s.collect_str(&format_args!(
+        write!(
+            f,
             "iqn.{}-{:02}.net.packet:device.{}",
             self.year.year(),
             self.year.month(),
             ShortId(self.device)
-        ))
+        )
+    }
+}
+
+impl Serialize for Iqn {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
     }
 }
 
@@ -497,6 +504,104 @@ impl Serialize for Addresses<'_> {
         }
         seq.end()
     }
+}
+
+/// One of a device's own addresses (once it has them), as text: what
+/// its metadata lists and what the project's list of IP reservations
+/// shows as the device's own block.
+#[derive(Clone, Debug)]
+pub(crate) struct OwnBlock {
+    /// Which of its own it is.
+    pub(crate) kind: OwnAddress,
+    /// The ID of its assignment (as the device's `ip_addresses` shows it).
+    pub(crate) assignment: Uuid,
+    /// The ID of the block it is, as the project's IP reservations list
+    /// it.
+    pub(crate) block: Uuid,
+    /// The address.
+    pub(crate) address: String,
+    /// The network (also the gateway).
+    pub(crate) network: String,
+    /// The netmask.
+    pub(crate) netmask: &'static str,
+    /// The prefix length (31 or 127).
+    pub(crate) cidr: u8,
+    /// 4 or 6.
+    pub(crate) address_family: u8,
+    /// Whether it is public.
+    pub(crate) public: bool,
+}
+
+/// Where the derived IDs of a device's own blocks begin (its assignments'
+/// are 1 to 3).
+const OWN_BLOCK_IDS: u128 = 0x11;
+
+/// The device whose own block `block` might be, and which of its three
+/// (`0` to `2`): the device is the world's to look up.
+pub(crate) fn own_block_owner(block: Uuid) -> impl Iterator<Item = (Uuid, usize)> {
+    (0..3usize).map(move |i| (derived_id(block, OWN_BLOCK_IDS + i as u128), i))
+}
+
+/// `d`'s own addresses, in the order its `ip_addresses` lists them; none
+/// before it has them.
+pub(crate) fn own_blocks(d: &Kept) -> Vec<OwnBlock> {
+    if !d.state().has_addresses() {
+        return Vec::new();
+    }
+    let all = [
+        (
+            OwnAddress::PublicIpv4,
+            Family::Public4,
+            4,
+            true,
+            31,
+            "255.255.255.254",
+        ),
+        (
+            OwnAddress::PublicIpv6,
+            Family::Public6,
+            6,
+            true,
+            127,
+            "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe",
+        ),
+        (
+            OwnAddress::PrivateIpv4,
+            Family::Private4,
+            4,
+            false,
+            31,
+            "255.255.255.254",
+        ),
+    ];
+    let own = d.rec.own_addresses.as_deref();
+    all.into_iter()
+        .enumerate()
+        .filter(|(_, a)| own.is_none_or(|o| o.contains(&a.0)))
+        .map(
+            |(i, (kind, family, address_family, public, cidr, netmask))| {
+                let text = |network| {
+                    AddressText {
+                        family,
+                        seq: d.meta.seq,
+                        network,
+                    }
+                    .to_string()
+                };
+                OwnBlock {
+                    kind,
+                    assignment: derived_id(d.rec.id, i as u128 + 1),
+                    block: derived_id(d.rec.id, OWN_BLOCK_IDS + i as u128),
+                    address: text(false),
+                    network: text(true),
+                    netmask,
+                    cidr,
+                    address_family,
+                    public,
+                }
+            },
+        )
+        .collect()
 }
 
 /// An IPv4 address, written without `Ipv4Addr`'s padding machinery.

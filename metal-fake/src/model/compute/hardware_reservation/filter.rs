@@ -69,7 +69,7 @@ impl World {
         )
     }
 
-    fn reservation_passes(&self, r: &Kept, f: &ReservationFilter, now: Instant) -> bool {
+    pub(super) fn reservation_passes(&self, r: &Kept, f: &ReservationFilter, now: Instant) -> bool {
         let rec = &r.rec;
         let query = || {
             let Some(text) = &f.query else { return true };

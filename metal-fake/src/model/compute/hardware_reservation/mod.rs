@@ -6,8 +6,11 @@
 //! - `rules`: moving one between projects; the stale list after a release.
 //! - `filter`: the filters of the project's reservation list.
 //! - `view`: a reservation as the API sends it.
+//! - `by_organization`: an organisation's reservations, a path outside
+//!   the 2024 spec.
 //! - `operations`: the operations modelled, and who owns a reservation.
 
+mod by_organization;
 mod filter;
 mod operations;
 mod record;

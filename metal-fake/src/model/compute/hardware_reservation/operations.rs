@@ -5,16 +5,17 @@ use metal_api::operation as op;
 use metal_api::types;
 use uuid::Uuid;
 
+use super::by_organization;
 use super::filter::ReservationFilter;
 use super::record;
 use super::view::COLLECTION;
 use crate::call::{ApiError, Call};
 use crate::model::access::Owner;
 use crate::model::list::Listing;
-use crate::model::project;
 use crate::model::render::reply;
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
 use crate::model::World;
+use crate::model::{organization, project};
 
 /// Hardware reservations.
 pub(crate) static RESOURCE: Resource = Resource {
@@ -37,6 +38,12 @@ pub(crate) static RESOURCE: Resource = Resource {
             activate_hardware_reservation,
         )
         .names("id", &RESOURCE),
+        // Outside the 2024 spec: packngo's `Organizations.ListHardwareReservations`.
+        Modelled::new(
+            &by_organization::FIND_ORGANIZATION_HARDWARE_RESERVATIONS,
+            by_organization::find_organization_hardware_reservations,
+        )
+        .names("id", &organization::RESOURCE),
     ],
     owner,
     load: record::load,

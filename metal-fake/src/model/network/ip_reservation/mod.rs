@@ -11,6 +11,10 @@
 //!   pools blocks come from.
 //! - `at_create`: the addresses a device's create asks for, and its public
 //!   IPv4 from a reserved block.
+//! - `availability`: the free addresses of a reservation for a prefix
+//!   length, and the custom data reads.
+//! - `device_blocks`: a device's own blocks, as its project's list of IP
+//!   reservations (and `GET /ips/{id}`) shows them.
 //! - `update`: `PATCH /ips/{id}`, a reservation's details, tags and
 //!   custom data.
 //! - `view`: a reservation and an assignment as the API sends them.
@@ -21,6 +25,8 @@
 //! - `operations`: the operations modelled, and who owns an address.
 
 mod at_create;
+mod availability;
+mod device_blocks;
 mod operations;
 mod record;
 mod rules;

@@ -5,10 +5,13 @@ use metal_api::operation as op;
 use metal_api::types;
 use uuid::Uuid;
 
+use super::availability;
+use super::device_blocks::{block_type, listed_blocks, DeviceBlockView};
 use super::record::{self, Kept};
 use super::update::IpUpdate;
 use super::view::{AssignmentList, COLLECTION};
 use super::vrf_block::VrfBlockInput;
+use super::vrf_view::AnyReservationView;
 use crate::call::{decode, ApiError, Call, Reply};
 use crate::model::access::Owner;
 use crate::model::list::Listing;
@@ -32,6 +35,26 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(&op::FIND_IP_ASSIGNMENTS, find_ip_assignments).names("id", &device::RESOURCE),
         Modelled::new(&op::CREATE_IP_ASSIGNMENT, create_ip_assignment)
             .names("id", &device::RESOURCE),
+        Modelled::new(
+            &op::FIND_IP_AVAILABILITIES,
+            availability::find_ip_availabilities,
+        )
+        .names("id", &RESOURCE),
+        Modelled::new(
+            &op::FIND_IP_ADDRESS_CUSTOMDATA,
+            availability::find_ip_address_customdata,
+        )
+        .names("id", &RESOURCE),
+        Modelled::new(
+            &op::FIND_IP_RESERVATION_CUSTOMDATA,
+            availability::find_ip_reservation_customdata,
+        )
+        .names("project_id", &project::RESOURCE),
+        Modelled::new(
+            &op::FIND_IP_ASSIGNMENT_CUSTOMDATA,
+            availability::find_ip_assignment_customdata,
+        )
+        .names("instance_id", &device::RESOURCE),
     ],
     owner,
     load: record::load,
@@ -41,6 +64,9 @@ pub(crate) static RESOURCE: Resource = Resource {
 fn owner(w: &World, id: Uuid) -> Option<Owner> {
     if let Some(r) = w.ips.reservations.get(&id) {
         return Some(Owner::Project(r.rec.project));
+    }
+    if let Some((d, _)) = w.device_block(id) {
+        return Some(Owner::Project(d.rec.project));
     }
     let a = w.live_assignment(id)?;
     let r = w.ips.reservations.get(&a.reservation)?;
@@ -81,19 +107,45 @@ fn find_ip_reservations(call: &Call) -> Result<Prepared, ApiError> {
     let listing = Listing::of_per_page(call, &["types"], DEFAULT_PER_PAGE)?;
     let types = types_filter(call)?;
     acts(move |w, _, _| {
-        let listed = |r: &&Kept| {
-            r.rec.project == project
-                && types
-                    .as_ref()
-                    .is_none_or(|t| t.iter().any(|t| t == r.rec.kind.as_str()))
-        };
+        let wanted = |kind: &str| types.as_ref().is_none_or(|t| t.iter().any(|t| t == kind));
+        let mut listed: Vec<Listed> = w
+            .ips
+            .reservations
+            .values()
+            .filter(|r| r.rec.project == project && wanted(r.rec.kind.as_str()))
+            .map(Listed::Reserved)
+            .collect();
+        // The project's devices' own blocks, as the real API listed them:
+        // only when `types` asks for their kind.
+        if types.is_some() {
+            listed.extend(
+                w.devices
+                    .values()
+                    .filter(|d| d.rec.project == project)
+                    .flat_map(|d| listed_blocks(d).map(move |b| Listed::Own(d, b)))
+                    .filter(|e| match e {
+                        Listed::Own(_, b) => wanted(block_type(b.kind)),
+                        Listed::Reserved(_) => true,
+                    }),
+            );
+        }
         let page = w.page_of(
             project,
             ("ip_addresses", COLLECTION),
-            w.ips.reservations.values().filter(listed),
-            |r| r.meta.seq,
+            listed.iter(),
+            |e| match e {
+                Listed::Reserved(r) => r.meta.seq,
+                Listed::Own(d, _) => d.meta.seq,
+            },
             &listing,
-            |r| w.any_reservation_view(r, &listing.expand),
+            |e| match e {
+                Listed::Reserved(r) => {
+                    ListedView::Reserved(w.any_reservation_view(r, &listing.expand))
+                }
+                Listed::Own(d, b) => {
+                    ListedView::Own(w.device_block_view(d, b.clone(), &listing.expand))
+                }
+            },
         )?;
         reply(&page)
     })
@@ -103,6 +155,21 @@ fn find_ip_reservations(call: &Call) -> Result<Prepared, ApiError> {
 enum Request {
     Pool(types::IpReservationRequestInput),
     Vrf(VrfBlockInput),
+}
+
+/// One entry of a project's IP reservations: a reserved block, or one of
+/// a device's own blocks.
+enum Listed<'a> {
+    Reserved(&'a Kept),
+    Own(&'a device::Kept, device::OwnBlock),
+}
+
+/// An entry as the list shows it.
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum ListedView<'a> {
+    Reserved(AnyReservationView<'a>),
+    Own(DeviceBlockView<'a>),
 }
 
 fn request_ip_reservation(call: &Call) -> Result<Prepared, ApiError> {
@@ -134,6 +201,9 @@ fn find_ip_address_by_id(call: &Call) -> Result<Prepared, ApiError> {
     acts(move |w, _, _| {
         if let Some(r) = w.ips.reservations.get(&id) {
             return reply(&w.any_reservation_view(r, &expand));
+        }
+        if let Some((d, b)) = w.device_block(id) {
+            return reply(&w.device_block_view(d, b, &expand));
         }
         assignment_reply(w, id, &expand)
     })

@@ -419,4 +419,177 @@ func TestLifecycle(t *testing.T) {
 			}
 		}
 	})
+
+	// The catalog's names, read as metal-cli and the Terraform provider's
+	// data sources read them, and the metro and plan of the on-demand
+	// device below.
+	var metro, plan string
+	steps.Run("reads the catalog's names", nil, func(t *testing.T) {
+		metros, _, err := c.MetrosApi.FindMetros(ctx).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(metros.GetMetros()) == 0 {
+			t.Fatal("no metros")
+		}
+		m := metros.GetMetros()[0]
+		if m.GetName() == "" || m.GetCountry() == "" {
+			t.Fatalf("metro %+v has no name or country", m)
+		}
+		one, _, err := c.MetrosApi.GetMetro(ctx, m.GetId()).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if one.GetCode() != m.GetCode() || one.GetName() != m.GetName() {
+			t.Fatalf("metro %s reads %+v", m.GetId(), one)
+		}
+		metro = m.GetCode()
+		facilities, _, err := c.FacilitiesApi.FindFacilitiesByProject(ctx, env.Project).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(facilities.GetFacilities(), func(f metalv1.Facility) bool {
+			fm := f.GetMetro()
+			return fm.GetCode() == metro && strings.HasPrefix(f.GetName(), m.GetName())
+		}) {
+			t.Fatalf("no named facility of metro %s in the project's list", metro)
+		}
+		plans, _, err := c.PlansApi.FindPlansByProject(ctx, env.Project).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plans.GetPlans()) == 0 || plans.GetPlans()[0].GetName() == "" {
+			t.Fatalf("the project's plans %+v", plans)
+		}
+		plan = plans.GetPlans()[0].GetSlug()
+	})
+	catalog := []string{"reads the catalog's names"}
+	steps.Run("checks capacity for an on-demand device", catalog, func(t *testing.T) {
+		server := metalv1.NewServerInfo()
+		server.SetMetro(metro)
+		server.SetPlan(plan)
+		server.SetQuantity("1")
+		input := metalv1.NewCapacityInput()
+		input.SetServers([]metalv1.ServerInfo{*server})
+		got, _, err := c.CapacityApi.CheckCapacityForMetro(ctx).CapacityInput(*input).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.GetServers()) != 1 || !got.GetServers()[0].GetAvailable() {
+			t.Fatalf("capacity check %+v, want one server available", got.GetServers())
+		}
+	})
+	// An on-demand device whose public IPv4 comes from a reserved block,
+	// as the Terraform provider's ip_address { reservation_ids } asks.
+	var (
+		block    *metalv1.IPReservation
+		onDemand *metalv1.Device
+	)
+	steps.Run("creates an on-demand device with an address of a reserved block", catalog, func(t *testing.T) {
+		request := metalv1.NewIPReservationRequestInput(2, "public_ipv4")
+		request.SetMetro(metro)
+		r, _, err := c.IPAddressesApi.RequestIPReservation(ctx, env.Project).
+			RequestIPReservationRequest(metalv1.IPReservationRequestInputAsRequestIPReservationRequest(request)).
+			Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.IPReservation == nil {
+			t.Fatalf("the reservation decoded as %+v", r)
+		}
+		block = r.IPReservation
+		public := metalv1.NewIPAddress()
+		public.SetAddressFamily(metalv1.IPADDRESSADDRESSFAMILY__4)
+		public.SetPublic(true)
+		public.SetCidr(32)
+		public.SetIpReservations([]string{block.GetId()})
+		private := metalv1.NewIPAddress()
+		private.SetAddressFamily(metalv1.IPADDRESSADDRESSFAMILY__4)
+		private.SetPublic(false)
+		input := metalv1.NewDeviceCreateInMetroInput(metro, harness.OS, plan)
+		input.SetHostname("metalv1-on-demand")
+		input.SetIpAddresses([]metalv1.IPAddress{*public, *private})
+		d, _, err := c.DevicesApi.CreateDevice(ctx, env.Project).
+			CreateDeviceRequest(metalv1.DeviceCreateInMetroInputAsCreateDeviceRequest(input)).
+			Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		onDemand = d
+		waitState(t, ctx, c, d.GetId(), metalv1.DEVICESTATE_ACTIVE)
+		read, _, err := c.DevicesApi.FindDeviceById(ctx, d.GetId()).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		addresses := read.GetIpAddresses()
+		if len(addresses) != 2 || addresses[0].GetAddress() != block.GetAddress() || !addresses[0].GetManagement() ||
+			addresses[1].GetPublic() {
+			t.Fatalf("addresses %+v, want the block's %s first and a private one", addresses, block.GetAddress())
+		}
+		free, _, err := c.IPAddressesApi.FindIPAvailabilities(ctx, block.GetId()).
+			Cidr(metalv1.FINDIPAVAILABILITIESCIDRPARAMETER__32).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(free.GetAvailable()) != 1 {
+			t.Fatalf("free in the block after the create: %v", free.GetAvailable())
+		}
+	})
+	made := []string{"creates an on-demand device with an address of a reserved block"}
+	steps.Run("reads the device's metadata", made, func(t *testing.T) {
+		m, _, err := c.DevicesApi.FindDeviceMetadataByID(ctx, onDemand.GetId()).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		network := m.GetNetwork()
+		if m.GetHostname() != "metalv1-on-demand" || m.GetMetro() != metro || m.GetPlan() != plan ||
+			!slices.Contains(network.GetAddresses(), block.GetAddress()+"/32") {
+			t.Fatalf("metadata %+v", m)
+		}
+	})
+	steps.Run("lists the device's own blocks among the project's", made, func(t *testing.T) {
+		list, _, err := c.IPAddressesApi.FindIPReservations(ctx, env.Project).
+			Types([]metalv1.FindIPReservationsTypesParameterInner{metalv1.FINDIPRESERVATIONSTYPESPARAMETERINNER_PRIVATE_IPV4}).
+			Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := slices.ContainsFunc(list.GetIpAddresses(), func(r metalv1.IPReservationListIpAddressesInner) bool {
+			return r.IPReservation != nil && !r.IPReservation.GetPublic() && r.IPReservation.GetAddressFamily() == 4
+		})
+		if !found {
+			t.Fatalf("no private block among %d", len(list.GetIpAddresses()))
+		}
+	})
+	steps.Run("reads the device's events", made, func(t *testing.T) {
+		events, _, err := c.EventsApi.FindDeviceEvents(ctx, onDemand.GetId()).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		types := []string{}
+		for _, e := range events.GetEvents() {
+			types = append(types, e.GetType())
+		}
+		for _, want := range []string{"instance.created", "provisioning.109"} {
+			if !slices.Contains(types, want) {
+				t.Fatalf("events %v lack %s", types, want)
+			}
+		}
+	})
+	steps.Run("deletes the on-demand device and releases the block", made, func(t *testing.T) {
+		if _, err := c.DevicesApi.DeleteDevice(ctx, onDemand.GetId()).Execute(); err != nil {
+			t.Fatal(err)
+		}
+		free, _, err := c.IPAddressesApi.FindIPAvailabilities(ctx, block.GetId()).
+			Cidr(metalv1.FINDIPAVAILABILITIESCIDRPARAMETER__32).Execute()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(free.GetAvailable()) != 2 {
+			t.Fatalf("free in the block after the delete: %v", free.GetAvailable())
+		}
+		if _, err := c.IPAddressesApi.DeleteIPAddress(ctx, block.GetId()).Execute(); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

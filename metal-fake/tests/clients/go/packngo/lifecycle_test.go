@@ -414,4 +414,156 @@ func TestLifecycle(t *testing.T) {
 			}
 		}
 	})
+
+	// The catalog's names, which the Terraform provider's data sources and
+	// metal-cli print: the metro, its facility and the plan an on-demand
+	// device is created with below.
+	var metro, plan string
+	steps.Run("reads the catalog's names", nil, func(t *testing.T) {
+		metros, _, err := c.Metros.List(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(metros) == 0 || metros[0].Code == "" || metros[0].Name == "" || metros[0].Country == "" {
+			t.Fatalf("metros %+v", metros)
+		}
+		metro = metros[0].Code
+		if metro == "da" && (metros[0].Name != "Dallas" || metros[0].Country != "US") {
+			t.Fatalf("metro da is %q in %q, want Dallas, US", metros[0].Name, metros[0].Country)
+		}
+		facilities, _, err := c.Facilities.List(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(facilities, func(f packngo.Facility) bool { return f.Metro != nil && f.Metro.Code == metro })
+		if i < 0 || facilities[i].Name == "" || !strings.HasPrefix(facilities[i].Name, metros[0].Name) {
+			t.Fatalf("no named facility in metro %s among %+v", metro, facilities)
+		}
+		plans, _, err := c.Plans.List(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plans) == 0 || plans[0].Name == "" || plans[0].Line != "baremetal" {
+			t.Fatalf("plans %+v", plans)
+		}
+		plan = plans[0].Slug
+	})
+	catalog := []string{"reads the catalog's names"}
+	steps.Run("checks capacity for an on-demand device", catalog, func(t *testing.T) {
+		got, _, err := c.CapacityService.CheckMetros(&packngo.CapacityInput{
+			Servers: []packngo.ServerInfo{{Metro: metro, Plan: plan, Quantity: 1}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Servers) != 1 || !got.Servers[0].Available {
+			t.Fatalf("capacity check %+v, want one server available", got.Servers)
+		}
+		report, _, err := c.CapacityService.ListMetros()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if level := (*report)[metro][plan].Level; level == "" || level == "unavailable" {
+			t.Fatalf("capacity of %s in %s is %q", plan, metro, level)
+		}
+	})
+	// As the Terraform provider's device with
+	// ip_address { type = "public_ipv4", reservation_ids = [...] }: an
+	// on-demand device whose public IPv4 comes from a reserved block, and
+	// a private IPv4 of its own.
+	var (
+		block    *packngo.IPAddressReservation
+		onDemand *packngo.Device
+	)
+	steps.Run("creates an on-demand device with an address of a reserved block", catalog, func(t *testing.T) {
+		r, _, err := c.ProjectIPs.Create(env.Project, &packngo.IPReservationCreateRequest{
+			Type: packngo.PublicIPv4, Quantity: 2, Metro: &metro, FailOnApprovalRequired: true,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		block = r
+		d, _, err := c.Devices.Create(&packngo.DeviceCreateRequest{
+			Hostname:  "packngo-on-demand",
+			Plan:      plan,
+			Metro:     metro,
+			OS:        harness.OS,
+			ProjectID: env.Project,
+			IPAddresses: []packngo.IPAddressCreateRequest{
+				{AddressFamily: 4, Public: true, CIDR: 32, Reservations: []string{block.ID}},
+				{AddressFamily: 4, Public: false},
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.HardwareReservation != nil || d.Metro == nil || d.Metro.Code != metro {
+			t.Fatalf("on-demand device on %v in %v", d.HardwareReservation, d.Metro)
+		}
+		onDemand = d
+		waitState(t, c, d.ID, "active")
+		read, _, err := c.Devices.Get(d.ID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ni := read.GetNetworkInfo()
+		if ni.PublicIPv4 != block.Address || ni.PrivateIPv4 == "" || ni.PublicIPv6 != "" {
+			t.Fatalf("addresses %+v, want the block's %s and a private IPv4 only", ni, block.Address)
+		}
+		free, _, err := c.ProjectIPs.AvailableAddresses(block.ID, &packngo.AvailableRequest{CIDR: 32})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(free) != 1 || free[0] == block.Address+"/32" {
+			t.Fatalf("free in the block after the create: %v", free)
+		}
+	})
+	made := []string{"creates an on-demand device with an address of a reserved block"}
+	steps.Run("finds the device's own private block among the project's", made, func(t *testing.T) {
+		// The types the Terraform provider's precreated-block data source
+		// names (packngo's Filter returns a copy with the parameter).
+		opts := (&packngo.ListOptions{Includes: []string{"assignments"}}).
+			Filter("types", "public_ipv4,global_ipv4,private_ipv4,public_ipv6,vrf")
+		all, _, err := c.ProjectIPs.List(env.Project, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(all, func(r packngo.IPAddressReservation) bool {
+			return !r.Public && r.AddressFamily == 4 && len(r.Assignments) == 1 &&
+				strings.HasSuffix(r.Assignments[0].AssignedTo.Href, "/"+onDemand.ID)
+		})
+		if i < 0 {
+			t.Fatalf("no private block of device %s among %d", onDemand.ID, len(all))
+		}
+	})
+	steps.Run("reads the device's events", made, func(t *testing.T) {
+		events, _, err := c.Devices.ListEvents(onDemand.ID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		types := make([]string, 0, len(events))
+		for _, e := range events {
+			types = append(types, e.Type)
+		}
+		for _, want := range []string{"instance.created", "provisioning.109"} {
+			if !slices.ContainsFunc(types, func(t string) bool { return strings.HasPrefix(t, want) }) {
+				t.Fatalf("events %v lack %s", types, want)
+			}
+		}
+	})
+	steps.Run("deletes the on-demand device and releases the block", made, func(t *testing.T) {
+		if _, err := c.Devices.Delete(onDemand.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		free, _, err := c.ProjectIPs.AvailableAddresses(block.ID, &packngo.AvailableRequest{CIDR: 32})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(free) != 2 {
+			t.Fatalf("free in the block after the delete: %v", free)
+		}
+		if _, err := c.ProjectIPs.Delete(block.ID); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
