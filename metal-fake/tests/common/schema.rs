@@ -75,6 +75,17 @@ pub fn validator(spec: &Value, reference: &str) -> jsonschema::Validator {
 /// status, or `Error` for statuses the spec leaves out (429, 5xx, and the
 /// 404/422 it does not list everywhere).
 pub fn check(spec: &Value, docs: &HashMap<(String, u16), Option<String>>, reply: &RecordedReply) {
+    check_cached(spec, docs, reply, &mut HashMap::new());
+}
+
+/// As [`check`], with the validators built so far kept in `validators`
+/// (by reference), for a caller that checks many replies of one spec.
+pub fn check_cached(
+    spec: &Value,
+    docs: &HashMap<(String, u16), Option<String>>,
+    reply: &RecordedReply,
+    validators: &mut HashMap<String, jsonschema::Validator>,
+) {
     let key = (reply.operation.clone(), reply.status);
     let what = format!(
         "{} {} {:?}",
@@ -88,7 +99,7 @@ pub fn check(spec: &Value, docs: &HashMap<(String, u16), Option<String>>, reply:
             .unwrap_or_else(|| panic!("undocumented success status: {what}"));
         match schema {
             None => assert!(reply.body.is_empty(), "body on a bodiless status: {what}"),
-            Some(reference) => validate(spec, reference, reply, &what),
+            Some(reference) => validate(spec, reference, reply, &what, validators),
         }
         return;
     }
@@ -105,7 +116,7 @@ pub fn check(spec: &Value, docs: &HashMap<(String, u16), Option<String>>, reply:
         .flatten()
         .unwrap_or_else(|| "#/components/schemas/Error".to_string());
     assert_eq!(reference, "#/components/schemas/Error", "{what}");
-    validate(spec, &reference, reply, &what);
+    validate(spec, &reference, reply, &what, validators);
     let body: Value = serde_json::from_slice(&reply.body).unwrap();
     // `errors`, or the single `error` string the real API sends with a
     // bad token's 401 (the schema has both).
@@ -116,7 +127,13 @@ pub fn check(spec: &Value, docs: &HashMap<(String, u16), Option<String>>, reply:
     );
 }
 
-fn validate(spec: &Value, reference: &str, reply: &RecordedReply, what: &str) {
+fn validate(
+    spec: &Value,
+    reference: &str,
+    reply: &RecordedReply,
+    what: &str,
+    validators: &mut HashMap<String, jsonschema::Validator>,
+) {
     assert_eq!(
         reply.content_type.as_deref(),
         Some("application/json; charset=utf-8"),
@@ -124,7 +141,9 @@ fn validate(spec: &Value, reference: &str, reply: &RecordedReply, what: &str) {
     );
     let body: Value =
         serde_json::from_slice(&reply.body).unwrap_or_else(|e| panic!("not JSON ({e}): {what}"));
-    let v = validator(spec, reference);
+    let v = validators
+        .entry(reference.to_string())
+        .or_insert_with(|| validator(spec, reference));
     let errors: Vec<String> = v.iter_errors(&body).map(|e| e.to_string()).collect();
     assert!(errors.is_empty(), "{reference}: {errors:?}: {what}");
 }

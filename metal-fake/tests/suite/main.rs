@@ -44,4 +44,5 @@ mod server;
 mod server_bounds;
 mod ssh_key_race;
 mod virtual_networks;
+mod walk;
 mod world_document;
