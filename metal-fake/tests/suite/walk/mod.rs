@@ -50,6 +50,7 @@
 mod checker;
 mod pool;
 mod run;
+mod broken;
 mod spec;
 mod teeth;
 
@@ -84,6 +85,14 @@ pub enum Step {
         /// The share, in percent.
         percent: u8,
     },
+    /// A call of the operation named, as [`Step::Call`] draws it: the
+    /// scripted walks of the teeth tests.
+    Named {
+        /// The operationId.
+        op: &'static str,
+        /// The draws of its path and body.
+        seed: u64,
+    },
     /// Faults off (`DELETE /_fake/faults`).
     FaultsOff,
     /// The fake's clock forward (`POST /_fake/clock`).
@@ -105,37 +114,62 @@ fn step() -> impl Strategy<Value = Step> {
     ]
 }
 
-/// Runs `cases` walks of `steps` steps from `seed`; panics with the seed,
-/// the shortest failing sequence and its calls on a violation.
-fn walk(cases: u32, steps: usize, seed: u64) {
-    let spec = spec::Spec::load();
+/// The spec, the strict spec and its documented replies, read once.
+fn specs(only: &[&str]) -> (spec::Spec, run::Docs) {
     let strict = schema::strict_spec();
     let docs = (strict.clone(), schema::documented(&strict));
+    (spec::Spec::load_only(only), docs)
+}
+
+/// One walk of `steps` from `fake`, then the closing audit and the world's
+/// round trip: the violations and the calls sent.
+fn walk_once(
+    spec: &spec::Spec,
+    docs: &run::Docs,
+    fake: metal_fake::FakeBuilder,
+    steps: &[Step],
+) -> (Vec<String>, String) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut w = run::Walk::start(spec, docs, fake).await;
+        for s in steps {
+            w.step(s).await;
+        }
+        w.audit().await;
+        w.round_trip().await;
+        (w.checker.violations, w.trace)
+    })
+}
+
+/// Runs `cases` walks of `steps` steps from `seed` on fakes from `fake`;
+/// on a violation, the seed, the shortest failing sequence and its calls.
+fn walk_from(
+    cases: u32,
+    steps: usize,
+    seed: u64,
+    only: &[&str],
+    fake: impl Fn() -> metal_fake::FakeBuilder,
+) -> Result<(), String> {
+    let (spec, docs) = specs(only);
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&seed.to_le_bytes());
     let config = Config {
         cases,
         failure_persistence: None,
-        max_shrink_iters: 2000,
+        max_shrink_iters: std::env::var("METAL_WALK_SHRINK")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(2000),
         ..Config::default()
     };
     let mut runner =
         TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &bytes));
     let result = runner.run(&prop::collection::vec(step(), steps), |steps| {
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .start_paused(true)
-            .build()
-            .unwrap();
-        let (violations, trace) = rt.block_on(async {
-            let mut w = run::Walk::start(&spec, &docs).await;
-            for s in &steps {
-                w.step(s).await;
-            }
-            w.audit().await;
-            w.round_trip().await;
-            (w.checker.violations, w.trace)
-        });
+        let (violations, trace) = walk_once(&spec, &docs, fake(), &steps);
         prop_assert!(
             violations.is_empty(),
             "{} violation(s):\n{}\ncalls:\n{trace}",
@@ -144,8 +178,13 @@ fn walk(cases: u32, steps: usize, seed: u64) {
         );
         Ok(())
     });
-    if let Err(e) = result {
-        panic!("the walk failed (seed {seed}; rerun with METAL_WALK_SEED={seed}): {e}");
+    result.map_err(|e| format!("the walk failed (seed {seed}; rerun with METAL_WALK_SEED={seed}): {e}"))
+}
+
+/// As [`walk_from`] on the walk's usual fake; panics on a violation.
+fn walk(cases: u32, steps: usize, seed: u64) {
+    if let Err(e) = walk_from(cases, steps, seed, &[], run::fake) {
+        panic!("{e}");
     }
 }
 

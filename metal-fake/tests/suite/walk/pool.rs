@@ -106,11 +106,6 @@ impl Pool {
         self.protected = self.live.values().flatten().copied().collect();
     }
 
-    /// Whether `id` is protected.
-    pub fn is_protected(&self, id: Uuid) -> bool {
-        self.protected.contains(&id)
-    }
-
     /// Forgets `id` as live: it was deleted.
     pub fn deleted(&mut self, id: Uuid) {
         for ids in self.live.values_mut() {
@@ -159,15 +154,12 @@ impl Pool {
                 return Some(json!(self.pick(kind, false, rng).to_string()));
             }
         }
-        let slug = |what: &str| {
-            let all: Vec<&String> = self.slugs.get(what)?.iter().collect();
-            (!all.is_empty()).then(|| json!(all[rng.random_range(0..all.len())]))
-        };
+        let slug = |what: &str, rng: &mut StdRng| self.slug(what, rng).map(Value::String);
         match name {
-            "metro" if stringy => slug("metro"),
-            "facility" if stringy => slug("facility"),
-            "plan" if stringy => slug("plan"),
-            "operating_system" if stringy => slug("os"),
+            "metro" if stringy => slug("metro", rng),
+            "facility" if stringy => slug("facility", rng),
+            "plan" if stringy => slug("plan", rng),
+            "operating_system" if stringy => slug("os", rng),
             "address" if stringy && !self.blocks.is_empty() => {
                 let blocks: Vec<&String> = self.blocks.iter().collect();
                 Some(json!(blocks[rng.random_range(0..blocks.len())]))

@@ -27,6 +27,15 @@ pub type Docs = (Value, std::collections::HashMap<(String, u16), Option<String>>
 /// The walk's API token.
 pub const TOKEN: &str = "walk-token";
 
+/// The fake a walk starts from: a project with six reservations, on-demand
+/// machines, the walk's token.
+pub fn fake() -> metal_fake::FakeBuilder {
+    Fake::builder()
+        .token(TOKEN)
+        .reservations(6)
+        .on_demand(4)
+}
+
 /// The fault kinds the walk switches on (every kind but a hung reply, which
 /// would pend the walk, and a competitor, which only `createDevice` knows).
 const KINDS: &str = r#"[
@@ -35,6 +44,30 @@ const KINDS: &str = r#"[
     {"kind": "throttle", "retry_after_seconds": 1}, {"kind": "latency", "seconds": 0.02},
     {"kind": "drop_after"}, {"kind": "bad_gateway"}, {"kind": "truncated"}
 ]"#;
+
+/// Operations whose replies the walk does not check against the spec,
+/// each with its reason: where the fake follows the real API (or a
+/// fidelity row) and the spec says otherwise.
+const UNCHECKED: &[(&str, &str)] = &[
+    (
+        "findIncidents",
+        "the spec's 200 has no content; the fake sends `{\"incidents\": []}` (fidelity.rs, the support row)",
+    ),
+    (
+        "findProjectInvitations",
+        "the spec's InvitationList lists `Membership`s; the fake lists `Invitation`s, as `findInvitationById` reads them",
+    ),
+    (
+        "findOrganizationInvitations",
+        "as findProjectInvitations",
+    ),
+    (
+        "findProjectCustomdata",
+        "the spec's 200 has no content; the fake sends the custom data, an object",
+    ),
+    ("findOrganizationCustomdata", "as findProjectCustomdata"),
+    ("findUserCustomdata", "as findProjectCustomdata"),
+];
 
 /// How many items a page of an audit's list asks for.
 const PER_PAGE: usize = 50;
@@ -67,11 +100,8 @@ pub struct Walk<'s> {
 
 impl<'s> Walk<'s> {
     /// A fresh fake, and the pool filled from its seeded world.
-    pub async fn start(
-        spec: &'s Spec,
-        docs: &'s Docs,
-    ) -> Walk<'s> {
-        let fake = Fake::builder().token(TOKEN).reservations(6).on_demand(4).build();
+    pub async fn start(spec: &'s Spec, docs: &'s Docs, fake: metal_fake::FakeBuilder) -> Walk<'s> {
+        let fake = fake.build();
         let mut w = Walk {
             fake,
             spec,
@@ -113,6 +143,11 @@ impl<'s> Walk<'s> {
         match step {
             Step::Call { op, seed } => {
                 let op = self.spec.ops[op.index(self.spec.ops.len())];
+                let mut rng = StdRng::seed_from_u64(*seed);
+                self.call(op, &mut rng).await;
+            }
+            Step::Named { op, seed } => {
+                let op = metal_api::operation::find(op).expect("an operationId of the spec");
                 let mut rng = StdRng::seed_from_u64(*seed);
                 self.call(op, &mut rng).await;
             }
@@ -275,20 +310,14 @@ impl<'s> Walk<'s> {
                     body: bytes.clone(),
                 };
                 let (spec, docs) = self.docs;
-                let validators = &mut self.validators;
-                let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    schema::check_cached(spec, docs, &reply, validators)
-                }));
-                if let Err(e) = checked {
-                    let why = e
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_default();
-                    self.checker.violations.push(format!(
-                        "{} {path}: the reply is not the spec's: {why}",
-                        op.method.as_str()
-                    ));
+                let beyond = UNCHECKED.iter().any(|(o, _)| *o == op.id);
+                if !beyond {
+                    if let Err(why) = schema::problem(spec, docs, &reply, &mut self.validators) {
+                        self.checker.violations.push(format!(
+                            "{} {path}: the reply is not the spec's: {why}",
+                            op.method.as_str()
+                        ));
+                    }
                 }
             }
             if status < 300 && fault.is_none() {
@@ -365,7 +394,7 @@ impl<'s> Walk<'s> {
             ids.extend(
                 items
                     .iter()
-                    .filter_map(|i| i["id"].as_str().and_then(|s| s.parse().ok())),
+                    .filter_map(|i| i["id"].as_str().and_then(|s| s.parse::<Uuid>().ok())),
             );
             total = r.body.pointer("/meta/total").and_then(Value::as_u64).or(total);
             if !paged || items.len() < PER_PAGE {
