@@ -237,6 +237,10 @@ fn accept_transfer_request(call: &Call) -> Result<Prepared, ApiError> {
                 p.rec.organization = Some(t.target_organization);
             })
             .ok_or_else(ApiError::not_found)?;
+        // The old organisation's invitations to the project go with it.
+        for i in w.invitations_left_behind(t.project, t.target_organization) {
+            w.delete_record(Kind::Invitation, i, now)?;
+        }
         w.delete_record(Kind::Transfer, id, now)?;
         Ok(Reply::Empty)
     })
