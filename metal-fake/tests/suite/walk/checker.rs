@@ -67,6 +67,16 @@ pub const CONSUMES: &[&str] = &["acceptInvitation", "acceptTransferRequest"];
 /// held: an accepted transfer moves a project to another organisation.
 pub const MOVES: &[(&str, &str)] = &[("acceptTransferRequest", "projects")];
 
+/// Operations after which things of a kind may be gone: an accepted
+/// transfer takes the old organisation's invitations to the project.
+pub const UNSETTLES: &[(&str, &str)] = &[("acceptTransferRequest", "invitations")];
+
+/// Whether an injected fault spoils the call's outcome (all but latency,
+/// which only delays it).
+pub fn spoils(fault: Option<&str>) -> bool {
+    fault.is_some_and(|f| f != "latency")
+}
+
 /// The invariants' state and the violations found.
 #[derive(Default)]
 pub struct Checker {
@@ -86,11 +96,12 @@ impl Checker {
         listable: impl Fn(&str) -> bool,
     ) {
         let what = format!("{} {} {}", call.op, call.method, call.path);
-        match (call.status, &call.fault) {
-            (Some(s), None) if s >= 500 => self
+        let spoilt = spoils(call.fault.as_deref());
+        match (call.status, spoilt) {
+            (Some(s), false) if s >= 500 => self
                 .violations
                 .push(format!("{what}: {s} without an injected fault: {}", call.body)),
-            (None, None) => self
+            (None, false) => self
                 .violations
                 .push(format!("{what}: no reply without an injected fault")),
             _ => {}
@@ -100,7 +111,7 @@ impl Checker {
             .split('/')
             .filter_map(|s| s.parse().ok())
             .collect();
-        let ok = call.status.is_some_and(|s| s < 300) && call.fault.is_none();
+        let ok = call.status.is_some_and(|s| s < 300) && !spoilt;
         let removes = call.method == "DELETE" || CONSUMES.contains(&call.op);
         if removes {
             if let Some(id) = path_ids.last() {
@@ -118,7 +129,7 @@ impl Checker {
                     });
                     entry.fate = fate;
                     self.unsure_below(*id);
-                } else if call.fault.is_some() {
+                } else if spoilt {
                     if let Some(t) = self.things.get_mut(id) {
                         t.fate = Fate::Unsure;
                     }
@@ -126,7 +137,16 @@ impl Checker {
                 }
             }
         }
-        if ok {
+        if ok || spoilt {
+            for (op, kind) in UNSETTLES {
+                if *op == call.op {
+                    for t in self.things.values_mut() {
+                        if t.get.as_deref().is_some_and(|g| g.starts_with(&format!("/{kind}/"))) {
+                            t.fate = Fate::Unsure;
+                        }
+                    }
+                }
+            }
             for (op, kind) in MOVES {
                 if *op == call.op {
                     for t in self.things.values_mut() {

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use tower::ServiceExt;
 use uuid::Uuid;
 
-use super::checker::{Call, Checker, CONSUMES};
+use super::checker::{spoils, Call, Checker, CONSUMES};
 use super::pool::{href_id, Pool};
 use super::spec::Spec;
 use super::Step;
@@ -229,7 +229,7 @@ impl<'s> Walk<'s> {
             |p| spec_get(spec, p).is_some(),
             |p| spec_get(spec, p).is_some(),
         );
-        if reply.status.is_some_and(|s| s < 300) && reply.fault.is_none() {
+        if reply.status.is_some_and(|s| s < 300) && !spoils(reply.fault.as_deref()) {
             if deleting && op.method == Method::Delete {
                 if let Some(id) = path.rsplit('/').next().and_then(|s| s.parse().ok()) {
                     self.pool.deleted(id);
@@ -324,7 +324,7 @@ impl<'s> Walk<'s> {
                     }
                 }
             }
-            if status < 300 && fault.is_none() {
+            if status < 300 && !spoils(fault.as_deref()) {
                 self.ok += 1;
                 self.pool.learn(&json);
             }
