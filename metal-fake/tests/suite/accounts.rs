@@ -459,9 +459,15 @@ async fn a_transfer_takes_the_old_organizations_invitations_to_the_project() {
         204
     );
     assert_eq!(
-        call(&fake, ACME, "GET", &format!("/invitations/{invitation}"), Value::Null)
-            .await
-            .0,
+        call(
+            &fake,
+            ACME,
+            "GET",
+            &format!("/invitations/{invitation}"),
+            Value::Null
+        )
+        .await
+        .0,
         404
     );
     let saved = fake.world();

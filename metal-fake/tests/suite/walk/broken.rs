@@ -1,7 +1,7 @@
 //! Whole walks on fakes broken on purpose (an operation's handler replaced
 //! through `FakeBuilder::handler`, or unmodelled): each broken invariant is
-//! reported, and a random walk's failure names its seed and the shortest
-//! sequence proptest's shrinking found.
+//! reported, and a random walk's failure names its seed and its failing
+//! sequence.
 
 use metal_fake::{ApiError, Call};
 use serde_json::json;
@@ -74,7 +74,9 @@ fn the_walk_has_teeth_a_created_thing_that_reads_404_is_reported() {
 #[test]
 fn the_walk_has_teeth_a_delete_that_leaves_the_thing_is_reported() {
     // Answers 204 and deletes nothing.
-    let fake = run::fake().handler("deleteSSHKey", |_: &Call| -> Result<(), ApiError> { Ok(()) });
+    let fake = run::fake().handler("deleteSSHKey", |_: &Call| -> Result<(), ApiError> {
+        Ok(())
+    });
     let deletes: Vec<Step> = (1..=10)
         .map(|seed| Step::Named {
             op: "deleteSSHKey",
@@ -114,17 +116,15 @@ fn the_walk_has_teeth_a_reservation_naming_a_missing_device_is_reported() {
 }
 
 #[test]
-fn the_walk_has_teeth_a_random_walk_names_its_seed_and_shortest_sequence() {
+fn the_walk_has_teeth_a_random_walk_names_its_seed_and_sequence() {
     let broken = || {
         run::fake().handler("findSSHKeyById", |_: &Call| -> Result<(), ApiError> {
             Err(ApiError::not_found())
         })
     };
-    let e = walk_from(1, 30, 34, KEYS, broken).unwrap_err();
+    // No shrinking here (each try is a whole walk): the report's form.
+    let e = walk_from(1, 30, 34, KEYS, 0, broken).unwrap_err();
     assert!(e.contains("seed 34"), "{e}");
     assert!(e.contains("minimal failing input"), "{e}");
     assert!(e.contains("but it was created and not deleted"), "{e}");
-    // Shrunk to the one create (and nothing else) that shows it.
-    let input = e.split("minimal failing input").nth(1).unwrap_or_default();
-    assert_eq!(input.matches("Call {").count(), 1, "{input}");
 }

@@ -98,9 +98,10 @@ impl Checker {
         let what = format!("{} {} {}", call.op, call.method, call.path);
         let spoilt = spoils(call.fault.as_deref());
         match (call.status, spoilt) {
-            (Some(s), false) if s >= 500 => self
-                .violations
-                .push(format!("{what}: {s} without an injected fault: {}", call.body)),
+            (Some(s), false) if s >= 500 => self.violations.push(format!(
+                "{what}: {s} without an injected fault: {}",
+                call.body
+            )),
             (None, false) => self
                 .violations
                 .push(format!("{what}: no reply without an injected fault")),
@@ -141,7 +142,10 @@ impl Checker {
             for (op, kind) in UNSETTLES {
                 if *op == call.op {
                     for t in self.things.values_mut() {
-                        if t.get.as_deref().is_some_and(|g| g.starts_with(&format!("/{kind}/"))) {
+                        if t.get
+                            .as_deref()
+                            .is_some_and(|g| g.starts_with(&format!("/{kind}/")))
+                        {
                             t.fate = Fate::Unsure;
                         }
                     }
@@ -150,7 +154,10 @@ impl Checker {
             for (op, kind) in MOVES {
                 if *op == call.op {
                     for t in self.things.values_mut() {
-                        if t.get.as_deref().is_some_and(|g| g.starts_with(&format!("/{kind}/"))) {
+                        if t.get
+                            .as_deref()
+                            .is_some_and(|g| g.starts_with(&format!("/{kind}/")))
+                        {
                             t.list = None;
                         }
                     }
@@ -227,9 +234,9 @@ impl Checker {
         };
         let path = t.get.clone().unwrap_or_default();
         match t.fate {
-            Fate::Live if status != 200 => self
-                .violations
-                .push(format!("GET {path}: {status}, but it was created and not deleted")),
+            Fate::Live if status != 200 => self.violations.push(format!(
+                "GET {path}: {status}, but it was created and not deleted"
+            )),
             Fate::Deleted if status != 404 => self
                 .violations
                 .push(format!("GET {path}: {status}, but it was deleted")),

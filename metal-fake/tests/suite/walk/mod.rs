@@ -47,10 +47,10 @@
 //! one). A failure prints the seed, the shortest failing sequence of steps
 //! proptest's shrinking found, and that sequence's calls as sent.
 
+mod broken;
 mod checker;
 mod pool;
 mod run;
-mod broken;
 mod spec;
 mod teeth;
 
@@ -145,13 +145,16 @@ fn walk_once(
     })
 }
 
-/// Runs `cases` walks of `steps` steps from `seed` on fakes from `fake`;
-/// on a violation, the seed, the shortest failing sequence and its calls.
+/// Runs `cases` walks of `steps` steps from `seed` on fakes from `fake`,
+/// calling only the operations `only` names (all when empty); on a
+/// violation, the seed, the shortest failing sequence found within
+/// `shrink` tries (`METAL_WALK_SHRINK` overrides) and its calls.
 fn walk_from(
     cases: u32,
     steps: usize,
     seed: u64,
     only: &[&str],
+    shrink: u32,
     fake: impl Fn() -> metal_fake::FakeBuilder,
 ) -> Result<(), String> {
     let (spec, docs) = specs(only);
@@ -163,7 +166,9 @@ fn walk_from(
         max_shrink_iters: std::env::var("METAL_WALK_SHRINK")
             .ok()
             .and_then(|s| s.parse().ok())
-            .unwrap_or(2000),
+            .unwrap_or(shrink),
+        // At most two minutes of shrinking, then the shortest found so far.
+        max_shrink_time: 120_000,
         ..Config::default()
     };
     let mut runner =
@@ -178,12 +183,14 @@ fn walk_from(
         );
         Ok(())
     });
-    result.map_err(|e| format!("the walk failed (seed {seed}; rerun with METAL_WALK_SEED={seed}): {e}"))
+    result.map_err(|e| {
+        format!("the walk failed (seed {seed}; rerun with METAL_WALK_SEED={seed}): {e}")
+    })
 }
 
 /// As [`walk_from`] on the walk's usual fake; panics on a violation.
 fn walk(cases: u32, steps: usize, seed: u64) {
-    if let Err(e) = walk_from(cases, steps, seed, &[], run::fake) {
+    if let Err(e) = walk_from(cases, steps, seed, &[], 1000, run::fake) {
         panic!("{e}");
     }
 }

@@ -57,7 +57,9 @@ impl Pool {
                     self.add(&kind, id);
                     if kind == "hardware-reservations" {
                         let plan = value.pointer("/plan/slug").and_then(Value::as_str);
-                        let metro = value.pointer("/facility/metro/code").and_then(Value::as_str);
+                        let metro = value
+                            .pointer("/facility/metro/code")
+                            .and_then(Value::as_str);
                         if let (Some(p), Some(m)) = (plan, metro) {
                             self.reservations.insert(id, (p.into(), m.into()));
                         }

@@ -22,7 +22,10 @@ use super::Step;
 use crate::common::schema;
 
 /// The strict spec and its documented replies (`schema::documented`).
-pub type Docs = (Value, std::collections::HashMap<(String, u16), Option<String>>);
+pub type Docs = (
+    Value,
+    std::collections::HashMap<(String, u16), Option<String>>,
+);
 
 /// The walk's API token.
 pub const TOKEN: &str = "walk-token";
@@ -30,10 +33,7 @@ pub const TOKEN: &str = "walk-token";
 /// The fake a walk starts from: a project with six reservations, on-demand
 /// machines, the walk's token.
 pub fn fake() -> metal_fake::FakeBuilder {
-    Fake::builder()
-        .token(TOKEN)
-        .reservations(6)
-        .on_demand(4)
+    Fake::builder().token(TOKEN).reservations(6).on_demand(4)
 }
 
 /// The fault kinds the walk switches on (every kind but a hung reply, which
@@ -242,7 +242,10 @@ impl<'s> Walk<'s> {
             op.method.as_str(),
             body.map(|b| b.to_string()).unwrap_or_default(),
             reply.status,
-            reply.fault.map(|f| format!(" (fault {f})")).unwrap_or_default()
+            reply
+                .fault
+                .map(|f| format!(" (fault {f})"))
+                .unwrap_or_default()
         );
     }
 
@@ -282,8 +285,7 @@ impl<'s> Walk<'s> {
             r = r.json(b);
         }
         self.sent += 1;
-        let (status, content_type, bytes) = match self.fake.exchange(op, r.build().unwrap()).await
-        {
+        let (status, content_type, bytes) = match self.fake.exchange(op, r.build().unwrap()).await {
             Ok(reply) => {
                 let status = reply.status().as_u16();
                 let ct = reply
@@ -349,7 +351,10 @@ impl<'s> Walk<'s> {
         let bytes = axum::body::to_bytes(reply.into_body(), usize::MAX)
             .await
             .unwrap();
-        (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+        (
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        )
     }
 
     /// Reads back what the walk made (faults off first, so every read is
@@ -400,7 +405,11 @@ impl<'s> Walk<'s> {
                     .iter()
                     .filter_map(|i| i["id"].as_str().and_then(|s| s.parse::<Uuid>().ok())),
             );
-            total = r.body.pointer("/meta/total").and_then(Value::as_u64).or(total);
+            total = r
+                .body
+                .pointer("/meta/total")
+                .and_then(Value::as_u64)
+                .or(total);
             if !paged || items.len() < PER_PAGE {
                 break;
             }
@@ -426,8 +435,16 @@ impl<'s> Walk<'s> {
                 .and_then(href_id)
             {
                 let (ids, _) = self.whole_list(&format!("/projects/{}/ips", p.1)).await;
-                for a in device["ip_addresses"].as_array().cloned().unwrap_or_default() {
-                    let Some(block) = a.pointer("/parent_block/href").and_then(Value::as_str).and_then(href_id) else {
+                for a in device["ip_addresses"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+                {
+                    let Some(block) = a
+                        .pointer("/parent_block/href")
+                        .and_then(Value::as_str)
+                        .and_then(href_id)
+                    else {
                         continue;
                     };
                     self.checker.link(
@@ -439,14 +456,25 @@ impl<'s> Walk<'s> {
                     );
                 }
             }
-            for port in device["network_ports"].as_array().cloned().unwrap_or_default() {
-                for vlan in port["virtual_networks"].as_array().cloned().unwrap_or_default() {
+            for port in device["network_ports"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+            {
+                for vlan in port["virtual_networks"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+                {
                     let Some((_, v)) = vlan["href"].as_str().and_then(href_id) else {
                         continue;
                     };
                     let got = self.get(&format!("/virtual-networks/{v}")).await;
                     self.checker.link(
-                        format!("device {d}'s port {} names VLAN {v}, which reads {:?}", port["name"], got.status),
+                        format!(
+                            "device {d}'s port {} names VLAN {v}, which reads {:?}",
+                            port["name"], got.status
+                        ),
                         got.status == Some(200),
                     );
                 }
@@ -454,10 +482,20 @@ impl<'s> Walk<'s> {
         }
         let project = self.fake.project();
         let r = self
-            .get(&format!("/projects/{project}/hardware-reservations?per_page=1000&include=device"))
+            .get(&format!(
+                "/projects/{project}/hardware-reservations?per_page=1000&include=device"
+            ))
             .await;
-        for res in r.body["hardware_reservations"].as_array().cloned().unwrap_or_default() {
-            let Some((_, d)) = res.pointer("/device/href").and_then(Value::as_str).and_then(href_id) else {
+        for res in r.body["hardware_reservations"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+        {
+            let Some((_, d)) = res
+                .pointer("/device/href")
+                .and_then(Value::as_str)
+                .and_then(href_id)
+            else {
                 continue;
             };
             let id = res["id"].as_str().unwrap_or_default().to_string();
@@ -505,7 +543,7 @@ impl<'s> Walk<'s> {
 
 /// The walkable `GET` whose path pattern `path` fits.
 fn spec_get(spec: &Spec, path: &str) -> Option<&'static Operation> {
-    spec.ops
+    spec.all
         .iter()
         .copied()
         .filter(|op| op.method == Method::Get)

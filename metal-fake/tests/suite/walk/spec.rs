@@ -30,8 +30,10 @@ pub const NEVER: &[(&str, &str)] = &[
 /// The spec, and the operations the walk calls.
 pub struct Spec {
     doc: Value,
-    /// The walkable operations, in `operation::ALL` order.
+    /// The operations the walk's steps call, in `operation::ALL` order.
     pub ops: Vec<&'static Operation>,
+    /// Every walkable operation (the walk's own reads use any of them).
+    pub all: Vec<&'static Operation>,
 }
 
 impl Spec {
@@ -42,14 +44,18 @@ impl Spec {
     pub fn load_only(only: &[&str]) -> Self {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi/metal.json");
         let doc: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        let ops: Vec<&'static Operation> = operation::ALL
+        let all: Vec<&'static Operation> = operation::ALL
             .iter()
             .copied()
             .filter(|op| !NOT_YET_MODELLED.contains(&op.id))
             .filter(|op| !NEVER.iter().any(|(id, _)| *id == op.id))
+            .collect();
+        let ops = all
+            .iter()
+            .copied()
             .filter(|op| only.is_empty() || only.contains(&op.id))
             .collect();
-        Self { doc, ops }
+        Self { doc, ops, all }
     }
 
     /// The spec's entry of `op`.
@@ -82,12 +88,10 @@ impl Spec {
 
     /// The query parameters of `op` the walk sends: none but paging.
     pub fn pages(&self, op: &Operation) -> bool {
-        self.entry(op)["parameters"]
-            .as_array()
-            .is_some_and(|ps| {
-                ps.iter()
-                    .any(|p| self.resolve(p)["name"].as_str() == Some("per_page"))
-            })
+        self.entry(op)["parameters"].as_array().is_some_and(|ps| {
+            ps.iter()
+                .any(|p| self.resolve(p)["name"].as_str() == Some("per_page"))
+        })
     }
 
     /// A body for `schema`: a value it accepts, as far as the schema says,
@@ -96,7 +100,14 @@ impl Spec {
         self.value(schema, name, pool, rng, 0)
     }
 
-    fn value(&self, schema: &Value, name: &str, pool: &Pool, rng: &mut StdRng, depth: u32) -> Value {
+    fn value(
+        &self,
+        schema: &Value,
+        name: &str,
+        pool: &Pool,
+        rng: &mut StdRng,
+        depth: u32,
+    ) -> Value {
         if depth > 10 {
             return Value::Null;
         }
@@ -122,11 +133,13 @@ impl Spec {
         if let Some(values) = schema["enum"].as_array().filter(|v| !v.is_empty()) {
             return values[rng.random_range(0..values.len())].clone();
         }
-        let kind = schema["type"].as_str().unwrap_or(if schema.get("properties").is_some() {
-            "object"
-        } else {
-            "string"
-        });
+        let kind = schema["type"]
+            .as_str()
+            .unwrap_or(if schema.get("properties").is_some() {
+                "object"
+            } else {
+                "string"
+            });
         match kind {
             "object" => {
                 let mut out = Map::new();

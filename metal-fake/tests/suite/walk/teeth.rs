@@ -46,7 +46,13 @@ fn created() -> (Checker, Uuid) {
 #[test]
 fn the_walk_has_teeth_for_a_5xx_without_a_fault() {
     let mut c = Checker::default();
-    let mut failed = call("findProjects", "GET", "/projects", 500, json!({"errors": ["x"]}));
+    let mut failed = call(
+        "findProjects",
+        "GET",
+        "/projects",
+        500,
+        json!({"errors": ["x"]}),
+    );
     feed(&mut c, &failed);
     assert_eq!(c.violations.len(), 1, "{:?}", c.violations);
     assert!(c.violations[0].contains("500 without an injected fault"));
@@ -81,7 +87,13 @@ fn the_walk_has_teeth_for_a_deleted_thing_that_stays() {
     let (mut c, id) = created();
     feed(
         &mut c,
-        &call("deleteDevice", "DELETE", &format!("/devices/{DEVICE}"), 204, Value::Null),
+        &call(
+            "deleteDevice",
+            "DELETE",
+            &format!("/devices/{DEVICE}"),
+            204,
+            Value::Null,
+        ),
     );
     c.got(id, 404);
     let list = format!("/projects/{PROJECT}/devices");
@@ -99,13 +111,25 @@ fn a_thing_whose_parent_went_is_no_longer_checked() {
     let (mut c, id) = created();
     feed(
         &mut c,
-        &call("deleteProject", "DELETE", &format!("/projects/{PROJECT}"), 204, Value::Null),
+        &call(
+            "deleteProject",
+            "DELETE",
+            &format!("/projects/{PROJECT}"),
+            204,
+            Value::Null,
+        ),
     );
     c.got(id, 404);
     assert!(c.violations.is_empty(), "{:?}", c.violations);
     // A fault on a delete leaves its outcome unknown: not checked either.
     let (mut c, id) = created();
-    let mut lost = call("deleteDevice", "DELETE", &format!("/devices/{DEVICE}"), 502, Value::Null);
+    let mut lost = call(
+        "deleteDevice",
+        "DELETE",
+        &format!("/devices/{DEVICE}"),
+        502,
+        Value::Null,
+    );
     lost.fault = Some("fail_after".into());
     feed(&mut c, &lost);
     c.got(id, 404);
@@ -131,7 +155,11 @@ fn the_walk_has_teeth_for_a_world_that_does_not_load_back() {
     assert!(c.violations.is_empty());
     c.round_trip(&saved, &json!({"devices": [], "projects": []}));
     assert_eq!(c.violations.len(), 1);
-    assert!(c.violations[0].contains("[\"devices\"]"), "{:?}", c.violations);
+    assert!(
+        c.violations[0].contains("[\"devices\"]"),
+        "{:?}",
+        c.violations
+    );
 }
 
 #[test]
