@@ -229,12 +229,16 @@ impl<'s> Walk<'s> {
             |p| spec_get(spec, p).is_some(),
             |p| spec_get(spec, p).is_some(),
         );
-        if reply.status.is_some_and(|s| s < 300) && !spoils(reply.fault.as_deref()) {
-            if deleting && op.method == Method::Delete {
-                if let Some(id) = path.rsplit('/').next().and_then(|s| s.parse().ok()) {
-                    self.pool.deleted(id);
-                }
-            }
+        let removed = reply.status.is_some_and(|s| s < 300)
+            && !spoils(reply.fault.as_deref())
+            && op.method == Method::Delete;
+        if let Some(id) = path
+            .rsplit('/')
+            .next()
+            .and_then(|s| s.parse().ok())
+            .filter(|_| removed)
+        {
+            self.pool.deleted(id);
         }
         let _ = writeln!(
             self.trace,
