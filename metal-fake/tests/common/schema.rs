@@ -75,6 +75,20 @@ pub fn validator(spec: &Value, reference: &str) -> jsonschema::Validator {
 /// status, or `Error` for statuses the spec leaves out (429, 5xx, and the
 /// 404/422 it does not list everywhere).
 pub fn check(spec: &Value, docs: &HashMap<(String, u16), Option<String>>, reply: &RecordedReply) {
+    if let Err(problem) = problem(spec, docs, reply, &mut HashMap::new()) {
+        panic!("{problem}");
+    }
+}
+
+/// What [`check`] finds wrong with one reply, without panicking; the
+/// validators built so far are kept in `validators` (by reference), for a
+/// caller that checks many replies of one spec.
+pub fn problem(
+    spec: &Value,
+    docs: &HashMap<(String, u16), Option<String>>,
+    reply: &RecordedReply,
+    validators: &mut HashMap<String, jsonschema::Validator>,
+) -> Result<(), String> {
     let key = (reply.operation.clone(), reply.status);
     let what = format!(
         "{} {} {:?}",
@@ -82,51 +96,65 @@ pub fn check(spec: &Value, docs: &HashMap<(String, u16), Option<String>>, reply:
         reply.status,
         String::from_utf8_lossy(&reply.body)
     );
+    let fail = |why: &str| Err(format!("{why}: {what}"));
     if reply.status < 300 {
-        let schema = docs
-            .get(&key)
-            .unwrap_or_else(|| panic!("undocumented success status: {what}"));
-        match schema {
-            None => assert!(reply.body.is_empty(), "body on a bodiless status: {what}"),
-            Some(reference) => validate(spec, reference, reply, &what),
-        }
-        return;
+        let Some(schema) = docs.get(&key) else {
+            return fail("undocumented success status");
+        };
+        return match schema {
+            None if reply.body.is_empty() => Ok(()),
+            None => fail("body on a bodiless status"),
+            Some(reference) => validate(spec, reference, reply, &what, validators),
+        };
     }
     if reply.content_type.as_deref() == Some("text/html") {
-        assert_eq!(
-            reply.status, 502,
-            "only the injected proxy page is HTML: {what}"
-        );
-        return;
+        if reply.status != 502 {
+            return fail("only the injected proxy page is HTML");
+        }
+        return Ok(());
     }
     let reference = docs
         .get(&key)
         .cloned()
         .flatten()
         .unwrap_or_else(|| "#/components/schemas/Error".to_string());
-    assert_eq!(reference, "#/components/schemas/Error", "{what}");
-    validate(spec, &reference, reply, &what);
-    let body: Value = serde_json::from_slice(&reply.body).unwrap();
+    if reference != "#/components/schemas/Error" {
+        return fail(&format!("an error status documented as {reference}"));
+    }
+    validate(spec, &reference, reply, &what, validators)?;
+    let body: Value = serde_json::from_slice(&reply.body).unwrap_or(Value::Null);
     // `errors`, or the single `error` string the real API sends with a
     // bad token's 401 (the schema has both).
-    assert!(
-        body["errors"].as_array().is_some_and(|e| !e.is_empty())
-            || body["error"].as_str().is_some_and(|e| !e.is_empty()),
-        "error body without errors: {what}"
-    );
+    if body["errors"].as_array().is_some_and(|e| !e.is_empty())
+        || body["error"].as_str().is_some_and(|e| !e.is_empty())
+    {
+        Ok(())
+    } else {
+        fail("error body without errors")
+    }
 }
 
-fn validate(spec: &Value, reference: &str, reply: &RecordedReply, what: &str) {
-    assert_eq!(
-        reply.content_type.as_deref(),
-        Some("application/json; charset=utf-8"),
-        "{what}"
-    );
+fn validate(
+    spec: &Value,
+    reference: &str,
+    reply: &RecordedReply,
+    what: &str,
+    validators: &mut HashMap<String, jsonschema::Validator>,
+) -> Result<(), String> {
+    if reply.content_type.as_deref() != Some("application/json; charset=utf-8") {
+        return Err(format!("content type {:?}: {what}", reply.content_type));
+    }
     let body: Value =
-        serde_json::from_slice(&reply.body).unwrap_or_else(|e| panic!("not JSON ({e}): {what}"));
-    let v = validator(spec, reference);
+        serde_json::from_slice(&reply.body).map_err(|e| format!("not JSON ({e}): {what}"))?;
+    let v = validators
+        .entry(reference.to_string())
+        .or_insert_with(|| validator(spec, reference));
     let errors: Vec<String> = v.iter_errors(&body).map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "{reference}: {errors:?}: {what}");
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{reference}: {errors:?}: {what}"))
+    }
 }
 
 /// Checks every reply.

@@ -425,6 +425,56 @@ async fn an_accepted_invitation_is_a_membership_and_the_member_sees_the_project(
     assert_eq!(status, 422, "{bad}");
 }
 
+/// Found by the walk: a project moved by a transfer left its old
+/// organisation's invitation naming it, and the saved world no longer
+/// loaded ("names project of its organization"). The invitation goes, as
+/// it goes with a deleted project.
+#[tokio::test(start_paused = true)]
+async fn a_transfer_takes_the_old_organizations_invitations_to_the_project() {
+    let fake = fake();
+    let (status, invited) = call(
+        &fake,
+        ACME,
+        "POST",
+        &format!("/projects/{ACME_STAGING}/invitations"),
+        json!({"invitee": "someone@example.com"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{invited}");
+    let invitation = invited["id"].as_str().unwrap().to_string();
+    let (status, transfer) = call(
+        &fake,
+        ACME,
+        "POST",
+        &format!("/projects/{ACME_STAGING}/transfers"),
+        json!({"target_organization_id": GLOBEX_ORG}),
+    )
+    .await;
+    assert_eq!(status, 201, "{transfer}");
+    let id = transfer["id"].as_str().unwrap();
+    assert_eq!(
+        call(&fake, GLOBEX, "PUT", &format!("/transfers/{id}"), json!({}))
+            .await
+            .0,
+        204
+    );
+    assert_eq!(
+        call(
+            &fake,
+            ACME,
+            "GET",
+            &format!("/invitations/{invitation}"),
+            Value::Null
+        )
+        .await
+        .0,
+        404
+    );
+    let saved = fake.world();
+    fake.load_world(&saved).unwrap();
+    assert_eq!(fake.world(), saved);
+}
+
 #[tokio::test(start_paused = true)]
 async fn an_accepted_transfer_moves_the_project_and_a_declined_one_goes() {
     let fake = fake();
@@ -826,6 +876,16 @@ async fn emails_payment_methods_and_two_factor_keep_their_state_and_refusals() {
     .await;
     // The spec answers `createUser` with 202.
     assert_eq!(status, 202, "{made}");
+    // An address that is no email address is refused (found by the walk).
+    let (status, refused) = call(
+        &fake,
+        ACME,
+        "POST",
+        "/users",
+        json!({"first_name": "A", "last_name": "B", "emails": [{"address": "10.0.0.1/31"}]}),
+    )
+    .await;
+    assert_eq!(status, 422, "{refused}");
     assert_eq!(
         call(
             &fake,

@@ -54,4 +54,5 @@ mod ssh_key_race;
 mod via;
 mod virtual_networks;
 mod vrfs;
+mod walk;
 mod world_document;

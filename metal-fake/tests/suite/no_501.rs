@@ -17,7 +17,7 @@ const TOKEN: &str = "walk-token";
 /// The account family (organisations, users, keys, memberships,
 /// invitations, billing, transfers, support) has none left. Remove an
 /// operation from here when its folder models it.
-const NOT_YET_MODELLED: &[&str] = &[
+pub(crate) const NOT_YET_MODELLED: &[&str] = &[
     // Devices, capacity, events, the catalog.
     // The network: ports, VLANs, gateways, VRFs, BGP, interconnections,
     // IP customdata and availability.

@@ -329,6 +329,17 @@ async fn capacity_checks_answer_per_line_and_echo_the_quantity_as_sent() {
         .collect();
     assert_eq!(available, vec![true, false, false]);
     assert_eq!(body["servers"][0]["facility"], "da11");
+    // Without a quantity: one, echoed as the spec types it, a string
+    // (found by the walk: it was the number 1).
+    let (status, body) = call(
+        &fake,
+        "POST",
+        "/capacity",
+        Some(json!({"servers": [{"facility": "da11", "plan": "c3.small.x86"}]})),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["servers"][0]["quantity"], "1");
 
     // A check takes nothing; a create does.
     let (status, _) = create(&fake, in_metro("da", "c3.small.x86")).await;

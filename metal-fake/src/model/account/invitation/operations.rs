@@ -149,6 +149,18 @@ struct InvitationList<'a> {
 }
 
 impl World {
+    /// The invitations that name `project` but are of an organisation other
+    /// than `organization`: when a transfer moves the project there, they
+    /// go, as they go with the project (an invitation names projects of its
+    /// own organisation, and a world with one that does not would not load).
+    pub(crate) fn invitations_left_behind(&self, project: Uuid, organization: Uuid) -> Vec<Uuid> {
+        self.invitations
+            .values()
+            .filter(|i| i.rec.organization != organization && i.rec.projects.contains(&project))
+            .map(|i| i.rec.id)
+            .collect()
+    }
+
     fn invitation_view<'a>(&'a self, i: &'a Kept) -> InvitationView<'a> {
         let at = Stamp(self.clock.wall(i.meta.created));
         InvitationView {

@@ -239,6 +239,10 @@ fn accept_transfer_request(call: &Call) -> Result<Prepared, ApiError> {
             return Err(ApiError::new(403, ACCESS_DENIED));
         }
         w.transfer_project(t.project, t.target_organization, now)?;
+        // The old organisation's invitations to the project go with it.
+        for i in w.invitations_left_behind(t.project, t.target_organization) {
+            w.delete_record(Kind::Invitation, i, now)?;
+        }
         w.delete_record(Kind::Transfer, id, now)?;
         Ok(Reply::Empty)
     })

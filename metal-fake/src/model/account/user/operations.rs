@@ -244,7 +244,8 @@ fn find_user_customdata(call: &Call) -> Result<Prepared, ApiError> {
 }
 
 /// `createUser`: a user with the first of its emails as its address;
-/// `422` for an email another user has.
+/// `422` for an email another user has, or one that is no email address
+/// (as invitations refuse one: the walk sent an IP block and it was taken).
 fn create_user(call: &Call) -> Result<Prepared, ApiError> {
     let body: types::UserCreateInput = call.json()?;
     let email = body
@@ -255,6 +256,11 @@ fn create_user(call: &Call) -> Result<Prepared, ApiError> {
         .map(|e| e.address.clone())
         .filter(|a| !a.trim().is_empty())
         .ok_or_else(|| ApiError::unprocessable("Emails can't be blank"))?;
+    if !email.contains('@') || email.trim() != email {
+        return Err(ApiError::unprocessable(
+            "Email is not a valid email address",
+        ));
+    }
     refuse([
         too_long("first_name", &body.first_name, MAX_NAME),
         too_long("last_name", &body.last_name, MAX_NAME),

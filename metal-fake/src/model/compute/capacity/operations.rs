@@ -92,7 +92,8 @@ struct Asked {
 /// Reads a check's `servers`, each naming its place by `key`. The spec
 /// types `quantity` as a string (equinix-sdk-go sends one); packngo and
 /// metal-cli send a number; either is read, and the reply echoes it as
-/// sent. Absent, it is 1.
+/// sent. Absent, it is 1, echoed as the spec types it (`"1"`: the walk
+/// found the number `1` there, which the spec's schema refuses).
 fn read_check(call: &Call, key: &str) -> Result<Vec<Asked>, ApiError> {
     let body = call.json_value()?;
     let servers = match body.get("servers") {
@@ -124,7 +125,7 @@ fn read_check(call: &Call, key: &str) -> Result<Vec<Asked>, ApiError> {
                 place: text(s, key)?,
                 plan: text(s, "plan")?,
                 quantity: if quantity.is_null() {
-                    Value::from(1)
+                    Value::from("1")
                 } else {
                     quantity
                 },
