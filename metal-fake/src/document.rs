@@ -46,13 +46,13 @@ pub use crate::model::{
     VirtualNetwork, Vrf, VrfRoute,
 };
 pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
-pub use crate::model::{BatchAssignment, BatchAssignmentState, BatchState, PortVlanBatch};
 pub use crate::model::{
-    Batch, BatchState, BgpConfig, Capacity, CapacityLevel, Counted, Device, DeviceState, Drive,
-    Facility, HardwareReservation, License, Metro, OperatingSystem, Organization, OwnAddress,
-    Period, Plan, PlanMetro, PlanSpecs, Price, Project, ReservationItem, SelfServiceReservation,
-    SpotMarketRequest, SpotPrice, SshKey, Token,
+    Batch, BgpConfig, Capacity, CapacityLevel, Counted, Device, DeviceBatchState, DeviceState,
+    Drive, Facility, HardwareReservation, License, Metro, OperatingSystem, Organization,
+    OwnAddress, Period, Plan, PlanMetro, PlanSpecs, Price, Project, ReservationItem,
+    SelfServiceReservation, SpotMarketRequest, SpotPrice, SshKey, Token,
 };
+pub use crate::model::{BatchAssignment, BatchAssignmentState, BatchState, PortVlanBatch};
 pub use crate::model::{
     Interconnection, InterconnectionMode, InterconnectionStatus, InterconnectionType, Redundancy,
     TokenSide, VirtualCircuit, VirtualCircuitStatus,

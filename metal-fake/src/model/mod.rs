@@ -83,11 +83,11 @@ pub use capacity::{Capacity, CapacityLevel};
 pub use catalog::{
     Counted, Drive, Facility, Metro, OperatingSystem, Plan, PlanMetro, PlanSpecs, Price,
 };
-pub(crate) use device::FailurePlan;
-pub use compute::batch::{Batch, BatchState};
+pub use compute::batch::{Batch, DeviceBatchState};
 pub use compute::self_service_reservation::{Period, ReservationItem, SelfServiceReservation};
 pub use compute::spot_market::price::SpotPrice;
 pub use compute::spot_market::request::SpotMarketRequest;
+pub(crate) use device::FailurePlan;
 pub use device::{Device, DeviceState, OwnAddress};
 pub use device::{FailProvisioning, RandomFailures};
 pub use email::Email;

@@ -422,7 +422,7 @@ pub(crate) static RELATIONS: &[Relation] = &[
         ),
         links: |w| {
             w.ips
-                .reservations
+                .reservations()
                 .values()
                 .filter_map(|r| Some((r.rec.id, r.rec.vrf?)))
                 .collect()
@@ -852,25 +852,25 @@ impl World {
                 self.gateways.remove_row(log, id, at);
             }
             Kind::Vrf => {
-                self.vrfs.remove(log, id, at);
+                self.vrfs.remove_row(log, id, at);
             }
             Kind::VrfRoute => {
-                self.vrf_routes.remove(log, id, at);
+                self.vrf_routes.remove_row(log, id, at);
             }
             Kind::BgpDynamicNeighbor => {
-                self.bgp_dynamic_neighbors.remove(log, id, at);
+                self.bgp_dynamic_neighbors.remove_row(log, id, at);
             }
             Kind::GlobalBgpRange => {
-                self.global_bgp_ranges.remove(log, id, at);
+                self.global_bgp_ranges.remove_row(log, id, at);
             }
             Kind::Interconnection => {
-                self.interconnections.remove(log, id, at);
+                self.interconnections.remove_row(log, id, at);
             }
             Kind::VirtualCircuit => {
-                self.virtual_circuits.remove(log, id, at);
+                self.virtual_circuits.remove_row(log, id, at);
             }
             Kind::PortVlanBatch => {
-                self.port_vlan_batches.remove(log, id, at);
+                self.port_vlan_batches.remove_row(log, id, at);
             }
             // Tokens are never removed by a cascade (only unlinked).
             Kind::Token => {}

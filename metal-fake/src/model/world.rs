@@ -50,16 +50,17 @@ pub(crate) struct World {
     pub(crate) devices: device::Devices,
     pub(crate) ssh_keys: ssh_key::SshKeys,
     /// Projects' software licenses.
-    pub(crate) licenses: Table<super::license::Kept>,
+    pub(crate) licenses: super::license::Licenses,
     /// The spot prices the world document sets (others follow the
     /// catalog's on-demand prices).
     pub(crate) spot_prices: Vec<super::compute::spot_market::price::SpotPrice>,
     /// Self-service reservations.
-    pub(crate) self_service_reservations: Table<super::compute::self_service_reservation::Kept>,
+    pub(crate) self_service_reservations:
+        super::compute::self_service_reservation::SelfServiceReservations,
     /// Device batches.
-    pub(crate) batches: Table<super::compute::batch::Kept>,
+    pub(crate) batches: super::compute::batch::Batches,
     /// Spot market requests.
-    pub(crate) spot_requests: Table<super::compute::spot_market::request::Kept>,
+    pub(crate) spot_requests: super::compute::spot_market::request::SpotRequests,
     pub(crate) ips: super::ip_reservation::Table,
     /// Virtual networks (VLANs) by ID.
     pub(crate) vlans: super::vlan::Vlans,
@@ -70,22 +71,22 @@ pub(crate) struct World {
     /// Metal Gateways by ID.
     pub(crate) gateways: super::metal_gateway::Gateways,
     /// VRFs by ID.
-    pub(crate) vrfs: Table<super::vrf::Kept>,
+    pub(crate) vrfs: super::vrf::Vrfs,
     /// VRF routes by ID.
-    pub(crate) vrf_routes: Table<super::vrf_route::Kept>,
+    pub(crate) vrf_routes: super::vrf_route::VrfRoutes,
     /// VRF gateways' BGP dynamic neighbours by ID.
-    pub(crate) bgp_dynamic_neighbors: Table<super::bgp_dynamic_neighbor::Kept>,
+    pub(crate) bgp_dynamic_neighbors: super::bgp_dynamic_neighbor::BgpDynamicNeighbors,
     /// Projects' global BGP ranges by ID.
-    pub(crate) global_bgp_ranges: Table<super::global_bgp_range::Kept>,
+    pub(crate) global_bgp_ranges: super::global_bgp_range::GlobalBgpRanges,
     /// Interconnections by ID.
-    pub(crate) interconnections: Table<super::interconnection::Kept>,
+    pub(crate) interconnections: super::interconnection::Interconnections,
     /// The metros with interconnections (`None`: every metro of the
     /// catalog).
     pub(crate) interconnection_metros: Option<Vec<String>>,
     /// Virtual circuits by ID.
-    pub(crate) virtual_circuits: Table<super::virtual_circuit::Kept>,
+    pub(crate) virtual_circuits: super::virtual_circuit::VirtualCircuits,
     /// Port VLAN assignment batches by ID.
-    pub(crate) port_vlan_batches: Table<super::port_vlan_batch::Kept>,
+    pub(crate) port_vlan_batches: super::port_vlan_batch::PortVlanBatches,
     /// Every change of the tables, in order, bounded.
     pub(crate) journal: Journal,
     /// The timed transitions to come.
@@ -126,24 +127,24 @@ impl World {
             reservations: Default::default(),
             devices: Default::default(),
             ssh_keys: Default::default(),
-            licenses: Table::default(),
+            licenses: Default::default(),
             spot_prices: Vec::new(),
-            spot_requests: Table::default(),
-            batches: Table::default(),
-            self_service_reservations: Table::default(),
+            spot_requests: Default::default(),
+            batches: Default::default(),
+            self_service_reservations: Default::default(),
             ips: Default::default(),
             vlans: Default::default(),
             ports: Default::default(),
             bgp_sessions: Default::default(),
             gateways: Default::default(),
-            vrfs: Table::default(),
-            vrf_routes: Table::default(),
-            bgp_dynamic_neighbors: Table::default(),
-            global_bgp_ranges: Table::default(),
-            interconnections: Table::default(),
+            vrfs: Default::default(),
+            vrf_routes: Default::default(),
+            bgp_dynamic_neighbors: Default::default(),
+            global_bgp_ranges: Default::default(),
+            interconnections: Default::default(),
             interconnection_metros: None,
-            virtual_circuits: Table::default(),
-            port_vlan_batches: Table::default(),
+            virtual_circuits: Default::default(),
+            port_vlan_batches: Default::default(),
             journal: Journal::new(super::bounds::MAX_JOURNAL),
             due: DueQueue::default(),
             capacity: Default::default(),

@@ -167,7 +167,7 @@ fn find_plans_by_project(call: &Call) -> Result<Prepared, ApiError> {
             w.projects.get(&project).ok_or_else(ApiError::not_found)?;
             (listed.act)(w, scope, now)
         }),
-        contested: None,
+        race: None,
     })
 }
 
@@ -180,7 +180,7 @@ fn find_facilities_by_project(call: &Call) -> Result<Prepared, ApiError> {
             w.projects.get(&project).ok_or_else(ApiError::not_found)?;
             (listed.act)(w, scope, now)
         }),
-        contested: None,
+        race: None,
     })
 }
 

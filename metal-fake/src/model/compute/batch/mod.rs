@@ -15,5 +15,10 @@ mod view;
 
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
-pub use record::{Batch, BatchState};
+pub use record::{Batch, DeviceBatchState};
 pub(crate) use view::COLLECTION;
+
+crate::model::journal::owned_table! {
+    /// The world's device batches, by ID: written only here.
+    Batches of Kept
+}

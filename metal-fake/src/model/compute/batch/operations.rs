@@ -42,7 +42,7 @@ fn create_device_batch(call: &Call) -> Result<Prepared, ApiError> {
         let batches = ids
             .iter()
             .filter_map(|id| w.batches.get(id))
-            .map(|b| w.batch_view(b, &expand, now))
+            .map(|b| w.device_batch_view(b, &expand, now))
             .collect();
         reply(&BatchList { batches })
     })
@@ -62,7 +62,7 @@ fn find_batches_by_project(call: &Call) -> Result<Prepared, ApiError> {
         reply(&BatchList {
             batches: batches
                 .into_iter()
-                .map(|b| w.batch_view(b, &expand, now))
+                .map(|b| w.device_batch_view(b, &expand, now))
                 .collect(),
         })
     })
@@ -73,7 +73,7 @@ fn find_batch_by_id(call: &Call) -> Result<Prepared, ApiError> {
     let expand = expand(call);
     acts(move |w, _, now| {
         let b = w.batches.get(&id).ok_or_else(ApiError::not_found)?;
-        reply(&w.batch_view(b, &expand, now))
+        reply(&w.device_batch_view(b, &expand, now))
     })
 }
 

@@ -25,7 +25,7 @@ pub struct Batch {
     /// How many devices it asked for.
     pub quantity: u32,
     /// `completed` (every device made) or `failed` (some could not be).
-    pub state: BatchState,
+    pub state: DeviceBatchState,
     /// Why devices could not be made, each reason once.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub error_messages: Vec<String>,
@@ -38,14 +38,14 @@ pub struct Batch {
 /// How a batch ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum BatchState {
+pub enum DeviceBatchState {
     /// Every device it asked for was made.
     Completed,
     /// Some could not be made (its `error_messages` say why).
     Failed,
 }
 
-impl BatchState {
+impl DeviceBatchState {
     /// Its name in the API.
     pub(crate) fn as_str(self) -> &'static str {
         match self {
@@ -114,10 +114,12 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
                 )));
             }
         }
-        w.batches.insert(&mut w.journal, b.id, now, |meta| Kept {
-            rec: b.clone(),
-            meta,
-        });
+        w.batches
+            .rows()
+            .insert(&mut w.journal, b.id, now, |meta| Kept {
+                rec: b.clone(),
+                meta,
+            });
     }
     Ok(())
 }
@@ -125,7 +127,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
 /// Saves the batches into `doc`, oldest first, each naming the devices it
 /// made that are still there.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.batches = oldest_first(&w.batches, |b| b.meta.seq)
+    doc.batches = oldest_first(w.batches.iter(), |b| b.meta.seq)
         .into_iter()
         .map(|b| Batch {
             devices: w.batch_devices(b).collect(),

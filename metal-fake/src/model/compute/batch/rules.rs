@@ -5,7 +5,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record::{Batch, BatchState, Kept};
+use super::record::{Batch, DeviceBatchState, Kept};
 use crate::call::ApiError;
 use crate::model::bounds::room_for;
 use crate::model::device::read_create_body;
@@ -136,14 +136,15 @@ impl World {
                 project,
                 quantity: entry.quantity,
                 state: if errors.is_empty() {
-                    BatchState::Completed
+                    DeviceBatchState::Completed
                 } else {
-                    BatchState::Failed
+                    DeviceBatchState::Failed
                 },
                 error_messages: errors,
                 devices,
             };
             self.batches
+                .rows()
                 .insert(&mut self.journal, id, now, |meta| Kept { rec, meta });
             ids.push(id);
         }
@@ -181,6 +182,6 @@ impl World {
 
     /// Removes one batch (for a delete or a cascade), journaled.
     pub(crate) fn remove_batch(&mut self, id: Uuid, at: Instant) {
-        self.batches.remove(&mut self.journal, id, at);
+        self.batches.rows().remove(&mut self.journal, id, at);
     }
 }

@@ -34,7 +34,7 @@ pub(crate) struct BatchList<'a> {
 
 impl World {
     /// `b` as the API shows it at `now`, with `expand` applied.
-    pub(crate) fn batch_view<'a>(
+    pub(crate) fn device_batch_view<'a>(
         &'a self,
         b: &'a Kept,
         expand: &Expand,

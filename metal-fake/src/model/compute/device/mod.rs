@@ -39,9 +39,9 @@ mod telemetry;
 mod usage;
 mod view;
 
+pub(crate) use create::read_create_body;
 pub(crate) use failures::FailurePlan;
 pub use failures::{FailProvisioning, RandomFailures};
-pub(crate) use create::read_create_body;
 pub(crate) use operations::RESOURCE;
 pub use record::{Device, DeviceState, OwnAddress};
 pub(crate) use record::{Kept, Step, FAILED_PROVISIONING_PROJECT};

@@ -86,6 +86,7 @@ impl World {
     /// active (provisionable once free); one already active is `422`.
     pub(crate) fn activate_reservation(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
         self.reservations
+            .rows()
             .try_update(&mut self.journal, id, "activated", now, |r| {
                 if !r.rec.inactive {
                     return Err(ApiError::unprocessable(

@@ -15,3 +15,8 @@ pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::License;
 pub(crate) use view::COLLECTION;
+
+crate::model::journal::owned_table! {
+    /// The world's projects' software licenses, by ID: written only here.
+    Licenses of Kept
+}

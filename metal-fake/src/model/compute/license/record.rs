@@ -78,17 +78,19 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         .map_err(|e| {
             WorldError::Inconsistent(format!("license {}: {}", l.id, e.messages.join("; ")))
         })?;
-        w.licenses.insert(&mut w.journal, l.id, now, |meta| Kept {
-            rec: l.clone(),
-            meta,
-        });
+        w.licenses
+            .rows()
+            .insert(&mut w.journal, l.id, now, |meta| Kept {
+                rec: l.clone(),
+                meta,
+            });
     }
     Ok(())
 }
 
 /// Saves the licenses into `doc`, oldest first.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.licenses = oldest_first(&w.licenses, |l| l.meta.seq)
+    doc.licenses = oldest_first(w.licenses.iter(), |l| l.meta.seq)
         .into_iter()
         .map(|l| l.rec.clone())
         .collect();

@@ -67,6 +67,7 @@ impl World {
             license_key: license_key(id),
         };
         self.licenses
+            .rows()
             .insert(&mut self.journal, id, now, |meta| Kept { rec, meta });
         Ok(id)
     }
@@ -83,6 +84,7 @@ impl World {
         }
         check(None, body.size, body.description.as_deref())?;
         self.licenses
+            .rows()
             .update(&mut self.journal, id, "fields", now, |l| {
                 if let Some(d) = &body.description {
                     l.rec.description = Some(d.clone());
@@ -101,7 +103,7 @@ impl World {
 
     /// Removes one license (for a cascade), journaled.
     pub(crate) fn remove_license(&mut self, id: Uuid, at: Instant) {
-        self.licenses.remove(&mut self.journal, id, at);
+        self.licenses.rows().remove(&mut self.journal, id, at);
     }
 }
 

@@ -16,3 +16,8 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::{Period, ReservationItem, SelfServiceReservation};
+
+crate::model::journal::owned_table! {
+    /// The world's self-service reservations, by ID: written only here.
+    SelfServiceReservations of Kept
+}

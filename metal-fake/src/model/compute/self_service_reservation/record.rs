@@ -127,6 +127,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
             return Err(bad("notes are too long".into()));
         }
         w.self_service_reservations
+            .rows()
             .insert(&mut w.journal, r.id, now, |meta| Kept {
                 rec: r.clone(),
                 meta,
@@ -137,8 +138,9 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
 
 /// Saves the self-service reservations into `doc`, oldest first.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.self_service_reservations = oldest_first(&w.self_service_reservations, |r| r.meta.seq)
-        .into_iter()
-        .map(|r| r.rec.clone())
-        .collect();
+    doc.self_service_reservations =
+        oldest_first(w.self_service_reservations.iter(), |r| r.meta.seq)
+            .into_iter()
+            .map(|r| r.rec.clone())
+            .collect();
 }

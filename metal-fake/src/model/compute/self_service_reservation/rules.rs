@@ -145,6 +145,7 @@ impl World {
             notes: body.notes.clone(),
         };
         self.self_service_reservations
+            .rows()
             .insert(&mut self.journal, id, now, |meta| Kept { rec, meta });
         Ok(id)
     }
@@ -152,6 +153,7 @@ impl World {
     /// Removes one self-service reservation (for a cascade), journaled.
     pub(crate) fn remove_self_service_reservation(&mut self, id: Uuid, at: Instant) {
         self.self_service_reservations
+            .rows()
             .remove(&mut self.journal, id, at);
     }
 }

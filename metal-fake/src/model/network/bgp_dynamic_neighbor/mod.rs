@@ -17,3 +17,8 @@ pub(crate) use operations::RESOURCE;
 pub use record::BgpDynamicNeighbor;
 pub(crate) use record::Kept;
 pub(crate) use view::COLLECTION;
+
+crate::model::journal::owned_table! {
+    /// The world's VRF gateways' BGP dynamic neighbours, by ID: written only here.
+    BgpDynamicNeighbors of Kept
+}

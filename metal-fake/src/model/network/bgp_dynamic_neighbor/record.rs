@@ -75,6 +75,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
                 WorldError::Inconsistent(format!("{}: {}", from(), e.messages.join("; ")))
             })?;
         w.bgp_dynamic_neighbors
+            .rows()
             .insert(&mut w.journal, n.id, now, |meta| Kept {
                 rec: n.clone(),
                 project,
@@ -86,7 +87,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
 
 /// Saves the neighbours into `doc`, oldest first.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.bgp_dynamic_neighbors = oldest_first(&w.bgp_dynamic_neighbors, |n| n.meta.seq)
+    doc.bgp_dynamic_neighbors = oldest_first(w.bgp_dynamic_neighbors.iter(), |n| n.meta.seq)
         .into_iter()
         .map(|n| n.rec.clone())
         .collect();

@@ -51,7 +51,7 @@ impl World {
             .ok_or_else(ApiError::not_found)?;
         let block = self
             .ips
-            .reservations
+            .reservations()
             .get(&g.rec.ip_reservation)
             .filter(|r| r.rec.kind == IpReservationType::Vrf)
             .ok_or_else(|| {
@@ -94,6 +94,7 @@ impl World {
             tags: body.tags,
         };
         self.bgp_dynamic_neighbors
+            .rows()
             .insert(&mut self.journal, id, now, |meta| Kept {
                 rec,
                 project,

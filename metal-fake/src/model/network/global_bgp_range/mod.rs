@@ -14,3 +14,8 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub use record::GlobalBgpRange;
 pub(crate) use record::Kept;
+
+crate::model::journal::owned_table! {
+    /// The world's projects' global BGP ranges, by ID: written only here.
+    GlobalBgpRanges of Kept
+}

@@ -82,6 +82,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         let address_family = family(&r.range)
             .map_err(|why| WorldError::Inconsistent(format!("{}: {why}", from())))?;
         w.global_bgp_ranges
+            .rows()
             .insert(&mut w.journal, r.id, now, |meta| Kept {
                 rec: r.clone(),
                 address_family,
@@ -93,7 +94,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
 
 /// Saves the ranges into `doc`, oldest first.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.global_bgp_ranges = oldest_first(&w.global_bgp_ranges, |r| r.meta.seq)
+    doc.global_bgp_ranges = oldest_first(w.global_bgp_ranges.iter(), |r| r.meta.seq)
         .into_iter()
         .map(|r| r.rec.clone())
         .collect();

@@ -27,3 +27,8 @@ pub use record::{
 };
 pub(crate) use speed::parse_speed;
 pub(crate) use view::{port_href, COLLECTION};
+
+crate::model::journal::owned_table! {
+    /// The world's interconnections, by ID: written only here.
+    Interconnections of Kept
+}

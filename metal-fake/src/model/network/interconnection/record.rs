@@ -176,6 +176,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         rules::check_record(w, c)
             .map_err(|why| WorldError::Inconsistent(format!("{}: {why}", what())))?;
         w.interconnections
+            .rows()
             .insert(&mut w.journal, c.id, now, |meta| Kept {
                 rec: c.clone(),
                 meta,
@@ -189,7 +190,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
 
 /// Saves the interconnections into `doc`, oldest first.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.interconnections = oldest_first(&w.interconnections, |c| c.meta.seq)
+    doc.interconnections = oldest_first(w.interconnections.iter(), |c| c.meta.seq)
         .into_iter()
         .map(|c| c.rec.clone())
         .collect();

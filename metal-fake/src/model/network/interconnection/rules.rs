@@ -341,6 +341,7 @@ impl World {
             status: InterconnectionStatus::Requested,
         };
         self.interconnections
+            .rows()
             .insert(&mut self.journal, id, now, |meta| Kept { rec, meta });
         self.queue_interconnection_activation(id, now);
         if let (InterconnectionType::Shared, Some(p)) = (kind, project) {
@@ -450,6 +451,7 @@ impl World {
             ));
         }
         self.interconnections
+            .rows()
             .update(&mut self.journal, id, "fields", now, |c| {
                 if let Some(n) = &body.name {
                     c.rec.name = n.trim().to_string();
@@ -510,6 +512,7 @@ impl World {
             .is_some_and(|c| c.rec.status == InterconnectionStatus::Requested);
         if requested {
             self.interconnections
+                .rows()
                 .update(&mut self.journal, id, "active", at, |c| {
                     c.rec.status = InterconnectionStatus::Active;
                 });

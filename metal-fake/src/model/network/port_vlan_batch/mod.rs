@@ -19,3 +19,8 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::{BatchAssignment, BatchAssignmentState, BatchState, PortVlanBatch};
+
+crate::model::journal::owned_table! {
+    /// The world's port VLAN assignment batches, by ID: written only here.
+    PortVlanBatches of Kept
+}

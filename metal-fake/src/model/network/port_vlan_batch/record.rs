@@ -137,6 +137,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
             )));
         }
         w.port_vlan_batches
+            .rows()
             .insert(&mut w.journal, b.id, now, |meta| Kept {
                 rec: b.clone(),
                 meta,
@@ -151,7 +152,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
 
 /// Saves the batches into `doc`, oldest first.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.port_vlan_batches = oldest_first(&w.port_vlan_batches, |b| b.meta.seq)
+    doc.port_vlan_batches = oldest_first(w.port_vlan_batches.iter(), |b| b.meta.seq)
         .into_iter()
         .map(|b| b.rec.clone())
         .collect();

@@ -136,6 +136,7 @@ impl World {
             of_port.sort_by_key(|b| b.meta.seq);
             let oldest = of_port[0].rec.id;
             self.port_vlan_batches
+                .rows()
                 .remove(&mut self.journal, oldest, now);
         }
         let id = Uuid::new_v4();
@@ -148,6 +149,7 @@ impl World {
             error_messages: Vec::new(),
         };
         self.port_vlan_batches
+            .rows()
             .insert(&mut self.journal, id, now, |meta| Kept {
                 rec,
                 meta,
@@ -174,18 +176,24 @@ impl World {
         }
         match from {
             BatchState::Queued => {
-                self.port_vlan_batches
-                    .update(&mut self.journal, id, "in_progress", at, |b| {
+                self.port_vlan_batches.rows().update(
+                    &mut self.journal,
+                    id,
+                    "in_progress",
+                    at,
+                    |b| {
                         b.rec.state = BatchState::InProgress;
-                    });
+                    },
+                );
                 self.queue_batch_step(id, BatchState::InProgress, at);
             }
             BatchState::InProgress => {
                 let (port, assignments) = (b.rec.port, b.rec.vlan_assignments.clone());
                 let failure = assignments
                     .iter()
-                    .find_map(|a| self.apply_assignment(port, a).err());
+                    .find_map(|a| self.apply_assignment(port, a, at).err());
                 self.port_vlan_batches
+                    .rows()
                     .update(&mut self.journal, id, "finished", at, |b| match failure {
                         None => b.rec.state = BatchState::Completed,
                         Some(message) => {
@@ -200,7 +208,12 @@ impl World {
 
     /// One assignment on port `port`, through the port's rules: a VLAN
     /// already in the state asked is no change.
-    fn apply_assignment(&mut self, port: Uuid, a: &BatchAssignment) -> Result<(), String> {
+    fn apply_assignment(
+        &mut self,
+        port: Uuid,
+        a: &BatchAssignment,
+        at: Instant,
+    ) -> Result<(), String> {
         let fail = |e: ApiError| format!("vlan {}: {}", a.vlan, e.messages.join("; "));
         let vnid = a.vlan.to_string();
         let (vlan, _) = self.batch_vlan(port, &vnid).map_err(fail)?;
@@ -211,16 +224,18 @@ impl World {
         match a.state {
             BatchAssignmentState::Assigned => {
                 if !on {
-                    self.assign_port(port, Some(&vnid)).map_err(fail)?;
+                    self.assign_port(port, Some(&vnid), at).map_err(fail)?;
                 }
                 match a.native {
-                    Some(true) if !native => self.set_native_vlan(port, Some(&vnid)).map_err(fail),
-                    Some(false) if native => self.remove_native_vlan(port).map_err(fail),
+                    Some(true) if !native => {
+                        self.set_native_vlan(port, Some(&vnid), at).map_err(fail)
+                    }
+                    Some(false) if native => self.remove_native_vlan(port, at).map_err(fail),
                     _ => Ok(()),
                 }
             }
             BatchAssignmentState::Unassigned if on => {
-                self.unassign_port(port, Some(&vnid)).map_err(fail)
+                self.unassign_port(port, Some(&vnid), at).map_err(fail)
             }
             BatchAssignmentState::Unassigned => Ok(()),
         }

@@ -137,8 +137,8 @@ impl World {
                 vlan: v.rec.vxlan,
                 native: state.native == Some(v.rec.id),
                 state: "assigned",
-                created_at: Stamp(self.clock.wall(v.created)),
-                updated_at: Stamp(self.clock.wall(v.updated)),
+                created_at: Stamp(self.clock.wall(v.meta.created)),
+                updated_at: Stamp(self.clock.wall(v.meta.updated)),
             })
             .collect())
     }

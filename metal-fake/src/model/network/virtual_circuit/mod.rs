@@ -18,3 +18,8 @@ pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::{VirtualCircuit, VirtualCircuitStatus};
 pub(crate) use view::VcView;
+
+crate::model::journal::owned_table! {
+    /// The world's virtual circuits, by ID: written only here.
+    VirtualCircuits of Kept
+}

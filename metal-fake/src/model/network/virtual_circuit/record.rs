@@ -111,6 +111,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         rules::check_record(w, vc)
             .map_err(|why| WorldError::Inconsistent(format!("{}: {why}", what())))?;
         w.virtual_circuits
+            .rows()
             .insert(&mut w.journal, vc.id, now, |meta| Kept {
                 rec: vc.clone(),
                 meta,
@@ -124,7 +125,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
 
 /// Saves the virtual circuits into `doc`, oldest first.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.virtual_circuits = oldest_first(&w.virtual_circuits, |vc| vc.meta.seq)
+    doc.virtual_circuits = oldest_first(w.virtual_circuits.iter(), |vc| vc.meta.seq)
         .into_iter()
         .map(|vc| vc.rec.clone())
         .collect();

@@ -279,6 +279,7 @@ impl World {
             status: VirtualCircuitStatus::Activating,
         };
         self.virtual_circuits
+            .rows()
             .insert(&mut self.journal, id, now, |meta| Kept { rec, meta });
         self.queue_circuit_step(id, VirtualCircuitStatus::Activating, now);
         Ok(id)
@@ -312,6 +313,7 @@ impl World {
                 status: VirtualCircuitStatus::Activating,
             };
             self.virtual_circuits
+                .rows()
                 .insert(&mut self.journal, id, now, |meta| Kept { rec, meta });
             self.queue_circuit_step(id, VirtualCircuitStatus::Activating, now);
         }
@@ -349,6 +351,7 @@ impl World {
         };
         let speed = Self::circuit_speed(c, body.speed.as_ref())?;
         self.virtual_circuits
+            .rows()
             .update(&mut self.journal, id, "fields", now, |vc| {
                 vc.rec.virtual_network = vlan;
                 if let Some(n) = &body.name {
@@ -388,6 +391,7 @@ impl World {
             ));
         }
         self.virtual_circuits
+            .rows()
             .update(&mut self.journal, id, "deleting", now, |vc| {
                 vc.rec.status = VirtualCircuitStatus::Deleting;
             });
@@ -427,6 +431,7 @@ impl World {
         match from {
             VirtualCircuitStatus::Activating => {
                 self.virtual_circuits
+                    .rows()
                     .update(&mut self.journal, id, "active", at, |vc| {
                         vc.rec.status = VirtualCircuitStatus::Active;
                     });

@@ -22,3 +22,8 @@ pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::Vrf;
 pub(crate) use view::{VrfField, COLLECTION};
+
+crate::model::journal::owned_table! {
+    /// The world's VRFs, by ID: written only here.
+    Vrfs of Kept
+}

@@ -94,17 +94,19 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         w.check_vrf(v, None).map_err(|e| {
             WorldError::Inconsistent(format!("vrf {}: {}", v.id, e.messages.join("; ")))
         })?;
-        w.vrfs.insert(&mut w.journal, v.id, now, |meta| Kept {
-            rec: v.clone(),
-            meta,
-        });
+        w.vrfs
+            .rows()
+            .insert(&mut w.journal, v.id, now, |meta| Kept {
+                rec: v.clone(),
+                meta,
+            });
     }
     Ok(())
 }
 
 /// Saves the VRFs into `doc`, oldest first.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.vrfs = oldest_first(&w.vrfs, |v| v.meta.seq)
+    doc.vrfs = oldest_first(w.vrfs.iter(), |v| v.meta.seq)
         .into_iter()
         .map(|v| v.rec.clone())
         .collect();

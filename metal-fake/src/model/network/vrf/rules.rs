@@ -150,6 +150,7 @@ impl World {
         };
         self.check_vrf(&rec, None)?;
         self.vrfs
+            .rows()
             .insert(&mut self.journal, id, now, |meta| Kept { rec, meta });
         Ok(id)
     }
@@ -207,6 +208,7 @@ impl World {
             )));
         }
         self.vrfs
+            .rows()
             .update(&mut self.journal, id, "fields", now, |k| k.rec = rec);
         Ok(())
     }

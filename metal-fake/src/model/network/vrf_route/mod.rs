@@ -18,3 +18,8 @@ pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::{RouteStatus, VrfRoute};
 pub(crate) use view::COLLECTION;
+
+crate::model::journal::owned_table! {
+    /// The world's VRF routes, by ID: written only here.
+    VrfRoutes of Kept
+}

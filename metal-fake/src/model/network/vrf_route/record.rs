@@ -107,7 +107,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
 
 /// Saves the routes into `doc`, oldest first.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.vrf_routes = oldest_first(&w.vrf_routes, |r| r.meta.seq)
+    doc.vrf_routes = oldest_first(w.vrf_routes.iter(), |r| r.meta.seq)
         .into_iter()
         .map(|r| r.rec.clone())
         .collect();

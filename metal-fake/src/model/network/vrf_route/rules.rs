@@ -104,6 +104,7 @@ impl World {
         let id = rec.id;
         let pending = rec.status == RouteStatus::Pending;
         self.vrf_routes
+            .rows()
             .insert(&mut self.journal, id, now, |meta| Kept {
                 rec,
                 project,
@@ -175,6 +176,7 @@ impl World {
         self.check_route(rec.vrf, &rec.prefix, rec.next_hop, &rec.tags, Some(id))?;
         rec.status = RouteStatus::Pending;
         self.vrf_routes
+            .rows()
             .update(&mut self.journal, id, "fields", now, |k| k.rec = rec);
         self.due_route(id, now);
         Ok(())
@@ -189,6 +191,7 @@ impl World {
             .is_some_and(|r| r.meta.version == version && r.rec.status == RouteStatus::Pending)
         {
             self.vrf_routes
+                .rows()
                 .update(&mut self.journal, id, "active", at, |k| {
                     k.rec.status = RouteStatus::Active
                 });

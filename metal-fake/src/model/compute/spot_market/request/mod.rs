@@ -18,3 +18,8 @@ pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::SpotMarketRequest;
 pub(crate) use view::COLLECTION;
+
+crate::model::journal::owned_table! {
+    /// The world's spot market requests, by ID: written only here.
+    SpotRequests of Kept
+}

@@ -120,6 +120,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
             }
         }
         w.spot_requests
+            .rows()
             .insert(&mut w.journal, r.id, now, |meta| Kept {
                 rec: r.clone(),
                 meta,
@@ -131,7 +132,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
 /// Saves the requests into `doc`, oldest first, each naming the devices
 /// it made that are still there.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.spot_market_requests = oldest_first(&w.spot_requests, |r| r.meta.seq)
+    doc.spot_market_requests = oldest_first(w.spot_requests.iter(), |r| r.meta.seq)
         .into_iter()
         .map(|r| SpotMarketRequest {
             devices: w.request_devices(r).collect(),

@@ -204,6 +204,7 @@ impl World {
             devices,
         };
         self.spot_requests
+            .rows()
             .insert(&mut self.journal, id, now, |meta| Kept { rec, meta });
         Ok(id)
     }
@@ -245,7 +246,7 @@ impl World {
 
     /// Removes one request (for a delete or a cascade), journaled.
     pub(crate) fn remove_spot_request(&mut self, id: Uuid, at: Instant) {
-        self.spot_requests.remove(&mut self.journal, id, at);
+        self.spot_requests.rows().remove(&mut self.journal, id, at);
     }
 
     /// The code of the metro `text` names (a code, ASCII case ignored, or
