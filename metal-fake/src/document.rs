@@ -42,8 +42,8 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 pub use crate::model::{
-    AddressFamily, BgpDynamicNeighbor, BgpSession, GlobalBgpRange, MetalGateway, Port, RouteStatus,
-    VirtualNetwork, Vrf, VrfRoute,
+    AddressFamily, BgpDynamicNeighbor, BgpSession, ElasticIp, GlobalBgpRange, MetalGateway, Port,
+    RouteStatus, VirtualNetwork, Vrf, VrfRoute,
 };
 pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
 pub use crate::model::{
@@ -155,6 +155,9 @@ pub struct WorldDoc {
     /// Projects' global BGP ranges (granted, never made through the API).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub global_bgp_ranges: Vec<GlobalBgpRange>,
+    /// VRF gateways' elastic IPs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub elastic_ips: Vec<ElasticIp>,
     /// The metro codes with interconnections (absent: every metro of the
     /// catalog); a connection elsewhere is refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -295,6 +298,7 @@ impl WorldDoc {
             ("vrf_routes", self.vrf_routes.len()),
             ("bgp_dynamic_neighbors", self.bgp_dynamic_neighbors.len()),
             ("global_bgp_ranges", self.global_bgp_ranges.len()),
+            ("elastic_ips", self.elastic_ips.len()),
             (
                 "interconnection_metros",
                 self.interconnection_metros.as_ref().map_or(0, Vec::len),

@@ -16,7 +16,8 @@
 //! - `network`: `ip_reservation` (IP reservations and their assignments
 //!   to devices), `vlan` (virtual networks), `port` (devices' ports),
 //!   `bgp_session` (devices' BGP sessions and neighbour data),
-//!   `metal_gateway` (a VLAN's router with its block), `vrf` (VRFs,
+//!   `metal_gateway` (a VLAN's router with its block), `elastic_ip`
+//!   (addresses a VRF gateway routes), `vrf` (VRFs,
 //!   whose blocks are IP reservations of `type: vrf`), `vrf_route` (a
 //!   VRF's static routes), `bgp_dynamic_neighbor` (a VRF gateway's BGP
 //!   dynamic neighbours), `global_bgp_range` (a project's global BGP
@@ -68,8 +69,8 @@ pub(crate) use account::{
 };
 pub(crate) use compute::{capacity, device, hardware_reservation, license};
 pub(crate) use network::{
-    bgp_dynamic_neighbor, bgp_session, global_bgp_range, interconnection, ip_reservation,
-    metal_gateway, port, port_vlan_batch, virtual_circuit, vlan, vrf, vrf_route,
+    bgp_dynamic_neighbor, bgp_session, elastic_ip, global_bgp_range, interconnection,
+    ip_reservation, metal_gateway, port, port_vlan_batch, virtual_circuit, vlan, vrf, vrf_route,
 };
 
 pub(crate) use access::Access;
@@ -90,6 +91,7 @@ pub use compute::spot_market::request::SpotMarketRequest;
 pub(crate) use device::FailurePlan;
 pub use device::{Device, DeviceState, OwnAddress};
 pub use device::{FailProvisioning, RandomFailures};
+pub use elastic_ip::ElasticIp;
 pub use email::Email;
 pub use global_bgp_range::GlobalBgpRange;
 pub use hardware_reservation::HardwareReservation;

@@ -39,6 +39,8 @@
 //! VRF route        → IP reservation     restrict  (its next hop's block)
 //! BGP dyn. neighbour → Metal Gateway    cascade
 //! global BGP range → project            cascade
+//! elastic IP       → Metal Gateway      cascade
+//! elastic IP       → IP reservation     restrict  (its addresses' block)
 //! interconnection  → organization       restrict
 //! interconnection  → project            restrict  (a shared one's, or the one it came through)
 //! virtual circuit  → interconnection    restrict  (a dedicated port's circuits)
@@ -87,6 +89,7 @@ pub(crate) enum Kind {
     VrfRoute,
     BgpDynamicNeighbor,
     GlobalBgpRange,
+    ElasticIp,
     Interconnection,
     VirtualCircuit,
     PortVlanBatch,
@@ -123,6 +126,7 @@ impl Kind {
             Self::VrfRoute => "vrf route",
             Self::BgpDynamicNeighbor => "bgp dynamic neighbor",
             Self::GlobalBgpRange => "global bgp range",
+            Self::ElasticIp => "elastic ip",
             Self::Interconnection => "interconnection",
             Self::VirtualCircuit => "virtual circuit",
             Self::PortVlanBatch => "port vlan batch",
@@ -513,6 +517,30 @@ pub(crate) static RELATIONS: &[Relation] = &[
         },
     },
     Relation {
+        child: Kind::ElasticIp,
+        parent: Kind::MetalGateway,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.elastic_ips
+                .values()
+                .map(|e| (e.rec.id, e.rec.metal_gateway))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::ElasticIp,
+        parent: Kind::IpReservation,
+        on_delete: OnDelete::Restrict(
+            "The IP reservation holds an elastic IP of a Metal Gateway: remove it first",
+        ),
+        links: |w| {
+            w.elastic_ips
+                .values()
+                .map(|e| (e.rec.id, e.rec.ip_reservation))
+                .collect()
+        },
+    },
+    Relation {
         child: Kind::GlobalBgpRange,
         parent: Kind::Project,
         on_delete: OnDelete::Cascade,
@@ -728,6 +756,7 @@ impl World {
             Kind::VrfRoute => self.vrf_routes.contains_key(&id),
             Kind::BgpDynamicNeighbor => self.bgp_dynamic_neighbors.contains_key(&id),
             Kind::GlobalBgpRange => self.global_bgp_ranges.contains_key(&id),
+            Kind::ElasticIp => self.elastic_ips.contains_key(&id),
             Kind::Interconnection => self.interconnections.contains_key(&id),
             Kind::VirtualCircuit => self.virtual_circuits.contains_key(&id),
             Kind::PortVlanBatch => self.port_vlan_batches.contains_key(&id),
@@ -862,6 +891,9 @@ impl World {
             }
             Kind::GlobalBgpRange => {
                 self.global_bgp_ranges.remove_row(log, id, at);
+            }
+            Kind::ElasticIp => {
+                self.elastic_ips.remove_row(log, id, at);
             }
             Kind::Interconnection => {
                 self.interconnections.remove_row(log, id, at);

@@ -78,6 +78,8 @@ pub(crate) struct World {
     pub(crate) bgp_dynamic_neighbors: super::bgp_dynamic_neighbor::BgpDynamicNeighbors,
     /// Projects' global BGP ranges by ID.
     pub(crate) global_bgp_ranges: super::global_bgp_range::GlobalBgpRanges,
+    /// VRF gateways' elastic IPs by ID.
+    pub(crate) elastic_ips: super::elastic_ip::ElasticIps,
     /// Interconnections by ID.
     pub(crate) interconnections: super::interconnection::Interconnections,
     /// The metros with interconnections (`None`: every metro of the
@@ -141,6 +143,7 @@ impl World {
             vrf_routes: Default::default(),
             bgp_dynamic_neighbors: Default::default(),
             global_bgp_ranges: Default::default(),
+            elastic_ips: Default::default(),
             interconnections: Default::default(),
             interconnection_metros: None,
             virtual_circuits: Default::default(),

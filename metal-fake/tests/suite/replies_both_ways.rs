@@ -303,7 +303,11 @@ fn world() -> WorldDoc {
     let vlan = "0e000000-0000-4000-8000-0000000000e1";
     let prod = "0b000000-0000-4000-8000-000000000001";
     let acme = "0a000000-0000-4000-8000-000000000001";
-    doc["virtual_networks"] = json!([{"id": vlan, "project": prod, "metro": "da", "vxlan": 1000}]);
+    // Beside the VRF gateway's VLAN above.
+    doc["virtual_networks"]
+        .as_array_mut()
+        .expect("the VRF gateway's VLAN is set above")
+        .push(json!({"id": vlan, "project": prod, "metro": "da", "vxlan": 1000}));
     doc["interconnections"] = json!([
         {"id": DEDICATED, "organization": acme, "name": "port", "metro": "da", "type": "dedicated",
          "redundancy": "primary", "speed": 10_000_000_000u64, "ports": [DEDICATED_PORT]},
@@ -569,7 +573,7 @@ async fn every_read_has_every_property_of_its_schema_and_no_other() {
         }
     }
     // Every modelled read with a body is walked.
-    assert_eq!(operations.len(), 55, "{operations:?}");
+    assert_eq!(operations.len(), 56, "{operations:?}");
 }
 
 /// The check fails what it should: a missing key, an extra key, a value

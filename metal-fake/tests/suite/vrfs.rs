@@ -744,7 +744,22 @@ async fn over_http_every_vrf_reply_matches_the_spec() {
     .await;
     assert_eq!(status, 200, "{r}");
     let route = format!("/routes/{}", id(&r));
+    let (status, public) = send(
+        "POST",
+        format!("/projects/{PROJECT}/ips"),
+        Some(json!({"type": "public_ipv4", "quantity": 4, "metro": "da"})),
+    )
+    .await;
+    assert_eq!(status, 201, "{public}");
+    let elastic = format!("{}/32", public["network"].as_str().unwrap());
     for (method, p, body, want) in [
+        (
+            "POST",
+            format!("/metal-gateways/{}/ips", id(&g)),
+            Some(json!({"address": elastic, "next_hop": "192.168.100.2"})),
+            201,
+        ),
+        ("GET", format!("/metal-gateways/{}/ips", id(&g)), None, 200),
         (
             "GET",
             format!("/vrfs/{vrf}?include=project,metro"),
@@ -828,4 +843,124 @@ async fn global_bgp_ranges_are_the_project_s_seeded_ones() {
         .load_world(&serde_json::from_value(doc).unwrap())
         .unwrap_err();
     assert!(err.to_string().contains("not a CIDR network"), "{err}");
+}
+
+/// A public block of `PROJECT` in `da` of `quantity` addresses.
+async fn public_block(fake: &Fake, quantity: u32) -> Value {
+    let (status, b) = call(
+        fake,
+        "POST",
+        &format!("/projects/{PROJECT}/ips"),
+        Some(json!({"type": "public_ipv4", "quantity": quantity, "metro": "da"})),
+    )
+    .await;
+    assert_eq!(status, 201, "{b}");
+    b
+}
+
+#[tokio::test(start_paused = true)]
+async fn elastic_ips_of_a_vrf_gateway() {
+    let fake = fake();
+    let v = vrf(&fake, "tfacc", json!(["192.168.100.0/25"])).await;
+    let (_, b) = block(&fake, &v, "192.168.100.0", 29).await;
+    let first_vlan = vlan(&fake).await;
+    let (_, g) = call(
+        &fake,
+        "POST",
+        &format!("/projects/{PROJECT}/metal-gateways"),
+        Some(json!({"virtual_network_id": first_vlan, "ip_reservation_id": b["id"]})),
+    )
+    .await;
+    let public = public_block(&fake, 4).await;
+    let network: std::net::Ipv4Addr = public["network"].as_str().unwrap().parse().unwrap();
+    let first = format!("{network}/32");
+    let ips = format!("/metal-gateways/{}/ips", id(&g));
+    let make = |address: String, next_hop: &str| json!({"address": address, "next_hop": next_hop, "tags": ["eip"]});
+    let (status, e) = call(
+        &fake,
+        "POST",
+        &ips,
+        Some(make(first.clone(), "192.168.100.2")),
+    )
+    .await;
+    assert_eq!(status, 201, "{e}");
+    assert_eq!(e["address"], network.to_string());
+    assert_eq!(e["cidr"], 32);
+    assert_eq!(e["next_hop"], "192.168.100.2");
+    assert_eq!(
+        e["assigned_to"]["href"],
+        format!("/metal/v1/metal-gateways/{}", id(&g))
+    );
+    assert_eq!(
+        e["parent_block"]["href"],
+        format!("/metal/v1/ips/{}", id(&public))
+    );
+    let (_, listed) = call(&fake, "GET", &ips, None).await;
+    assert_eq!(listed["ip_addresses"].as_array().unwrap().len(), 1);
+    assert_eq!(listed["ip_addresses"][0]["id"], e["id"]);
+    // Each refusal once.
+    let next = std::net::Ipv4Addr::from(u32::from(network) + 1);
+    for (body, why) in [
+        (
+            make(first.clone(), "192.168.100.3"),
+            "already an elastic IP",
+        ),
+        (
+            make(format!("{next}/32"), "192.168.100.99"),
+            "not in the Metal Gateway",
+        ),
+        (
+            make("10.9.9.9/32".into(), "192.168.100.3"),
+            "not in a public IPv4",
+        ),
+        (
+            make(format!("{next}/30"), "192.168.100.3"),
+            "not an IPv4 address",
+        ),
+    ] {
+        let (status, r) = call(&fake, "POST", &ips, Some(body)).await;
+        assert_eq!(status, 422, "{why}: {r}");
+        assert!(r.to_string().contains(why), "{why}: {r}");
+    }
+    // A gateway of a plain private block takes none.
+    let vlan2 = vlan(&fake).await;
+    let (status, plain) = call(
+        &fake,
+        "POST",
+        &format!("/projects/{PROJECT}/metal-gateways"),
+        Some(json!({"virtual_network_id": vlan2, "private_ipv4_subnet_size": 8})),
+    )
+    .await;
+    assert_eq!(status, 201, "{plain}");
+    let (status, r) = call(
+        &fake,
+        "POST",
+        &format!("/metal-gateways/{}/ips", id(&plain)),
+        Some(make(format!("{next}/32"), "192.168.100.3")),
+    )
+    .await;
+    assert_eq!(status, 422, "{r}");
+    assert!(r.to_string().contains("VRF Metal Gateway"), "{r}");
+    // The public block holding it refuses its release; the world saves
+    // and loads again with it.
+    let (status, r) = call(&fake, "DELETE", &format!("/ips/{}", id(&public)), None).await;
+    assert_eq!(status, 422, "{r}");
+    let saved = fake.world();
+    assert_eq!(saved.elastic_ips.len(), 1);
+    fake.load_world(&saved).unwrap();
+    assert_eq!(fake.world().elastic_ips, saved.elastic_ips);
+    // The gateway's delete takes its elastic IPs; then the block goes.
+    let (status, _) = call(
+        &fake,
+        "DELETE",
+        &format!("/metal-gateways/{}", id(&g)),
+        None,
+    )
+    .await;
+    assert_eq!(status, 202);
+    let (status, _) = call(&fake, "GET", &ips, None).await;
+    assert_eq!(status, 404);
+    assert!(fake.world().elastic_ips.is_empty());
+    let (status, r) = call(&fake, "DELETE", &format!("/ips/{}", id(&public)), None).await;
+    assert_eq!(status, 204, "{r}");
 }

@@ -55,7 +55,7 @@ fn collection(kind: Kind) -> Option<&'static str> {
         Kind::VrfRoute => crate::model::vrf_route::COLLECTION,
         Kind::BgpDynamicNeighbor => crate::model::bgp_dynamic_neighbor::COLLECTION,
         // Seeded only: its changes are no events.
-        Kind::GlobalBgpRange => return None,
+        Kind::GlobalBgpRange | Kind::ElasticIp => return None,
         // Journaled, but no change of theirs is an event (kinds.rs):
         // the real API's event lists showed none that clients read.
         Kind::Interconnection => crate::model::interconnection::COLLECTION,

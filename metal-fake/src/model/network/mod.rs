@@ -1,7 +1,7 @@
 //! The network family: IP reservations and their assignments to devices,
 //! virtual networks (VLANs), devices' ports with the VLANs on them, and
-//! devices' BGP sessions, Metal Gateways (with BGP dynamic neighbours on VRF
-//! gateways), VRFs with their blocks and routes, projects' global BGP
+//! devices' BGP sessions, Metal Gateways (with BGP dynamic neighbours and
+//! elastic IPs on VRF gateways), VRFs with their blocks and routes, projects' global BGP
 //! ranges, interconnections and the virtual circuits on their ports, and
 //! batches of a port's VLAN assignments.
 //! Its resources, in the order a world document loads them, are
@@ -9,6 +9,7 @@
 
 pub(crate) mod bgp_dynamic_neighbor;
 pub(crate) mod bgp_session;
+pub(crate) mod elastic_ip;
 pub(crate) mod global_bgp_range;
 pub(crate) mod interconnection;
 pub(crate) mod ip_reservation;
@@ -32,6 +33,7 @@ pub(crate) static RESOURCES: &[&Resource] = &[
     &port::RESOURCE,
     &bgp_session::RESOURCE,
     &metal_gateway::RESOURCE,
+    &elastic_ip::RESOURCE,
     &bgp_dynamic_neighbor::RESOURCE,
     &vrf_route::RESOURCE,
     &global_bgp_range::RESOURCE,

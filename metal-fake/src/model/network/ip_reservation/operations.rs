@@ -143,7 +143,7 @@ fn find_ip_reservations(call: &Call) -> Result<Prepared, ApiError> {
                     ListedView::Reserved(w.any_reservation_view(r, &listing.expand))
                 }
                 Listed::Own(d, b) => {
-                    ListedView::Own(w.device_block_view(d, b.clone(), &listing.expand))
+                    ListedView::Own(Box::new(w.device_block_view(d, b.clone(), &listing.expand)))
                 }
             },
         )?;
@@ -169,7 +169,7 @@ enum Listed<'a> {
 #[serde(untagged)]
 enum ListedView<'a> {
     Reserved(AnyReservationView<'a>),
-    Own(DeviceBlockView<'a>),
+    Own(Box<DeviceBlockView<'a>>),
 }
 
 fn request_ip_reservation(call: &Call) -> Result<Prepared, ApiError> {
