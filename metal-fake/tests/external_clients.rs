@@ -26,6 +26,17 @@
 //! gateway on the block (metalv1 also a default route, pending, then
 //! active once the fake's clock is advanced), one refusal, torn down.
 //!
+//! And all three walk the network (`TestNetworking` in the Go packages'
+//! `networking_test.go`, steps of the Python script): a device, a VLAN of
+//! its metro, the device hybrid, the VLAN on its unbonded port and as its
+//! native VLAN, a Metal Gateway with a private block, a VRF with a block
+//! and a route, the project's BGP and a session with its neighbour data;
+//! torn down in the order the API allows, each refusal met once on the
+//! way (a VLAN of another metro, a bonded port, a second gateway on the
+//! VLAN, a session before BGP is on, a VRF and a block in use, a VLAN on
+//! ports and then with a gateway, a bond with VLANs on its port, the
+//! native VLAN unassigned).
+//!
 //! Each test needs its toolchain (`go`; `python3` with `venv`, and PyPI
 //! reachable the first time: the virtualenv is kept under the target
 //! directory), so each is `#[ignore]`d with what it needs, which cargo's
@@ -163,4 +174,20 @@ fn packngo_walks_a_vrf() {
 #[ignore = "needs go, and the Go module proxy the first time"]
 fn equinix_sdk_go_metalv1_walks_a_vrf() {
     go_test("equinix_sdk_go_metalv1_walks_a_vrf", "metalv1", "TestVrf");
+}
+
+#[test]
+#[ignore = "needs go, and the Go module proxy the first time"]
+fn packngo_walks_the_network() {
+    go_test("packngo_walks_the_network", "packngo", "TestNetworking");
+}
+
+#[test]
+#[ignore = "needs go, and the Go module proxy the first time"]
+fn equinix_sdk_go_metalv1_walks_the_network() {
+    go_test(
+        "equinix_sdk_go_metalv1_walks_the_network",
+        "metalv1",
+        "TestNetworking",
+    );
 }

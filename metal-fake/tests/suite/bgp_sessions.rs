@@ -184,6 +184,23 @@ async fn the_neighbour_data_follows_the_sessions_and_the_project_s_config() {
         Some(json!({"type": "public_ipv4", "quantity": 1, "metro": "sv"})),
     )
     .await;
+    // Nor is a Metal Gateway's private block of its metro.
+    let (status, vlan) = call(
+        &fake,
+        "POST",
+        &format!("/projects/{PROJECT}/virtual-networks"),
+        Some(json!({"metro": "da"})),
+    )
+    .await;
+    assert_eq!(status, 201, "{vlan}");
+    let (status, gateway) = call(
+        &fake,
+        "POST",
+        &format!("/projects/{PROJECT}/metal-gateways"),
+        Some(json!({"virtual_network_id": vlan["id"], "private_ipv4_subnet_size": 8})),
+    )
+    .await;
+    assert_eq!(status, 201, "{gateway}");
     create(
         &fake,
         DEVICE,

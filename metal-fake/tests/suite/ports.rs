@@ -226,6 +226,16 @@ async fn a_vlan_goes_on_a_disbonded_port_of_its_metro_with_its_native_vlan() {
     let (status, p) = call(&fake, "DELETE", &format!("/ports/{eth1}/native-vlan"), None).await;
     assert_eq!(status, 200);
     assert!(p.get("native_virtual_network").is_none(), "{p}");
+    // packngo's `AssignNative` names it in the body, as the real API took.
+    let (status, p) = act(&fake, &eth1, "native-vlan", Some(json!({"vnid": da}))).await;
+    assert_eq!(status, 200, "{p}");
+    assert_eq!(
+        p["native_virtual_network"]["href"],
+        format!("/metal/v1/virtual-networks/{da}")
+    );
+    let message = refusal(act(&fake, &eth1, "native-vlan", None).await);
+    assert!(message.contains("vnid is required"), "{message}");
+    call(&fake, "DELETE", &format!("/ports/{eth1}/native-vlan"), None).await;
     // By its vxlan, as Terraform's `vxlan_ids` name it.
     let (status, p) = act(&fake, &eth1, "unassign", Some(json!({"vnid": "1000"}))).await;
     assert_eq!((status, &p["virtual_networks"]), (200, &json!([])));

@@ -4,7 +4,9 @@
 //!
 //! The example is built once per test binary with the README's test
 //! configuration (`cargo build --workspace --all-features --example
-//! provision`, a no-op under `cargo test --workspace --all-features`);
+//! provision`, a no-op under `cargo test --workspace --all-features`, run
+//! without the variables cargo gives a test, so that it shares the outer
+//! build's fingerprints);
 //! `METAL_PROVISION_EXAMPLE=PATH` uses a built one instead. Runs that need a
 //! server they can script start `metal-fake` in this process and point the
 //! example at it with `METAL_API_URL`, `METAL_PROJECT_ID` and
@@ -29,7 +31,29 @@ fn example() -> &'static Path {
         if let Some(path) = std::env::var_os("METAL_PROVISION_EXAMPLE") {
             return path.into();
         }
-        let out = Command::new(env!("CARGO"))
+        let mut build = Command::new(env!("CARGO"));
+        // cargo gives a test its package's variables (CARGO_PKG_NAME,
+        // CARGO_MANIFEST_DIR, ...). Passed on to this cargo, they would
+        // reach the fingerprints of the build scripts that watch them
+        // (ring's does), which would then differ from the outer build's:
+        // each build would redo ring and everything above it.
+        for (key, _) in std::env::vars_os() {
+            let cargos_own = key.to_str().is_some_and(|k| {
+                [
+                    "CARGO_PKG_",
+                    "CARGO_MANIFEST_",
+                    "CARGO_CRATE_",
+                    "CARGO_BIN_",
+                ]
+                .iter()
+                .any(|p| k.starts_with(p))
+                    || ["CARGO_PRIMARY_PACKAGE", "CARGO_TARGET_TMPDIR", "OUT_DIR"].contains(&k)
+            });
+            if cargos_own {
+                build.env_remove(key);
+            }
+        }
+        let out = build
             .args(["build", "--locked", "--workspace", "--all-features"])
             .args([
                 "--example",

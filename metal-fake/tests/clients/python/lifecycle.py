@@ -1,5 +1,6 @@
-"""A full device lifecycle through the Equinix Python SDK (`equinix` 0.19.0,
-metalv1, unmodified) against the metal-fake binary.
+"""A full device lifecycle, and a networking walk on its on-demand device,
+through the Equinix Python SDK (`equinix` 0.19.0, metalv1, unmodified)
+against the metal-fake binary.
 
 Run by `cargo test -p metal-fake --features cli --test external_clients`, which makes the
 virtualenv and sets METAL_FAKE to the binary it built and PYTHONPATH to the
@@ -10,6 +11,7 @@ that are wrong. Exit code 0 when every step passed, 1 when one failed or was
 skipped (then the fake's stderr follows).
 """
 
+import json
 import sys
 import time
 import traceback
@@ -58,6 +60,21 @@ def api_error(call, status):
     raise StepFailed(f"want status {status}, the call succeeded: {result!r}")
 
 
+def refused(call, want):
+    """Runs call, expecting the API's 422 refusal whose body mentions want."""
+    e = api_error(call, 422)
+    check(want in (e.body or ""), f"want a refusal mentioning {want!r}, got {e.body}")
+
+
+def raw(response, status):
+    """The decoded body of a *_without_preload_content call answered with
+    status: for the replies whose oneOf the SDK cannot pick (a gateway, a
+    VRF block fit both alternatives)."""
+    body = response.data.decode()
+    check(response.status == status, f"want status {status}, got {response.status}: {body}")
+    return json.loads(body) if body else None
+
+
 def until(what, probe):
     """Polls probe() -> (done, saw) until done, for at most PATIENCE."""
     deadline = time.monotonic() + PATIENCE
@@ -71,8 +88,8 @@ def until(what, probe):
 
 
 class Lifecycle:
-    def __init__(self, url, token, project):
-        self.url, self.token, self.project = url, token, project
+    def __init__(self, url, token, project, fake=None):
+        self.url, self.token, self.project, self.fake = url, token, project, fake
         self.api = self.client(token)
         self.devices = metalv1.DevicesApi(self.api)
         self.keys = metalv1.SSHKeysApi(self.api)
@@ -89,6 +106,8 @@ class Lifecycle:
         self.on_demand = None
         # Devices to delete once active at the end (the refused delete's).
         self.leftovers = []
+        # The networking walk's: its IDs by name.
+        self.net = {}
 
     def client(self, token):
         config = metalv1.Configuration(host=self.url, api_key={"x_auth_token": token})
@@ -409,6 +428,143 @@ class Lifecycle:
         for want in ("instance.created", "provisioning.109"):
             check(want in types, f"events {types!r} lack {want}")
 
+    # The networking walk, on the on-demand device: a VLAN of its metro,
+    # the device hybrid (its second port out of the bond), the VLAN on
+    # that port and as its native VLAN, a Metal Gateway with a private
+    # block, a VRF with a block and a route, the project's BGP and a
+    # session with its neighbour data; torn down in the order the API
+    # allows, each of its refusals met once.
+    def port(self, name):
+        ports = self.devices.find_device_by_id(self.on_demand).network_ports
+        found = [p for p in ports if p.name == name]
+        check(found, f"the device has no port {name}: {[p.name for p in ports]}")
+        return found[0]
+
+    def creates_a_vlan_in_the_devices_metro_its_vxlan_once(self):
+        vlans = metalv1.VLANsApi(self.api)
+        v = vlans.create_virtual_network(
+            self.project, metalv1.VirtualNetworkCreateInput(metro=self.metro, description="python-networking")
+        )
+        check(2 <= v.vxlan <= 3999 and v.description == "python-networking", f"created VLAN {v!r}")
+        refused(
+            lambda: vlans.create_virtual_network(
+                self.project, metalv1.VirtualNetworkCreateInput(metro=self.metro, vxlan=v.vxlan)
+            ),
+            "already exists in metro",
+        )
+        listed = vlans.find_virtual_networks(self.project, metro=self.metro).virtual_networks
+        check([x.id for x in listed] == [v.id], f"the VLANs of {self.metro}: {listed!r}")
+        self.net.update(vlan=v.id)
+
+    def makes_the_device_hybrid(self):
+        eth1 = self.port("eth1")
+        p = metalv1.PortsApi(self.api).disbond_port(eth1.id, bulk_disable=False)
+        check(not p.data.bonded, f"eth1 after the disbond {p!r}")
+        bond0 = self.port("bond0")
+        check(bond0.network_type == "hybrid", f"bond0 is {bond0.network_type}")
+        self.net.update(eth0=self.port("eth0").id, eth1=eth1.id)
+
+    def assigns_the_vlan_to_the_unbonded_port_as_its_native_vlan_too(self):
+        ports, n = metalv1.PortsApi(self.api), self.net
+        refused(lambda: ports.assign_port(n["eth0"], metalv1.PortAssignInput(vnid=n["vlan"])), "bonded port")
+        p = ports.assign_port(n["eth1"], metalv1.PortAssignInput(vnid=n["vlan"]))
+        check(len(p.virtual_networks) == 1, f"port {p!r}")
+        p = ports.assign_native_vlan(n["eth1"], vnid=n["vlan"])
+        check(p.native_virtual_network.href.endswith("/" + n["vlan"]), f"native VLAN {p.native_virtual_network!r}")
+
+    def makes_a_metal_gateway_with_a_private_block(self):
+        gateways = metalv1.MetalGatewaysApi(self.api)
+
+        def create():
+            request = metalv1.CreateMetalGatewayRequest(
+                metalv1.MetalGatewayCreateInput(virtual_network_id=self.net["vlan"], private_ipv4_subnet_size=8)
+            )
+            return gateways.create_metal_gateway_without_preload_content(self.project, request)
+
+        made = raw(create(), 201)
+        refusal = raw(create(), 422)
+        check("already has a Metal Gateway" in " ".join(refusal["errors"]), f"refusal {refusal!r}")
+        blocks = metalv1.IPAddressesApi(self.api).find_ip_reservations(
+            self.project, types=["private_ipv4"], include=["metal_gateway"]
+        ).ip_addresses
+        mine = [
+            b.actual_instance
+            for b in blocks
+            if getattr(b.actual_instance, "metal_gateway", None) and b.actual_instance.metal_gateway.id == made["id"]
+        ]
+        check(
+            len(mine) == 1 and mine[0].cidr == 29 and mine[0].type == "private_ipv4",
+            f"the gateway's block among {blocks!r}",
+        )
+        self.net.update(gateway=made["id"])
+
+    def makes_a_vrf_with_a_route(self):
+        vrfs = metalv1.VRFsApi(self.api)
+        vrf = vrfs.create_vrf(
+            self.project,
+            metalv1.VrfCreateInput(name="python-networking", metro=self.metro, local_asn=65100, ip_ranges=["10.100.0.0/24"]),
+        )
+        request = metalv1.RequestIPReservationRequest(
+            metalv1.VrfIpReservationCreateInput(type="vrf", vrf_id=vrf.id, network="10.100.0.0", cidr=29)
+        )
+        block = raw(
+            metalv1.IPAddressesApi(self.api).request_ip_reservation_without_preload_content(self.project, request), 201
+        )
+        route = vrfs.create_vrf_route(vrf.id, metalv1.VrfRouteCreateInput(prefix="0.0.0.0/0", next_hop="10.100.0.2"))
+        check(route.status == "pending" and route.next_hop == "10.100.0.2", f"route {route!r}")
+        self.fake.advance(10)
+        read = vrfs.find_vrf_route_by_id(route.id)
+        check(read.status == "active", f"the route after 10 s: {read!r}")
+        self.net.update(vrf=vrf.id, vrf_block=block["id"], route=route.id)
+
+    def makes_a_bgp_session_and_reads_its_neighbour_data(self):
+        session = metalv1.BGPSessionInput(address_family="ipv4", default_route=True)
+        refused(lambda: self.devices.create_bgp_session(self.on_demand, session), "BGP is not enabled")
+        self.bgp.request_bgp_config(
+            self.project, metalv1.BgpConfigRequestInput(asn=65000, deployment_type="local", md5="PySecret12345")
+        )
+        made = self.devices.create_bgp_session(self.on_demand, session)
+        neighbours = self.devices.get_bgp_neighbor_data(self.on_demand).bgp_neighbors
+        check(len(neighbours) == 1, f"neighbours {neighbours!r}")
+        n = neighbours[0]
+        check(
+            n.address_family == 4
+            and n.customer_as == 65000
+            and n.peer_as
+            and n.peer_ips
+            and n.md5_enabled
+            and n.md5_password == "PySecret12345"
+            and n.customer_ip
+            and [(r.route, r.exact) for r in n.routes_out] == [("0.0.0.0/0", True)],
+            f"neighbour {n!r}",
+        )
+        check(
+            not any(r.route.startswith("10.") for r in n.routes_in or []),
+            f"a private block among the routes in: {n.routes_in!r}",
+        )
+        self.net.update(session=made.id)
+
+    def tears_the_network_down_each_refusal_once(self):
+        n, vrfs, ips = self.net, metalv1.VRFsApi(self.api), metalv1.IPAddressesApi(self.api)
+        ports, vlans = metalv1.PortsApi(self.api), metalv1.VLANsApi(self.api)
+        self.bgp.delete_bgp_session(n["session"])
+        refused(lambda: vrfs.delete_vrf(n["vrf"]), "The VRF is in use")
+        refused(lambda: ips.delete_ip_address(n["vrf_block"]), "next hop of a VRF route")
+        vrfs.delete_vrf_route_by_id(n["route"])
+        ips.delete_ip_address(n["vrf_block"])
+        vrfs.delete_vrf(n["vrf"])
+        refused(lambda: vlans.delete_virtual_network(n["vlan"]), "assigned to ports")
+        refused(lambda: ports.bond_port(n["eth1"], bulk_enable=False), "has virtual networks")
+        refused(lambda: ports.unassign_port(n["eth1"], metalv1.PortAssignInput(vnid=n["vlan"])), "native VLAN")
+        ports.delete_native_vlan(n["eth1"])
+        ports.unassign_port(n["eth1"], metalv1.PortAssignInput(vnid=n["vlan"]))
+        ports.bond_port(n["eth1"], bulk_enable=False)
+        bond0 = self.port("bond0")
+        check(bond0.network_type == "layer3", f"bond0 back to {bond0.network_type}")
+        refused(lambda: vlans.delete_virtual_network(n["vlan"]), "has a Metal Gateway")
+        raw(metalv1.MetalGatewaysApi(self.api).delete_metal_gateway_without_preload_content(n["gateway"]), 202)
+        vlans.delete_virtual_network(n["vlan"])
+
     def deletes_the_on_demand_device_and_releases_the_block(self):
         self.devices.delete_device(self.on_demand)
         ips = metalv1.IPAddressesApi(self.api)
@@ -429,7 +585,7 @@ def main():
     # the SDK (which retries no 429) does not reach.
     with MetalFake(token="external-clients-token", reservations=4, provision_seconds=2,
                    power_seconds=0.5, release_seconds=1, rate_limit=1000) as fake:
-        code = run(Lifecycle(fake.url, fake.token, fake.project))
+        code = run(Lifecycle(fake.url, fake.token, fake.project, fake))
         if code != 0:
             print(f"--- metal-fake stderr ---\n{fake.stderr()}")
         return code
@@ -440,6 +596,9 @@ def run(life):
     reservations = ["lists_provisionable_reservations"]
     active = ["reads_the_device_until_active"]
     on_demand = ["creates_an_on_demand_device_with_an_address_of_a_reserved_block"]
+    vlans = ["creates_a_vlan_in_the_devices_metro_its_vxlan_once"]
+    hybrid = ["makes_the_device_hybrid"]
+    assigned = ["assigns_the_vlan_to_the_unbonded_port_as_its_native_vlan_too"]
     # Each step and the steps it needs, in order.
     plan = [
         ("creates_a_user_ssh_key", []),
@@ -472,6 +631,20 @@ def run(life):
         ("creates_an_on_demand_device_with_an_address_of_a_reserved_block", ["reads_the_catalogs_names"]),
         ("reads_the_devices_metadata", on_demand),
         ("reads_the_devices_events", on_demand),
+        ("creates_a_vlan_in_the_devices_metro_its_vxlan_once", on_demand),
+        ("makes_the_device_hybrid", on_demand),
+        ("assigns_the_vlan_to_the_unbonded_port_as_its_native_vlan_too", vlans + hybrid),
+        ("makes_a_metal_gateway_with_a_private_block", assigned),
+        ("makes_a_vrf_with_a_route", on_demand),
+        ("makes_a_bgp_session_and_reads_its_neighbour_data", on_demand),
+        (
+            "tears_the_network_down_each_refusal_once",
+            [
+                "makes_a_metal_gateway_with_a_private_block",
+                "makes_a_vrf_with_a_route",
+                "makes_a_bgp_session_and_reads_its_neighbour_data",
+            ],
+        ),
         ("deletes_the_on_demand_device_and_releases_the_block", on_demand),
         ("cleanup", []),
     ]

@@ -140,16 +140,20 @@ impl World {
         } else {
             Vec::new()
         };
-        // The project's blocks the device could hold: public ones of its
-        // metro, and global ones.
+        // The project's blocks the device could hold and announce: public
+        // ones of its metro, and global ones (not a gateway's private
+        // block, nor a VRF's).
         let mut blocks: Vec<_> = self
             .ips
             .reservations()
             .values()
             .filter(|r| {
                 r.rec.project == d.rec.project
-                    && (r.rec.kind == IpReservationType::GlobalIpv4
-                        || r.rec.metro.as_deref() == metro)
+                    && match r.rec.kind {
+                        IpReservationType::GlobalIpv4 => true,
+                        IpReservationType::PublicIpv4 => r.rec.metro.as_deref() == metro,
+                        IpReservationType::PrivateIpv4 | IpReservationType::Vrf => false,
+                    }
             })
             .collect();
         blocks.sort_by_key(|r| r.meta.seq);

@@ -90,7 +90,14 @@ fn unassign_port(call: &Call) -> Result<Prepared, ApiError> {
 }
 
 fn assign_native_vlan(call: &Call) -> Result<Prepared, ApiError> {
-    let vnid = call.text("vnid");
+    // The spec's `vnid` is a query parameter (metalv1 sends it so);
+    // packngo's `AssignNative` sends it in a `PortAssignInput` body, which
+    // the real API took too.
+    let vnid = match call.text("vnid") {
+        Some(vnid) => Some(vnid),
+        None if call.body().iter().any(|b| !b.is_ascii_whitespace()) => vnid(call)?,
+        None => None,
+    };
     change(call, move |w, id, now| {
         w.set_native_vlan(id, vnid.as_deref(), now)
     })
