@@ -7,39 +7,24 @@
 //! project's configuration. In process, and over HTTP with every reply
 //! checked against the spec.
 
-use crate::common::schema;
 use crate::http;
 
 use metal_fake::document::WorldDoc;
-use metal_fake::{Fake, ServerConfig};
+use metal_fake::Fake;
 use serde_json::{json, Value};
 
-const TOKEN: &str = "bgp-token";
-const PROJECT: &str = "0b000000-0000-4000-8000-000000000001";
-const DEVICE: &str = "0d000000-0000-4000-8000-000000000001";
-const OTHER_DEVICE: &str = "0d000000-0000-4000-8000-000000000002";
+use crate::network::{self, call, DEVICE, OTHER_DEVICE, PROJECT, TOKEN};
 
 /// A project (BGP off) with two active devices in `da`.
 fn world() -> WorldDoc {
-    serde_json::from_value(json!({
-        "projects": [{"id": PROJECT}],
-        "plans": [{"slug": "c3.small.x86"}],
-        "metros": [{"code": "da"}, {"code": "sv"}],
-        "facilities": [{"code": "da11", "metro": "da"}, {"code": "sv15", "metro": "sv"}],
-        "devices": [
-            {"id": DEVICE, "project": PROJECT, "plan": "c3.small.x86", "facility": "da11", "hostname": "a"},
-            {"id": OTHER_DEVICE, "project": PROJECT, "plan": "c3.small.x86", "facility": "da11", "hostname": "b"}
-        ]
-    }))
-    .unwrap()
+    network::world(
+        &[PROJECT],
+        &[(DEVICE, "c3.small.x86"), (OTHER_DEVICE, "c3.small.x86")],
+    )
 }
 
 fn fake() -> Fake {
-    Fake::builder().token(TOKEN).world(world()).build()
-}
-
-async fn call(fake: &Fake, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    http::in_process(fake, TOKEN, method, path, body).await
+    network::fake_of(world())
 }
 
 /// Turns the project's BGP on: local, ASN 65000, a password.
@@ -296,17 +281,9 @@ async fn sessions_round_trip_and_go_with_their_device() {
 #[tokio::test]
 async fn over_http_every_bgp_reply_matches_the_spec() {
     let fake = fake();
-    let server = metal_fake::bind(
-        fake.clone(),
-        "127.0.0.1:0",
-        ServerConfig::new("t").record_replies(true),
-    )
-    .await
-    .unwrap();
-    let client = http::client();
-    let send = |method: &'static str, path: String, body: Option<Value>| {
-        http::over_http(&client, server.base_url(), "t", method, path, body)
-    };
+    let server = http::Checked::serve(fake.clone()).await;
+    let send =
+        |method: &'static str, path: String, body: Option<Value>| server.send(method, path, body);
     let sessions = format!("/devices/{DEVICE}/bgp/sessions");
     assert_eq!(
         send(
@@ -350,6 +327,5 @@ async fn over_http_every_bgp_reply_matches_the_spec() {
         let (status, reply) = send(method, p.clone(), body).await;
         assert_eq!(status, want, "{method} {p}: {reply}");
     }
-    schema::check_all(&server.recorded_replies());
-    server.shutdown().await;
+    server.check_and_stop().await;
 }

@@ -9,18 +9,16 @@
 
 use std::time::Duration;
 
-use crate::common::schema;
 use crate::http;
 
 use metal_fake::document::WorldDoc;
-use metal_fake::{Fake, ServerConfig};
+use metal_fake::Fake;
 use serde_json::{json, Value};
 
-const TOKEN: &str = "interconnection-token";
+use crate::network::{self, call, id, vlan, OTHER_PROJECT, PROJECT, TOKEN};
+
 const ORG: &str = "0a000000-0000-4000-8000-000000000001";
 const OTHER_ORG: &str = "0a000000-0000-4000-8000-000000000002";
-const PROJECT: &str = "0b000000-0000-4000-8000-000000000001";
-const OTHER_PROJECT: &str = "0b000000-0000-4000-8000-000000000002";
 
 fn world() -> Value {
     json!({
@@ -41,24 +39,7 @@ fn world() -> Value {
 }
 
 fn fake() -> Fake {
-    let doc: WorldDoc = serde_json::from_value(world()).unwrap();
-    Fake::builder().token(TOKEN).world(doc).build()
-}
-
-async fn call(fake: &Fake, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    http::in_process(fake, TOKEN, method, path, body).await
-}
-
-async fn vlan(fake: &Fake, project: &str, metro: &str) -> Value {
-    let (status, v) = call(
-        fake,
-        "POST",
-        &format!("/projects/{project}/virtual-networks"),
-        Some(json!({ "metro": metro })),
-    )
-    .await;
-    assert_eq!(status, 201, "{v}");
-    v
+    network::fake_of(serde_json::from_value(world()).unwrap())
 }
 
 async fn dedicated(fake: &Fake, redundancy: &str) -> Value {
@@ -74,10 +55,6 @@ async fn dedicated(fake: &Fake, redundancy: &str) -> Value {
     .await;
     assert_eq!(status, 201, "{c}");
     c
-}
-
-fn id(v: &Value) -> String {
-    v["id"].as_str().unwrap().to_string()
 }
 
 #[tokio::test(start_paused = true)]
@@ -578,17 +555,9 @@ async fn the_metros_with_interconnections_are_listed_with_their_provider_and_pri
 #[tokio::test]
 async fn over_http_every_interconnection_reply_matches_the_spec() {
     let fake = fake();
-    let server = metal_fake::bind(
-        fake.clone(),
-        "127.0.0.1:0",
-        ServerConfig::new("t").record_replies(true),
-    )
-    .await
-    .unwrap();
-    let client = http::client();
-    let send = |method: &'static str, path: String, body: Option<Value>| {
-        http::over_http(&client, server.base_url(), "t", method, path, body)
-    };
+    let server = http::Checked::serve(fake.clone()).await;
+    let send =
+        |method: &'static str, path: String, body: Option<Value>| server.send(method, path, body);
     let (_, v) = send(
         "POST",
         format!("/projects/{PROJECT}/virtual-networks"),
@@ -649,6 +618,5 @@ async fn over_http_every_interconnection_reply_matches_the_spec() {
     }
     let (status, _) = send("PUT", conn.clone(), Some(json!({"description": "d"}))).await;
     assert_eq!(status, 200);
-    schema::check_all(&server.recorded_replies());
-    server.shutdown().await;
+    server.check_and_stop().await;
 }

@@ -36,6 +36,7 @@ mod licenses;
 mod lifecycle;
 mod metal_gateways;
 mod model;
+mod network;
 mod next_available;
 mod no_501;
 mod on_demand;

@@ -5,49 +5,25 @@
 //! project, deleted (`202`, then `404`; a block made with it goes too).
 //! In process, and over HTTP with every reply checked against the spec.
 
-use crate::common::schema;
 use crate::http;
 
 use metal_fake::document::WorldDoc;
-use metal_fake::{Fake, ServerConfig};
+use metal_fake::Fake;
 use serde_json::{json, Value};
 
-const TOKEN: &str = "gateway-token";
-const PROJECT: &str = "0b000000-0000-4000-8000-000000000001";
-const OTHER_PROJECT: &str = "0b000000-0000-4000-8000-000000000002";
-const DEVICE: &str = "0d000000-0000-4000-8000-000000000001";
+use crate::network::{self, call, DEVICE, OTHER_PROJECT, PROJECT, TOKEN};
 
+/// Two projects; the first with an active device in `da`.
 fn world() -> WorldDoc {
-    serde_json::from_value(json!({
-        "projects": [{"id": PROJECT}, {"id": OTHER_PROJECT}],
-        "plans": [{"slug": "c3.small.x86"}],
-        "metros": [{"code": "da"}, {"code": "sv"}],
-        "facilities": [{"code": "da11", "metro": "da"}, {"code": "sv15", "metro": "sv"}],
-        "devices": [
-            {"id": DEVICE, "project": PROJECT, "plan": "c3.small.x86", "facility": "da11", "hostname": "a"}
-        ]
-    }))
-    .unwrap()
+    network::world(&[PROJECT, OTHER_PROJECT], &[(DEVICE, "c3.small.x86")])
 }
 
 fn fake() -> Fake {
-    Fake::builder().token(TOKEN).world(world()).build()
-}
-
-async fn call(fake: &Fake, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    http::in_process(fake, TOKEN, method, path, body).await
+    network::fake_of(world())
 }
 
 async fn vlan(fake: &Fake, project: &str, metro: &str) -> String {
-    let (status, v) = call(
-        fake,
-        "POST",
-        &format!("/projects/{project}/virtual-networks"),
-        Some(json!({ "metro": metro })),
-    )
-    .await;
-    assert_eq!(status, 201, "{v}");
-    v["id"].as_str().unwrap().to_string()
+    network::id(&network::vlan(fake, project, metro).await)
 }
 
 async fn create(fake: &Fake, body: Value) -> (u16, Value) {
@@ -243,17 +219,9 @@ async fn a_gateway_on_a_reserved_block_leaves_it_and_refuses_what_does_not_fit()
 #[tokio::test]
 async fn over_http_every_gateway_reply_matches_the_spec() {
     let fake = fake();
-    let server = metal_fake::bind(
-        fake.clone(),
-        "127.0.0.1:0",
-        ServerConfig::new("t").record_replies(true),
-    )
-    .await
-    .unwrap();
-    let client = http::client();
-    let send = |method: &'static str, path: String, body: Option<Value>| {
-        http::over_http(&client, server.base_url(), "t", method, path, body)
-    };
+    let server = http::Checked::serve(fake.clone()).await;
+    let send =
+        |method: &'static str, path: String, body: Option<Value>| server.send(method, path, body);
     let (_, v) = send(
         "POST",
         format!("/projects/{PROJECT}/virtual-networks"),
@@ -290,6 +258,5 @@ async fn over_http_every_gateway_reply_matches_the_spec() {
         let (status, reply) = send(method, p.clone(), None).await;
         assert_eq!(status, want, "{method} {p}: {reply}");
     }
-    schema::check_all(&server.recorded_replies());
-    server.shutdown().await;
+    server.check_and_stop().await;
 }

@@ -8,63 +8,33 @@
 
 use std::time::Duration;
 
-use crate::common::schema;
 use crate::http;
 
 use metal_fake::document::WorldDoc;
-use metal_fake::{Fake, ServerConfig};
+use metal_fake::Fake;
 use serde_json::{json, Value};
 
-const TOKEN: &str = "batch-token";
-const PROJECT: &str = "0b000000-0000-4000-8000-000000000001";
-const DEVICE: &str = "0d000000-0000-4000-8000-000000000001";
+use crate::network::{self, call, DEVICE, PROJECT};
 
+/// A project with an active device in `da`.
 fn world() -> WorldDoc {
-    serde_json::from_value(json!({
-        "projects": [{"id": PROJECT}],
-        "plans": [{"slug": "c3.small.x86"}],
-        "metros": [{"code": "da"}, {"code": "sv"}],
-        "facilities": [{"code": "da11", "metro": "da"}, {"code": "sv15", "metro": "sv"}],
-        "devices": [
-            {"id": DEVICE, "project": PROJECT, "plan": "c3.small.x86", "facility": "da11", "hostname": "a"}
-        ]
-    }))
-    .unwrap()
+    network::world(&[PROJECT], &[(DEVICE, "c3.small.x86")])
 }
 
 fn fake() -> Fake {
-    Fake::builder().token(TOKEN).world(world()).build()
-}
-
-async fn call(fake: &Fake, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    http::in_process(fake, TOKEN, method, path, body).await
+    network::fake_of(world())
 }
 
 /// The ID of the device's port `name`.
 async fn port(fake: &Fake, name: &str) -> String {
-    let (_, d) = call(fake, "GET", &format!("/devices/{DEVICE}"), None).await;
-    d["network_ports"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == name)
-        .unwrap_or_else(|| panic!("no port {name}"))["id"]
-        .as_str()
-        .unwrap()
-        .to_string()
+    network::port(fake, DEVICE, name).await
 }
 
 /// A VLAN of the project in `metro`: its vxlan.
 async fn vlan(fake: &Fake, metro: &str) -> u64 {
-    let (status, v) = call(
-        fake,
-        "POST",
-        &format!("/projects/{PROJECT}/virtual-networks"),
-        Some(json!({ "metro": metro })),
-    )
-    .await;
-    assert_eq!(status, 201, "{v}");
-    v["vxlan"].as_u64().unwrap()
+    network::vlan(fake, PROJECT, metro).await["vxlan"]
+        .as_u64()
+        .unwrap()
 }
 
 /// metal-cli's assignment: `vlan` as text.
@@ -274,17 +244,9 @@ async fn a_batch_the_api_refused_is_refused() {
 #[tokio::test]
 async fn over_http_every_batch_reply_matches_the_spec() {
     let fake = fake();
-    let server = metal_fake::bind(
-        fake.clone(),
-        "127.0.0.1:0",
-        ServerConfig::new("t").record_replies(true),
-    )
-    .await
-    .unwrap();
-    let client = http::client();
-    let send = |method: &'static str, path: String, body: Option<Value>| {
-        http::over_http(&client, server.base_url(), "t", method, path, body)
-    };
+    let server = http::Checked::serve(fake.clone()).await;
+    let send =
+        |method: &'static str, path: String, body: Option<Value>| server.send(method, path, body);
     let bond = port(&fake, "bond0").await;
     let (_, v) = send(
         "POST",
@@ -315,6 +277,5 @@ async fn over_http_every_batch_reply_matches_the_spec() {
         let (status, reply) = send("GET", p.clone(), None).await;
         assert_eq!(status, 200, "{p}: {reply}");
     }
-    schema::check_all(&server.recorded_replies());
-    server.shutdown().await;
+    server.check_and_stop().await;
 }

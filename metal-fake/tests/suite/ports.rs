@@ -6,71 +6,31 @@
 //! bond's `network_type` follows. In process, and over HTTP with every
 //! reply checked against the spec.
 
-use crate::common::schema;
 use crate::http;
 
 use metal_fake::document::WorldDoc;
-use metal_fake::{Fake, ServerConfig};
+use metal_fake::Fake;
 use serde_json::{json, Value};
 
-const TOKEN: &str = "port-token";
-const PROJECT: &str = "0b000000-0000-4000-8000-000000000001";
-const DA_DEVICE: &str = "0d000000-0000-4000-8000-000000000001";
-const BIG_DEVICE: &str = "0d000000-0000-4000-8000-000000000002";
+use crate::network::DEVICE as DA_DEVICE;
+use crate::network::OTHER_DEVICE as BIG_DEVICE;
+use crate::network::{self, call, port, ports, PROJECT, TOKEN};
 
 /// A project with a two-port device and a four-port one, both in `da`.
 fn world() -> WorldDoc {
-    serde_json::from_value(json!({
-        "projects": [{"id": PROJECT}],
-        "plans": [{"slug": "c3.small.x86"}, {"slug": "n3.xlarge.x86"}],
-        "metros": [{"code": "da"}, {"code": "sv"}],
-        "facilities": [{"code": "da11", "metro": "da"}, {"code": "sv15", "metro": "sv"}],
-        "devices": [
-            {"id": DA_DEVICE, "project": PROJECT, "plan": "c3.small.x86", "facility": "da11", "hostname": "a"},
-            {"id": BIG_DEVICE, "project": PROJECT, "plan": "n3.xlarge.x86", "facility": "da11", "hostname": "b"}
-        ]
-    }))
-    .unwrap()
+    network::world(
+        &[PROJECT],
+        &[(DA_DEVICE, "c3.small.x86"), (BIG_DEVICE, "n3.xlarge.x86")],
+    )
 }
 
 fn fake() -> Fake {
-    Fake::builder().token(TOKEN).world(world()).build()
-}
-
-async fn call(fake: &Fake, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    http::in_process(fake, TOKEN, method, path, body).await
-}
-
-/// A device's ports, as its `network_ports` show them.
-async fn ports(fake: &Fake, device: &str) -> Vec<Value> {
-    let (status, d) = call(fake, "GET", &format!("/devices/{device}"), None).await;
-    assert_eq!(status, 200, "{d}");
-    d["network_ports"].as_array().unwrap().clone()
-}
-
-/// The ID of `device`'s port `name`.
-async fn port(fake: &Fake, device: &str, name: &str) -> String {
-    ports(fake, device)
-        .await
-        .into_iter()
-        .find(|p| p["name"] == name)
-        .unwrap_or_else(|| panic!("no port {name}"))["id"]
-        .as_str()
-        .unwrap()
-        .to_string()
+    network::fake_of(world())
 }
 
 /// A VLAN of the project in `metro`: its ID.
 async fn vlan(fake: &Fake, metro: &str) -> String {
-    let (status, v) = call(
-        fake,
-        "POST",
-        &format!("/projects/{PROJECT}/virtual-networks"),
-        Some(json!({ "metro": metro })),
-    )
-    .await;
-    assert_eq!(status, 201, "{v}");
-    v["id"].as_str().unwrap().to_string()
+    network::id(&network::vlan(fake, PROJECT, metro).await)
 }
 
 /// `POST /ports/{port}/{action}` with `body`: status and reply.
@@ -375,17 +335,9 @@ async fn port_state_round_trips_and_goes_with_its_device() {
 #[tokio::test]
 async fn over_http_every_port_reply_matches_the_spec() {
     let fake = fake();
-    let server = metal_fake::bind(
-        fake.clone(),
-        "127.0.0.1:0",
-        ServerConfig::new("t").record_replies(true),
-    )
-    .await
-    .unwrap();
-    let client = http::client();
-    let send = |method: &'static str, path: String, body: Option<Value>| {
-        http::over_http(&client, server.base_url(), "t", method, path, body)
-    };
+    let server = http::Checked::serve(fake.clone()).await;
+    let send =
+        |method: &'static str, path: String, body: Option<Value>| server.send(method, path, body);
     let (_, device) = send("GET", format!("/devices/{DA_DEVICE}"), None).await;
     let bond0 = device["network_ports"][0]["id"]
         .as_str()
@@ -479,6 +431,5 @@ async fn over_http_every_port_reply_matches_the_spec() {
         let (status, reply) = send(method, path.clone(), body).await;
         assert_eq!(status, want, "{method} {path}: {reply}");
     }
-    schema::check_all(&server.recorded_replies());
-    server.shutdown().await;
+    server.check_and_stop().await;
 }

@@ -5,38 +5,22 @@
 //! delete refused while a port is on the VLAN. In process, and over HTTP
 //! with every reply checked against the spec.
 
-use crate::common::schema;
 use crate::http;
 
 use metal_fake::document::WorldDoc;
-use metal_fake::{Fake, ServerConfig};
+use metal_fake::Fake;
 use serde_json::{json, Value};
 
-const TOKEN: &str = "vlan-token";
-const PROJECT: &str = "0b000000-0000-4000-8000-000000000001";
-const OTHER_PROJECT: &str = "0b000000-0000-4000-8000-000000000002";
-const DA_DEVICE: &str = "0d000000-0000-4000-8000-000000000001";
+use crate::network::DEVICE as DA_DEVICE;
+use crate::network::{self, call, OTHER_PROJECT, PROJECT, TOKEN};
 
 /// Two projects; the first with an active device in `da`.
 fn world() -> WorldDoc {
-    serde_json::from_value(json!({
-        "projects": [{"id": PROJECT}, {"id": OTHER_PROJECT}],
-        "plans": [{"slug": "c3.small.x86"}],
-        "metros": [{"code": "da"}, {"code": "sv"}],
-        "facilities": [{"code": "da11", "metro": "da"}, {"code": "sv15", "metro": "sv"}],
-        "devices": [
-            {"id": DA_DEVICE, "project": PROJECT, "plan": "c3.small.x86", "facility": "da11", "hostname": "a"}
-        ]
-    }))
-    .unwrap()
+    network::world(&[PROJECT, OTHER_PROJECT], &[(DA_DEVICE, "c3.small.x86")])
 }
 
 fn fake() -> Fake {
-    Fake::builder().token(TOKEN).world(world()).build()
-}
-
-async fn call(fake: &Fake, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    http::in_process(fake, TOKEN, method, path, body).await
+    network::fake_of(world())
 }
 
 /// Makes a VLAN of `project` from `body`; its reply.
@@ -179,18 +163,9 @@ async fn vlans_are_listed_by_metro_read_updated_and_deleted() {
     assert_eq!(list("").await, [sv["id"].clone()]);
 }
 
-/// A port of the device: its ID, by name.
+/// The ID of the device's port `name`.
 async fn port(fake: &Fake, name: &str) -> String {
-    let (_, device) = call(fake, "GET", &format!("/devices/{DA_DEVICE}"), None).await;
-    device["network_ports"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == name)
-        .unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_string()
+    network::port(fake, DA_DEVICE, name).await
 }
 
 #[tokio::test(start_paused = true)]
@@ -306,17 +281,9 @@ async fn a_project_takes_its_vlans_and_vlans_round_trip_through_the_world_docume
 #[tokio::test]
 async fn over_http_every_vlan_reply_matches_the_spec() {
     let fake = fake();
-    let server = metal_fake::bind(
-        fake.clone(),
-        "127.0.0.1:0",
-        ServerConfig::new("t").record_replies(true),
-    )
-    .await
-    .unwrap();
-    let client = http::client();
-    let send = |method: &'static str, path: String, body: Option<Value>| {
-        http::over_http(&client, server.base_url(), "t", method, path, body)
-    };
+    let server = http::Checked::serve(fake.clone()).await;
+    let send =
+        |method: &'static str, path: String, body: Option<Value>| server.send(method, path, body);
     let (status, vlan) = send(
         "POST",
         format!("/projects/{PROJECT}/virtual-networks"),
@@ -398,8 +365,6 @@ async fn over_http_every_vlan_reply_matches_the_spec() {
         send("GET", format!("/virtual-networks/{id}"), None).await.0,
         404
     );
-    let replies = server.recorded_replies();
-    assert!(replies.len() >= 14, "{}", replies.len());
-    schema::check_all(&replies);
-    server.shutdown().await;
+    assert!(server.replies() >= 14, "{}", server.replies());
+    server.check_and_stop().await;
 }

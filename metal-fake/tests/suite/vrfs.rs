@@ -6,37 +6,21 @@
 
 use std::time::Duration;
 
-use crate::common::schema;
 use crate::http;
 
 use metal_fake::document::WorldDoc;
-use metal_fake::{Fake, ServerConfig};
+use metal_fake::Fake;
 use serde_json::{json, Value};
 
-const TOKEN: &str = "vrf-token";
-const PROJECT: &str = "0b000000-0000-4000-8000-000000000001";
-const OTHER_PROJECT: &str = "0b000000-0000-4000-8000-000000000002";
-const DEVICE: &str = "0d000000-0000-4000-8000-000000000001";
+use crate::network::{self, call, id, DEVICE, OTHER_PROJECT, PROJECT, TOKEN};
 
+/// Two projects; the first with an active device in `da`.
 fn world() -> WorldDoc {
-    serde_json::from_value(json!({
-        "projects": [{"id": PROJECT}, {"id": OTHER_PROJECT}],
-        "plans": [{"slug": "c3.small.x86"}],
-        "metros": [{"code": "da"}, {"code": "sv"}],
-        "facilities": [{"code": "da11", "metro": "da"}, {"code": "sv15", "metro": "sv"}],
-        "devices": [
-            {"id": DEVICE, "project": PROJECT, "plan": "c3.small.x86", "facility": "da11", "hostname": "a"}
-        ]
-    }))
-    .unwrap()
+    network::world(&[PROJECT, OTHER_PROJECT], &[(DEVICE, "c3.small.x86")])
 }
 
 fn fake() -> Fake {
-    Fake::builder().token(TOKEN).world(world()).build()
-}
-
-async fn call(fake: &Fake, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    http::in_process(fake, TOKEN, method, path, body).await
+    network::fake_of(world())
 }
 
 /// A VRF of `PROJECT` in `da` with `ranges`, as Terraform's acceptance
@@ -65,10 +49,6 @@ async fn block(fake: &Fake, vrf: &Value, network: &str, cidr: u8) -> (u16, Value
         })),
     )
     .await
-}
-
-fn id(v: &Value) -> String {
-    v["id"].as_str().unwrap().to_string()
 }
 
 #[tokio::test(start_paused = true)]
@@ -312,17 +292,8 @@ async fn a_vrf_block_lies_in_its_ranges() {
     assert_eq!(call(&fake, "GET", &one, None).await.0, 404);
 }
 
-/// A VLAN in `da` of `PROJECT`.
 async fn vlan(fake: &Fake) -> String {
-    let (status, v) = call(
-        fake,
-        "POST",
-        &format!("/projects/{PROJECT}/virtual-networks"),
-        Some(json!({"metro": "da"})),
-    )
-    .await;
-    assert_eq!(status, 201, "{v}");
-    id(&v)
+    id(&network::vlan(fake, PROJECT, "da").await)
 }
 
 #[tokio::test(start_paused = true)]
@@ -697,17 +668,9 @@ async fn vrfs_blocks_and_routes_round_trip_in_the_world_document() {
 #[tokio::test]
 async fn over_http_every_vrf_reply_matches_the_spec() {
     let fake = fake();
-    let server = metal_fake::bind(
-        fake.clone(),
-        "127.0.0.1:0",
-        ServerConfig::new("t").record_replies(true),
-    )
-    .await
-    .unwrap();
-    let client = http::client();
-    let send = |method: &'static str, path: String, body: Option<Value>| {
-        http::over_http(&client, server.base_url(), "t", method, path, body)
-    };
+    let server = http::Checked::serve(fake.clone()).await;
+    let send =
+        |method: &'static str, path: String, body: Option<Value>| server.send(method, path, body);
     let (status, v) = send(
         "POST",
         format!("/projects/{PROJECT}/vrfs?include=project"),
@@ -808,8 +771,7 @@ async fn over_http_every_vrf_reply_matches_the_spec() {
         let (status, reply) = send(method, p.clone(), body).await;
         assert_eq!(status, want, "{method} {p}: {reply}");
     }
-    schema::check_all(&server.recorded_replies());
-    server.shutdown().await;
+    server.check_and_stop().await;
 }
 
 #[tokio::test(start_paused = true)]
