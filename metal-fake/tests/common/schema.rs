@@ -165,3 +165,56 @@ pub fn check_all(replies: &[RecordedReply]) {
         check(&spec, &docs, reply);
     }
 }
+
+/// A fake served on a loopback port that records its replies, for the
+/// tests that send over HTTP and then check every reply against the spec:
+/// `serve`, `send` what the test needs, then `check_and_stop`.
+pub struct Checked {
+    server: metal_fake::ServerHandle,
+    client: reqwest::Client,
+}
+
+impl Checked {
+    /// The token the server takes.
+    pub const TOKEN: &'static str = "t";
+
+    /// Serves `fake` on a loopback port, taking [`Checked::TOKEN`] and
+    /// recording every reply.
+    pub async fn serve(fake: metal_fake::Fake) -> Self {
+        let config = metal_fake::ServerConfig::new(Self::TOKEN).record_replies(true);
+        let server = metal_fake::bind(fake, "127.0.0.1:0", config).await.unwrap();
+        Checked {
+            server,
+            client: crate::http::client(),
+        }
+    }
+
+    /// One request, as [`Checked::TOKEN`]: its status and JSON body.
+    pub async fn send(
+        &self,
+        method: &str,
+        path: String,
+        body: Option<serde_json::Value>,
+    ) -> (u16, serde_json::Value) {
+        crate::http::over_http(
+            &self.client,
+            self.server.base_url(),
+            Self::TOKEN,
+            method,
+            path,
+            body,
+        )
+        .await
+    }
+
+    /// How many replies the server has recorded.
+    pub fn replies(&self) -> usize {
+        self.server.recorded_replies().len()
+    }
+
+    /// Checks every reply so far against the spec, then stops the server.
+    pub async fn check_and_stop(self) {
+        check_all(&self.server.recorded_replies());
+        self.server.shutdown().await;
+    }
+}

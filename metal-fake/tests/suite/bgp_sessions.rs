@@ -7,7 +7,7 @@
 //! project's configuration. In process, and over HTTP with every reply
 //! checked against the spec.
 
-use crate::http;
+use crate::common::schema;
 
 use metal_fake::document::WorldDoc;
 use metal_fake::Fake;
@@ -281,7 +281,7 @@ async fn sessions_round_trip_and_go_with_their_device() {
 #[tokio::test]
 async fn over_http_every_bgp_reply_matches_the_spec() {
     let fake = fake();
-    let server = http::Checked::serve(fake.clone()).await;
+    let server = schema::Checked::serve(fake.clone()).await;
     let send =
         |method: &'static str, path: String, body: Option<Value>| server.send(method, path, body);
     let sessions = format!("/devices/{DEVICE}/bgp/sessions");

@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use crate::http;
+use crate::common::schema;
 
 use metal_fake::document::WorldDoc;
 use metal_fake::Fake;
@@ -555,7 +555,7 @@ async fn the_metros_with_interconnections_are_listed_with_their_provider_and_pri
 #[tokio::test]
 async fn over_http_every_interconnection_reply_matches_the_spec() {
     let fake = fake();
-    let server = http::Checked::serve(fake.clone()).await;
+    let server = schema::Checked::serve(fake.clone()).await;
     let send =
         |method: &'static str, path: String, body: Option<Value>| server.send(method, path, body);
     let (_, v) = send(

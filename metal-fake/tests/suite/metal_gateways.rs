@@ -5,7 +5,7 @@
 //! project, deleted (`202`, then `404`; a block made with it goes too).
 //! In process, and over HTTP with every reply checked against the spec.
 
-use crate::http;
+use crate::common::schema;
 
 use metal_fake::document::WorldDoc;
 use metal_fake::Fake;
@@ -219,7 +219,7 @@ async fn a_gateway_on_a_reserved_block_leaves_it_and_refuses_what_does_not_fit()
 #[tokio::test]
 async fn over_http_every_gateway_reply_matches_the_spec() {
     let fake = fake();
-    let server = http::Checked::serve(fake.clone()).await;
+    let server = schema::Checked::serve(fake.clone()).await;
     let send =
         |method: &'static str, path: String, body: Option<Value>| server.send(method, path, body);
     let (_, v) = send(

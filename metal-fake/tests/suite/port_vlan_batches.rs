@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use crate::http;
+use crate::common::schema;
 
 use metal_fake::document::WorldDoc;
 use metal_fake::Fake;
@@ -244,7 +244,7 @@ async fn a_batch_the_api_refused_is_refused() {
 #[tokio::test]
 async fn over_http_every_batch_reply_matches_the_spec() {
     let fake = fake();
-    let server = http::Checked::serve(fake.clone()).await;
+    let server = schema::Checked::serve(fake.clone()).await;
     let send =
         |method: &'static str, path: String, body: Option<Value>| server.send(method, path, body);
     let bond = port(&fake, "bond0").await;

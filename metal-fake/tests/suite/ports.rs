@@ -6,7 +6,7 @@
 //! bond's `network_type` follows. In process, and over HTTP with every
 //! reply checked against the spec.
 
-use crate::http;
+use crate::common::schema;
 
 use metal_fake::document::WorldDoc;
 use metal_fake::Fake;
@@ -335,7 +335,7 @@ async fn port_state_round_trips_and_goes_with_its_device() {
 #[tokio::test]
 async fn over_http_every_port_reply_matches_the_spec() {
     let fake = fake();
-    let server = http::Checked::serve(fake.clone()).await;
+    let server = schema::Checked::serve(fake.clone()).await;
     let send =
         |method: &'static str, path: String, body: Option<Value>| server.send(method, path, body);
     let (_, device) = send("GET", format!("/devices/{DA_DEVICE}"), None).await;

@@ -5,7 +5,7 @@
 //! delete refused while a port is on the VLAN. In process, and over HTTP
 //! with every reply checked against the spec.
 
-use crate::http;
+use crate::common::schema;
 
 use metal_fake::document::WorldDoc;
 use metal_fake::Fake;
@@ -281,7 +281,7 @@ async fn a_project_takes_its_vlans_and_vlans_round_trip_through_the_world_docume
 #[tokio::test]
 async fn over_http_every_vlan_reply_matches_the_spec() {
     let fake = fake();
-    let server = http::Checked::serve(fake.clone()).await;
+    let server = schema::Checked::serve(fake.clone()).await;
     let send =
         |method: &'static str, path: String, body: Option<Value>| server.send(method, path, body);
     let (status, vlan) = send(

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use crate::http;
+use crate::common::schema;
 
 use metal_fake::document::WorldDoc;
 use metal_fake::Fake;
@@ -668,7 +668,7 @@ async fn vrfs_blocks_and_routes_round_trip_in_the_world_document() {
 #[tokio::test]
 async fn over_http_every_vrf_reply_matches_the_spec() {
     let fake = fake();
-    let server = http::Checked::serve(fake.clone()).await;
+    let server = schema::Checked::serve(fake.clone()).await;
     let send =
         |method: &'static str, path: String, body: Option<Value>| server.send(method, path, body);
     let (status, v) = send(

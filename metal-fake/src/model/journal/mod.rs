@@ -21,4 +21,4 @@ mod table;
 pub(crate) use due::{Due, DueQueue};
 pub(crate) use log::{Cause, Change, Entry, Journal};
 pub(crate) use meta::Meta;
-pub(crate) use table::{owned_table, Record, Scope, Table};
+pub(crate) use table::{owned_table, record, Record, Scope, Table};

@@ -21,6 +21,16 @@ pub(crate) struct Scope {
     pub(crate) device: Option<Uuid>,
 }
 
+impl Scope {
+    /// A change in `project` (its organisation filled in later).
+    pub(crate) fn project(project: Uuid) -> Self {
+        Scope {
+            project: Some(project),
+            ..Scope::default()
+        }
+    }
+}
+
 /// A record a [`Table`] holds.
 pub(crate) trait Record {
     /// Its kind, as the journal and the relations name it.
@@ -159,6 +169,28 @@ impl<'a, T> IntoIterator for &'a Table<T> {
         self.rows.iter()
     }
 }
+
+/// Implements [`Record`] for `$kept`, a struct whose `meta: Meta` field is
+/// its bookkeeping: its kind `$kind`, and what one concerns now (`|k|
+/// scope`, `k` the record).
+macro_rules! record {
+    ($kept:ty, $kind:expr, |$k:ident| $scope:expr) => {
+        impl $crate::model::journal::Record for $kept {
+            const KIND: $crate::model::relations::Kind = $kind;
+            fn meta(&self) -> &$crate::model::journal::Meta {
+                &self.meta
+            }
+            fn meta_mut(&mut self) -> &mut $crate::model::journal::Meta {
+                &mut self.meta
+            }
+            fn scope(&self) -> $crate::model::journal::Scope {
+                let $k = self;
+                $scope
+            }
+        }
+    };
+}
+pub(crate) use record;
 
 /// Declares `$name`: the world's table of `$kept`, which only the module
 /// that declares it (a resource's folder, `mod.rs`) and its children can

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::model::journal::{Meta, Record, Scope};
+use crate::model::journal::{record, Meta, Scope};
 use crate::model::relations::Kind;
 
 /// An API key.
@@ -54,18 +54,7 @@ pub(crate) struct Kept {
     pub(crate) meta: Meta,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::ApiKey;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            project: self.rec.project,
-            ..Scope::default()
-        }
-    }
-}
+record!(Kept, Kind::ApiKey, |k| Scope {
+    project: k.rec.project,
+    ..Scope::default()
+});

@@ -15,7 +15,7 @@ use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError, MAX_NAME};
 use crate::model::access::Owner;
 use crate::model::bounds::{refuse, too_long};
-use crate::model::journal::{Meta, Record, Scope};
+use crate::model::journal::{record, Meta, Scope};
 use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
 use crate::model::render::{reply, Stamp, Stub};
@@ -55,21 +55,10 @@ pub(crate) struct Kept {
     pub(crate) meta: Meta,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::PaymentMethod;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            organization: Some(self.rec.organization),
-            ..Scope::default()
-        }
-    }
-}
+record!(Kept, Kind::PaymentMethod, |k| Scope {
+    organization: Some(k.rec.organization),
+    ..Scope::default()
+});
 
 /// Payment methods.
 pub(crate) static RESOURCE: Resource = Resource {

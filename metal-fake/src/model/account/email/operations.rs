@@ -14,7 +14,7 @@ use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError, MAX_NAME};
 use crate::model::access::Owner;
 use crate::model::bounds::{refuse, too_long};
-use crate::model::journal::{Meta, Record, Scope};
+use crate::model::journal::{record, Meta, Scope};
 use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
 use crate::model::render::{reply, Href};
@@ -50,18 +50,7 @@ pub(crate) struct Kept {
     pub(crate) meta: Meta,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::Email;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope::default()
-    }
-}
+record!(Kept, Kind::Email, |_k| Scope::default());
 
 /// Email addresses.
 pub(crate) static RESOURCE: Resource = Resource {

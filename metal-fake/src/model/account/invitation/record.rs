@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::model::journal::{Meta, Record, Scope};
+use crate::model::journal::{record, Meta, Scope};
 use crate::model::relations::Kind;
 
 /// An invitation to an organisation (and some of its projects).
@@ -36,18 +36,7 @@ pub(crate) struct Kept {
     pub(crate) meta: Meta,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::Invitation;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            organization: Some(self.rec.organization),
-            ..Scope::default()
-        }
-    }
-}
+record!(Kept, Kind::Invitation, |k| Scope {
+    organization: Some(k.rec.organization),
+    ..Scope::default()
+});

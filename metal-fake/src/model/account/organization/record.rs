@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use uuid::Uuid;
 
-use crate::model::journal::{Meta, Record, Scope};
+use crate::model::journal::{record, Meta, Scope};
 use crate::model::relations::Kind;
 
 /// An organisation.
@@ -58,18 +58,7 @@ pub(crate) struct Kept {
     pub(crate) meta: Meta,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::Organization;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            organization: Some(self.rec.id),
-            ..Scope::default()
-        }
-    }
-}
+record!(Kept, Kind::Organization, |k| Scope {
+    organization: Some(k.rec.id),
+    ..Scope::default()
+});

@@ -7,7 +7,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::bgp::BgpConfig;
-use crate::model::journal::{Meta, Record, Scope};
+use crate::model::journal::{record, Meta, Scope};
 use crate::model::relations::Kind;
 
 /// A project.
@@ -80,22 +80,11 @@ pub(crate) struct Kept {
     pub(crate) bgp_requested: Option<Instant>,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::Project;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            project: Some(self.rec.id),
-            organization: self.rec.organization,
-            device: None,
-        }
-    }
-}
+record!(Kept, Kind::Project, |k| Scope {
+    project: Some(k.rec.id),
+    organization: k.rec.organization,
+    device: None,
+});
 
 impl Kept {
     /// The organisation that owns it.

@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::rules::{check_bounds, check_public_key};
 use crate::document::{WorldDoc, WorldError};
-use crate::model::journal::{Meta, Record, Scope};
+use crate::model::journal::{record, Meta, Scope};
 use crate::model::load::unknown;
 use crate::model::relations::Kind;
 use crate::model::world::oldest_first;
@@ -42,21 +42,10 @@ pub(crate) struct Kept {
     pub(crate) meta: Meta,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::SshKey;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            project: self.rec.project,
-            ..Scope::default()
-        }
-    }
-}
+record!(Kept, Kind::SshKey, |k| Scope {
+    project: k.rec.project,
+    ..Scope::default()
+});
 
 /// Loads the document's SSH keys: each a valid public key, unique per
 /// owner, of a project the world has (or the user's).

@@ -15,7 +15,7 @@ use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::access::{Owner, ACCESS_DENIED};
 use crate::model::bounds::room_for;
-use crate::model::journal::{Meta, Record, Scope};
+use crate::model::journal::{record, Meta, Scope};
 use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
 use crate::model::render::{reply, Href, Stamp, Stub};
@@ -45,21 +45,7 @@ pub(crate) struct Kept {
     pub(crate) meta: Meta,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::Transfer;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            project: Some(self.rec.project),
-            ..Scope::default()
-        }
-    }
-}
+record!(Kept, Kind::Transfer, |k| Scope::project(k.rec.project));
 
 /// Transfer requests.
 pub(crate) static RESOURCE: Resource = Resource {

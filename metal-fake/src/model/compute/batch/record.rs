@@ -8,7 +8,7 @@ use uuid::Uuid;
 
 use super::rules::MAX_BATCH_DEVICES;
 use crate::document::{WorldDoc, WorldError};
-use crate::model::journal::{Meta, Record, Scope};
+use crate::model::journal::{record, Meta, Scope};
 use crate::model::load::unknown;
 use crate::model::relations::Kind;
 use crate::model::world::oldest_first;
@@ -62,21 +62,7 @@ pub(crate) struct Kept {
     pub(crate) meta: Meta,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::Batch;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            project: Some(self.rec.project),
-            ..Scope::default()
-        }
-    }
-}
+record!(Kept, Kind::Batch, |k| Scope::project(k.rec.project));
 
 /// Loads the document's batches: each of a project the world has, asking
 /// for 1 to [`MAX_BATCH_DEVICES`] devices, naming at most that many

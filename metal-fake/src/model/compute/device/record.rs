@@ -9,7 +9,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::document::{seconds, WorldDoc, WorldError};
-use crate::model::journal::{Meta, Record, Scope};
+use crate::model::journal::{record, Meta, Scope};
 use crate::model::load::unknown;
 use crate::model::relations::Kind;
 use crate::model::world::oldest_first;
@@ -281,22 +281,11 @@ pub(crate) struct Kept {
     pub(crate) live: Live,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::Device;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            project: Some(self.rec.project),
-            organization: None,
-            device: Some(self.rec.id),
-        }
-    }
-}
+record!(Kept, Kind::Device, |k| Scope {
+    project: Some(k.rec.project),
+    organization: None,
+    device: Some(k.rec.id),
+});
 
 /// The project a device whose provisioning failed moves to when
 /// [`Timings::failed_moved_after`] is set: not one of the world's, so the

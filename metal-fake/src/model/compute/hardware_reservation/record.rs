@@ -8,7 +8,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::document::{seconds, WorldDoc, WorldError};
-use crate::model::journal::{Meta, Record, Scope};
+use crate::model::journal::{record, Meta, Scope};
 use crate::model::load::unknown;
 use crate::model::relations::Kind;
 use crate::model::world::oldest_first;
@@ -61,22 +61,11 @@ pub(crate) struct Kept {
     pub(crate) live: Live,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::HardwareReservation;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            project: Some(self.rec.project),
-            organization: None,
-            device: self.live.device,
-        }
-    }
-}
+record!(Kept, Kind::HardwareReservation, |k| Scope {
+    project: Some(k.rec.project),
+    organization: None,
+    device: k.live.device,
+});
 
 impl Kept {
     /// Whether a create on it would succeed (active, free and released).

@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use super::rules::{check_period, MAX_ITEMS, MAX_QUANTITY};
 use crate::document::{WorldDoc, WorldError, MAX_NAME};
-use crate::model::journal::{Meta, Record, Scope};
+use crate::model::journal::{record, Meta, Scope};
 use crate::model::load::unknown;
 use crate::model::relations::Kind;
 use crate::model::world::oldest_first;
@@ -69,21 +69,9 @@ pub(crate) struct Kept {
     pub(crate) meta: Meta,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::SelfServiceReservation;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            project: Some(self.rec.project),
-            ..Scope::default()
-        }
-    }
-}
+record!(Kept, Kind::SelfServiceReservation, |k| Scope::project(
+    k.rec.project
+));
 
 /// Loads the document's self-service reservations: each of a project the
 /// world has, with 1 to [`MAX_ITEMS`] items of a catalog plan offered in

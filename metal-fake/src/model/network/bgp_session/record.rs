@@ -9,7 +9,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::document::{WorldDoc, WorldError};
-use crate::model::journal::{Meta, Record, Scope};
+use crate::model::journal::{record, Meta, Scope};
 use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
 use crate::model::world::oldest_first;
@@ -65,21 +65,10 @@ pub(crate) struct Kept {
     pub(crate) meta: Meta,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::BgpSession;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            device: Some(self.rec.device),
-            ..Scope::default()
-        }
-    }
-}
+record!(Kept, Kind::BgpSession, |k| Scope {
+    device: Some(k.rec.device),
+    ..Scope::default()
+});
 
 /// Loads the document's sessions: each of a device the world has, whose
 /// project has BGP on, one a family a device.

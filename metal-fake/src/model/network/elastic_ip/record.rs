@@ -10,7 +10,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::document::{WorldDoc, WorldError};
-use crate::model::journal::{Meta, Record, Scope};
+use crate::model::journal::{record, Meta, Scope};
 use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
 use crate::model::world::oldest_first;
@@ -47,21 +47,7 @@ pub(crate) struct Kept {
     pub(crate) meta: Meta,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::ElasticIp;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            project: Some(self.project),
-            ..Scope::default()
-        }
-    }
-}
+record!(Kept, Kind::ElasticIp, |k| Scope::project(k.project));
 
 /// Loads the document's elastic IPs: each of a VRF gateway the world has,
 /// by the same rules as a create.

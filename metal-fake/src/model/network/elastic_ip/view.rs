@@ -1,24 +1,16 @@
 //! An elastic IP as the API sends it: an `IPAssignment` assigned to its
-//! gateway, with its next hop and the block it comes from.
+//! gateway, with its next hop and the block it comes from (shown as an
+//! IP reservation's assignments are).
 
 use std::net::Ipv4Addr;
 
 use serde::Serialize;
 
 use super::record::Kept;
-use crate::model::ip_reservation::{Block, COLLECTION};
+use crate::model::ip_reservation::{Addressing, Block, IpReservationType, ParentBlock, COLLECTION};
 use crate::model::metal_gateway;
 use crate::model::render::{Href, Stamp, Stub};
 use crate::model::World;
-
-/// The block an elastic IP's addresses come from.
-#[derive(Serialize)]
-struct ParentBlock {
-    network: Ipv4Addr,
-    netmask: Ipv4Addr,
-    cidr: u8,
-    href: Href,
-}
 
 /// One elastic IP.
 #[derive(Serialize)]
@@ -27,17 +19,8 @@ pub(crate) struct ElasticIpView {
     href: Href,
     #[serde(rename = "type")]
     type_: &'static str,
-    address_family: u8,
-    address: Ipv4Addr,
-    network: Ipv4Addr,
-    gateway: Ipv4Addr,
-    netmask: Ipv4Addr,
-    cidr: u8,
-    public: bool,
-    management: bool,
-    manageable: bool,
-    enabled: bool,
-    global_ip: bool,
+    #[serde(flatten)]
+    addresses: Addressing,
     state: &'static str,
     next_hop: Ipv4Addr,
     assigned_to: Stub,
@@ -58,32 +41,20 @@ impl World {
         let rec = &e.rec;
         let block = Block::new(rec.address, rec.cidr);
         let parent = self.ips.reservations().get(&rec.ip_reservation);
+        // Its block's gateway and kind; its own, public, while the block
+        // it came from is gone.
+        let (from, kind) = parent.map_or((block, IpReservationType::PublicIpv4), |p| {
+            (p.block(), p.rec.kind)
+        });
         ElasticIpView {
             id: rec.id,
             href: Href::new(COLLECTION, rec.id),
             type_: "IPAssignment",
-            address_family: 4,
-            address: rec.address,
-            network: block.network(),
-            gateway: parent.map_or(block.gateway(), |p| p.block().gateway()),
-            netmask: block.netmask(),
-            cidr: rec.cidr,
-            public: true,
-            management: false,
-            manageable: true,
-            enabled: true,
-            global_ip: parent.is_some_and(|p| {
-                p.rec.kind == crate::model::ip_reservation::IpReservationType::GlobalIpv4
-            }),
+            addresses: Addressing::of(block, from, kind).at(rec.address),
             state: "active",
             next_hop: rec.next_hop,
             assigned_to: Stub::new(metal_gateway::COLLECTION, rec.metal_gateway),
-            parent_block: parent.map(|p| ParentBlock {
-                network: p.block().network(),
-                netmask: p.block().netmask(),
-                cidr: p.block().cidr(),
-                href: Href::new(COLLECTION, p.rec.id),
-            }),
+            parent_block: parent.map(|p| ParentBlock::of(p.block(), p.rec.id)),
             created_at: Stamp(self.clock.wall(e.meta.created)),
         }
     }

@@ -9,7 +9,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::document::{WorldDoc, WorldError};
-use crate::model::journal::{Meta, Record, Scope};
+use crate::model::journal::{record, Meta, Scope};
 use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
 use crate::model::world::oldest_first;
@@ -36,21 +36,9 @@ pub(crate) struct Kept {
     pub(crate) meta: Meta,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::GlobalBgpRange;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            project: Some(self.rec.project),
-            ..Scope::default()
-        }
-    }
-}
+record!(Kept, Kind::GlobalBgpRange, |k| Scope::project(
+    k.rec.project
+));
 
 /// The address family of `range` (`a.b.c.d/n` or an IPv6 CIDR, its host
 /// bits clear), else why not.

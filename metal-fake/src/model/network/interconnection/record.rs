@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::rules;
 use crate::document::{WorldDoc, WorldError};
-use crate::model::journal::{Meta, Record, Scope};
+use crate::model::journal::{record, Meta, Scope};
 use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
 use crate::model::world::oldest_first;
@@ -129,22 +129,11 @@ pub(crate) struct Kept {
     pub(crate) meta: Meta,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::Interconnection;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            project: self.rec.project,
-            organization: Some(self.rec.organization),
-            device: None,
-        }
-    }
-}
+record!(Kept, Kind::Interconnection, |k| Scope {
+    project: k.rec.project,
+    organization: Some(k.rec.organization),
+    device: None,
+});
 
 /// Loads the document's interconnections: each of an organisation the
 /// world has (and a project of it), in a metro with interconnections,

@@ -39,5 +39,5 @@ pub(crate) use operations::RESOURCE;
 pub(crate) use record::Table;
 pub use record::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 pub(crate) use rules::Block;
-pub(crate) use view::{AssignmentView, COLLECTION};
+pub(crate) use view::{Addressing, AssignmentView, ParentBlock, COLLECTION};
 pub(crate) use vrf_view::{AnyReservationView, VrfReservationView};

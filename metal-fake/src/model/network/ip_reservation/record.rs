@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use super::rules::{self, Block};
 use crate::document::{WorldDoc, WorldError};
-use crate::model::journal::{self, Journal, Meta, Record, Scope};
+use crate::model::journal::{self, record, Journal, Meta, Scope};
 use crate::model::load::unknown;
 use crate::model::relations::Kind;
 use crate::model::world::oldest_first;
@@ -141,21 +141,7 @@ pub(crate) struct Kept {
     pub(crate) assignments: Vec<Uuid>,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::IpReservation;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            project: Some(self.rec.project),
-            ..Scope::default()
-        }
-    }
-}
+record!(Kept, Kind::IpReservation, |k| Scope::project(k.rec.project));
 
 impl Kept {
     /// The block it holds.
@@ -174,22 +160,11 @@ pub(crate) struct KeptAssignment {
     pub(crate) meta: Meta,
 }
 
-impl Record for KeptAssignment {
-    const KIND: Kind = Kind::IpAssignment;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            project: Some(self.project),
-            organization: None,
-            device: Some(self.rec.device),
-        }
-    }
-}
+record!(KeptAssignment, Kind::IpAssignment, |k| Scope {
+    project: Some(k.project),
+    organization: None,
+    device: Some(k.rec.device),
+});
 
 impl KeptAssignment {
     /// The addresses it holds.

@@ -52,7 +52,7 @@ pub(crate) struct ReservationView<'a> {
 /// The addresses a reservation or an assignment holds, as both show them
 /// (elastic IPv4: public, not the device's management addresses).
 #[derive(Serialize)]
-struct Addressing {
+pub(crate) struct Addressing {
     address_family: u8,
     address: Ipv4Addr,
     network: Ipv4Addr,
@@ -68,7 +68,7 @@ struct Addressing {
 
 impl Addressing {
     /// The addresses of `block`, whose gateway is `parent`'s.
-    fn of(block: Block, parent: Block, kind: IpReservationType) -> Self {
+    pub(crate) fn of(block: Block, parent: Block, kind: IpReservationType) -> Self {
         Self {
             address_family: 4,
             address: block.network(),
@@ -82,6 +82,11 @@ impl Addressing {
             enabled: true,
             global_ip: kind == IpReservationType::GlobalIpv4,
         }
+    }
+
+    /// The same, shown at `address` of the block (an elastic IP's).
+    pub(crate) fn at(self, address: Ipv4Addr) -> Self {
+        Self { address, ..self }
     }
 }
 
@@ -130,11 +135,23 @@ impl AssignmentView<'_> {
 
 /// The reservation an assignment's addresses come from.
 #[derive(Serialize)]
-struct ParentBlock {
+pub(crate) struct ParentBlock {
     network: Ipv4Addr,
     netmask: Ipv4Addr,
     cidr: u8,
     href: Href,
+}
+
+impl ParentBlock {
+    /// Reservation `id`, which holds `block`.
+    pub(crate) fn of(block: Block, id: Uuid) -> Self {
+        Self {
+            network: block.network(),
+            netmask: block.netmask(),
+            cidr: block.cidr(),
+            href: Href::new(COLLECTION, id),
+        }
+    }
 }
 
 /// A device's IP assignments: its own addresses and those of reservations.
@@ -222,12 +239,7 @@ impl World {
             addresses: Addressing::of(block, parent, r.rec.kind),
             state: "active",
             assigned_to: Stub::new(device::COLLECTION, a.rec.device),
-            parent_block: ParentBlock {
-                network: parent.network(),
-                netmask: parent.netmask(),
-                cidr: parent.cidr(),
-                href: Href::new(COLLECTION, r.rec.id),
-            },
+            parent_block: ParentBlock::of(parent, r.rec.id),
             metro: (!expand.excludes("metro"))
                 .then(|| self.metro_field(r))
                 .flatten(),

@@ -12,7 +12,7 @@ use uuid::Uuid;
 use super::layout::{self, port_id, Slot};
 use super::rules::MAX_VLANS_PER_PORT;
 use crate::document::{WorldDoc, WorldError};
-use crate::model::journal::{Meta, Record, Scope};
+use crate::model::journal::{record, Meta, Scope};
 use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
 use crate::model::World;
@@ -61,21 +61,10 @@ pub(crate) struct Kept {
     pub(crate) meta: Meta,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::Port;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            device: Some(self.state.device),
-            ..Scope::default()
-        }
-    }
-}
+record!(Kept, Kind::Port, |k| Scope {
+    device: Some(k.state.device),
+    ..Scope::default()
+});
 
 /// A port's state (a fresh server's, or as it was changed).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use crate::document::{WorldDoc, WorldError};
-use crate::model::journal::{Meta, Record, Scope};
+use crate::model::journal::{record, Meta, Scope};
 use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
 use crate::model::world::oldest_first;
@@ -87,22 +87,11 @@ pub(crate) struct Kept {
     pub(crate) device: Uuid,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::PortVlanBatch;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            project: Some(self.rec.project),
-            device: Some(self.device),
-            ..Scope::default()
-        }
-    }
-}
+record!(Kept, Kind::PortVlanBatch, |k| Scope {
+    project: Some(k.rec.project),
+    device: Some(k.device),
+    ..Scope::default()
+});
 
 /// Loads the document's batches: each on a port of a device the world
 /// has, of that device's project, within the bound of assignments; a

@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::rules;
 use crate::document::{WorldDoc, WorldError};
-use crate::model::journal::{Meta, Record, Scope};
+use crate::model::journal::{record, Meta, Scope};
 use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
 use crate::model::world::oldest_first;
@@ -73,21 +73,9 @@ pub(crate) struct Kept {
     pub(crate) meta: Meta,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::VirtualCircuit;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            project: Some(self.rec.project),
-            ..Scope::default()
-        }
-    }
-}
+record!(Kept, Kind::VirtualCircuit, |k| Scope::project(
+    k.rec.project
+));
 
 /// Loads the document's virtual circuits: each on a port of a connection
 /// the world has, of a project of the connection's organisation, with a

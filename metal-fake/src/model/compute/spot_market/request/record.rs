@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use super::rules::MAX_SPOT_DEVICES;
 use crate::document::{WorldDoc, WorldError};
-use crate::model::journal::{Meta, Record, Scope};
+use crate::model::journal::{record, Meta, Scope};
 use crate::model::load::unknown;
 use crate::model::relations::Kind;
 use crate::model::world::oldest_first;
@@ -53,21 +53,9 @@ pub(crate) struct Kept {
     pub(crate) meta: Meta,
 }
 
-impl Record for Kept {
-    const KIND: Kind = Kind::SpotMarketRequest;
-    fn meta(&self) -> &Meta {
-        &self.meta
-    }
-    fn meta_mut(&mut self) -> &mut Meta {
-        &mut self.meta
-    }
-    fn scope(&self) -> Scope {
-        Scope {
-            project: Some(self.rec.project),
-            ..Scope::default()
-        }
-    }
-}
+record!(Kept, Kind::SpotMarketRequest, |k| Scope::project(
+    k.rec.project
+));
 
 /// Loads the document's requests: each of a project the world has, on a
 /// plan and in a metro or facilities of its catalog, `1 <= devices_min
