@@ -280,10 +280,11 @@ func TestNetworking(t *testing.T) {
 		if _, err := c.MetalGateways.Delete(gateway.ID); err != nil {
 			t.Fatal(err)
 		}
-		harness.Until(t, "the gateway gone", func() (bool, string) {
-			_, _, err := c.MetalGateways.Get(gateway.ID, nil)
-			return err != nil && strings.Contains(err.Error(), "404"), "gateway read: " + errText(err)
-		})
+		if _, _, err := c.MetalGateways.Get(gateway.ID, nil); err == nil {
+			t.Fatal("the gateway is still there")
+		} else {
+			apiError(t, err, 404)
+		}
 		if _, _, err := c.ProjectIPs.Get(block, nil); err == nil {
 			t.Fatal("the gateway's private block outlived it")
 		} else {
@@ -296,12 +297,4 @@ func TestNetworking(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-}
-
-// errText is err's text, or "ok" for none.
-func errText(err error) string {
-	if err == nil {
-		return "ok"
-	}
-	return err.Error()
 }
