@@ -271,6 +271,7 @@
 mod call;
 mod clock;
 mod control;
+mod coverage;
 pub mod document;
 mod fake;
 mod faults;
