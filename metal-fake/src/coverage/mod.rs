@@ -14,16 +14,17 @@
 //!   the operation ([`crate::model::Modelled::unread`]) as an [`Unread`],
 //!   without effect in the fake's world (why); one that other work is to
 //!   honour is in
-//!   [`pending::PENDING`]. A parameter neither read nor declared fails
+//!   `pending::PENDING`. A parameter neither read nor declared fails
 //!   the test, and so does a declared one that is read.
-//! - **Variants.** Modelled, unless [`variants::VARIANTS`] says otherwise
+//! - **Variants.** Modelled, unless `variants::VARIANTS` says otherwise
 //!   (not yet modelled, or refused as the real API refused it, with its
 //!   message). The test `coverage::replies` sends every variant of every
 //!   operation and fails on a reply that says the fake does not model
 //!   something unless the list says so, and on a listed variant whose
 //!   reply does not say it: so the list is right in both directions.
 
-pub(crate) mod pending;
+#[cfg(test)]
+mod pending;
 #[cfg(test)]
 pub(crate) mod reads;
 #[cfg(test)]
@@ -32,12 +33,15 @@ mod replies;
 mod spec;
 #[cfg(test)]
 mod table;
-pub(crate) mod variants;
+#[cfg(test)]
+mod variants;
 
 /// A query parameter of the spec that an operation does not read, and
 /// why: what it changes is nothing the fake's world has (a list that is
 /// always empty, a create's page).
 #[derive(Clone, Copy, Debug)]
+// Read by the coverage test alone.
+#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) struct Unread {
     /// The parameter, as the spec names it.
     pub(crate) name: &'static str,

@@ -172,6 +172,14 @@ impl World {
             .ok_or_else(ApiError::not_found)
     }
 
+    /// The default payment method of `organization`, if it has one.
+    pub(crate) fn default_payment_method(&self, organization: Uuid) -> Option<Uuid> {
+        self.payment_methods
+            .values()
+            .find(|m| m.rec.organization == organization && m.rec.default)
+            .map(|m| m.rec.id)
+    }
+
     /// Makes `id` its organisation's only default, at `now`.
     fn make_default(&mut self, organization: Uuid, id: Uuid, now: Instant) {
         let changed: Vec<Uuid> = self
