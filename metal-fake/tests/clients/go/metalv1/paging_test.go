@@ -17,41 +17,6 @@ import (
 	"metal-fake/tests/clients/harness"
 )
 
-// once fails t unless ids holds want distinct IDs, each once.
-func once(t *testing.T, what string, ids []string, want int) {
-	t.Helper()
-	seen := map[string]bool{}
-	for _, id := range ids {
-		if seen[id] {
-			t.Fatalf("%s: %s listed twice in %v", what, id, ids)
-		}
-		seen[id] = true
-	}
-	if len(ids) != want {
-		t.Fatalf("%s: want %d, listed %d: %v", what, want, len(ids), ids)
-	}
-}
-
-// callsOf is how many calls of operation the fake has logged.
-func callsOf(t *testing.T, env harness.Env, operation string) int {
-	t.Helper()
-	calls, err := env.Fake.Calls(operation, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return calls.Total
-}
-
-// pages fails t unless operation was called want times since before.
-func pages(t *testing.T, env harness.Env, operation string, before, want int) int {
-	t.Helper()
-	now := callsOf(t, env, operation)
-	if now-before != want {
-		t.Fatalf("%s: want %d pages read, the fake served %d", operation, want, now-before)
-	}
-	return now
-}
-
 func TestPaging(t *testing.T) {
 	env := harness.Start(t, metalfake.Reservations(23))
 	c := client(env)
@@ -63,7 +28,7 @@ func TestPaging(t *testing.T) {
 	)
 
 	steps.Run("reads 23 reservations 5 a page", nil, func(t *testing.T) {
-		before := callsOf(t, env, "findProjectHardwareReservations")
+		before := harness.CallsOf(t, env, "findProjectHardwareReservations")
 		all, err := c.HardwareReservationsApi.FindProjectHardwareReservations(ctx, env.Project).
 			PerPage(5).ExecuteWithPagination()
 		if err != nil {
@@ -73,8 +38,8 @@ func TestPaging(t *testing.T) {
 		for _, r := range all.GetHardwareReservations() {
 			ids = append(ids, r.GetId())
 		}
-		once(t, "reservations", ids, 23)
-		pages(t, env, "findProjectHardwareReservations", before, 5)
+		harness.Once(t, "reservations", ids, 23)
+		harness.Pages(t, env, "findProjectHardwareReservations", before, 5)
 		reservations = all.GetHardwareReservations()
 	})
 	steps.Run("reads 7 devices 2 a page, and a tag's 1 a page", []string{"reads 23 reservations 5 a page"}, func(t *testing.T) {
@@ -91,7 +56,7 @@ func TestPaging(t *testing.T) {
 			m := facility.GetMetro()
 			metro = m.GetCode()
 		}
-		before := callsOf(t, env, "findProjectDevices")
+		before := harness.CallsOf(t, env, "findProjectDevices")
 		all, err := c.DevicesApi.FindProjectDevices(ctx, env.Project).PerPage(2).ExecuteWithPagination()
 		if err != nil {
 			t.Fatal(err)
@@ -103,8 +68,8 @@ func TestPaging(t *testing.T) {
 			}
 			ids = append(ids, d.GetId())
 		}
-		once(t, "devices", ids, 7)
-		before = pages(t, env, "findProjectDevices", before, 4)
+		harness.Once(t, "devices", ids, 7)
+		before = harness.Pages(t, env, "findProjectDevices", before, 4)
 		odd, err := c.DevicesApi.FindProjectDevices(ctx, env.Project).Tag("odd").PerPage(1).ExecuteWithPagination()
 		if err != nil {
 			t.Fatal(err)
@@ -116,8 +81,8 @@ func TestPaging(t *testing.T) {
 			}
 			ids = append(ids, d.GetId())
 		}
-		once(t, "odd devices", ids, 3)
-		pages(t, env, "findProjectDevices", before, 3)
+		harness.Once(t, "odd devices", ids, 3)
+		harness.Pages(t, env, "findProjectDevices", before, 3)
 	})
 	steps.Run("reads 8 projects 3 a page", nil, func(t *testing.T) {
 		for i := 0; i < 7; i++ {
@@ -126,7 +91,7 @@ func TestPaging(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		before := callsOf(t, env, "findProjects")
+		before := harness.CallsOf(t, env, "findProjects")
 		all, err := c.ProjectsApi.FindProjects(ctx).PerPage(3).ExecuteWithPagination()
 		if err != nil {
 			t.Fatal(err)
@@ -135,8 +100,8 @@ func TestPaging(t *testing.T) {
 		for _, p := range all.GetProjects() {
 			ids = append(ids, p.GetId())
 		}
-		once(t, "projects", ids, 8)
-		pages(t, env, "findProjects", before, 3)
+		harness.Once(t, "projects", ids, 8)
+		harness.Pages(t, env, "findProjects", before, 3)
 	})
 	steps.Run("reads the project's events 4 a page, as one page holds them", []string{"reads 7 devices 2 a page, and a tag's 1 a page"}, func(t *testing.T) {
 		whole, _, err := c.EventsApi.FindProjectEvents(ctx, env.Project).PerPage(1000).Execute()
@@ -147,7 +112,7 @@ func TestPaging(t *testing.T) {
 		if len(events) < 9 {
 			t.Fatalf("want at least 9 events, the project has %d", len(events))
 		}
-		before := callsOf(t, env, "findProjectEvents")
+		before := harness.CallsOf(t, env, "findProjectEvents")
 		paged, err := c.EventsApi.FindProjectEvents(ctx, env.Project).PerPage(4).ExecuteWithPagination()
 		if err != nil {
 			t.Fatal(err)
@@ -159,8 +124,8 @@ func TestPaging(t *testing.T) {
 			}
 			ids = append(ids, e.GetId())
 		}
-		once(t, "events", ids, len(events))
-		pages(t, env, "findProjectEvents", before, (len(events)+3)/4)
+		harness.Once(t, "events", ids, len(events))
+		harness.Pages(t, env, "findProjectEvents", before, (len(events)+3)/4)
 	})
 	steps.Run("requests addresses over the quota", []string{"reads 7 devices 2 a page, and a tag's 1 a page"}, func(t *testing.T) {
 		p, _, err := c.ProjectsApi.CreateProject(ctx).
@@ -197,7 +162,7 @@ func TestPaging(t *testing.T) {
 		if err != nil || big == nil || big.GetState() != "pending" {
 			t.Fatalf("256 more without fail_on_approval_required: %+v, %v; want pending", big, err)
 		}
-		before := callsOf(t, env, "findIPReservations")
+		before := harness.CallsOf(t, env, "findIPReservations")
 		all, err := c.IPAddressesApi.FindIPReservations(ctx, p.GetId()).PerPage(1).ExecuteWithPagination()
 		if err != nil {
 			t.Fatal(err)
@@ -211,8 +176,8 @@ func TestPaging(t *testing.T) {
 			states[r.IPReservation.GetId()] = r.IPReservation.GetState()
 			ids = append(ids, r.IPReservation.GetId())
 		}
-		once(t, "blocks", ids, 2)
-		pages(t, env, "findIPReservations", before, 2)
+		harness.Once(t, "blocks", ids, 2)
+		harness.Pages(t, env, "findIPReservations", before, 2)
 		if states[small.GetId()] != "created" || states[big.GetId()] != "pending" {
 			t.Fatalf("the project's blocks: %v", states)
 		}

@@ -17,44 +17,6 @@ import (
 	"metal-fake/tests/clients/harness"
 )
 
-// once fails t unless ids holds want distinct IDs, each once.
-func once(t *testing.T, what string, ids []string, want int) {
-	t.Helper()
-	seen := map[string]bool{}
-	for _, id := range ids {
-		if seen[id] {
-			t.Fatalf("%s: %s listed twice in %v", what, id, ids)
-		}
-		seen[id] = true
-	}
-	if len(ids) != want {
-		t.Fatalf("%s: want %d, listed %d: %v", what, want, len(ids), ids)
-	}
-}
-
-// pages fails t unless operation was called exactly want times since
-// before (the call log's totals), so the list was read page by page.
-func pages(t *testing.T, env harness.Env, operation string, before, want int) int {
-	t.Helper()
-	calls, err := env.Fake.Calls(operation, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := calls.Total - before; got != want {
-		t.Fatalf("%s: want %d pages read, the fake served %d", operation, want, got)
-	}
-	return calls.Total
-}
-
-func callsOf(t *testing.T, env harness.Env, operation string) int {
-	t.Helper()
-	calls, err := env.Fake.Calls(operation, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return calls.Total
-}
-
 func TestPaging(t *testing.T) {
 	env := harness.Start(t, metalfake.Reservations(23))
 	c := client(t, env, env.Token)
@@ -65,7 +27,7 @@ func TestPaging(t *testing.T) {
 	)
 
 	steps.Run("reads 23 reservations 5 a page", nil, func(t *testing.T) {
-		before := callsOf(t, env, "findProjectHardwareReservations")
+		before := harness.CallsOf(t, env, "findProjectHardwareReservations")
 		all, _, err := c.HardwareReservations.List(env.Project, &packngo.ListOptions{PerPage: 5})
 		if err != nil {
 			t.Fatal(err)
@@ -74,8 +36,8 @@ func TestPaging(t *testing.T) {
 		for _, r := range all {
 			ids = append(ids, r.ID)
 		}
-		once(t, "reservations", ids, 23)
-		pages(t, env, "findProjectHardwareReservations", before, 5)
+		harness.Once(t, "reservations", ids, 23)
+		harness.Pages(t, env, "findProjectHardwareReservations", before, 5)
 		reservations = all
 	})
 	steps.Run("reads 7 devices 2 a page, and a tag's 1 a page", []string{"reads 23 reservations 5 a page"}, func(t *testing.T) {
@@ -95,7 +57,7 @@ func TestPaging(t *testing.T) {
 				metro = r.Facility.Metro.Code
 			}
 		}
-		before := callsOf(t, env, "findProjectDevices")
+		before := harness.CallsOf(t, env, "findProjectDevices")
 		all, _, err := c.Devices.List(env.Project, &packngo.ListOptions{PerPage: 2})
 		if err != nil {
 			t.Fatal(err)
@@ -107,8 +69,8 @@ func TestPaging(t *testing.T) {
 			}
 			ids = append(ids, d.ID)
 		}
-		once(t, "devices", ids, 7)
-		before = pages(t, env, "findProjectDevices", before, 4)
+		harness.Once(t, "devices", ids, 7)
+		before = harness.Pages(t, env, "findProjectDevices", before, 4)
 		odd, _, err := c.Devices.List(env.Project, (&packngo.ListOptions{PerPage: 1}).Filter("tag", "odd"))
 		if err != nil {
 			t.Fatal(err)
@@ -120,8 +82,8 @@ func TestPaging(t *testing.T) {
 			}
 			ids = append(ids, d.ID)
 		}
-		once(t, "odd devices", ids, 3)
-		pages(t, env, "findProjectDevices", before, 3)
+		harness.Once(t, "odd devices", ids, 3)
+		harness.Pages(t, env, "findProjectDevices", before, 3)
 	})
 	steps.Run("reads 8 projects 3 a page", nil, func(t *testing.T) {
 		for i := 0; i < 7; i++ {
@@ -129,7 +91,7 @@ func TestPaging(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		before := callsOf(t, env, "findProjects")
+		before := harness.CallsOf(t, env, "findProjects")
 		all, _, err := c.Projects.List(&packngo.ListOptions{PerPage: 3})
 		if err != nil {
 			t.Fatal(err)
@@ -138,8 +100,8 @@ func TestPaging(t *testing.T) {
 		for _, p := range all {
 			ids = append(ids, p.ID)
 		}
-		once(t, "projects", ids, 8)
-		pages(t, env, "findProjects", before, 3)
+		harness.Once(t, "projects", ids, 8)
+		harness.Pages(t, env, "findProjects", before, 3)
 	})
 	steps.Run("reads the project's events 4 a page, as one page holds them", []string{"reads 7 devices 2 a page, and a tag's 1 a page"}, func(t *testing.T) {
 		whole, _, err := c.Projects.ListEvents(env.Project, &packngo.ListOptions{PerPage: 1000})
@@ -149,7 +111,7 @@ func TestPaging(t *testing.T) {
 		if len(whole) < 9 {
 			t.Fatalf("want at least 9 events, the project has %d", len(whole))
 		}
-		before := callsOf(t, env, "findProjectEvents")
+		before := harness.CallsOf(t, env, "findProjectEvents")
 		paged, _, err := c.Projects.ListEvents(env.Project, &packngo.ListOptions{PerPage: 4})
 		if err != nil {
 			t.Fatal(err)
@@ -161,8 +123,8 @@ func TestPaging(t *testing.T) {
 			}
 			ids = append(ids, e.ID)
 		}
-		once(t, "events", ids, len(whole))
-		pages(t, env, "findProjectEvents", before, (len(whole)+3)/4)
+		harness.Once(t, "events", ids, len(whole))
+		harness.Pages(t, env, "findProjectEvents", before, (len(whole)+3)/4)
 	})
 	steps.Run("requests addresses over the quota", []string{"reads 7 devices 2 a page, and a tag's 1 a page"}, func(t *testing.T) {
 		p, _, err := c.Projects.Create(&packngo.ProjectCreateRequest{Name: "quota"})
