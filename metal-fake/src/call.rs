@@ -59,6 +59,17 @@ impl Call {
     /// repeated; for a list ([`Call::list`]), its values joined with
     /// commas.
     pub fn query(&self, name: &str) -> Option<&str> {
+        // Every read of the query comes here: the coverage test learns
+        // from it which parameters each operation honours.
+        #[cfg(test)]
+        crate::coverage::reads::note(name);
+        self.peek(name)
+    }
+
+    /// A query parameter as [`Call::query`] gives it, without counting as
+    /// read: for what repeats the query back (a list's hrefs echo its
+    /// filters) and honours nothing.
+    pub(crate) fn peek(&self, name: &str) -> Option<&str> {
         self.query
             .iter()
             .find(|(n, _)| n == name)

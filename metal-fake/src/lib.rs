@@ -51,6 +51,11 @@
 //!   document is refused.
 //! - [`fidelity`]: how the fake follows the real API: the evidence for
 //!   each behaviour, and what is configurable (doc only).
+//! - `coverage`: what the fake serves of each operation's query
+//!   parameters and request variants, and the tests that write
+//!   `COVERAGE.md` from the code ([`fidelity::coverage`]) and fail on a
+//!   parameter neither read nor declared, or a reply saying the fake does
+//!   not model something that the list of variants does not name.
 //!
 //! # Adding a resource
 //!
@@ -82,7 +87,10 @@
 //!    the relations' cascade removes one (`remove_row`). Another folder
 //!    that must change a thing calls a function of the thing's folder.
 //!    Add `rules.rs` when it changes state on its own rules, `filter.rs`
-//!    when its list takes filters.
+//!    when its list takes filters. Every query parameter the spec gives
+//!    an operation is read through [`Call::query`] (or `list`, `text`,
+//!    `number`), or declared with the operation (`Modelled::unread`, with
+//!    why it changes nothing); the coverage test fails otherwise.
 //! 5. `model/<family>/mod.rs`: its `mod` line and one line in the
 //!    family's `RESOURCES` (a new family is a folder and one line in
 //!    `model/mod.rs`'s `FAMILIES`).
@@ -271,6 +279,7 @@
 mod call;
 mod clock;
 mod control;
+mod coverage;
 pub mod document;
 mod fake;
 mod faults;

@@ -37,6 +37,13 @@
 //! ports and then with a gateway, a bond with VLANs on its port, the
 //! native VLAN unassigned).
 //!
+//! packngo and metalv1 also read lists longer than one page through their
+//! own paging (`TestPaging`, in their `paging_test.go`): 23 reservations,
+//! 7 devices (and the 3 of one tag), 8 projects and the project's events,
+//! a few a page, each item once, in as many calls as pages; and a new
+//! project's IP reservation requests over the quota (none listed at
+//! first; `fail_on_approval_required` refused with `422`, else `pending`).
+//!
 //! Each test needs its toolchain (`go`; `python3` with `venv`, and PyPI
 //! reachable the first time: the virtualenv is kept under the target
 //! directory), so each is `#[ignore]`d with what it needs, which cargo's
@@ -189,5 +196,21 @@ fn equinix_sdk_go_metalv1_walks_the_network() {
         "equinix_sdk_go_metalv1_walks_the_network",
         "metalv1",
         "TestNetworking",
+    );
+}
+
+#[test]
+#[ignore = "needs go, and the Go module proxy the first time"]
+fn packngo_pages_every_list_whole() {
+    go_test("packngo_pages_every_list_whole", "packngo", "TestPaging");
+}
+
+#[test]
+#[ignore = "needs go, and the Go module proxy the first time"]
+fn equinix_sdk_go_metalv1_pages_every_list_whole() {
+    go_test(
+        "equinix_sdk_go_metalv1_pages_every_list_whole",
+        "metalv1",
+        "TestPaging",
     );
 }

@@ -36,7 +36,11 @@ impl Listing {
             echo: filters
                 .iter()
                 .chain(&["include", "exclude"])
-                .filter_map(|name| Some((*name, call.text(name)?)))
+                // Echoed, not honoured: the filters' own readers count.
+                .filter_map(|name| {
+                    let v = call.peek(name).filter(|v| !v.is_empty())?;
+                    Some((*name, v.to_string()))
+                })
                 .collect(),
         })
     }
@@ -52,6 +56,64 @@ impl Listing {
             per_page: call.number("per_page", per_page)?,
             ..Self::of(call, filters)?
         })
+    }
+}
+
+/// The page a request of a list without `meta` asks for (the spec's
+/// `MembershipList`, `PaymentMethodList`, `SelfServiceReservationList`
+/// have none): `page` and `per_page` when either is given; else the whole
+/// list, since a client that cannot see `meta` cannot ask for more.
+pub(crate) struct Cut {
+    asked: Option<(u32, u32)>,
+}
+
+impl Cut {
+    /// Reads `page` and `per_page`; anything but a whole number is `422`.
+    pub(crate) fn of(call: &Call) -> Result<Self, ApiError> {
+        let asked = call.query("page").is_some() || call.query("per_page").is_some();
+        let page = call.number("page", 1)?;
+        let per_page = call.number("per_page", DEFAULT_PER_PAGE)?;
+        Ok(Self {
+            asked: asked.then_some((page, per_page)),
+        })
+    }
+
+    /// The entries of `items` (in the list's order) on the page asked for.
+    pub(crate) fn cut<T>(&self, items: Vec<T>) -> Vec<T> {
+        let Some((page, per_page)) = self.asked else {
+            return items;
+        };
+        let (range, _) = paginate(items.len(), page, per_page, &"", &[]);
+        items
+            .into_iter()
+            .skip(range.start)
+            .take(range.len())
+            .collect()
+    }
+}
+
+/// Whether a plan of the fake is in one of `categories` (a list's
+/// `categories` filter: the spec's `compute`, `storage`, `vmce`,
+/// `legacy_gen`, `current_gen`): every plan of the fake is a compute plan
+/// of the current generation, as its plans show (`categories: compute`).
+pub(crate) fn plan_in_categories(categories: &[&str]) -> bool {
+    categories.is_empty()
+        || categories
+            .iter()
+            .any(|c| *c == "compute" || *c == "current_gen")
+}
+
+/// The categories of a list's `categories` filter, each one of the spec's,
+/// else `422`.
+pub(crate) fn categories<'c>(call: &'c Call, name: &str) -> Result<Vec<&'c str>, ApiError> {
+    const KNOWN: &[&str] = &["compute", "storage", "vmce", "legacy_gen", "current_gen"];
+    let listed = call.list(name);
+    match listed.iter().find(|c| !KNOWN.contains(c)) {
+        Some(c) => Err(ApiError::unprocessable(format!(
+            "{name}: {c:?} is none of {}",
+            KNOWN.join(", ")
+        ))),
+        None => Ok(listed),
     }
 }
 

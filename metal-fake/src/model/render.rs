@@ -303,7 +303,13 @@ struct PageLink {
 /// the API sends with them. `query` holds the request's other parameters
 /// (its filters), kept in every href of `meta` so that following `next`
 /// lists the same selection; `meta.total` counts the entries that passed
-/// the filters.
+/// the filters. Each href is the list's path below the API's root
+/// (`/projects/{id}/devices?...`, not `/metal/v1/projects/...`), as
+/// packngo follows it: it keeps the path, drops the leading `/` and
+/// resolves it against its base URL, which ends in `/metal/v1/` (its
+/// `nextPage` and `NewRequest`; its own paging test,
+/// `TestHardwareReservationServiceOp_List`, answers `next` as the path it
+/// was asked for, below the base URL).
 pub(crate) fn paginate(
     total: usize,
     page: u32,
@@ -321,6 +327,8 @@ pub(crate) fn paginate(
         percent_encode(&mut filters, v);
         filters.push('&');
     }
+    let path = path.to_string();
+    let path = path.strip_prefix(API_PREFIX).unwrap_or(&path);
     let link = |n: usize| PageLink {
         href: format!("{path}?{filters}page={n}&per_page={per_page}"),
     };

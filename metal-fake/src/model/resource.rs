@@ -13,6 +13,7 @@ use super::access::Owner;
 use super::render::Expand;
 use super::World;
 use crate::call::{ApiError, Call, Reply};
+use crate::coverage::Unread;
 use crate::document::{WorldDoc, WorldError};
 
 /// What one call does to the world at an instant, and its reply.
@@ -70,6 +71,12 @@ pub(crate) struct Modelled {
     /// declares no [`Target::Param`] is refused to every token of the
     /// world (`403`), and a test fails it.
     pub(crate) target: Target,
+    /// The query parameters of the spec's operation that `prepare` does
+    /// not read, each with why ([`Unread`]). Every other parameter of the
+    /// spec's is read, and the coverage test (`coverage::table`) fails
+    /// an operation that leaves one neither read nor declared here, or
+    /// that reads one declared here.
+    pub(crate) unread: &'static [Unread],
 }
 
 impl Modelled {
@@ -81,7 +88,14 @@ impl Modelled {
             prepare,
             also_patch: false,
             target: Target::Caller,
+            unread: &[],
         }
+    }
+
+    /// The spec's query parameters it does not read, and why.
+    pub(crate) const fn unread(mut self, unread: &'static [Unread]) -> Self {
+        self.unread = unread;
+        self
     }
 
     /// Its path's `param` names a thing of `of`.

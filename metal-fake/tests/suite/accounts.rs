@@ -901,3 +901,48 @@ async fn emails_payment_methods_and_two_factor_keep_their_state_and_refusals() {
     let saved = fake.world();
     assert_eq!(Fake::builder().world(saved.clone()).build().world(), saved);
 }
+
+/// packngo's `TestAccProjectBasic` creates a project by name alone and
+/// fails on an empty `payment_method` href: a project carries what pays
+/// for it, its organisation's default payment method once there is one.
+#[tokio::test]
+async fn a_project_carries_its_organisation_s_default_payment_method() {
+    let fake = fake();
+    let (status, project) = call(
+        &fake,
+        ACME,
+        "POST",
+        "/projects",
+        json!({"name": "paid", "organization_id": ACME_ORG}),
+    )
+    .await;
+    assert_eq!(status, 201, "{project}");
+    let before = project["payment_method"]["href"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        before.starts_with("/metal/v1/payment-methods/"),
+        "{project}"
+    );
+    let path = format!("/organizations/{ACME_ORG}/payment-methods");
+    let (status, card) = call(
+        &fake,
+        ACME,
+        "POST",
+        &path,
+        json!({"name": "card", "nonce": "n"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{card}");
+    let id = project["id"].as_str().unwrap();
+    let (_, read) = call(&fake, ACME, "GET", &format!("/projects/{id}"), Value::Null).await;
+    assert_eq!(
+        read["payment_method"]["href"],
+        json!(format!(
+            "/metal/v1/payment-methods/{}",
+            card["id"].as_str().unwrap()
+        ))
+    );
+    assert_ne!(read["payment_method"]["href"], json!(before));
+}

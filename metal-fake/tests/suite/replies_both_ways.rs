@@ -84,8 +84,8 @@ const MISSING: &[(&str, &[&str], &str)] = &[
     ),
     (
         "Project",
-        &["bgp_config", "devices", "ssh_keys", "payment_method", "url"],
-        "bgp_config until requested; devices and keys as hrefs would make every project list grow with the world (lists of each serve them); payment methods are not modelled",
+        &["bgp_config", "devices", "ssh_keys", "url"],
+        "bgp_config until requested; devices and keys as hrefs would make every project list grow with the world (lists of each serve them)",
     ),
     (
         "Organization",

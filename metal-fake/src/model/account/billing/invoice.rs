@@ -6,18 +6,27 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use crate::call::{ApiError, Call};
+use crate::coverage::Unread;
 use crate::model::access::Owner;
 use crate::model::organization;
 use crate::model::render::reply;
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
 use crate::model::World;
 
+/// An invoice list's parameters, which select among no invoices.
+const NOTHING_BILLED: &[Unread] = &[
+    Unread::no_effect("page", "the fake bills nothing: the list is always empty"),
+    Unread::no_effect("per_page", "as `page`"),
+    Unread::no_effect("status", "as `page`"),
+];
+
 /// Invoices.
 pub(crate) static RESOURCE: Resource = Resource {
     collection: "invoices",
     operations: &[
         Modelled::new(&op::FIND_ORGANIZATION_INVOICES, find_organization_invoices)
-            .names("id", &organization::RESOURCE),
+            .names("id", &organization::RESOURCE)
+            .unread(NOTHING_BILLED),
         Modelled::new(&op::GET_INVOICE_BY_ID, get_invoice_by_id).names("id", &RESOURCE),
     ],
     owner,

@@ -11,7 +11,9 @@ mod payment_method;
 
 pub(crate) use invoice::RESOURCE as INVOICES;
 pub use payment_method::PaymentMethod;
-pub(crate) use payment_method::{Kept, RESOURCE as PAYMENT_METHODS};
+pub(crate) use payment_method::{
+    Kept, COLLECTION as PAYMENT_METHOD_COLLECTION, RESOURCE as PAYMENT_METHODS,
+};
 
 crate::model::journal::owned_table! {
     /// The world's organisations' payment methods, by ID: written only here.

@@ -16,6 +16,7 @@ use crate::document::{WorldDoc, WorldError, MAX_NAME};
 use crate::model::access::Owner;
 use crate::model::bounds::{refuse, too_long};
 use crate::model::journal::{record, Meta, Scope};
+use crate::model::list::Cut;
 use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
 use crate::model::render::{reply, Stamp, Stub};
@@ -171,6 +172,14 @@ impl World {
             .ok_or_else(ApiError::not_found)
     }
 
+    /// The default payment method of `organization`, if it has one.
+    pub(crate) fn default_payment_method(&self, organization: Uuid) -> Option<Uuid> {
+        self.payment_methods
+            .values()
+            .find(|m| m.rec.organization == organization && m.rec.default)
+            .map(|m| m.rec.id)
+    }
+
     /// Makes `id` its organisation's only default, at `now`.
     fn make_default(&mut self, organization: Uuid, id: Uuid, now: Instant) {
         let changed: Vec<Uuid> = self
@@ -232,6 +241,7 @@ fn create_payment_method(call: &Call) -> Result<Prepared, ApiError> {
 
 fn find_organization_payment_methods(call: &Call) -> Result<Prepared, ApiError> {
     let organization = call.id("id")?;
+    let cut = Cut::of(call)?;
     acts(move |w, _, _| {
         w.organization(organization)?;
         let mut listed: Vec<&Kept> = w
@@ -241,7 +251,8 @@ fn find_organization_payment_methods(call: &Call) -> Result<Prepared, ApiError> 
             .collect();
         listed.sort_by_key(|m| m.meta.seq);
         reply(&PaymentMethodList {
-            payment_methods: listed
+            payment_methods: cut
+                .cut(listed)
                 .into_iter()
                 .map(|m| w.payment_method_view(m))
                 .collect(),

@@ -13,7 +13,8 @@ use super::view::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
-use crate::model::list::{self, Listing};
+use crate::model::device::DeviceFilter;
+use crate::model::list::{self, one_of, Listing};
 use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
 use crate::model::render::{reply, API_PREFIX};
@@ -122,12 +123,25 @@ fn of_organization(call: &Call, inner: Prepare) -> Result<Prepared, ApiError> {
 
 /// The organisations the caller sees, oldest first.
 fn find_organizations(call: &Call) -> Result<Prepared, ApiError> {
-    let listing = Listing::of(call, &[])?;
+    const WHICH: &[&str] = &["include", "exclude", "only"];
+    let listing = Listing::of(call, &["personal", "without_projects"])?;
+    // No organisation of the fake is a user's personal one.
+    let personal = one_of(call, "personal", WHICH)?;
+    let without_projects = one_of(call, "without_projects", WHICH)?;
     acts(move |w, caller, _| {
         let listed = w
             .organizations
             .values()
-            .filter(|o| caller.sees_organization(w, o.rec.id));
+            .filter(|o| caller.sees_organization(w, o.rec.id))
+            .filter(|_| personal.as_deref() != Some("only"))
+            .filter(|o| {
+                let empty = !w.projects.values().any(|p| p.organization() == o.rec.id);
+                match without_projects.as_deref() {
+                    Some("exclude") => !empty,
+                    Some("only") => empty,
+                    _ => true,
+                }
+            });
         let path = format_args!("{API_PREFIX}/{COLLECTION}");
         let page = list::page(
             "organizations",
@@ -206,7 +220,8 @@ fn find_organization_customdata(call: &Call) -> Result<Prepared, ApiError> {
 /// first.
 fn find_organization_devices(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
-    let listing = Listing::of(call, &[])?;
+    let listing = Listing::of(call, DeviceFilter::PARAMS)?;
+    let filter = DeviceFilter::of(call)?;
     let expand = expand(call);
     acts(move |w, caller, now| {
         w.organization(id)?;
@@ -215,6 +230,7 @@ fn find_organization_devices(call: &Call) -> Result<Prepared, ApiError> {
                 && w.projects
                     .get(&d.rec.project)
                     .is_some_and(|p| p.organization() == id)
+                && w.device_passes(d, &filter)
         });
         let path = format_args!("{API_PREFIX}/{COLLECTION}/{id}/devices");
         let page = list::page(

@@ -26,6 +26,9 @@ pub(crate) struct ProjectView<'a> {
     tags: &'a [String],
     customdata: &'a serde_json::Map<String, serde_json::Value>,
     backend_transfer_enabled: bool,
+    /// What pays for it: its organisation's default payment method (a
+    /// derived ID, reading `404`, when the organisation has none).
+    payment_method: Stub,
     /// Its BGP configuration, once requested.
     #[serde(skip_serializing_if = "Option::is_none")]
     bgp_config: Option<Stub>,
@@ -59,6 +62,11 @@ impl World {
             organization: Stub::new(organization::COLLECTION, p.organization()),
             tags: &p.rec.tags,
             customdata: &p.rec.customdata,
+            payment_method: Stub::new(
+                crate::model::billing::PAYMENT_METHOD_COLLECTION,
+                self.default_payment_method(p.organization())
+                    .unwrap_or_else(|| Uuid::from_u128(!p.organization().as_u128())),
+            ),
             backend_transfer_enabled: p.rec.backend_transfer_enabled,
             bgp_config: p
                 .rec

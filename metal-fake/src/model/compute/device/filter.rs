@@ -6,7 +6,7 @@ use uuid::Uuid;
 use super::record::Kept;
 use super::view::{address_texts, DeviceView};
 use crate::call::{ApiError, Call};
-use crate::model::list::{flag, Listing, Page};
+use crate::model::list::{categories, flag, plan_in_categories, Listing, Page};
 use crate::model::render::{contains_ignoring_case, ShortId};
 use crate::model::World;
 
@@ -23,6 +23,8 @@ pub(crate) struct DeviceFilter {
     facility: Option<String>,
     has_termination_time: Option<bool>,
     mac_address: Option<String>,
+    /// Whether the device's plan is in the categories asked for.
+    in_categories: bool,
 }
 
 impl DeviceFilter {
@@ -38,9 +40,11 @@ impl DeviceFilter {
         "facility",
         "has_termination_time",
         "mac_address",
+        "categories",
     ];
 
-    /// Reads the filters of a call; a malformed boolean is `422`.
+    /// Reads the filters of a call; a malformed boolean, or a category
+    /// outside the spec's, is `422`.
     pub(crate) fn of(call: &Call) -> Result<Self, ApiError> {
         Ok(Self {
             hostname: call.text("hostname"),
@@ -53,6 +57,7 @@ impl DeviceFilter {
             facility: call.text("facility"),
             has_termination_time: flag(call, "has_termination_time")?,
             mac_address: call.text("mac_address"),
+            in_categories: plan_in_categories(&categories(call, "categories")?),
         })
     }
 }
@@ -80,7 +85,8 @@ impl World {
         )
     }
 
-    fn device_passes(&self, d: &Kept, f: &DeviceFilter) -> bool {
+    /// Whether `d` passes `f`.
+    pub(crate) fn device_passes(&self, d: &Kept, f: &DeviceFilter) -> bool {
         let rec = &d.rec;
         let facility = self.catalog.facility(&rec.facility);
         let reserved = rec.reservation.is_some();
@@ -137,6 +143,7 @@ impl World {
                 crate::model::port::macs_of(&rec.plan, d.meta.seq)
                     .any(|x| x.to_string().eq_ignore_ascii_case(m))
             })
+            && f.in_categories
             && search()
     }
 }

@@ -42,6 +42,7 @@ mod view;
 pub(crate) use create::read_create_body;
 pub(crate) use failures::FailurePlan;
 pub use failures::{FailProvisioning, RandomFailures};
+pub(crate) use filter::DeviceFilter;
 pub(crate) use operations::RESOURCE;
 pub use record::{Device, DeviceState, OwnAddress};
 pub(crate) use record::{Kept, Step, FAILED_PROVISIONING_PROJECT};

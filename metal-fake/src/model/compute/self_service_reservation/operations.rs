@@ -9,6 +9,7 @@ use super::record;
 use super::view::ReservationList;
 use crate::call::{ApiError, Call, Reply};
 use crate::model::access::Owner;
+use crate::model::list::{categories, plan_in_categories, Cut};
 use crate::model::project;
 use crate::model::render::reply;
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
@@ -68,20 +69,8 @@ fn create_self_service_reservation(call: &Call) -> Result<Prepared, ApiError> {
 
 fn find_self_service_reservations(call: &Call) -> Result<Prepared, ApiError> {
     let project = call.id("project_id")?;
-    // Every plan of the fake is a compute plan of the current generation.
-    let categories = call.text("categories");
-    if let Some(text) = &categories {
-        for c in text.split(',') {
-            if !["compute", "storage", "vmce", "legacy_gen", "current_gen"].contains(&c) {
-                return Err(ApiError::unprocessable(format!(
-                    "categories: {c:?} is none of compute, storage, vmce, legacy_gen, current_gen"
-                )));
-            }
-        }
-    }
-    let matches = categories
-        .as_deref()
-        .is_none_or(|t| t.split(',').any(|c| c == "compute" || c == "current_gen"));
+    let matches = plan_in_categories(&categories(call, "categories")?);
+    let cut = Cut::of(call)?;
     acts(move |w, _, _| {
         w.projects.get(&project).ok_or_else(ApiError::not_found)?;
         let mut list: Vec<_> = w
@@ -91,7 +80,11 @@ fn find_self_service_reservations(call: &Call) -> Result<Prepared, ApiError> {
             .collect();
         list.sort_by_key(|r| r.meta.seq);
         reply(&ReservationList {
-            reservations: list.into_iter().map(|r| w.self_service_view(r)).collect(),
+            reservations: cut
+                .cut(list)
+                .into_iter()
+                .map(|r| w.self_service_view(r))
+                .collect(),
         })
     })
 }

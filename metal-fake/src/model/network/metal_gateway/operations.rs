@@ -7,6 +7,7 @@ use super::record::{self, Kept};
 use super::rules::CreateInput;
 use super::view::COLLECTION;
 use crate::call::{ApiError, Call};
+use crate::coverage::Unread;
 use crate::model::access::Owner;
 use crate::model::list::Listing;
 use crate::model::project;
@@ -24,7 +25,11 @@ pub(crate) static RESOURCE: Resource = Resource {
         )
         .names("project_id", &project::RESOURCE),
         Modelled::new(&op::CREATE_METAL_GATEWAY, create_metal_gateway)
-            .names("project_id", &project::RESOURCE),
+            .names("project_id", &project::RESOURCE)
+            .unread(&[
+                Unread::no_effect("page", "a create's reply is one gateway: nothing to page"),
+                Unread::no_effect("per_page", "as `page`"),
+            ]),
         Modelled::new(&op::FIND_METAL_GATEWAY_BY_ID, find_metal_gateway_by_id)
             .names("id", &RESOURCE),
         Modelled::new(&op::DELETE_METAL_GATEWAY, delete_metal_gateway).names("id", &RESOURCE),

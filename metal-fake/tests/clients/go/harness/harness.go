@@ -117,3 +117,41 @@ func Until(t *testing.T, what string, check func() (done bool, saw string)) {
 		time.Sleep(Interval)
 	}
 }
+
+// Once fails t unless ids holds want distinct IDs, each once (a list read
+// whole through a client's paging).
+func Once(t *testing.T, what string, ids []string, want int) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			t.Fatalf("%s: %s listed twice in %v", what, id, ids)
+		}
+		seen[id] = true
+	}
+	if len(ids) != want {
+		t.Fatalf("%s: want %d, listed %d: %v", what, want, len(ids), ids)
+	}
+}
+
+// CallsOf is how many calls of operation the fake has logged.
+func CallsOf(t *testing.T, env Env, operation string) int {
+	t.Helper()
+	calls, err := env.Fake.Calls(operation, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return calls.Total
+}
+
+// Pages fails t unless operation was called want times since the fake had
+// logged before calls of it (so a list was read a page a call), and
+// returns how many it has logged now.
+func Pages(t *testing.T, env Env, operation string, before, want int) int {
+	t.Helper()
+	now := CallsOf(t, env, operation)
+	if now-before != want {
+		t.Fatalf("%s: want %d pages read, the fake served %d", operation, want, now-before)
+	}
+	return now
+}

@@ -15,4 +15,4 @@ mod view;
 
 pub(crate) use operations::RESOURCE;
 pub use record::SpotPrice;
-pub(crate) use rules::{decimal, BID_TOO_LOW};
+pub(crate) use rules::decimal;
