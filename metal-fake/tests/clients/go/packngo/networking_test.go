@@ -256,7 +256,7 @@ func TestNetworking(t *testing.T) {
 		}
 
 		_, err = c.ProjectVirtualNetworks.Delete(vlan.ID)
-		refused(t, err, "assigned to ports")
+		refused(t, err, "Cannot delete Virtual Network when port is assigned")
 		_, _, err = c.Ports.Bond(eth1.ID, false)
 		refused(t, err, "has virtual networks")
 		_, _, err = c.Ports.Unassign(eth1.ID, vlan.ID)
@@ -275,9 +275,17 @@ func TestNetworking(t *testing.T) {
 			t.Fatalf("network type back to %s", got)
 		}
 
-		_, err = c.ProjectVirtualNetworks.Delete(vlan.ID)
-		refused(t, err, "has a Metal Gateway")
+		// The gateway's delete is done later: it reads deleting, and its
+		// block stays bound until it is gone (as Terraform met it).
 		if _, err := c.MetalGateways.Delete(gateway.ID); err != nil {
+			t.Fatal(err)
+		}
+		if g, _, err := c.MetalGateways.Get(gateway.ID, nil); err != nil || g.State != "deleting" {
+			t.Fatalf("the gateway after its delete %+v, %v", g, err)
+		}
+		_, err = c.ProjectIPs.Delete(block)
+		refused(t, err, "Cannot delete with associated metal gateway")
+		if _, err := env.Fake.Advance(10); err != nil {
 			t.Fatal(err)
 		}
 		if _, _, err := c.MetalGateways.Get(gateway.ID, nil); err == nil {
