@@ -214,5 +214,9 @@ fn packngo_walks_layer_2() {
 #[test]
 #[ignore = "needs go, and the Go module proxy the first time"]
 fn equinix_sdk_go_metalv1_walks_layer_2() {
-    go_test("equinix_sdk_go_metalv1_walks_layer_2", "metalv1", "TestLayer2");
+    go_test(
+        "equinix_sdk_go_metalv1_walks_layer_2",
+        "metalv1",
+        "TestLayer2",
+    );
 }

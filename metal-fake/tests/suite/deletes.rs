@@ -79,7 +79,10 @@ async fn a_vlan_on_a_port_is_refused_with_the_real_api_s_message() {
         Some(json!({ "vnid": v })),
     )
     .await;
-    assert_eq!(delete(&fake, &format!("/virtual-networks/{v}")).await.0, 204);
+    assert_eq!(
+        delete(&fake, &format!("/virtual-networks/{v}")).await.0,
+        204
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -107,7 +110,10 @@ async fn a_vlan_s_delete_takes_its_gateway_and_the_block_made_with_it() {
     // project, and stop on any error but a 404.
     let fake = network::fake_of(world());
     let (v, g, block) = gateway(&fake, OTHER_PROJECT).await;
-    assert_eq!(delete(&fake, &format!("/virtual-networks/{v}")).await.0, 204);
+    assert_eq!(
+        delete(&fake, &format!("/virtual-networks/{v}")).await.0,
+        204
+    );
     for gone in [
         format!("/virtual-networks/{v}"),
         format!("/metal-gateways/{g}"),
@@ -115,7 +121,10 @@ async fn a_vlan_s_delete_takes_its_gateway_and_the_block_made_with_it() {
     ] {
         assert_eq!(status(&fake, &gone).await, 404, "{gone}");
     }
-    assert_eq!(delete(&fake, &format!("/projects/{OTHER_PROJECT}")).await.0, 204);
+    assert_eq!(
+        delete(&fake, &format!("/projects/{OTHER_PROJECT}")).await.0,
+        204
+    );
     round_trips(&fake);
 }
 
@@ -148,7 +157,10 @@ async fn a_project_whose_devices_were_just_deleted_is_deleted_at_once() {
     round_trips(&fake);
     // Its removal, due later, finds nothing to do.
     tokio::time::advance(Duration::from_secs(61)).await;
-    assert_eq!(status(&fake, &format!("/projects/{OTHER_PROJECT}")).await, 200);
+    assert_eq!(
+        status(&fake, &format!("/projects/{OTHER_PROJECT}")).await,
+        200
+    );
     round_trips(&fake);
 }
 
@@ -172,7 +184,10 @@ async fn an_organisation_s_delete_takes_its_empty_projects_and_refuses_one_in_us
             json!({"errors": ["Cannot delete a project that has devices"]})
         )
     );
-    assert_eq!(status(&fake, &format!("/projects/{OTHER_PROJECT}")).await, 200);
+    assert_eq!(
+        status(&fake, &format!("/projects/{OTHER_PROJECT}")).await,
+        200
+    );
     assert_eq!(status(&fake, &format!("/virtual-networks/{v}")).await, 200);
     assert_eq!(delete(&fake, &format!("/devices/{DEVICE}")).await.0, 204);
     assert_eq!(delete(&fake, &format!("/organizations/{org}")).await.0, 204);

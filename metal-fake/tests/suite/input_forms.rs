@@ -57,17 +57,33 @@ async fn force_delete_is_taken_in_the_body_and_in_the_query() {
     ] {
         let (status, reply) = delete(DEVICE, query, body).await;
         assert_eq!(status, 422, "{query}: {reply}");
-        assert!(reply["errors"][0].as_str().unwrap().contains("force_delete"));
+        assert!(reply["errors"][0]
+            .as_str()
+            .unwrap()
+            .contains("force_delete"));
     }
-    assert_eq!(call(&fake, "GET", &format!("/devices/{DEVICE}"), None).await.0, 200);
+    assert_eq!(
+        call(&fake, "GET", &format!("/devices/{DEVICE}"), None)
+            .await
+            .0,
+        200
+    );
     // packngo's `Devices.Delete(id, true)`: `{"force_delete": true}`.
     assert_eq!(
-        delete(DEVICE, "", Some(json!({"force_delete": true}))).await.0,
+        delete(DEVICE, "", Some(json!({"force_delete": true})))
+            .await
+            .0,
         204
     );
     // metalv1's `DeleteDevice(...).ForceDelete(true)`: the query.
-    assert_eq!(delete(OTHER_DEVICE, "?force_delete=true", None).await.0, 204);
+    assert_eq!(
+        delete(OTHER_DEVICE, "?force_delete=true", None).await.0,
+        204
+    );
     for id in [DEVICE, OTHER_DEVICE] {
-        assert_eq!(call(&fake, "GET", &format!("/devices/{id}"), None).await.0, 404);
+        assert_eq!(
+            call(&fake, "GET", &format!("/devices/{id}"), None).await.0,
+            404
+        );
     }
 }

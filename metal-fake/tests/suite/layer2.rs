@@ -75,10 +75,7 @@ const ALL_THREE: &[(u64, bool)] = &[(4, true), (6, true), (4, false)];
 fn check(device: &Value, want: &Step, what: &str) {
     let ports = device["network_ports"].as_array().unwrap();
     assert_eq!(ports[0]["network_type"], want.bond0, "{what}: {ports:?}");
-    let bonded: Vec<bool> = ports
-        .iter()
-        .map(|p| p["data"]["bonded"] == true)
-        .collect();
+    let bonded: Vec<bool> = ports.iter().map(|p| p["data"]["bonded"] == true).collect();
     assert_eq!(bonded, want.bonded, "{what}: {ports:?}");
     assert_eq!(address_kinds(device), want.addresses, "{what}");
     assert_eq!(packngo_network_type(device), want.packngo, "{what}");
@@ -135,7 +132,11 @@ async fn a_device_goes_layer_2_bonded_individual_hybrid_and_back_as_packngo_comp
     check(&device().await, &l2_bonded, "layer 2 bonded");
     // Its assigned address went too: the block holds none and is released.
     let (_, b) = server
-        .send("GET", format!("/ips/{}", block["id"].as_str().unwrap()), None)
+        .send(
+            "GET",
+            format!("/ips/{}", block["id"].as_str().unwrap()),
+            None,
+        )
         .await;
     assert_eq!(b["assignments"], json!([]), "{b}");
     // Converting again changes nothing.
@@ -223,19 +224,17 @@ async fn back_to_layer_3_a_device_gets_the_addresses_it_asks_for() {
     let bond0 = port(&fake, DEVICE, "bond0").await;
     let convert = |to: &'static str, body: Option<Value>| {
         let (fake, bond0) = (fake.clone(), bond0.clone());
-        async move {
-            call(
-                &fake,
-                "POST",
-                &format!("/ports/{bond0}/convert/{to}"),
-                body,
-            )
-            .await
-        }
+        async move { call(&fake, "POST", &format!("/ports/{bond0}/convert/{to}"), body).await }
     };
     let kinds = || {
         let fake = fake.clone();
-        async move { address_kinds(&call(&fake, "GET", &format!("/devices/{DEVICE}"), None).await.1) }
+        async move {
+            address_kinds(
+                &call(&fake, "GET", &format!("/devices/{DEVICE}"), None)
+                    .await
+                    .1,
+            )
+        }
     };
     assert_eq!(convert("layer-2", None).await.0, 200);
     // A private IPv6 is not offered; an entry must say what it asks for.

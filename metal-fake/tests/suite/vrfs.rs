@@ -369,7 +369,13 @@ async fn bgp_dynamic_neighbors_take_a_range_of_a_vrf_gateway_s_block() {
     .await;
     assert_eq!(status, 201, "{bare}");
     assert_eq!(bare["bgp_neighbor_range"], "192.168.100.0");
-    let (_, read) = call(&fake, "GET", &format!("/bgp-dynamic-neighbors/{}", id(&bare)), None).await;
+    let (_, read) = call(
+        &fake,
+        "GET",
+        &format!("/bgp-dynamic-neighbors/{}", id(&bare)),
+        None,
+    )
+    .await;
     assert_eq!(read["bgp_neighbor_range"], "192.168.100.0");
     for (body, why) in [
         (

@@ -124,7 +124,10 @@ mod tests {
             (Ipv4Addr::new(10, 70, 43, 224), 29)
         );
         let one = parse_range("10.10.1.0").unwrap();
-        assert_eq!((one.network(), one.cidr()), (Ipv4Addr::new(10, 10, 1, 0), 32));
+        assert_eq!(
+            (one.network(), one.cidr()),
+            (Ipv4Addr::new(10, 10, 1, 0), 32)
+        );
         for bad in ["10.70.43.226/33", "x/29", "10.70.43", ""] {
             assert_eq!(parse_range(bad).unwrap_err().status, 422, "{bad:?}");
         }

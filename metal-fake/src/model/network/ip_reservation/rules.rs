@@ -494,11 +494,7 @@ impl World {
             .map_err(|mut e| {
                 if let (422, Some(b)) = (e.status, block) {
                     for m in &mut e.messages {
-                        *m = format!(
-                            "IP Reservation \"{}/{}\" error: {m}",
-                            b.network(),
-                            b.cidr()
-                        );
+                        *m = format!("IP Reservation \"{}/{}\" error: {m}", b.network(), b.cidr());
                     }
                 }
                 e

@@ -40,7 +40,10 @@ const DEFAULT_REQUEST: [OwnAddress; 3] = [
 
 /// The own address a `request_ips` entry asks for: `address_family` 4
 /// or 6 and `public`; a private IPv6 is not offered (`422`).
-pub(crate) fn requested(address_family: Option<i64>, public: Option<bool>) -> Result<OwnAddress, ApiError> {
+pub(crate) fn requested(
+    address_family: Option<i64>,
+    public: Option<bool>,
+) -> Result<OwnAddress, ApiError> {
     match (address_family, public) {
         (Some(4), Some(true)) => Ok(OwnAddress::PublicIpv4),
         (Some(4), Some(false)) => Ok(OwnAddress::PrivateIpv4),
@@ -313,7 +316,8 @@ impl World {
         if let Some(bond) = targets.first().and_then(|p| p.slot.bond) {
             let (d, _) = self.find_port(id)?;
             let plan = d.rec.plan.clone();
-            let layer3 = layout::slot(&plan, bond).is_some_and(|s| !self.port_state(device, s).layer2);
+            let layer3 =
+                layout::slot(&plan, bond).is_some_and(|s| !self.port_state(device, s).layer2);
             let left = self
                 .bond_members(device, &plan, bond)
                 .iter()
