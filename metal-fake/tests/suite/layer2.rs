@@ -72,6 +72,14 @@ struct Step {
 
 const ALL_THREE: &[(u64, bool)] = &[(4, true), (6, true), (4, false)];
 
+/// A layer-3 device: bonded, with its three addresses.
+const LAYER3: Step = Step {
+    bond0: "layer3",
+    bonded: [true, true, true],
+    addresses: ALL_THREE,
+    packngo: "layer3",
+};
+
 fn check(device: &Value, want: &Step, what: &str) {
     let ports = device["network_ports"].as_array().unwrap();
     assert_eq!(ports[0]["network_type"], want.bond0, "{what}: {ports:?}");
@@ -181,16 +189,7 @@ async fn a_device_goes_layer_2_bonded_individual_hybrid_and_back_as_packngo_comp
     )
     .await;
     assert_eq!(p["network_type"], "layer3");
-    check(
-        &device().await,
-        &Step {
-            bond0: "layer3",
-            bonded: [true, true, true],
-            addresses: ALL_THREE,
-            packngo: "layer3",
-        },
-        "layer 3 again",
-    );
+    check(&device().await, &LAYER3, "layer 3 again");
     send("POST", format!("/ports/{eth1}/disbond"), None).await;
     check(
         &device().await,
@@ -205,16 +204,7 @@ async fn a_device_goes_layer_2_bonded_individual_hybrid_and_back_as_packngo_comp
 
     // hybrid -> layer3: Bond(bond0) bonds its ports back.
     send("POST", format!("/ports/{bond0}/bond"), None).await;
-    check(
-        &device().await,
-        &Step {
-            bond0: "layer3",
-            bonded: [true, true, true],
-            addresses: ALL_THREE,
-            packngo: "layer3",
-        },
-        "layer 3 at the end",
-    );
+    check(&device().await, &LAYER3, "layer 3 at the end");
     server.check_and_stop().await;
 }
 

@@ -109,14 +109,7 @@ func TestVrf(t *testing.T) {
 		// As Terraform's delete does since the real API refused the
 		// block while its gateway was still deleting (its PR 138): wait
 		// for the gateway's 404, on the fake's clock.
-		if _, err := env.Fake.Advance(10); err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := c.MetalGateways.Get(gateway.ID, nil); err == nil {
-			t.Fatal("the gateway is still there")
-		} else {
-			apiError(t, err, 404)
-		}
+		waitGatewayGone(t, c, env, gateway.ID)
 		if _, err := c.ProjectIPs.Delete(block.ID); err != nil {
 			t.Fatal(err)
 		}
