@@ -34,8 +34,21 @@
 //! torn down in the order the API allows, each refusal met once on the
 //! way (a VLAN of another metro, a bonded port, a second gateway on the
 //! VLAN, a session before BGP is on, a VRF and a block in use, a VLAN on
-//! ports and then with a gateway, a bond with VLANs on its port, the
-//! native VLAN unassigned).
+//! ports, a bond with VLANs on its port, the native VLAN unassigned, a
+//! block bound to a gateway still deleting); the gateway is deleting, then
+//! gone (packngo waits it out on the fake's clock; metalv1 and Python delete
+//! its VLAN, which takes it).
+//!
+//! And all three walk layer 2 on a world of their own (`TestLayer2` in the
+//! Go packages' `layer2_test.go`, steps of the Python script): a device on
+//! demand goes layer 3, layer 2 bonded, layer 2 individual, hybrid and
+//! layer 3 again (packngo with its own `DevicePorts.DeviceToNetworkType`,
+//! and through the rest of packngo's own
+//! `TestAccDevicePortNetworkStateTransitions`), its ports and addresses
+//! read at each step; then the input forms each client sends: packngo's
+//! custom data as text and cleared with `""`, a spot bid as text, a spot
+//! market request and devices deleted with the force in the body; metalv1's
+//! and Python's with the force in the query.
 //!
 //! packngo and metalv1 also read lists longer than one page through their
 //! own paging (`TestPaging`, in their `paging_test.go`): 23 reservations,
@@ -207,10 +220,26 @@ fn packngo_pages_every_list_whole() {
 
 #[test]
 #[ignore = "needs go, and the Go module proxy the first time"]
+fn packngo_walks_layer_2() {
+    go_test("packngo_walks_layer_2", "packngo", "TestLayer2");
+}
+
+#[test]
+#[ignore = "needs go, and the Go module proxy the first time"]
 fn equinix_sdk_go_metalv1_pages_every_list_whole() {
     go_test(
         "equinix_sdk_go_metalv1_pages_every_list_whole",
         "metalv1",
         "TestPaging",
+    );
+}
+
+#[test]
+#[ignore = "needs go, and the Go module proxy the first time"]
+fn equinix_sdk_go_metalv1_walks_layer_2() {
+    go_test(
+        "equinix_sdk_go_metalv1_walks_layer_2",
+        "metalv1",
+        "TestLayer2",
     );
 }

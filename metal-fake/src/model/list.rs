@@ -194,6 +194,27 @@ pub(crate) fn flag(call: &Call, name: &str) -> Result<Option<bool>, ApiError> {
     }
 }
 
+/// A boolean flag given in the query (as the spec has it) or as a field of
+/// the JSON body (as packngo sends `bulk_enable`, `force_delete` and
+/// `force_termination`): the query's first, then the body's; `true` or
+/// `false`, else `422`. An empty body, `null` or a body without the field
+/// give `None`.
+pub(crate) fn flag_in_query_or_body(call: &Call, name: &str) -> Result<Option<bool>, ApiError> {
+    if let Some(b) = flag(call, name)? {
+        return Ok(Some(b));
+    }
+    if call.body().iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    match call.json_value()?.get(name) {
+        None => Ok(None),
+        Some(serde_json::Value::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err(ApiError::unprocessable(format!(
+            "{name} must be true or false"
+        ))),
+    }
+}
+
 /// An enumerated query parameter: one of `allowed`, else `422`.
 pub(crate) fn one_of(
     call: &Call,

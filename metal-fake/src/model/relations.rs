@@ -13,8 +13,8 @@
 //!
 //! ```text
 //! child            → parent             on delete
-//! project          → organization       restrict
-//! device           → project            restrict
+//! project          → organization       cascade   (its empty projects; a project's own restrictions hold)
+//! device           → project            restrict  (but one deprovisioning: cascade)
 //! hw reservation   → project            restrict
 //! SSH key          → project            cascade   (a project's keys)
 //! license          → project            cascade   (a project's licenses)
@@ -31,8 +31,9 @@
 //! port             → VLAN               restrict  (a VLAN on a port stays)
 //! BGP session      → device             cascade
 //! Metal Gateway    → project            restrict
-//! Metal Gateway    → VLAN               restrict
+//! Metal Gateway    → VLAN               cascade   (the VLAN's delete takes its gateway)
 //! Metal Gateway    → IP reservation     restrict  (its block stays bound)
+//! IP reservation   → Metal Gateway      cascade   (a block made with the gateway)
 //! VRF              → project            restrict
 //! IP reservation   → VRF                restrict  (a VRF's blocks)
 //! VRF route        → VRF                restrict
@@ -61,11 +62,17 @@
 //! email            → user               cascade
 //! payment method   → organization       cascade
 //! ```
+//!
+//! A restriction holds unless every child it names goes in the same
+//! delete (a gateway's own block names the gateway, which the gateway's
+//! delete takes too). Where each decision comes from (the real API's
+//! messages, the client cleanups it let pass): `metal_fake::fidelity`,
+//! "Deletes with dependents".
 
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::device::FAILED_PROVISIONING_PROJECT;
+use super::device::{DeviceState, FAILED_PROVISIONING_PROJECT};
 use super::interconnection::InterconnectionType;
 use super::World;
 use crate::call::ApiError;
@@ -174,10 +181,13 @@ fn token_key(index: usize) -> Uuid {
 
 /// The declared relations (the table in the module's documentation).
 pub(crate) static RELATIONS: &[Relation] = &[
+    // metal-cli's project test deletes an organisation still holding the
+    // project it made there, and stops on any error but a 404: the real
+    // API took the organisation's empty projects with it.
     Relation {
         child: Kind::Project,
         parent: Kind::Organization,
-        on_delete: OnDelete::Restrict("Cannot delete an organization that has projects"),
+        on_delete: OnDelete::Cascade,
         links: |w| {
             w.projects
                 .values()
@@ -191,13 +201,16 @@ pub(crate) static RELATIONS: &[Relation] = &[
         on_delete: OnDelete::Restrict("Cannot delete a project that has devices"),
         // A device whose provisioning failed has left for a project no
         // world holds (as the real API moved it): not a link.
-        links: |w| {
-            w.devices
-                .values()
-                .filter(|d| d.rec.project != FAILED_PROVISIONING_PROJECT)
-                .map(|d| (d.rec.id, d.rec.project))
-                .collect()
-        },
+        links: |w| device_links(w, false),
+    },
+    // packngo's test teardown deletes its device and at once its project,
+    // and fails on any error: a device already deleted (deprovisioning)
+    // holds no project, and goes with it.
+    Relation {
+        child: Kind::Device,
+        parent: Kind::Project,
+        on_delete: OnDelete::Cascade,
+        links: |w| device_links(w, true),
     },
     Relation {
         child: Kind::HardwareReservation,
@@ -354,9 +367,7 @@ pub(crate) static RELATIONS: &[Relation] = &[
     Relation {
         child: Kind::Port,
         parent: Kind::VirtualNetwork,
-        on_delete: OnDelete::Restrict(
-            "The virtual network is assigned to ports: unassign it from them before deleting it",
-        ),
+        on_delete: OnDelete::Restrict("Cannot delete Virtual Network when port is assigned"),
         links: |w| {
             w.ports
                 .iter()
@@ -386,12 +397,13 @@ pub(crate) static RELATIONS: &[Relation] = &[
                 .collect()
         },
     },
+    // metal-cli's gateway test makes a gateway it never deletes, and its
+    // cleanup deletes the VLAN (stopping on any error but a 404): the
+    // real API's VLAN delete took the gateway with it.
     Relation {
         child: Kind::MetalGateway,
         parent: Kind::VirtualNetwork,
-        on_delete: OnDelete::Restrict(
-            "The virtual network has a Metal Gateway: delete the gateway first",
-        ),
+        on_delete: OnDelete::Cascade,
         links: |w| {
             w.gateways
                 .values()
@@ -402,13 +414,26 @@ pub(crate) static RELATIONS: &[Relation] = &[
     Relation {
         child: Kind::MetalGateway,
         parent: Kind::IpReservation,
-        on_delete: OnDelete::Restrict(
-            "The IP reservation is bound to a Metal Gateway: delete the gateway first",
-        ),
+        // The real API's words (terraform-provider-equinix PR 138's log),
+        // the reservation's delete prefixing `IP Reservation "<cidr>" error:`.
+        on_delete: OnDelete::Restrict("Cannot delete with associated metal gateway"),
         links: |w| {
             w.gateways
                 .values()
                 .map(|g| (g.rec.id, g.rec.ip_reservation))
+                .collect()
+        },
+    },
+    // A private block made with its gateway goes with it.
+    Relation {
+        child: Kind::IpReservation,
+        parent: Kind::MetalGateway,
+        on_delete: OnDelete::Cascade,
+        links: |w| {
+            w.gateways
+                .values()
+                .filter(|g| g.rec.own_block)
+                .map(|g| (g.rec.ip_reservation, g.rec.id))
                 .collect()
         },
     },
@@ -705,6 +730,17 @@ pub(crate) static RELATIONS: &[Relation] = &[
     },
 ];
 
+/// The devices of the projects the world holds, with their project:
+/// those deprovisioning (`deleted`), or the others.
+fn device_links(w: &World, deleted: bool) -> Vec<(Uuid, Uuid)> {
+    w.devices
+        .values()
+        .filter(|d| d.rec.project != FAILED_PROVISIONING_PROJECT)
+        .filter(|d| (d.state() == DeviceState::Deprovisioning) == deleted)
+        .map(|d| (d.rec.id, d.rec.project))
+        .collect()
+}
+
 /// The circuits on connections of `kind`, with their connection.
 fn circuit_links(w: &World, kind: InterconnectionType) -> Vec<(Uuid, Uuid)> {
     w.virtual_circuits
@@ -806,8 +842,12 @@ impl World {
 
     /// The plan of deleting `id` of `kind`; with `restrict`, the first
     /// restriction in the tree refuses it.
+    /// A restriction holds unless every child it names is in the tree
+    /// too (a gateway's own block restricts nothing the gateway's delete
+    /// takes with it).
     fn plan(&self, kind: Kind, id: Uuid, restrict: bool) -> Result<Plan, ApiError> {
         let mut plan = Plan::default();
+        let mut held: Vec<(&'static str, Kind, Vec<Uuid>)> = Vec::new();
         let mut stack = vec![(kind, id)];
         while let Some((kind, id)) = stack.pop() {
             if plan.remove.contains(&(kind, id)) {
@@ -817,8 +857,10 @@ impl World {
             for r in RELATIONS.iter().filter(|r| r.parent == kind) {
                 let children = r.children(self, id);
                 match r.on_delete {
-                    OnDelete::Restrict(message) if restrict && !children.is_empty() => {
-                        return Err(ApiError::unprocessable(message));
+                    OnDelete::Restrict(message) if restrict => {
+                        if !children.is_empty() {
+                            held.push((message, r.child, children));
+                        }
                     }
                     OnDelete::Restrict(_) | OnDelete::Cascade => {
                         stack.extend(children.into_iter().map(|c| (r.child, c)));
@@ -828,6 +870,11 @@ impl World {
                         .extend(children.into_iter().map(|c| (r.child, c, kind, id))),
                 }
             }
+        }
+        if let Some((message, _, _)) = held.iter().find(|(_, kind, children)| {
+            children.iter().any(|c| !plan.remove.contains(&(*kind, *c)))
+        }) {
+            return Err(ApiError::unprocessable(*message));
         }
         // Children first: a record's removal may read its parent.
         plan.remove.reverse();

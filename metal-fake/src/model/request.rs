@@ -8,8 +8,13 @@
 //!   as `customdata`) nothing is dropped: there `null` is the caller's data.
 //! - A free-form object given as the text of a JSON object is that object
 //!   (packngo's `DeviceCreateRequest.CustomData` and `DeviceUpdateRequest.
-//!   CustomData` are strings). Text that is not a JSON object is left for
-//!   the typed decode to refuse.
+//!   CustomData` are strings); empty text is the empty object (packngo
+//!   clears a device's custom data with `"customdata": ""`). Other text
+//!   that is not a JSON object is left for the typed decode to refuse.
+//! - A number given as the text of one is that number where a client
+//!   sends it so ([`NUMBER_AS_TEXT`]: packngo's `DeviceCreateRequest.
+//!   SpotPriceMax` has the `,string` tag). Text that is not a number is
+//!   left for the typed decode to refuse.
 
 use serde_json::Value;
 
@@ -19,6 +24,9 @@ use serde_json::Value;
 /// against every request body of `openapi/metal.json`.
 pub(crate) const FREE_FORM: &[&str] = &["customdata"];
 
+/// The fields of request bodies a client sends as the text of a number.
+pub(crate) const NUMBER_AS_TEXT: &[&str] = &["spot_price_max"];
+
 /// `body` read as the API reads it (see the module docs).
 pub(crate) fn normalize(body: &mut Value) {
     if let Value::Object(fields) = body {
@@ -26,6 +34,8 @@ pub(crate) fn normalize(body: &mut Value) {
         for (name, value) in fields.iter_mut() {
             if FREE_FORM.contains(&name.as_str()) {
                 parse_text(value);
+            } else if NUMBER_AS_TEXT.contains(&name.as_str()) {
+                parse_number(value);
             } else {
                 normalize(value);
             }
@@ -35,11 +45,27 @@ pub(crate) fn normalize(body: &mut Value) {
     }
 }
 
-/// A free-form object given as JSON text becomes the object.
+/// A free-form object given as JSON text becomes the object; empty text
+/// the empty object.
 fn parse_text(value: &mut Value) {
     let Value::String(text) = value else { return };
-    if let Ok(object @ Value::Object(_)) = serde_json::from_str::<Value>(text) {
+    if text.trim().is_empty() {
+        *value = Value::Object(serde_json::Map::new());
+    } else if let Ok(object @ Value::Object(_)) = serde_json::from_str::<Value>(text) {
         *value = object;
+    }
+}
+
+/// A number given as text becomes the number (a finite decimal).
+fn parse_number(value: &mut Value) {
+    let Value::String(text) = value else { return };
+    if let Some(n) = text
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .and_then(serde_json::Number::from_f64)
+    {
+        *value = Value::Number(n);
     }
 }
 
@@ -74,15 +100,37 @@ mod tests {
         let mut body = json!({"customdata": "{\"a\": 1, \"b\": null}"});
         normalize(&mut body);
         assert_eq!(body, json!({"customdata": {"a": 1, "b": null}}));
-        // Text that is not an object stays text, for the decode to refuse.
-        for text in ["[1]", "not json", ""] {
+        // Text that is not an object stays text, for the decode to refuse;
+        // empty text is the empty object (packngo's update clears so).
+        for text in ["[1]", "not json"] {
             let mut body = json!({ "customdata": text });
             normalize(&mut body);
             assert_eq!(body, json!({ "customdata": text }));
         }
+        for text in ["", "  "] {
+            let mut body = json!({ "customdata": text });
+            normalize(&mut body);
+            assert_eq!(body, json!({ "customdata": {} }));
+        }
         let mut body = json!({"customdata": null});
         normalize(&mut body);
         assert_eq!(body, json!({}));
+    }
+
+    #[test]
+    fn a_number_given_as_text_is_the_number_where_clients_send_it_so() {
+        let mut body = json!({"spot_price_max": "0.45", "devices": [{"spot_price_max": "1"}]});
+        normalize(&mut body);
+        assert_eq!(
+            body,
+            json!({"spot_price_max": 0.45, "devices": [{"spot_price_max": 1.0}]})
+        );
+        // Other text stays, for the decode to refuse; other fields keep it.
+        for text in ["cheap", "NaN", ""] {
+            let mut body = json!({ "spot_price_max": text, "hostname": "1" });
+            normalize(&mut body);
+            assert_eq!(body, json!({ "spot_price_max": text, "hostname": "1" }));
+        }
     }
 
     /// Every property of every request body of the spec whose schema is a

@@ -2,7 +2,8 @@
 //! `equinix_metal_gateway` use them: on a VLAN with a private IPv4 block
 //! made for it (`private_ipv4_subnet_size`) or a reserved block named
 //! (`ip_reservation_id`), read with `include=ip_reservation`, listed per
-//! project, deleted (`202`, then `404`; a block made with it goes too).
+//! project, deleted (`202`, `deleting`, then `404`; a block made with it
+//! goes too).
 //! In process, and over HTTP with every reply checked against the spec.
 
 use crate::common::schema;
@@ -94,7 +95,6 @@ async fn a_gateway_with_a_private_block_shows_it_and_takes_it_when_deleted() {
             assert_eq!(status, 422, "{path}: {body}");
         }
     };
-    refused(format!("/virtual-networks/{v}")).await;
     refused(format!("/ips/{block_id}")).await;
     refused(format!("/projects/{PROJECT}")).await;
     // Its block's addresses do not go to devices.
@@ -125,6 +125,12 @@ async fn a_gateway_with_a_private_block_shows_it_and_takes_it_when_deleted() {
     )
     .await;
     assert_eq!((status, &gone["state"]), (202, &json!("deleting")));
+    // It reads `deleting` (Terraform waits it out), a second delete changes
+    // nothing, and its block stays bound until it is gone.
+    assert_eq!(call(&fake, "GET", &path, None).await.1["state"], "deleting");
+    assert_eq!(call(&fake, "DELETE", &path, None).await.0, 202);
+    refused(format!("/ips/{block_id}")).await;
+    tokio::time::advance(std::time::Duration::from_secs(10)).await;
     assert_eq!(call(&fake, "GET", &path, None).await.0, 404);
     assert_eq!(
         call(&fake, "GET", &format!("/ips/{block_id}"), None)
@@ -207,8 +213,22 @@ async fn a_gateway_on_a_reserved_block_leaves_it_and_refuses_what_does_not_fit()
 
     let path = format!("/metal-gateways/{}", g["id"].as_str().unwrap());
     assert_eq!(call(&fake, "DELETE", &path, None).await.0, 202);
-    // The block named stays, and can be released now.
+    // The block named stays, bound while the gateway is deleting (the real
+    // API's refusal, as terraform-provider-equinix PR 138 logged it), and
+    // can be released once it is gone.
     let block_path = format!("/ips/{}", block["id"].as_str().unwrap());
+    let (status, body) = call(&fake, "DELETE", &block_path, None).await;
+    let cidr = format!("{}/{}", block["network"].as_str().unwrap(), block["cidr"]);
+    assert_eq!(
+        (status, body),
+        (
+            422,
+            json!({"errors": [format!(
+                "IP Reservation \"{cidr}\" error: Cannot delete with associated metal gateway"
+            )]})
+        )
+    );
+    tokio::time::advance(std::time::Duration::from_secs(10)).await;
     assert_eq!(call(&fake, "GET", &block_path, None).await.0, 200);
     assert_eq!(call(&fake, "DELETE", &block_path, None).await.0, 204);
 }
@@ -238,6 +258,7 @@ async fn over_http_every_gateway_reply_matches_the_spec() {
     .await;
     assert_eq!(status, 201, "{g}");
     let path = format!("/metal-gateways/{}", g["id"].as_str().unwrap());
+    let block = format!("/ips/{}", g["ip_reservation"]["id"].as_str().unwrap());
     for (method, p, want) in [
         ("GET", format!("{path}?{include}"), 200),
         (
@@ -251,9 +272,13 @@ async fn over_http_every_gateway_reply_matches_the_spec() {
             format!("/projects/{PROJECT}/ips?types=private_ipv4"),
             200,
         ),
-        ("DELETE", format!("/virtual-networks/{v}"), 422),
+        ("DELETE", block.clone(), 422),
         ("DELETE", format!("{path}?{include}"), 202),
+        ("GET", format!("{path}?{include}"), 200),
+        // The VLAN's delete takes the deleting gateway, and its block.
+        ("DELETE", format!("/virtual-networks/{v}"), 204),
         ("GET", format!("{path}?{include}"), 404),
+        ("GET", block, 404),
     ] {
         let (status, reply) = send(method, p.clone(), None).await;
         assert_eq!(status, want, "{method} {p}: {reply}");

@@ -437,6 +437,62 @@ async fn a_delete_keeps_the_devices_unless_forced_to_terminate_them() {
     assert_eq!(status, 201, "{again}");
 }
 
+#[tokio::test(start_paused = true)]
+async fn packngo_s_delete_body_forces_the_termination_as_the_query_does() {
+    // packngo's `SpotMarketRequests.Delete(id, true)` sends
+    // `{"force_termination": true}` as the body; with `false`, `null`.
+    let fake = fake();
+    let (_, kept) = call(&fake, "POST", &requests(), Some(request("da", 1, 1, 0.15))).await;
+    let (_, forced) = call(&fake, "POST", &requests(), Some(request("da", 1, 1, 0.15))).await;
+    let device = |r: &Value| format!("/devices/{}", r["devices"][0]["id"].as_str().unwrap());
+    let path = |r: &Value| format!("/spot-market-requests/{}", r["id"].as_str().unwrap());
+    fake.advance(Duration::from_secs(3600)).unwrap();
+    let (status, body) = call(
+        &fake,
+        "DELETE",
+        &path(&forced),
+        Some(json!({"force_termination": "yes"})),
+    )
+    .await;
+    assert_eq!(status, 422, "{body}");
+    let (status, body) = call(&fake, "DELETE", &path(&kept), Some(Value::Null)).await;
+    assert_eq!(status, 204, "{body}");
+    let (status, body) = call(
+        &fake,
+        "DELETE",
+        &path(&forced),
+        Some(json!({"force_termination": true})),
+    )
+    .await;
+    assert_eq!(status, 204, "{body}");
+    fake.advance(Duration::from_secs(3600)).unwrap();
+    assert_eq!(call(&fake, "GET", &device(&kept), None).await.0, 200);
+    assert_eq!(call(&fake, "GET", &device(&forced), None).await.0, 404);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_spot_bid_given_as_text_is_taken_as_the_number() {
+    // packngo's `DeviceCreateRequest.SpotPriceMax` has the `,string` tag:
+    // the bid goes out as `"0.15"`.
+    let fake = fake();
+    let body = |bid: Value| {
+        json!({
+            "metro": "da", "plan": "c3.small.x86", "operating_system": "ubuntu_24_04",
+            "hostname": "bid", "spot_instance": true, "spot_price_max": bid
+        })
+    };
+    let devices = format!("/projects/{PROJECT}/devices");
+    let (status, made) = call(&fake, "POST", &devices, Some(body(json!("0.15")))).await;
+    assert_eq!(status, 201, "{made}");
+    assert_eq!(made["spot_price_max"], 0.15);
+    assert_eq!(made["spot_instance"], true);
+    // Text that is no number is refused, as a number out of bounds is.
+    for bad in [json!("cheap"), json!("9.99")] {
+        let (status, body) = call(&fake, "POST", &devices, Some(body(bad.clone()))).await;
+        assert_eq!(status, 422, "{bad}: {body}");
+    }
+}
+
 #[tokio::test]
 async fn requests_and_prices_are_seeded_and_saved_and_refused_when_inconsistent() {
     let fake = fake();

@@ -358,13 +358,32 @@ async fn bgp_dynamic_neighbors_take_a_range_of_a_vrf_gateway_s_block() {
     let (_, list) = call(&fake, "GET", &neighbors, None).await;
     assert_eq!(list["bgp_dynamic_neighbors"][0]["id"], n["id"]);
     assert_eq!(list["meta"]["total"], 1);
+    // As metal-cli's e2e test sends it: the block's bare address (one
+    // address), which the real API echoed.
+    let (status, bare) = call(
+        &fake,
+        "POST",
+        &neighbors,
+        Some(json!({"bgp_neighbor_range": "192.168.100.0", "bgp_neighbor_asn": 65002})),
+    )
+    .await;
+    assert_eq!(status, 201, "{bare}");
+    assert_eq!(bare["bgp_neighbor_range"], "192.168.100.0");
+    let (_, read) = call(
+        &fake,
+        "GET",
+        &format!("/bgp-dynamic-neighbors/{}", id(&bare)),
+        None,
+    )
+    .await;
+    assert_eq!(read["bgp_neighbor_range"], "192.168.100.0");
     for (body, why) in [
         (
             json!({"bgp_neighbor_range": "192.168.100.64/29", "bgp_neighbor_asn": 65000}),
             "not within",
         ),
         (
-            json!({"bgp_neighbor_range": "192.168.100.0", "bgp_neighbor_asn": 65000}),
+            json!({"bgp_neighbor_range": "192.168.100.0/33", "bgp_neighbor_asn": 65000}),
             "CIDR",
         ),
         (
@@ -423,6 +442,9 @@ async fn bgp_dynamic_neighbors_take_a_range_of_a_vrf_gateway_s_block() {
         202
     );
     let again = format!("/bgp-dynamic-neighbors/{}", id(&again));
+    // Once the gateway's delete is done.
+    assert_eq!(call(&fake, "GET", &again, None).await.0, 200);
+    tokio::time::advance(std::time::Duration::from_secs(10)).await;
     assert_eq!(call(&fake, "GET", &again, None).await.0, 404);
 }
 
@@ -601,7 +623,13 @@ async fn a_vrf_in_use_refuses_its_update_and_delete() {
         Some(json!({"virtual_network_id": vlan, "ip_reservation_id": b["id"]})),
     )
     .await;
-    refused("DELETE", block_path.clone(), None, "Metal Gateway").await;
+    refused(
+        "DELETE",
+        block_path.clone(),
+        None,
+        "Cannot delete with associated metal gateway",
+    )
+    .await;
     let (_, r) = call(
         &fake,
         "POST",
@@ -620,6 +648,10 @@ async fn a_vrf_in_use_refuses_its_update_and_delete() {
         .0,
         202
     );
+    // The block stays bound while the gateway is deleting (the refusal
+    // terraform-provider-equinix PR 138 met); then the route holds it.
+    refused("DELETE", block_path.clone(), None, "metal gateway").await;
+    tokio::time::advance(std::time::Duration::from_secs(10)).await;
     refused("DELETE", block_path.clone(), None, "route").await;
     // Torn down in Terraform's order, each goes.
     assert_eq!(
@@ -765,6 +797,14 @@ async fn over_http_every_vrf_reply_matches_the_spec() {
         ("DELETE", format!("/vrfs/{vrf}"), None, 422),
         ("DELETE", route.clone(), None, 202),
         ("DELETE", format!("/metal-gateways/{}", id(&g)), None, 202),
+        // Bound while the gateway is deleting; the VLAN's delete takes it.
+        ("DELETE", format!("/ips/{}", id(&b)), None, 422),
+        (
+            "DELETE",
+            format!("/virtual-networks/{}", id(&vlan)),
+            None,
+            204,
+        ),
         ("DELETE", format!("/ips/{}", id(&b)), None, 204),
         ("DELETE", format!("/vrfs/{vrf}"), None, 204),
     ] {
@@ -920,6 +960,7 @@ async fn elastic_ips_of_a_vrf_gateway() {
     )
     .await;
     assert_eq!(status, 202);
+    tokio::time::advance(std::time::Duration::from_secs(10)).await;
     let (status, _) = call(&fake, "GET", &ips, None).await;
     assert_eq!(status, 404);
     assert!(fake.world().elastic_ips.is_empty());

@@ -38,6 +38,9 @@ pub(crate) enum Due {
         id: Uuid,
         from: crate::model::port_vlan_batch::BatchState,
     },
+    /// A deleted Metal Gateway is gone; stale unless it is still
+    /// deleting.
+    MetalGateway { id: Uuid },
 }
 
 /// The queue of timed transitions, earliest first; among transitions due
@@ -96,6 +99,7 @@ impl World {
                 Due::Interconnection { id } => self.activate_interconnection(id, at),
                 Due::VirtualCircuit { id, from } => self.circuit_step(id, from, at),
                 Due::PortVlanBatch { id, from } => self.batch_step(id, from, at),
+                Due::MetalGateway { id } => self.gateway_gone(id, at),
             }
         }
         self.journal.set_cause(cause);

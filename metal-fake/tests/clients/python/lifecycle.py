@@ -1,6 +1,7 @@
 """A full device lifecycle, and a networking walk on its on-demand device,
 through the Equinix Python SDK (`equinix` 0.19.0, metalv1, unmodified)
-against the metal-fake binary.
+against the metal-fake binary; then a layer-2 walk on a fake of its own
+world (`OWN_WORLD`: the default world's catalog does not matter).
 
 Run by `cargo test -p metal-fake --features cli --test external_clients`, which makes the
 virtualenv and sets METAL_FAKE to the binary it built and PYTHONPATH to the
@@ -553,7 +554,7 @@ class Lifecycle:
         vrfs.delete_vrf_route_by_id(n["route"])
         ips.delete_ip_address(n["vrf_block"])
         vrfs.delete_vrf(n["vrf"])
-        refused(lambda: vlans.delete_virtual_network(n["vlan"]), "assigned to ports")
+        refused(lambda: vlans.delete_virtual_network(n["vlan"]), "Cannot delete Virtual Network when port is assigned")
         refused(lambda: ports.bond_port(n["eth1"], bulk_enable=False), "has virtual networks")
         refused(lambda: ports.unassign_port(n["eth1"], metalv1.PortAssignInput(vnid=n["vlan"])), "native VLAN")
         ports.delete_native_vlan(n["eth1"])
@@ -561,9 +562,12 @@ class Lifecycle:
         ports.bond_port(n["eth1"], bulk_enable=False)
         bond0 = self.port("bond0")
         check(bond0.network_type == "layer3", f"bond0 back to {bond0.network_type}")
-        refused(lambda: vlans.delete_virtual_network(n["vlan"]), "has a Metal Gateway")
-        raw(metalv1.MetalGatewaysApi(self.api).delete_metal_gateway_without_preload_content(n["gateway"]), 202)
+        # The gateway is deleting, its block bound, until the VLAN's delete
+        # takes it (as metal-cli's gateway test cleans up).
+        gateways = metalv1.MetalGatewaysApi(self.api)
+        raw(gateways.delete_metal_gateway_without_preload_content(n["gateway"]), 202)
         vlans.delete_virtual_network(n["vlan"])
+        raw(gateways.find_metal_gateway_by_id_without_preload_content(n["gateway"]), 404)
 
     def deletes_the_on_demand_device_and_releases_the_block(self):
         self.devices.delete_device(self.on_demand)
@@ -579,16 +583,124 @@ class Lifecycle:
             self.devices.delete_device(device_id)
 
 
+# The layer-2 walk's world, the same as the Go harness's OwnWorld: one
+# plan at $0.50 an hour (a spot bid of $0.15 is the market price) with four
+# machines free in da11.
+OWN_PROJECT = "0b000000-0000-4000-8000-0000000000c1"
+OWN_WORLD = {
+    "organizations": [{"id": "0a000000-0000-4000-8000-0000000000c1", "name": "external clients"}],
+    "projects": [{"id": OWN_PROJECT, "organization": "0a000000-0000-4000-8000-0000000000c1", "name": "walks"}],
+    "plans": [{"slug": "c3.small.x86", "pricing": {"hour": 0.5}}],
+    "metros": [{"code": "da"}],
+    "facilities": [{"code": "da11", "metro": "da"}],
+    "capacity": [{"facility": "da11", "plan": "c3.small.x86", "available": 4}],
+}
+
+
+class Layer2:
+    """A device on demand goes layer 3, layer 2 bonded, layer 2
+    individual, hybrid and layer 3 with the port calls as metal-cli makes
+    them; its ports and addresses are read at each step. Then a spot market
+    request and the device deleted with the force in the query."""
+
+    def __init__(self, url, token):
+        config = metalv1.Configuration(host=url, api_key={"x_auth_token": token})
+        self.api = metalv1.ApiClient(config)
+        self.devices = metalv1.DevicesApi(self.api)
+        self.ports = metalv1.PortsApi(self.api)
+        self.device = None
+
+    def check(self, what, network_type, bonded, addresses):
+        d = self.devices.find_device_by_id(self.device)
+        ports = d.network_ports
+        seen = (ports[0].network_type, [p.data.bonded for p in ports], len(d.ip_addresses or []))
+        check(seen == (network_type, bonded, addresses), f"{what}: {seen}")
+
+    def creates_a_device_on_demand_and_reads_it_until_active(self):
+        request = metalv1.CreateDeviceRequest(
+            metalv1.DeviceCreateInMetroInput(
+                metro=metalv1.MetroInputMetro("da"), plan="c3.small.x86",
+                operating_system=OS, hostname="python-layer2",
+            )
+        )
+        self.device = self.devices.create_device(OWN_PROJECT, request).id
+
+        def probe():
+            state = self.devices.find_device_by_id(self.device).state
+            return state == "active", f"state {state}"
+
+        until(f"device {self.device} active", probe)
+        self.check("new", "layer3", [True, True, True], 3)
+
+    def goes_layer_2_bonded_individual_hybrid_and_back_to_layer_3(self):
+        ports = self.devices.find_device_by_id(self.device).network_ports
+        bond0, eth1 = ports[0].id, ports[2].id
+        self.ports.convert_layer2(bond0, port_assign_input=metalv1.PortAssignInput())
+        self.check("layer 2 bonded", "layer2-bonded", [True, True, True], 0)
+        self.ports.disbond_port(bond0, bulk_disable=True)
+        self.check("layer 2 individual", "layer2-individual", [False, False, False], 0)
+        self.ports.bond_port(bond0, bulk_enable=True)
+        asked = [
+            metalv1.PortConvertLayer3InputRequestIpsInner(address_family=family, public=public)
+            for family, public in [(4, True), (4, False), (6, True)]
+        ]
+        p = self.ports.convert_layer3(
+            bond0, port_convert_layer3_input=metalv1.PortConvertLayer3Input(request_ips=asked)
+        )
+        check(p.network_type == "layer3", f"layer 3: {p.network_type}")
+        self.ports.disbond_port(eth1, bulk_disable=False)
+        self.check("hybrid", "hybrid", [True, True, False], 3)
+        refused(lambda: self.ports.disbond_port(bond0, bulk_disable=True), "can't be unbonded")
+        self.ports.bond_port(bond0, bulk_enable=False)
+        self.check("layer 3 again", "layer3", [True, True, True], 3)
+
+    def deletes_a_spot_market_request_with_its_devices_forced_in_the_query(self):
+        spot = metalv1.SpotMarketApi(self.api)
+        request = metalv1.SpotMarketRequestCreateInput(
+            devices_min=1, devices_max=1, max_bid_price=0.15, metro="da",
+            instance_parameters=metalv1.SpotMarketRequestCreateInputInstanceParameters(
+                hostname="python-spot-request", plan="c3.small.x86",
+                operating_system=OS, billing_cycle="hourly",
+            ),
+        )
+        # The spec types the reply's `facilities` as one Href, where the
+        # API (and packngo, and Terraform) have a list: read it raw.
+        made = raw(spot.create_spot_market_request_without_preload_content(OWN_PROJECT, request), 201)
+        devices = made["devices"]
+        check(len(devices) == 1, f"the request's devices {devices!r}")
+        spot.delete_spot_market_request(made["id"], force_termination=True)
+        api_error(lambda: self.devices.find_device_by_id(devices[0]["id"]), 404)
+
+    def deletes_the_device_forced_in_the_query(self):
+        self.devices.delete_device(self.device, force_delete=True)
+        api_error(lambda: self.devices.find_device_by_id(self.device), 404)
+
+
+LAYER2_PLAN = [
+    ("creates_a_device_on_demand_and_reads_it_until_active", []),
+    (
+        "goes_layer_2_bonded_individual_hybrid_and_back_to_layer_3",
+        ["creates_a_device_on_demand_and_reads_it_until_active"],
+    ),
+    ("deletes_a_spot_market_request_with_its_devices_forced_in_the_query", []),
+    ("deletes_the_device_forced_in_the_query", ["creates_a_device_on_demand_and_reads_it_until_active"]),
+]
+
+
 def main():
     # Devices active two seconds after create, power transitions of half a
     # second, reservations free a second after a delete, and a rate limit
     # the SDK (which retries no 429) does not reach.
-    with MetalFake(token="external-clients-token", reservations=4, provision_seconds=2,
-                   power_seconds=0.5, release_seconds=1, rate_limit=1000) as fake:
+    timings = dict(provision_seconds=2, power_seconds=0.5, release_seconds=1, rate_limit=1000)
+    with MetalFake(token="external-clients-token", reservations=4, **timings) as fake:
         code = run(Lifecycle(fake.url, fake.token, fake.project, fake))
         if code != 0:
             print(f"--- metal-fake stderr ---\n{fake.stderr()}")
-        return code
+    with MetalFake(token="external-clients-token", world=OWN_WORLD, **timings) as fake:
+        layer2 = run_steps(Layer2(fake.url, fake.token), LAYER2_PLAN, "python layer-2 steps")
+        if layer2 != 0:
+            print(f"--- metal-fake stderr ---\n{fake.stderr()}")
+    return code or layer2
 
 
 def run(life):
@@ -648,6 +760,11 @@ def run(life):
         ("deletes_the_on_demand_device_and_releases_the_block", on_demand),
         ("cleanup", []),
     ]
+    return run_steps(life, plan, "python lifecycle steps")
+
+
+def run_steps(life, plan, what):
+    """Runs each step of plan whose needs passed; 0 when all passed."""
     passed, failed, skipped = set(), [], []
     for name, needs in plan:
         missing = [n for n in needs if n not in passed]
@@ -664,7 +781,7 @@ def run(life):
         else:
             passed.add(name)
             print(f"ok   {name}")
-    print(f"python lifecycle steps: {len(passed)} ok, {len(failed)} failing, {len(skipped)} skipped")
+    print(f"{what}: {len(passed)} ok, {len(failed)} failing, {len(skipped)} skipped")
     return 0 if not failed and not skipped else 1
 
 

@@ -9,6 +9,8 @@
 //!   (the catalog's checks, a machine from the place's capacity).
 //! - `rules`: update, actions, delete, the changes due as time passes,
 //!   competitors.
+//! - `addressing`: its own addresses as its bond's layer 2 or 3 changes
+//!   them.
 //! - `failures`: which devices fail to provision (scripted or drawn).
 //! - `filter`: the filters of the project's device list.
 //! - `table`: the devices, with their provisioning's own state (which
@@ -23,6 +25,7 @@
 //! - `firmware`: firmware sets (none modelled).
 //! - `operations`: the operations modelled, and who owns a device.
 
+mod addressing;
 mod create;
 mod diagnostics;
 mod failures;

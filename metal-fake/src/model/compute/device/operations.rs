@@ -11,7 +11,7 @@ use super::view::COLLECTION;
 use super::{diagnostics, firmware, keys, metadata, record, telemetry, usage};
 use crate::call::{ApiError, Call, Reply};
 use crate::model::access::Owner;
-use crate::model::list::Listing;
+use crate::model::list::{flag_in_query_or_body, Listing};
 use crate::model::render::{reply, Expand};
 use crate::model::resource::{acts, expand, Modelled, Prepared, Race, Resource};
 use crate::model::World;
@@ -144,7 +144,10 @@ fn update_device(call: &Call) -> Result<Prepared, ApiError> {
 
 fn delete_device(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
-    // `force_delete` changes nothing the fake models.
+    // `force_delete` (the spec's and metalv1's query, or packngo's body:
+    // `DeviceDeleteRequest{Force}`) detaches storage volumes, which the
+    // fake has none of: read, checked, and nothing more.
+    flag_in_query_or_body(call, "force_delete")?;
     acts(move |w, _, now| {
         w.check_device_access(id)?;
         w.delete_device(id, now)?;

@@ -1,7 +1,9 @@
 //! The API's rules for BGP dynamic neighbours: on a VRF gateway only, a
 //! range of the gateway's block (given as metal-cli's example gives it,
 //! `10.70.43.226/29`: an address and a prefix length, the range being the
-//! block of that length around the address), a 4-byte ASN.
+//! block of that length around the address; or a bare address, as
+//! metal-cli's e2e test gives the block's `10.10.1.0`, one address, echoed
+//! as given), a 4-byte ASN.
 
 use std::net::Ipv4Addr;
 
@@ -25,11 +27,12 @@ pub(crate) struct CreateInput {
     tags: Vec<String>,
 }
 
-/// `a.b.c.d/n` as the block of `n` bits around the address, else `422`.
+/// `a.b.c.d/n` as the block of `n` bits around the address, `a.b.c.d`
+/// as that one address; else `422`.
 fn parse_range(text: &str) -> Result<Block, ApiError> {
     let bad =
         || ApiError::unprocessable(format!("bgp_neighbor_range {text:?} is not an IPv4 CIDR"));
-    let (address, cidr) = text.trim().split_once('/').ok_or_else(bad)?;
+    let (address, cidr) = text.trim().split_once('/').unwrap_or((text.trim(), "32"));
     let address: Ipv4Addr = address.parse().map_err(|_| bad())?;
     let cidr: u8 = cidr.parse().ok().filter(|c| *c <= 32).ok_or_else(bad)?;
     Ok(Block::new(Block::new(address, cidr).network(), cidr))
@@ -120,7 +123,12 @@ mod tests {
             (r.network(), r.cidr()),
             (Ipv4Addr::new(10, 70, 43, 224), 29)
         );
-        for bad in ["10.70.43.226", "10.70.43.226/33", "x/29"] {
+        let one = parse_range("10.10.1.0").unwrap();
+        assert_eq!(
+            (one.network(), one.cidr()),
+            (Ipv4Addr::new(10, 10, 1, 0), 32)
+        );
+        for bad in ["10.70.43.226/33", "x/29", "10.70.43", ""] {
             assert_eq!(parse_range(bad).unwrap_err().status, 422, "{bad:?}");
         }
     }

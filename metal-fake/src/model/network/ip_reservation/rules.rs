@@ -470,15 +470,35 @@ impl World {
         Ok(id)
     }
 
+    /// Every assignment to `device` goes (its bond converted to layer 2).
+    pub(crate) fn remove_device_assignments(&mut self, device: Uuid, now: Instant) {
+        let all: Vec<Uuid> = self.ips.of_device(device).collect();
+        for id in all {
+            self.ips.remove_assignment(&mut self.journal, id, now);
+        }
+    }
+
     /// `deleteIPAddress`: removes an assignment, or releases a reservation
-    /// that has none (`422` while it has).
+    /// that has none (`422` while it has). A release's refusal names the
+    /// block as the real API's did: `IP Reservation "192.168.100.0/29"
+    /// error: Cannot delete with associated metal gateway`
+    /// (terraform-provider-equinix PR 138's log).
     pub(crate) fn delete_ip_address(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
         if self.live_assignment(id).is_some() {
             self.ips.remove_assignment(&mut self.journal, id, now);
             return Ok(());
         }
-        // Refused while it has assignments (model::relations).
+        let block = self.ips.reservations().get(&id).map(|r| r.block());
+        // Refused while in use (model::relations).
         self.delete_record(Kind::IpReservation, id, now)
+            .map_err(|mut e| {
+                if let (422, Some(b)) = (e.status, block) {
+                    for m in &mut e.messages {
+                        *m = format!("IP Reservation \"{}/{}\" error: {m}", b.network(), b.cidr());
+                    }
+                }
+                e
+            })
     }
 }
 

@@ -5,7 +5,8 @@
 //! - `record`: [`MetalGateway`], what the world keeps and its document
 //!   entry.
 //! - `rules`: a create (the VLAN free of gateways, the block of its metro
-//!   and project), a delete (which releases a block made with it).
+//!   and project), a delete (`deleting`, then gone with a block made with
+//!   it).
 //! - `view`: a gateway as the API sends it, and the short form VLANs and
 //!   IP reservations show.
 //! - `operations`: the operations modelled, and who owns a gateway.

@@ -33,6 +33,10 @@ pub struct MetalGateway {
     /// the size asked for), and goes with it.
     #[serde(default)]
     pub own_block: bool,
+    /// Whether it is being deleted: it reads `state: deleting` until it
+    /// is gone, 10 seconds after its delete (or after the load).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deleting: bool,
 }
 
 /// A gateway as the world keeps it.
@@ -46,7 +50,8 @@ record!(Kept, Kind::MetalGateway, |k| Scope::project(k.rec.project));
 
 /// Loads the document's gateways: each of a project the world has, on one
 /// of its VLANs that has no other gateway, with a block of the project in
-/// the VLAN's metro that no other gateway holds.
+/// the VLAN's metro that no other gateway holds; one deleting is gone
+/// after its delay.
 pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
     let mut ids = HashSet::new();
     for g in &doc.metal_gateways {
@@ -71,6 +76,9 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
                 rec: g.clone(),
                 meta,
             });
+        if g.deleting {
+            w.queue_gateway_gone(g.id, now);
+        }
     }
     Ok(())
 }

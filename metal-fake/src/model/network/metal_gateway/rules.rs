@@ -2,7 +2,11 @@
 //! no gateway yet, with a private IPv4 block of 8 to 128 addresses made
 //! for it, or a reserved IPv4 block of the project named, in the VLAN's
 //! metro, bound to no other gateway and assigned to no device; a delete
-//! releases a block made with it.
+//! is answered at once and done [`DELETING_FOR`] later, when the gateway
+//! goes with what goes with it (`model::relations`: a block made with it,
+//! its BGP dynamic neighbours and elastic IPs).
+
+use std::time::Duration;
 
 use serde::Deserialize;
 use tokio::time::Instant;
@@ -10,8 +14,12 @@ use uuid::Uuid;
 
 use super::record::{Kept, MetalGateway};
 use crate::call::ApiError;
+use crate::model::journal::Due;
 use crate::model::relations::Kind;
 use crate::model::{IpReservationType, World};
+
+/// How long a deleted gateway reads `deleting` before it is gone.
+pub(crate) const DELETING_FOR: Duration = Duration::from_secs(10);
 
 /// The sizes of private block a gateway may ask for.
 pub(crate) const SUBNET_SIZES: [u32; 5] = [8, 16, 32, 64, 128];
@@ -150,25 +158,42 @@ impl World {
                     virtual_network: body.virtual_network_id,
                     ip_reservation: reservation,
                     own_block,
+                    deleting: false,
                 },
                 meta,
             });
         Ok(id)
     }
 
-    /// `deleteMetalGateway`: the gateway goes, and the block made with it.
+    /// `deleteMetalGateway`: the gateway is `deleting`, and gone
+    /// [`DELETING_FOR`] later (a second delete meanwhile changes
+    /// nothing).
     pub(crate) fn delete_gateway(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
-        let g = self
-            .gateways
-            .get(&id)
-            .ok_or_else(ApiError::not_found)?
-            .rec
-            .clone();
-        self.delete_record(Kind::MetalGateway, id, now)?;
-        if g.own_block {
-            self.remove_record(Kind::IpReservation, g.ip_reservation, now);
+        let g = self.gateways.get(&id).ok_or_else(ApiError::not_found)?;
+        if g.rec.deleting {
+            return Ok(());
         }
+        self.gateways
+            .rows()
+            .update(&mut self.journal, id, "deleting", now, |g| {
+                g.rec.deleting = true;
+            });
+        self.queue_gateway_gone(id, now);
         Ok(())
+    }
+
+    /// Queues the end of gateway `id`'s delete, [`DELETING_FOR`] after
+    /// `now`.
+    pub(crate) fn queue_gateway_gone(&mut self, id: Uuid, now: Instant) {
+        self.due.push(now + DELETING_FOR, Due::MetalGateway { id });
+    }
+
+    /// Gateway `id`'s delete is done: it goes, with what goes with it
+    /// (stale unless it is still deleting).
+    pub(crate) fn gateway_gone(&mut self, id: Uuid, at: Instant) {
+        if self.gateways.get(&id).is_some_and(|g| g.rec.deleting) {
+            self.remove_record(Kind::MetalGateway, id, at);
+        }
     }
 
     /// The gateway bound to IP reservation `reservation`, if any.

@@ -18,8 +18,14 @@ use crate::model::World;
 /// The collection of gateways' paths and hrefs.
 pub(crate) const COLLECTION: &str = "metal-gateways";
 
-/// The one state the fake's gateways report: made at once.
-const READY: &str = "ready";
+/// A gateway's state: `ready` at once, `deleting` once deleted.
+fn state(g: &Kept) -> &'static str {
+    if g.rec.deleting {
+        "deleting"
+    } else {
+        "ready"
+    }
+}
 
 /// A gateway in a reply.
 #[derive(Serialize)]
@@ -85,7 +91,7 @@ impl World {
         GatewayView {
             id: rec.id,
             href: Href::new(COLLECTION, rec.id),
-            state: READY,
+            state: state(g),
             project: self.project_field(rec.project, expand.includes("project")),
             virtual_network: self.vlan_field(
                 rec.virtual_network,
@@ -106,7 +112,7 @@ impl World {
         GatewayLite {
             id: g.rec.id,
             href: Href::new(COLLECTION, g.rec.id),
-            state: READY,
+            state: state(g),
             vlan: self
                 .vlans
                 .get(&g.rec.virtual_network)

@@ -7,10 +7,11 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record;
+use super::rules::requested;
 use super::view::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::model::access::Owner;
-use crate::model::list::flag;
+use crate::model::list::flag_in_query_or_body;
 use crate::model::render::{reply, Expand};
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
 use crate::model::World;
@@ -111,19 +112,7 @@ fn delete_native_vlan(call: &Call) -> Result<Prepared, ApiError> {
 /// body's field of that name, as packngo sends it (`{"id": ...,
 /// "bulk_enable": true}`).
 fn bulk(call: &Call, name: &str) -> Result<bool, ApiError> {
-    if let Some(b) = flag(call, name)? {
-        return Ok(b);
-    }
-    if call.body().iter().all(u8::is_ascii_whitespace) {
-        return Ok(false);
-    }
-    match call.json_value()?.get(name) {
-        None => Ok(false),
-        Some(serde_json::Value::Bool(b)) => Ok(*b),
-        Some(_) => Err(ApiError::unprocessable(format!(
-            "{name} must be true or false"
-        ))),
-    }
+    Ok(flag_in_query_or_body(call, name)?.unwrap_or(false))
 }
 
 fn bond_port(call: &Call) -> Result<Prepared, ApiError> {
@@ -141,12 +130,16 @@ fn convert_layer2(call: &Call) -> Result<Prepared, ApiError> {
 }
 
 fn convert_layer3(call: &Call) -> Result<Prepared, ApiError> {
-    // `request_ips` (the addresses a layer-3 bond gets back) is read and
-    // not modelled: a device's own addresses do not change with its ports.
-    let _: types::PortConvertLayer3Input = if call.body().iter().all(u8::is_ascii_whitespace) {
+    // `request_ips`: the addresses the device gets back.
+    let body: types::PortConvertLayer3Input = if call.body().iter().all(u8::is_ascii_whitespace) {
         types::PortConvertLayer3Input::default()
     } else {
         call.json()?
     };
-    change(call, |w, id, now| w.convert_layer3(id, now))
+    let request = body
+        .request_ips
+        .iter()
+        .map(|r| requested(r.address_family, r.public))
+        .collect::<Result<Vec<_>, _>>()?;
+    change(call, move |w, id, now| w.convert_layer3(id, &request, now))
 }

@@ -1,8 +1,20 @@
 //! The API's rules for ports: which VLAN a port may take (of the device's
 //! project and metro; not on a physical port in its bond, nor on a bond
 //! whose ports all left it), the native VLAN (one of the port's), bonding
-//! and disbonding, converting a bond to layer 2 or back to layer 3 (not
-//! while VLANs are on it), and the network type that follows.
+//! and disbonding (a layer-3 bond keeps one of its ports), converting a
+//! bond to layer 2 (the device's addresses go, when it is the first bond)
+//! or back to layer 3 (not while VLANs are on it; the addresses asked
+//! for come back), and the network type that follows.
+//!
+//! The VLAN rules by the bond's network type:
+//!
+//! | network type | a VLAN on the bond | on a port | back to layer 3 |
+//! | --- | --- | --- | --- |
+//! | `layer3` | yes (then `hybrid-bonded`) | no: in the bond | no change |
+//! | `hybrid-bonded` | yes | no: in the bond | VLANs off first |
+//! | `hybrid` | yes | the disbonded one | VLANs off first |
+//! | `layer2-bonded` | yes | no: in the bond | VLANs off first |
+//! | `layer2-individual` | no: its ports left it | yes | VLANs off first |
 
 use tokio::time::Instant;
 use uuid::Uuid;
@@ -10,8 +22,40 @@ use uuid::Uuid;
 use super::layout::{self, candidates, port_id, Slot};
 use super::record::{Kept, State};
 use crate::call::ApiError;
-use crate::model::device;
+use crate::model::device::{self, OwnAddress};
 use crate::model::World;
+
+/// The API's refusal to disbond the last port of a layer-3 bond.
+pub(crate) const LAYER3_KEEPS_A_PORT: &str =
+    "Bond port in Layer 3 can't be unbonded: convert it to Layer 2 first";
+
+/// The addresses a bond converted back to layer 3 gets when its request
+/// asks for none: the three a device has by default (and those packngo's
+/// `PortToLayerThree` and the Terraform provider ask for).
+const DEFAULT_REQUEST: [OwnAddress; 3] = [
+    OwnAddress::PublicIpv4,
+    OwnAddress::PrivateIpv4,
+    OwnAddress::PublicIpv6,
+];
+
+/// The own address a `request_ips` entry asks for: `address_family` 4
+/// or 6 and `public`; a private IPv6 is not offered (`422`).
+pub(crate) fn requested(
+    address_family: Option<i64>,
+    public: Option<bool>,
+) -> Result<OwnAddress, ApiError> {
+    match (address_family, public) {
+        (Some(4), Some(true)) => Ok(OwnAddress::PublicIpv4),
+        (Some(4), Some(false)) => Ok(OwnAddress::PrivateIpv4),
+        (Some(6), Some(true)) => Ok(OwnAddress::PublicIpv6),
+        (Some(6), Some(false)) => Err(ApiError::unprocessable(
+            "Private IPv6 addresses are not offered: request_ips takes public IPv6, public or private IPv4",
+        )),
+        _ => Err(ApiError::unprocessable(
+            "Each of request_ips needs address_family (4 or 6) and public (true or false)",
+        )),
+    }
+}
 
 /// The most VLANs one port holds (a bound of the fake's).
 pub(crate) const MAX_VLANS_PER_PORT: usize = 100;
@@ -259,14 +303,30 @@ impl World {
     }
 
     /// `disbondPort`: port `id` (every port of its bond with `bulk`, or all
-    /// of a bond's) out of its bond.
+    /// of a bond's) out of its bond; a layer-3 bond keeps one of its ports
+    /// (`422`: Terraform's port resource refuses "Bond port in Layer3 can't
+    /// be unbonded" before asking).
     pub(crate) fn disbond_port(
         &mut self,
         id: Uuid,
         bulk: bool,
         now: Instant,
     ) -> Result<(), ApiError> {
-        let (_, targets) = self.bonding_targets(id, bulk)?;
+        let (device, targets) = self.bonding_targets(id, bulk)?;
+        if let Some(bond) = targets.first().and_then(|p| p.slot.bond) {
+            let (d, _) = self.find_port(id)?;
+            let plan = d.rec.plan.clone();
+            let layer3 =
+                layout::slot(&plan, bond).is_some_and(|s| !self.port_state(device, s).layer2);
+            let left = self
+                .bond_members(device, &plan, bond)
+                .iter()
+                .filter(|m| m.bonded && !targets.iter().any(|t| t.slot == m.slot))
+                .count();
+            if layer3 && left == 0 {
+                return Err(ApiError::unprocessable(LAYER3_KEEPS_A_PORT));
+            }
+        }
         for mut p in targets {
             p.bonded = false;
             self.keep_port(p, "disbonded", now);
@@ -287,27 +347,53 @@ impl World {
     }
 
     /// `convertLayer2`: bond `id` to layer 2 (its ports stay as they are).
+    /// The first bond carries the device's addresses: they go, its own and
+    /// those assigned from the project's blocks.
     pub(crate) fn convert_layer2(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
         let (mut bond, _) = self.bond_port_state(id, "layer 2")?;
+        if bond.layer2 {
+            return Ok(());
+        }
         bond.layer2 = true;
+        let (device, first) = (bond.device, bond.slot.index == 0);
         self.keep_port(bond, "layer2", now);
+        if first {
+            self.drop_own_addresses(device, now);
+            self.remove_device_assignments(device, now);
+        }
         Ok(())
     }
 
     /// `convertLayer3`: bond `id` back to layer 3, its ports bonded;
-    /// refused while it or its ports have VLANs.
-    pub(crate) fn convert_layer3(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
+    /// refused while it or its ports have VLANs. A first bond that was
+    /// layer 2 gets back the addresses `request` asks for (none: the
+    /// three a device has by default).
+    pub(crate) fn convert_layer3(
+        &mut self,
+        id: Uuid,
+        request: &[OwnAddress],
+        now: Instant,
+    ) -> Result<(), ApiError> {
         let (mut bond, members) = self.bond_port_state(id, "layer 3")?;
         if !bond.vlans.is_empty() || members.iter().any(|m| !m.vlans.is_empty()) {
             return Err(ApiError::unprocessable(
                 "Virtual networks must be unassigned from the bond and its ports before converting to layer 3",
             ));
         }
+        let addresses = (bond.layer2 && bond.slot.index == 0).then_some(bond.device);
         bond.layer2 = false;
         self.keep_port(bond, "layer3", now);
         for mut m in members {
             m.bonded = true;
             self.keep_port(m, "layer3", now);
+        }
+        if let Some(device) = addresses {
+            let kinds = if request.is_empty() {
+                &DEFAULT_REQUEST[..]
+            } else {
+                request
+            };
+            self.give_own_addresses(device, kinds, now);
         }
         Ok(())
     }

@@ -67,6 +67,39 @@ func Start(t *testing.T, opts ...metalfake.Option) Env {
 	return Env{URL: fake.URL, Token: fake.Token, Project: fake.Project, Fake: fake}
 }
 
+// OwnProject is the project of OwnWorld.
+const OwnProject = "0b000000-0000-4000-8000-0000000000c1"
+
+// OwnWorld is a world document of its own, for the walks that must not
+// depend on the default world's catalog: an organisation with OwnProject,
+// one plan (c3.small.x86 at $0.50 an hour, so a spot bid of $0.15 is the
+// market price), in metro da (facility da11), four machines free there.
+func OwnWorld() map[string]any {
+	org := "0a000000-0000-4000-8000-0000000000c1"
+	return map[string]any{
+		"organizations": []any{map[string]any{"id": org, "name": "external clients"}},
+		"projects":      []any{map[string]any{"id": OwnProject, "organization": org, "name": "walks"}},
+		"plans":         []any{map[string]any{"slug": "c3.small.x86", "pricing": map[string]any{"hour": 0.5}}},
+		"metros":        []any{map[string]any{"code": "da"}},
+		"facilities":    []any{map[string]any{"code": "da11", "metro": "da"}},
+		"capacity":      []any{map[string]any{"facility": "da11", "plan": "c3.small.x86", "available": 4}},
+	}
+}
+
+// StartOwn starts a fake on OwnWorld for t, with Start's timings.
+func StartOwn(t *testing.T) Env {
+	t.Helper()
+	fake := metalfake.Start(t,
+		metalfake.Token("external-clients-token"),
+		metalfake.World(OwnWorld()),
+		metalfake.ProvisionSeconds(2),
+		metalfake.PowerSeconds(0.5),
+		metalfake.ReleaseSeconds(1),
+		metalfake.RateLimit(1000),
+	)
+	return Env{URL: fake.URL, Token: fake.Token, Project: OwnProject, Fake: fake}
+}
+
 // Steps runs a lifecycle's steps in order as sub-tests. A step names the
 // steps it needs; when one of those did not pass, it is skipped with the
 // reason instead of failing for someone else's fault, so a run fails at

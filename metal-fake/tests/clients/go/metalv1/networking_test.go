@@ -248,7 +248,7 @@ func TestNetworking(t *testing.T) {
 		}
 
 		resp, err = c.VLANsApi.DeleteVirtualNetwork(ctx, vlan).Execute()
-		refused(t, resp, err, "assigned to ports")
+		refused(t, resp, err, "Cannot delete Virtual Network when port is assigned")
 		_, resp, err = c.PortsApi.BondPort(ctx, eth1).BulkEnable(false).Execute()
 		refused(t, resp, err, "has virtual networks")
 		_, resp, err = c.PortsApi.UnassignPort(ctx, eth1).PortAssignInput(metalv1.PortAssignInput{Vnid: &vlan}).Execute()
@@ -266,13 +266,17 @@ func TestNetworking(t *testing.T) {
 			t.Fatalf("bond0 back to %s", bond0.GetNetworkType())
 		}
 
-		resp, err = c.VLANsApi.DeleteVirtualNetwork(ctx, vlan).Execute()
-		refused(t, resp, err, "has a Metal Gateway")
+		// The gateway reads deleting, its block bound, until it is gone;
+		// the VLAN's delete takes it at once (as metal-cli's gateway test
+		// cleans up).
 		if _, resp, err := c.MetalGatewaysApi.DeleteMetalGateway(ctx, gateway).Execute(); resp == nil || resp.StatusCode != 202 {
 			t.Fatalf("gateway delete: %v", err)
 		}
 		if resp, err := c.VLANsApi.DeleteVirtualNetwork(ctx, vlan).Execute(); resp == nil || resp.StatusCode >= 300 {
 			t.Fatalf("VLAN delete: %v", err)
+		}
+		if _, resp, _ := c.MetalGatewaysApi.FindMetalGatewayById(ctx, gateway).Execute(); resp == nil || resp.StatusCode != 404 {
+			t.Fatalf("the gateway after its VLAN's delete: %v", resp)
 		}
 		if _, err := c.DevicesApi.DeleteDevice(ctx, device).Execute(); err != nil {
 			t.Fatal(err)

@@ -33,6 +33,20 @@ func refused(t *testing.T, err error, want string) {
 	}
 }
 
+// waitGatewayGone waits out a deleted gateway's deleting state on the
+// fake's clock (10 s), as Terraform's delete waits for its 404.
+func waitGatewayGone(t *testing.T, c *packngo.Client, env harness.Env, id string) {
+	t.Helper()
+	if _, err := env.Fake.Advance(10); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.MetalGateways.Get(id, nil); err == nil {
+		t.Fatalf("gateway %s is still there", id)
+	} else {
+		apiError(t, err, 404)
+	}
+}
+
 // vrfRoute is a VRF route as the API answers it (packngo has no type).
 type vrfRoute struct {
 	ID      string `json:"id"`
@@ -256,7 +270,7 @@ func TestNetworking(t *testing.T) {
 		}
 
 		_, err = c.ProjectVirtualNetworks.Delete(vlan.ID)
-		refused(t, err, "assigned to ports")
+		refused(t, err, "Cannot delete Virtual Network when port is assigned")
 		_, _, err = c.Ports.Bond(eth1.ID, false)
 		refused(t, err, "has virtual networks")
 		_, _, err = c.Ports.Unassign(eth1.ID, vlan.ID)
@@ -275,16 +289,17 @@ func TestNetworking(t *testing.T) {
 			t.Fatalf("network type back to %s", got)
 		}
 
-		_, err = c.ProjectVirtualNetworks.Delete(vlan.ID)
-		refused(t, err, "has a Metal Gateway")
+		// The gateway's delete is done later: it reads deleting, and its
+		// block stays bound until it is gone (as Terraform met it).
 		if _, err := c.MetalGateways.Delete(gateway.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := c.MetalGateways.Get(gateway.ID, nil); err == nil {
-			t.Fatal("the gateway is still there")
-		} else {
-			apiError(t, err, 404)
+		if g, _, err := c.MetalGateways.Get(gateway.ID, nil); err != nil || g.State != "deleting" {
+			t.Fatalf("the gateway after its delete %+v, %v", g, err)
 		}
+		_, err = c.ProjectIPs.Delete(block)
+		refused(t, err, "Cannot delete with associated metal gateway")
+		waitGatewayGone(t, c, env, gateway.ID)
 		if _, _, err := c.ProjectIPs.Get(block, nil); err == nil {
 			t.Fatal("the gateway's private block outlived it")
 		} else {

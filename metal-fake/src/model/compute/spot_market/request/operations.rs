@@ -9,6 +9,7 @@ use super::rules::CreateRequest;
 use super::view::{RequestList, COLLECTION};
 use crate::call::{ApiError, Call, Reply};
 use crate::model::access::Owner;
+use crate::model::list::flag_in_query_or_body;
 use crate::model::project;
 use crate::model::render::{reply, Expand};
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
@@ -94,15 +95,8 @@ fn find_spot_market_request_by_id(call: &Call) -> Result<Prepared, ApiError> {
 
 fn delete_spot_market_request(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
-    let force = match call.text("force_termination").as_deref() {
-        None | Some("false") => false,
-        Some("true") => true,
-        Some(other) => {
-            return Err(ApiError::unprocessable(format!(
-                "force_termination must be true or false: {other:?}"
-            )))
-        }
-    };
+    // The spec's query, or packngo's body (`{"force_termination": true}`).
+    let force = flag_in_query_or_body(call, "force_termination")?.unwrap_or(false);
     acts(move |w, _, now| {
         w.delete_spot_request(id, force, now)?;
         Ok(Reply::Empty)
