@@ -86,8 +86,9 @@ impl World {
         if self.due.next_at().is_none_or(|at| at > now) {
             return;
         }
-        let cause = self.journal.cause();
+        let (cause, actor) = (self.journal.cause(), self.journal.actor());
         self.journal.set_cause(Cause::Due);
+        self.journal.set_actor(None);
         while let Some((at, due)) = self.due.pop_due(now) {
             match due {
                 Due::Device { id, phase, step } => self.device_step(id, phase, step, at),
@@ -99,6 +100,7 @@ impl World {
             }
         }
         self.journal.set_cause(cause);
+        self.journal.set_actor(actor);
     }
 }
 
@@ -195,7 +197,7 @@ mod tests {
                 "a loaded world starts its journal empty"
             );
             let id = Uuid::new_v4();
-            w.acting("createDevice", |w| {
+            w.acting("createDevice", None, |w| {
                 w.place_device(device(id), false, Vec::new(), t0)
             });
             w.drain(t0 + Duration::from_secs(3));
@@ -231,7 +233,7 @@ mod tests {
                 w.devices.get(&id).unwrap().state(),
                 crate::model::DeviceState::Failed
             );
-            w.acting("deleteDevice", |w| w.delete_device(id, failed))
+            w.acting("deleteDevice", None, |w| w.delete_device(id, failed))
                 .unwrap();
             let before = w.journal.last_seq();
             w.drain(t0 + Duration::from_secs(100_000));

@@ -9,6 +9,8 @@
 //!   (the catalog's checks, a machine from the place's capacity).
 //! - `rules`: update, actions, delete, the changes due as time passes,
 //!   competitors.
+//! - `provisioning`: the steps a provisioning device reports (its
+//!   provisioning events).
 //! - `failures`: which devices fail to provision (scripted or drawn).
 //! - `filter`: the filters of the project's device list.
 //! - `table`: the devices, with their provisioning's own state (which
@@ -32,6 +34,7 @@ mod keys;
 mod metadata;
 mod on_demand;
 mod operations;
+pub(crate) mod provisioning;
 mod record;
 mod rules;
 mod table;
