@@ -356,7 +356,8 @@ async fn over_http_the_transitions_are_events_when_the_fake_s_clock_passes_them(
 
 /// Every property of the spec's `Event` schema, as the real API sent
 /// them (a recorded `/devices/{id}/events` reply had `ip` and
-/// `modified_by`, `state` `null`).
+/// `modified_by`, `state` `null`; the fake leaves out what is `null`,
+/// which the spec's schema refuses).
 const EVENT_PROPERTIES: [&str; 10] = [
     "body",
     "created_at",
@@ -369,6 +370,14 @@ const EVENT_PROPERTIES: [&str; 10] = [
     "state",
     "type",
 ];
+
+/// [`EVENT_PROPERTIES`] but `left_out`.
+fn properties_but(left_out: &[&str]) -> Vec<&'static str> {
+    EVENT_PROPERTIES
+        .into_iter()
+        .filter(|p| !left_out.contains(p))
+        .collect()
+}
 
 fn keys(event: &Value) -> Vec<&str> {
     let mut keys: Vec<&str> = event
@@ -464,9 +473,8 @@ async fn a_new_project_and_its_provisioned_device_list_what_the_real_api_listed(
     // packet-cli stops polling when the newest event says it is done.
     assert_eq!(said[0], "Provision complete! Your device is ready to go.");
     let newest = &list["events"][0];
-    assert_eq!(keys(newest), EVENT_PROPERTIES);
-    assert_eq!(newest["state"], Value::Null);
-    assert_eq!(newest["ip"], Value::Null);
+    // `state` and `ip` were `null` in the recorded reply.
+    assert_eq!(keys(newest), properties_but(&["ip", "state"]));
     assert_eq!(newest["modified_by"]["full_name"], "Packet Bot");
     let created = list["events"].as_array().unwrap().last().unwrap();
     assert_eq!(created["modified_by"]["full_name"], "Token User 1");
@@ -561,9 +569,9 @@ async fn a_device_s_provisioning_events_agree_with_its_events() {
         .into_iter()
         .filter(|p| *p != "modified_by")
         .collect();
-    assert!(to_come.iter().all(|e| e["created_at"].is_null()
-        && e["body"].is_string()
-        && keys(e) == but_modified_by));
+    assert!(to_come
+        .iter()
+        .all(|e| e["created_at"].is_null() && e["body"].is_string() && keys(e) == but_modified_by));
     assert_eq!(
         to_come.last().unwrap()["body"],
         "Provision complete! Your device is ready to go."
@@ -642,7 +650,7 @@ async fn seeded_events_load_and_a_saved_world_lists_the_same_events() {
         first["relationships"],
         json!([{"href": "#11e2ba60-0e9c-424f-a217-0ae2d9bda0f3"}])
     );
-    assert_eq!(keys(first), EVENT_PROPERTIES);
+    assert_eq!(keys(first), properties_but(&["state"]));
     assert_eq!(list["events"][1]["state"], "succeeded");
     let (status, one) = call(
         &fake,
@@ -698,8 +706,7 @@ async fn seeded_events_load_and_a_saved_world_lists_the_same_events() {
     assert_eq!(again.world().events, saved.events, "saved as loaded");
 }
 
-/// Events out of bounds, in the future or twice are refused, each with
-/// its reason.
+/// Events out of bounds or twice are refused, each with its reason.
 #[test]
 fn seeded_events_out_of_bounds_are_refused() {
     let with = |event: Value| {
@@ -719,7 +726,6 @@ fn seeded_events_out_of_bounds_are_refused() {
         ("type", json!(""), "its type"),
         ("type", json!("t".repeat(256)), "its type"),
         ("body", json!("b".repeat(4097)), "its body"),
-        ("created_at", json!("2999-01-01T00:00:00Z"), "after now"),
         ("relationships", json!(vec!["/x"; 17]), "relationships"),
     ] {
         let mut e = base.clone();

@@ -203,16 +203,39 @@ mod tests {
             w.drain(t0 + Duration::from_secs(3));
             w.drain(t0 + Duration::from_secs(3600));
             w.drain(t0 + Duration::from_secs(7200));
+            let changes = of(&w, id, t0);
+            // The state's changes, between them the steps it reports.
+            let states: Vec<_> = changes
+                .iter()
+                .filter(
+                    |(c, _, _)| !matches!(c, Change::Updated(w) if w.starts_with("provisioning.")),
+                )
+                .copied()
+                .collect();
             assert_eq!(
-                of(&w, id, t0),
+                states,
                 vec![
                     (Change::Created, Cause::Operation("createDevice"), 0),
                     (Change::Updated("provisioning"), Cause::Due, 5),
                     (Change::Updated("provisioned"), Cause::Due, 65),
                 ]
             );
+            let reports: Vec<_> = changes
+                .iter()
+                .filter(
+                    |(c, _, _)| matches!(c, Change::Updated(w) if w.starts_with("provisioning.")),
+                )
+                .collect();
+            assert_eq!(
+                reports.len(),
+                10,
+                "the queued report and nine while provisioning"
+            );
+            assert!(reports
+                .iter()
+                .all(|(_, cause, at)| *cause == Cause::Due && *at < 65));
             let d = w.devices.get(&id).unwrap();
-            assert_eq!(d.meta.version, 3);
+            assert_eq!(d.meta.version, 13);
             assert_eq!(d.meta.updated, t0 + Duration::from_secs(65));
             assert_eq!(w.due.len(), 0);
         }

@@ -157,6 +157,11 @@ impl Journal {
         self.next_id = Some(id);
     }
 
+    /// Forgets the name [`Journal::name_next`] gave, if no change took it.
+    pub(crate) fn unname(&mut self) {
+        self.next_id = None;
+    }
+
     /// Appends one change (dropping the oldest entry when full); `label`
     /// is how its event names the record.
     #[allow(clippy::too_many_arguments)]

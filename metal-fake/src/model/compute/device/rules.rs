@@ -244,7 +244,8 @@ impl World {
         if let Some(r) = reported {
             self.journal.name_next(r.event);
         }
-        self.devices
+        let changed = self
+            .devices
             .rows
             .update(&mut self.journal, id, what, at, |d| {
                 f(d);
@@ -252,6 +253,10 @@ impl World {
                     d.live.reports.push(r);
                 }
             });
+        if changed.is_none() {
+            // No such device: the name is no one's.
+            self.journal.unname();
+        }
     }
 
     /// `deleteDevice`: refused while locked or not yet provisioned (the
