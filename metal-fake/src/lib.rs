@@ -62,9 +62,11 @@
 //!    `Deserialize` and `JsonSchema` (it is also the resource's entry in
 //!    the world document, so there is no second type to convert to),
 //!    what the world keeps beside it (`Kept { rec, meta: Meta, .. }`, with
-//!    `impl Record for Kept`: its `Kind` in `model/relations.rs`, its
-//!    `meta`, and its `scope`: the project, organisation and device it
-//!    concerns, for who sees its events), and its `load` (check what it
+//!    `impl Record for Kept`, through `record!`: its `Kind` in
+//!    `model/relations.rs`, its `meta`, its `scope`: the project,
+//!    organisation and device it concerns, for who sees its events, and
+//!    optionally its `label`, how its events' text names it), and its
+//!    `load` (check what it
 //!    names, refuse with a [`document::WorldError`]; insert through the
 //!    table as below) and `save` (oldest first by `meta.seq`).
 //! 2. `model/<family>/<resource>/view.rs`: how the API shows it: a struct of
