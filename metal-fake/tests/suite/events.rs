@@ -71,6 +71,20 @@ fn create_body(reservation: &str, hostname: &str) -> Value {
     })
 }
 
+/// Creates a device on the acme reservation with `TOKEN`; its ID.
+async fn create_device(fake: &Fake, hostname: &str) -> String {
+    let (status, device) = call(
+        fake,
+        TOKEN,
+        "POST",
+        &format!("/projects/{PROJECT}/devices"),
+        Some(create_body(RESERVATION, hostname)),
+    )
+    .await;
+    assert_eq!(status, 201, "{device}");
+    device["id"].as_str().unwrap().to_string()
+}
+
 /// The events of a list reply: `(type, created_at)`, as listed.
 fn events(list: &Value) -> Vec<(String, DateTime<Utc>)> {
     list["events"]
@@ -97,16 +111,7 @@ fn stamp(v: &Value) -> DateTime<Utc> {
 #[tokio::test(start_paused = true)]
 async fn a_device_s_timed_transitions_are_events_once_in_order_at_their_due_instants() {
     let fake = fake();
-    let (status, device) = call(
-        &fake,
-        TOKEN,
-        "POST",
-        &format!("/projects/{PROJECT}/devices"),
-        Some(create_body(RESERVATION, "web-1")),
-    )
-    .await;
-    assert_eq!(status, 201, "{device}");
-    let id = device["id"].as_str().unwrap().to_string();
+    let id = create_device(&fake, "web-1").await;
     let created = stamp(&device["created_at"]);
     let path = format!("/devices/{id}/events?per_page=100");
     let (_, list) = call(&fake, TOKEN, "GET", &path, None).await;
@@ -246,15 +251,7 @@ async fn events_are_paged_newest_first_and_found_by_id() {
 #[tokio::test(start_paused = true)]
 async fn a_token_sees_only_the_events_of_what_it_sees() {
     let fake = fake();
-    let (status, _) = call(
-        &fake,
-        TOKEN,
-        "POST",
-        &format!("/projects/{PROJECT}/devices"),
-        Some(create_body(RESERVATION, "acme-1")),
-    )
-    .await;
-    assert_eq!(status, 201);
+    create_device(&fake, "acme-1").await;
     tokio::time::advance(Duration::from_secs(120)).await;
     let (_, mine) = call(&fake, TOKEN, "GET", "/events?per_page=100", None).await;
     assert_eq!(types(&mine).len(), 13, "{mine}");
@@ -437,16 +434,7 @@ async fn a_new_project_and_its_provisioned_device_list_what_the_real_api_listed(
         "Project \"metal-cli-abcde-projects-events\" was created by Token User 1"
     );
 
-    let (status, device) = call(
-        &fake,
-        TOKEN,
-        "POST",
-        &format!("/projects/{PROJECT}/devices"),
-        Some(create_body(RESERVATION, "metal-cli-events-dev")),
-    )
-    .await;
-    assert_eq!(status, 201, "{device}");
-    let id = device["id"].as_str().unwrap().to_string();
+    let id = create_device(&fake, "metal-cli-events-dev").await;
     tokio::time::advance(Duration::from_secs(120)).await;
     let (_, d) = call(&fake, TOKEN, "GET", &format!("/devices/{id}"), None).await;
     assert_eq!(d["state"], "active");
@@ -533,16 +521,7 @@ async fn a_new_project_and_its_provisioned_device_list_what_the_real_api_listed(
 #[tokio::test(start_paused = true)]
 async fn a_device_s_provisioning_events_agree_with_its_events() {
     let fake = fake();
-    let (status, device) = call(
-        &fake,
-        TOKEN,
-        "POST",
-        &format!("/projects/{PROJECT}/devices"),
-        Some(create_body(RESERVATION, "steps")),
-    )
-    .await;
-    assert_eq!(status, 201);
-    let id = device["id"].as_str().unwrap().to_string();
+    let id = create_device(&fake, "steps").await;
     // 20 s in: queued, started, network, configuration, DHCP done.
     tokio::time::advance(Duration::from_secs(20)).await;
     let (_, d) = call(&fake, TOKEN, "GET", &format!("/devices/{id}"), None).await;
