@@ -112,6 +112,7 @@ fn stamp(v: &Value) -> DateTime<Utc> {
 async fn a_device_s_timed_transitions_are_events_once_in_order_at_their_due_instants() {
     let fake = fake();
     let id = create_device(&fake, "web-1").await;
+    let (_, device) = call(&fake, TOKEN, "GET", &format!("/devices/{id}"), None).await;
     let created = stamp(&device["created_at"]);
     let path = format!("/devices/{id}/events?per_page=100");
     let (_, list) = call(&fake, TOKEN, "GET", &path, None).await;
