@@ -41,6 +41,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+pub use crate::model::Event;
 pub use crate::model::{
     AddressFamily, BgpDynamicNeighbor, BgpSession, ElasticIp, GlobalBgpRange, MetalGateway, Port,
     RouteStatus, VirtualNetwork, Vrf, VrfRoute,
@@ -202,6 +203,11 @@ pub struct WorldDoc {
     /// Organisations' payment methods.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub payment_methods: Vec<PaymentMethod>,
+    /// Events, listed (newest first) before any the world makes after it
+    /// is loaded; at most 10000 (as many as the journal keeps). A saved
+    /// world holds every event its journal still has.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<Event>,
 }
 
 /// Why a world document was refused. Over HTTP, `422` with the message.
@@ -314,6 +320,7 @@ impl WorldDoc {
             ("transfers", self.transfers.len()),
             ("emails", self.emails.len()),
             ("payment_methods", self.payment_methods.len()),
+            ("events", self.events.len()),
         ];
         for (kind, count) in counts {
             if count > MAX_RECORDS {

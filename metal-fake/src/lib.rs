@@ -67,9 +67,11 @@
 //!    `Deserialize` and `JsonSchema` (it is also the resource's entry in
 //!    the world document, so there is no second type to convert to),
 //!    what the world keeps beside it (`Kept { rec, meta: Meta, .. }`, with
-//!    `impl Record for Kept`: its `Kind` in `model/relations.rs`, its
-//!    `meta`, and its `scope`: the project, organisation and device it
-//!    concerns, for who sees its events), and its `load` (check what it
+//!    `impl Record for Kept`, through `record!`: its `Kind` in
+//!    `model/relations.rs`, its `meta`, its `scope`: the project,
+//!    organisation and device it concerns, for who sees its events, and
+//!    optionally its `label`, how its events' text names it), and its
+//!    `load` (check what it
 //!    names, refuse with a [`document::WorldError`]; insert through the
 //!    table as below) and `save` (oldest first by `meta.seq`).
 //! 2. `model/<family>/<resource>/view.rs`: how the API shows it: a struct of
@@ -191,7 +193,7 @@
 //! | `POST /_fake/world` | a [`document::WorldDoc`] (at most 64 MiB; records within their bounds) | replaces the world (faults and calls stay); replies a summary | [`Fake::load_world`] |
 //! | `POST /_fake/faults` | `{"faults": [...], "random": {...}}` (at most 1 MiB; at most 10000 scripted faults pending in all, `422` past them) | adds faults | [`Fake::inject`], [`Fake::set_random_faults`] |
 //! | `DELETE /_fake/faults` | none | clears every fault | |
-//! | `GET /_fake/calls?operation=&limit=` | | the last `limit` (default 1000) recorded calls: `seq`, `operation`, `status` (`null`: no reply), `fault`, `at` (RFC 3339); and `total` | [`Fake::calls`] |
+//! | `GET /_fake/calls?operation=&limit=` | | the last `limit` (default 1000) recorded calls: `seq`, `method`, `path`, `query` (`null`: none), `operation`, `status` (`null`: no reply), `error` (the message answered; `null` for a success), `fault`, `at` (RFC 3339); and `total`. Never a header or a body | [`Fake::calls`] |
 //! | `GET`/`POST /_fake/clock` | `{"advance_seconds": N}` (0 to a week) | reads or advances the fake's clock | [`Fake::advance`] |
 //! | `GET /_fake/state` | | counters ([`Snapshot`]) | [`Fake::snapshot`] |
 //!
@@ -302,7 +304,7 @@ pub use faults::{
     FailProvisioning, Fault, FaultKind, RandomFailures, RandomFaults, TooManyFaults,
     MAX_PENDING_FAULTS,
 };
-pub use log::{CallRecord, Snapshot, LOG_CAPACITY};
+pub use log::{CallRecord, Snapshot, LOG_CAPACITY, MAX_LOGGED_TEXT};
 pub use model::{Timings, WorldCounts};
 pub use router::{
     RecordedReply, ServerConfig, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT,

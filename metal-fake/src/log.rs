@@ -12,6 +12,11 @@ use crate::model::WorldCounts;
 /// counting).
 pub const LOG_CAPACITY: usize = 100_000;
 
+/// The longest path, query or error message a logged call keeps, in
+/// bytes; a longer one is cut at a character boundary and ends in `...`
+/// (so the log holds at most about [`LOG_CAPACITY`] times three of these).
+pub const MAX_LOGGED_TEXT: usize = 512;
+
 /// One call the fake received.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CallRecord {
@@ -19,16 +24,79 @@ pub struct CallRecord {
     /// decided, so a slow call may follow a later arrival; `at` is the
     /// arrival).
     pub seq: u64,
+    /// The request's method (`"GET"`).
+    pub method: String,
+    /// The request's path (`/metal/v1/devices/...`), at most
+    /// [`MAX_LOGGED_TEXT`] bytes.
+    pub path: String,
+    /// The request's query as sent (no `?`), at most [`MAX_LOGGED_TEXT`]
+    /// bytes; `None` without one. The spec marks no query parameter as a
+    /// secret, and tokens travel in headers, which are never logged.
+    pub query: Option<String>,
     /// The operationId (`"createDevice"`), or `"unknown"` for a path the
     /// fake does not serve.
     pub operation: &'static str,
     /// The status sent, `None` when no reply was sent (dropped, hung, never
     /// sent).
     pub status: Option<u16>,
+    /// The error message the fake answered (the `errors` of its reply,
+    /// joined with `"; "`, or the `error` of a `401`), at most
+    /// [`MAX_LOGGED_TEXT`] bytes; `None` for a success or no reply.
+    pub error: Option<String>,
     /// The injected fault's label, if any.
     pub fault: Option<&'static str>,
     /// When it arrived, on the fake's clock.
     pub at: Instant,
+}
+
+impl std::fmt::Display for CallRecord {
+    /// One line: `seq method path?query operation status [fault] [: error]`
+    /// (what `metal-fake --log-calls` prints).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "call {} {} {}", self.seq, self.method, self.path)?;
+        if let Some(q) = &self.query {
+            write!(f, "?{q}")?;
+        }
+        write!(f, " {} ", self.operation)?;
+        match self.status {
+            Some(s) => write!(f, "{s}")?,
+            None => write!(f, "no-reply")?,
+        }
+        if let Some(fault) = self.fault {
+            write!(f, " fault={fault}")?;
+        }
+        if let Some(e) = &self.error {
+            // One line, whatever the message holds.
+            write!(f, ": {}", e.replace(['\n', '\r'], " "))?;
+        }
+        Ok(())
+    }
+}
+
+/// What the record step knows of one call, before the log numbers it.
+#[derive(Debug)]
+pub(crate) struct NewCall<'a> {
+    pub(crate) method: &'a str,
+    pub(crate) path: &'a str,
+    pub(crate) query: Option<&'a str>,
+    pub(crate) operation: &'static str,
+    pub(crate) status: Option<u16>,
+    pub(crate) error: Option<String>,
+    pub(crate) fault: Option<&'static str>,
+    pub(crate) at: Instant,
+}
+
+/// `text` cut to at most [`MAX_LOGGED_TEXT`] bytes at a character
+/// boundary, ending in `...` when cut.
+fn bounded(text: &str) -> String {
+    if text.len() <= MAX_LOGGED_TEXT {
+        return text.to_string();
+    }
+    let mut end = MAX_LOGGED_TEXT - 3;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &text[..end])
 }
 
 /// Counters over every call, serialised as `GET /_fake/state`.
@@ -60,13 +128,18 @@ pub(crate) struct CallLog {
 }
 
 impl CallLog {
-    pub(crate) fn record(
-        &mut self,
-        operation: &'static str,
-        status: Option<u16>,
-        fault: Option<&'static str>,
-        at: Instant,
-    ) {
+    /// Logs one call and counts it; returns what was logged.
+    pub(crate) fn record(&mut self, call: NewCall<'_>) -> &CallRecord {
+        let NewCall {
+            method,
+            path,
+            query,
+            operation,
+            status,
+            error,
+            fault,
+            at,
+        } = call;
         self.calls += 1;
         *self
             .requests
@@ -82,11 +155,17 @@ impl CallLog {
         }
         self.log.push_back(CallRecord {
             seq: self.calls,
+            method: bounded(method),
+            path: bounded(path),
+            query: query.map(bounded),
             operation,
             status,
+            error: error.as_deref().map(bounded),
             fault,
             at,
         });
+        // Just pushed: the log is not empty.
+        self.log.back().expect("a call was just logged")
     }
 
     /// Forgets every call (the log, the counters, the faults injected);
@@ -146,7 +225,16 @@ mod tests {
         let mut stats = CallLog::default();
         let at = Instant::now();
         for _ in 0..LOG_CAPACITY + 5 {
-            stats.record("getDevice", Some(200), None, at);
+            stats.record(NewCall {
+                method: "GET",
+                path: "/metal/v1/devices/x",
+                query: None,
+                operation: "findDeviceById",
+                status: Some(200),
+                error: None,
+                fault: None,
+                at,
+            });
         }
         let all = stats.log_since(0);
         assert_eq!(all.len(), LOG_CAPACITY);
@@ -157,5 +245,64 @@ mod tests {
             [LOG_CAPACITY as u64 + 4, LOG_CAPACITY as u64 + 5]
         );
         assert!(stats.log_since(LOG_CAPACITY as u64 + 5).is_empty());
+    }
+
+    #[test]
+    fn a_call_keeps_its_request_and_error_within_bounds_and_prints_one_line() {
+        let mut log = CallLog::default();
+        let at = Instant::now();
+        let long = "é".repeat(MAX_LOGGED_TEXT);
+        let c = log
+            .record(NewCall {
+                method: "POST",
+                path: "/metal/v1/projects/p/devices",
+                query: Some(&long),
+                operation: "createDevice",
+                status: Some(422),
+                error: Some("Hostname is too long; Plan is unknown".to_string()),
+                fault: Some("latency"),
+                at,
+            })
+            .clone();
+        assert_eq!(c.method, "POST");
+        assert_eq!(c.path, "/metal/v1/projects/p/devices");
+        let q = c.query.as_deref().unwrap();
+        assert!(
+            q.len() <= MAX_LOGGED_TEXT && q.ends_with("..."),
+            "{}",
+            q.len()
+        );
+        assert_eq!(
+            c.error.as_deref(),
+            Some("Hostname is too long; Plan is unknown")
+        );
+        let line = c.to_string();
+        assert!(!line.contains('\n'));
+        assert!(
+            line.starts_with("call 1 POST /metal/v1/projects/p/devices?é"),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(
+                " createDevice 422 fault=latency: Hostname is too long; Plan is unknown"
+            ),
+            "{line}"
+        );
+        let none = log
+            .record(NewCall {
+                method: "GET",
+                path: "/metal/v1/user",
+                query: None,
+                operation: "findCurrentUser",
+                status: None,
+                error: None,
+                fault: Some("drop_after"),
+                at,
+            })
+            .to_string();
+        assert_eq!(
+            none,
+            "call 2 GET /metal/v1/user findCurrentUser no-reply fault=drop_after"
+        );
     }
 }

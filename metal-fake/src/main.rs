@@ -9,7 +9,8 @@
 //! and the control API (`/_fake/reset`, `/_fake/world`, `/_fake/faults`,
 //! `/_fake/calls`, `/_fake/clock`) arranges scenarios.
 //! Logs (the server's warnings) go to stderr, filtered by `RUST_LOG`
-//! (default `warn`). A flag out of range (`--reservations` above
+//! (default `warn`); with `--log-calls`, one line a call too
+//! (`metal-fake: call 3 GET /metal/v1/devices/ID findDeviceById 404: Not found`). A flag out of range (`--reservations` above
 //! 100000, `--fault-rate` or `--fail-rate` outside [0, 1], `--time-scale` outside 1 to
 //! 10000, a negative, non-finite or longer-than-a-week number of seconds)
 //! is refused with exit code 2, and so is a `--world` or `--state-file`
@@ -131,6 +132,11 @@ struct Args {
     /// provisionable while reading it says it is (0: off); at most a week.
     #[arg(long, default_value = "0", value_parser = parse_seconds)]
     stale_reads_seconds: Duration,
+    /// Prints one line a call to stderr: method, path and query,
+    /// operation, status, fault and the error message answered (never a
+    /// header or a body, so never a token).
+    #[arg(long)]
+    log_calls: bool,
 }
 
 fn parse_reservations(text: &str) -> Result<usize, String> {
@@ -307,7 +313,8 @@ async fn main() -> std::process::ExitCode {
     };
     let config = ServerConfig::new(token)
         .rate_limit(Some(args.rate_limit))
-        .control_token(args.control_token.clone());
+        .control_token(args.control_token.clone())
+        .log_calls(args.log_calls);
     let server = match metal_fake::bind(fake.clone(), args.listen.as_str(), config).await {
         Ok(server) => server,
         Err(e) => {

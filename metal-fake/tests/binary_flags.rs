@@ -14,6 +14,20 @@ fn command(args: &[&str]) -> Command {
     binary::command(TOKEN, args)
 }
 
+/// Kills a started server; what it wrote to stderr.
+fn stop(mut child: std::process::Child) -> String {
+    child.kill().unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    child.wait().unwrap();
+    stderr
+}
+
 fn assert_refused(args: &[&str], expected: &str) {
     let out = binary::run_to_exit(TOKEN, args);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -103,16 +117,7 @@ fn the_log_subscriber_honours_rust_log() {
         assert!(line.starts_with("metal-fake listening on "), "{line:?}");
         // The startup event follows the URL line; give it a moment.
         std::thread::sleep(Duration::from_millis(300));
-        child.kill().unwrap();
-        let mut stderr = String::new();
-        child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut stderr)
-            .unwrap();
-        child.wait().unwrap();
-        stderr
+        stop(child)
     };
     let info = serve(Some("info"));
     assert!(
@@ -127,4 +132,45 @@ fn the_log_subscriber_honours_rust_log() {
     );
     let filtered = serve(Some("metal_fake=warn"));
     assert!(!filtered.contains("metal-fake serving"), "{filtered:?}");
+}
+
+/// `--log-calls` prints one line a call to stderr: method, path and
+/// query, operation, status and the error answered; never the token.
+#[test]
+fn log_calls_prints_one_line_a_call_without_the_token() {
+    use std::io::Write;
+    let mut child = command(&["--log-calls", "--rate-limit", "0"])
+        .spawn()
+        .unwrap();
+    let line = binary::first_line(&mut child);
+    let address = line
+        .trim()
+        .strip_prefix("metal-fake listening on http://")
+        .and_then(|rest| rest.strip_suffix("/metal/v1"))
+        .unwrap_or_else(|| panic!("{line:?}"))
+        .to_string();
+    let missing = "0d000000-0000-4000-8000-00000000dead";
+    let mut stream = std::net::TcpStream::connect(&address).unwrap();
+    write!(
+        stream,
+        "GET /metal/v1/devices/{missing}?include=project HTTP/1.1\r\nHost: {address}\r\n\
+         X-Auth-Token: {TOKEN}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).unwrap();
+    assert!(reply.starts_with("HTTP/1.1 404"), "{reply}");
+    // The line is written before the reply is sent.
+    let stderr = stop(child);
+    let expected = format!(
+        "metal-fake: call 1 GET /metal/v1/devices/{missing}?include=project findDeviceById 404: Not found"
+    );
+    assert!(
+        stderr.lines().any(|l| l == expected),
+        "{expected:?} in {stderr:?}"
+    );
+    assert!(
+        !stderr.contains(TOKEN),
+        "the token is never logged: {stderr:?}"
+    );
 }

@@ -47,7 +47,7 @@ const EnvBinary = "METAL_FAKE"
 var flags = struct {
 	Listen, Token, Project, Reservations, World, ControlToken, TimeScale,
 	RateLimit, FaultRate, Seed, FailRate, FailHostname, ProvisionSeconds,
-	PowerSeconds, ReleaseSeconds, DeprovisionSeconds, StateFile string
+	PowerSeconds, ReleaseSeconds, DeprovisionSeconds, StateFile, LogCalls string
 }{
 	Listen:             "--listen",
 	Token:              "--token",
@@ -66,6 +66,7 @@ var flags = struct {
 	ReleaseSeconds:     "--release-seconds",
 	DeprovisionSeconds: "--deprovision-seconds",
 	StateFile:          "--state-file",
+	LogCalls:           "--log-calls",
 }
 
 // config is what the options set.
@@ -75,8 +76,10 @@ type config struct {
 	controlToken string
 	// flags are the flags and their values, in the order first set.
 	flags []flagValue
-	args  []string
-	world any
+	// logCalls passes --log-calls (a flag without a value).
+	logCalls bool
+	args     []string
+	world    any
 	// timeout bounds the wait for the first two lines.
 	timeout time.Duration
 }
@@ -172,6 +175,11 @@ func DeprovisionSeconds(s float64) Option { return flag(flags.DeprovisionSeconds
 // StateFile loads the world from path at start when it exists (and the
 // binary saves it there on SIGTERM; Close kills it, so nothing is saved).
 func StateFile(path string) Option { return flag(flags.StateFile, path) }
+
+// LogCalls has the binary print one line a call to its stderr (method,
+// path and query, operation, status, fault, the error message answered;
+// never a header or a body): read it with Stderr.
+func LogCalls() Option { return func(c *config) { c.logCalls = true } }
 
 // Binary is the binary to run, in place of $METAL_FAKE or the PATH's.
 func Binary(path string) Option { return func(c *config) { c.binary = path } }
@@ -283,6 +291,9 @@ func start(dir string, opts ...Option) (*Fake, error) {
 	}
 	for _, f := range c.flags {
 		args = append(args, f.name, f.value)
+	}
+	if c.logCalls {
+		args = append(args, flags.LogCalls)
 	}
 	args = append(args, c.args...)
 	cmd := exec.Command(bin, args...)
@@ -449,10 +460,19 @@ type cleared struct {
 type Call struct {
 	// Seq is 1-based, in the order the calls were logged.
 	Seq uint64 `json:"seq"`
+	// Method is the request's method ("GET").
+	Method string `json:"method"`
+	// Path is the request's path ("/metal/v1/devices/...").
+	Path string `json:"path"`
+	// Query is the request's query without "?"; nil without one.
+	Query *string `json:"query"`
 	// Operation is the operationId, or "unknown".
 	Operation string `json:"operation"`
 	// Status is the status sent; nil when no reply was sent.
 	Status *int `json:"status"`
+	// Error is the error message the fake answered; nil for a success or
+	// no reply.
+	Error *string `json:"error"`
 	// Fault is the injected fault's label, if any.
 	Fault *string `json:"fault"`
 	// At is when it arrived, on the fake's clock (RFC 3339).

@@ -102,6 +102,36 @@ func TestStartServesTheAPIAndTheControlAPI(t *testing.T) {
 	}
 }
 
+func TestACallIsLoggedWithItsRequestAndErrorAndNeverItsToken(t *testing.T) {
+	const secret = "secret-token-for-the-log"
+	f := Start(t, Token(secret), RateLimit(0), LogCalls())
+	missing := "0d000000-0000-4000-8000-00000000dead"
+	if status, _ := get(t, f, "/devices/"+missing+"?include=project"); status != 404 {
+		t.Fatalf("a missing device: %d", status)
+	}
+	calls, err := f.Calls("findDeviceById", 10)
+	fatalIf(t, err)
+	if len(calls.Calls) != 1 {
+		t.Fatalf("calls %+v", calls)
+	}
+	c := calls.Calls[0]
+	if c.Method != "GET" || c.Path != "/metal/v1/devices/"+missing {
+		t.Fatalf("the call's request %+v", c)
+	}
+	if c.Query == nil || *c.Query != "include=project" || c.Error == nil || *c.Error != "Not found" {
+		t.Fatalf("the call's query and error %+v", c)
+	}
+	line := "GET /metal/v1/devices/" + missing + "?include=project findDeviceById 404: Not found"
+	if !strings.Contains(f.Stderr(), line) {
+		t.Fatalf("stderr has no line %q:\n%s", line, f.Stderr())
+	}
+	raw, err := json.Marshal(calls)
+	fatalIf(t, err)
+	if strings.Contains(f.Stderr(), secret) || strings.Contains(string(raw), secret) {
+		t.Fatalf("the token is in the call log")
+	}
+}
+
 func TestRandomFaultsAndClearFaults(t *testing.T) {
 	f := Start(t, RateLimit(0))
 	added, err := f.RandomFaults(1, 3, Fault{Kind: FailBefore, Status: 503})
@@ -233,7 +263,8 @@ func TestEveryFlagIsOneOfTheBinarys(t *testing.T) {
 	v := reflect.ValueOf(flags)
 	for i := 0; i < v.NumField(); i++ {
 		flag := v.Field(i).String()
-		if !strings.Contains(string(help), flag+" ") {
+		// A flag with a value is followed by it; one without, by its line's end.
+		if !strings.Contains(string(help), flag+" ") && !strings.Contains(string(help), flag+"\n") {
 			t.Errorf("metal-fake --help does not name %s (%s)", flag, v.Type().Field(i).Name)
 		}
 	}
@@ -242,7 +273,7 @@ func TestEveryFlagIsOneOfTheBinarys(t *testing.T) {
 	f := Start(t, Token("t"), Project("0b000000-0000-4000-8000-0000000000cc"), Reservations(1),
 		ControlToken("c"), TimeScale(2), RateLimit(0), FaultRate(0), Seed(7), FailRate(0),
 		FailHostname("doomed"), ProvisionSeconds(1), PowerSeconds(1), ReleaseSeconds(1),
-		DeprovisionSeconds(0), StateFile(filepath.Join(dir, "state.json")))
+		DeprovisionSeconds(0), StateFile(filepath.Join(dir, "state.json")), LogCalls())
 	if f.Project != "0b000000-0000-4000-8000-0000000000cc" || f.Token != "t" {
 		t.Fatalf("started %+v", f)
 	}

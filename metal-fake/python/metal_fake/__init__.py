@@ -77,6 +77,7 @@ FLAGS = {
     "release_seconds": "--release-seconds",
     "deprovision_seconds": "--deprovision-seconds",
     "state_file": "--state-file",
+    "log_calls": "--log-calls",
 }
 
 #: The fault kinds `fault()` and `random_faults()` take (the schema's
@@ -153,10 +154,18 @@ class Call:
 
     #: 1-based, in the order the calls were logged.
     seq: int
+    #: The request's method ("GET").
+    method: str
+    #: The request's path ("/metal/v1/devices/...").
+    path: str
+    #: The request's query without "?"; None without one.
+    query: object
     #: The operationId, or "unknown".
     operation: str
     #: The status sent; None when no reply was sent.
     status: object
+    #: The error message the fake answered; None for a success or no reply.
+    error: object
     #: The injected fault's label, if any.
     fault: object
     #: When it arrived, on the fake's clock (RFC 3339).
@@ -275,7 +284,8 @@ class MetalFake:
     keyword argument but `binary`, `args` and `startup_timeout` is a flag of
     the binary (`FLAGS`); None leaves the binary's default. `world` is a
     world document (a dict) or the path of one; `fail_hostname` a list of
-    hostnames. `args` are more flags, passed as they are.
+    hostnames; `log_calls=True` has the binary print one line a call to its
+    stderr (read with `stderr()`). `args` are more flags, passed as they are.
 
     Once started: `url` is the API's base URL (ending in /metal/v1, what a
     client's host is), `root` the server's root (the control API is under
@@ -302,6 +312,7 @@ class MetalFake:
         release_seconds=None,
         deprovision_seconds=None,
         state_file=None,
+        log_calls=False,
         binary=None,
         args=(),
         startup_timeout=30.0,
@@ -330,6 +341,7 @@ class MetalFake:
             "state_file": state_file,
         }
         self._fail_hostnames = list(fail_hostname)
+        self._log_calls = log_calls
         self._extra = list(args)
         self._process = None
         self._stderr = None
@@ -352,6 +364,8 @@ class MetalFake:
             command += [FLAGS["world"], os.fspath(path)]
         for hostname in self._fail_hostnames:
             command += [FLAGS["fail_hostname"], hostname]
+        if self._log_calls:
+            command.append(FLAGS["log_calls"])
         return command + self._extra
 
     def start(self):

@@ -103,6 +103,23 @@ def test_the_session_fixture_is_one_fake(metal_fake_session, request):
     assert metal_fake_session.calls().total == 0
 
 
+def test_a_call_is_logged_with_its_request_and_error_and_never_its_token():
+    missing = "0d000000-0000-4000-8000-00000000dead"
+    with MetalFake(token="secret-token-for-the-log", log_calls=True) as fake:
+        with sdk(fake) as client:
+            with pytest.raises(metalv1.ApiException) as refused:
+                metalv1.DevicesApi(client).find_device_by_id(missing, include=["project"])
+            assert refused.value.status == 404
+        (call,) = fake.calls("findDeviceById").calls
+        assert (call.method, call.path) == ("GET", f"/metal/v1/devices/{missing}")
+        assert call.query == "include=project"
+        assert (call.status, call.error) == (404, "Not found")
+        line = f"GET /metal/v1/devices/{missing}?include=project findDeviceById 404: Not found"
+        assert line in fake.stderr()
+        assert "secret-token-for-the-log" not in fake.stderr()
+        assert "secret-token-for-the-log" not in repr(fake.calls())
+
+
 def test_refusals_raise_with_the_fakes_message(metal_fake):
     with pytest.raises(MetalFakeError) as refused:
         metal_fake.fault("createDevise", "hang")
@@ -166,7 +183,7 @@ def test_every_flag_the_harness_passes_is_one_of_the_binarys(tmp_path):
     with MetalFake(world=world, time_scale=2, rate_limit=0, fault_rate=0.0, seed=7, fail_rate=0.0,
                    fail_hostname=["doomed"], provision_seconds=1, power_seconds=1,
                    release_seconds=1, deprovision_seconds=0, control_token="c",
-                   state_file=str(tmp_path / "state.json")) as fake:
+                   state_file=str(tmp_path / "state.json"), log_calls=True) as fake:
         assert fake.project == "0b000000-0000-4000-8000-0000000000bb"
     with MetalFake(project="0b000000-0000-4000-8000-0000000000cc", reservations=1) as fake:
         assert fake.project == "0b000000-0000-4000-8000-0000000000cc"

@@ -175,9 +175,19 @@ impl RandomSpec {
 #[derive(Debug, Serialize, JsonSchema)]
 pub(super) struct CallJson {
     pub(super) seq: u64,
+    /// The request's method.
+    pub(super) method: String,
+    /// The request's path (at most 512 bytes).
+    pub(super) path: String,
+    /// The request's query, without `?` (`null`: none; at most 512
+    /// bytes).
+    pub(super) query: Option<String>,
     pub(super) operation: &'static str,
     /// `null` when no reply was sent.
     pub(super) status: Option<u16>,
+    /// The error message the fake answered (`null`: a success, or no
+    /// reply; at most 512 bytes).
+    pub(super) error: Option<String>,
     pub(super) fault: Option<&'static str>,
     /// When it arrived, on the fake's clock (RFC 3339).
     pub(super) at: String,
@@ -187,8 +197,12 @@ impl CallJson {
     pub(super) fn of(c: CallRecord, at: String) -> Self {
         Self {
             seq: c.seq,
+            method: c.method,
+            path: c.path,
+            query: c.query,
             operation: c.operation,
             status: c.status,
+            error: c.error,
             fault: c.fault,
             at,
         }

@@ -93,6 +93,7 @@ pub use device::{Device, DeviceState, OwnAddress};
 pub use device::{FailProvisioning, RandomFailures};
 pub use elastic_ip::ElasticIp;
 pub use email::Email;
+pub use event::Event;
 pub use global_bgp_range::GlobalBgpRange;
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;

@@ -288,16 +288,19 @@ impl World {
         Ok(())
     }
 
-    /// Runs `act` as a call of `operation` (what the journal names as the
-    /// cause of its changes).
+    /// Runs `act` as a call of `operation` by `user` (what the journal
+    /// names as the cause of its changes, and who made them).
     pub(crate) fn acting<R>(
         &mut self,
         operation: &'static str,
+        user: Option<Uuid>,
         act: impl FnOnce(&mut Self) -> R,
     ) -> R {
         self.journal.set_cause(Cause::Operation(operation));
+        self.journal.set_actor(user);
         let r = act(self);
         self.journal.set_cause(Cause::Fake);
+        self.journal.set_actor(None);
         r
     }
 

@@ -48,9 +48,10 @@ impl Pipeline {
                     race(&mut store.world, now);
                 }
                 let caller = &cx.caller;
+                let user = caller.user(&store.world);
                 store
                     .world
-                    .acting(cx.operation_id(), |w| (prepared.act)(w, caller, now))
+                    .acting(cx.operation_id(), user, |w| (prepared.act)(w, caller, now))
             }
             // A test's handler runs unlocked: it may inspect the fake.
             Action::Custom(handler, call) => handler(&call),

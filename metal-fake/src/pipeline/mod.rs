@@ -71,6 +71,8 @@ pub(crate) enum Route {
 #[derive(Debug)]
 pub(crate) struct Context {
     pub(crate) route: Route,
+    /// Its method, path and query, for the call log.
+    pub(crate) request: RequestLine,
     /// When it arrived, on the fake's clock.
     pub(crate) arrived: Instant,
     /// What its token sees (set by `auth`).
@@ -84,6 +86,15 @@ pub(crate) struct Context {
     pub(crate) guard: Option<access::Guard>,
     /// Its fault (set by `fault`).
     pub(crate) fault: Option<FaultKind>,
+}
+
+/// What the call log keeps of a request's head: never its headers (the
+/// token travels there) nor its body.
+#[derive(Debug)]
+pub(crate) struct RequestLine {
+    pub(crate) method: axum::http::Method,
+    pub(crate) path: String,
+    pub(crate) query: Option<String>,
 }
 
 impl Context {
@@ -185,6 +196,11 @@ impl Pipeline {
     ) -> Response {
         let cx = Context {
             route,
+            request: RequestLine {
+                method: request.method().clone(),
+                path: request.uri().path().to_string(),
+                query: request.uri().query().map(str::to_string),
+            },
             arrived: self.store.now(),
             caller: Access::All,
             rate: None,

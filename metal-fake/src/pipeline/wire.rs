@@ -16,6 +16,15 @@ use crate::router::{reply, ConnKill, Kill, RecordedReply};
 /// schema has both fields.
 const INVALID_TOKEN: &str = r#"{"error":"Invalid authentication token"}"#;
 
+/// The message of [`INVALID_TOKEN`], as the call log keeps it.
+pub(super) const INVALID_TOKEN_MESSAGE: &str = "Invalid authentication token";
+
+/// The message of an injected error status.
+pub(super) const INJECTED_ERROR: &str = "fake: injected server error";
+
+/// The message of the rate limit's `429`.
+pub(super) const RATE_LIMITED: &str = "Rate limit exceeded";
+
 /// The response for `outcome`, and its whole body when it has one built
 /// here (not one cut short); a dropped connection or a hang never returns.
 pub(super) async fn respond(
@@ -37,12 +46,9 @@ pub(super) async fn respond(
                 .insert(header::CONNECTION, HeaderValue::from_static("close"));
             (resp, Some(body))
         }
-        Outcome::Failed { status } => built(reply::error(
-            status,
-            vec!["fake: injected server error".to_string()],
-        )),
+        Outcome::Failed { status } => built(reply::error(status, vec![INJECTED_ERROR.to_string()])),
         Outcome::Throttled { retry_after } => {
-            let (mut resp, body) = reply::error(429, vec!["Rate limit exceeded".to_string()]);
+            let (mut resp, body) = reply::error(429, vec![RATE_LIMITED.to_string()]);
             resp.headers_mut().insert(
                 header::RETRY_AFTER,
                 HeaderValue::from(whole_seconds(retry_after)),

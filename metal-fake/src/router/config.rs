@@ -57,6 +57,7 @@ pub struct ServerConfig {
     pub(crate) write_timeout: Duration,
     pub(crate) max_connections: usize,
     pub(crate) control_token: Option<String>,
+    pub(crate) log_calls: bool,
 }
 
 impl fmt::Debug for ServerConfig {
@@ -74,6 +75,7 @@ impl fmt::Debug for ServerConfig {
                 "control_token",
                 &self.control_token.as_ref().map(|_| "<redacted>"),
             )
+            .field("log_calls", &self.log_calls)
             .finish()
     }
 }
@@ -93,7 +95,17 @@ impl ServerConfig {
             write_timeout: DEFAULT_WRITE_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             control_token: None,
+            log_calls: false,
         }
+    }
+
+    /// Prints one line a call to stderr as it is logged (method, path and
+    /// query, operation, status, fault, the error message answered; never
+    /// a header or a body), as the binary's `--log-calls` does. Off by
+    /// default.
+    pub fn log_calls(mut self, on: bool) -> Self {
+        self.log_calls = on;
+        self
     }
 
     /// Guards the control API (`/_fake/...`) with its own token: requests

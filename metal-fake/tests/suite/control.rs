@@ -305,10 +305,11 @@ async fn control_calls_are_filtered_by_operation_and_limited() {
     for _ in 0..3 {
         api(&s, Method::GET, &format!("/projects/{project}"), None).await;
     }
+    let missing = Uuid::new_v4();
     api(
         &s,
         Method::GET,
-        &format!("/devices/{}", Uuid::new_v4()),
+        &format!("/devices/{missing}?include=project&exclude=plan"),
         None,
     )
     .await;
@@ -325,8 +326,21 @@ async fn control_calls_are_filtered_by_operation_and_limited() {
     assert_eq!(body["total"], 1);
     let call = &body["calls"][0];
     assert_eq!(call["operation"], "findDeviceById");
+    assert_eq!(call["method"], "GET");
+    assert_eq!(call["path"], format!("/metal/v1/devices/{missing}"));
+    assert_eq!(call["query"], "include=project&exclude=plan");
     assert_eq!(call["status"], 404);
+    assert_eq!(call["error"], "Not found");
     assert_eq!(call["fault"], Value::Null);
+    // The token travels in a header, and no header is logged.
+    assert!(!body.to_string().contains(TOKEN), "{body}");
+    let (_, all) = control(&s, Method::GET, "/_fake/calls", None).await;
+    let ok = &all["calls"][0];
+    assert_eq!(
+        (&ok["query"], &ok["error"], &ok["status"]),
+        (&Value::Null, &Value::Null, &json!(200)),
+        "a success without a query: {ok}"
+    );
     assert_eq!(call["seq"], 4);
     let at = call["at"].as_str().unwrap();
     assert!(chrono::DateTime::parse_from_rfc3339(at).is_ok(), "{at}");
@@ -590,4 +604,65 @@ async fn a_world_whose_records_are_too_large_is_refused_and_changes_nothing() {
     .await;
     assert_eq!(status, 200, "within the bounds");
     s.shutdown().await;
+}
+
+/// In process too, each call keeps what it asked and what it was told:
+/// the `401`'s message, a refusal's messages, an injected status's.
+#[tokio::test(start_paused = true)]
+async fn the_call_log_keeps_each_request_and_the_error_it_was_answered() {
+    let fake = Fake::builder().token(TOKEN).reservations(1).build();
+    let project = fake.project();
+    let (status, _) = http::in_process(&fake, "wrong-token", "GET", "/user", None).await;
+    assert_eq!(status, 401);
+    let (status, _) = http::in_process(
+        &fake,
+        TOKEN,
+        "POST",
+        &format!("/projects/{project}/ssh-keys"),
+        Some(json!({"label": "k", "key": "not a key"})),
+    )
+    .await;
+    assert_eq!(status, 422);
+    fake.inject(metal_fake::Fault::on(
+        "findProjectById",
+        metal_fake::FaultKind::FailBefore { status: 503 },
+    ))
+    .unwrap();
+    let (status, _) = http::in_process(
+        &fake,
+        TOKEN,
+        "GET",
+        &format!("/projects/{project}?page=2"),
+        None,
+    )
+    .await;
+    assert_eq!(status, 503);
+    let calls = fake.calls();
+    let seen: Vec<(&str, &str, Option<&str>, Option<u16>)> = calls
+        .iter()
+        .map(|c| (c.method.as_str(), c.operation, c.query.as_deref(), c.status))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("GET", "findCurrentUser", None, Some(401)),
+            ("POST", "createProjectSSHKey", None, Some(422)),
+            ("GET", "findProjectById", Some("page=2"), Some(503)),
+        ]
+    );
+    assert_eq!(
+        calls[0].error.as_deref(),
+        Some("Invalid authentication token")
+    );
+    let refused = calls[1].error.as_deref().unwrap_or_default();
+    assert!(!refused.is_empty(), "the 422's message is kept");
+    assert_eq!(
+        calls[1].path,
+        format!("/metal/v1/projects/{project}/ssh-keys")
+    );
+    assert_eq!(
+        calls[2].error.as_deref(),
+        Some("fake: injected server error")
+    );
+    assert!(calls.iter().all(|c| !c.to_string().contains(TOKEN)));
 }

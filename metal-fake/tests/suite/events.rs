@@ -28,7 +28,7 @@ fn world() -> WorldDoc {
     serde_json::from_value(json!({
         "organizations": [{"id": ORG}, {"id": OTHER_ORG}],
         "projects": [
-            {"id": PROJECT, "organization": ORG},
+            {"id": PROJECT, "organization": ORG, "name": "p-acme"},
             {"id": OTHER_PROJECT, "organization": OTHER_ORG}
         ],
         "plans": [{"slug": "c3.small.x86"}],
@@ -71,6 +71,20 @@ fn create_body(reservation: &str, hostname: &str) -> Value {
     })
 }
 
+/// Creates a device on the acme reservation with `TOKEN`; its ID.
+async fn create_device(fake: &Fake, hostname: &str) -> String {
+    let (status, device) = call(
+        fake,
+        TOKEN,
+        "POST",
+        &format!("/projects/{PROJECT}/devices"),
+        Some(create_body(RESERVATION, hostname)),
+    )
+    .await;
+    assert_eq!(status, 201, "{device}");
+    device["id"].as_str().unwrap().to_string()
+}
+
 /// The events of a list reply: `(type, created_at)`, as listed.
 fn events(list: &Value) -> Vec<(String, DateTime<Utc>)> {
     list["events"]
@@ -97,36 +111,39 @@ fn stamp(v: &Value) -> DateTime<Utc> {
 #[tokio::test(start_paused = true)]
 async fn a_device_s_timed_transitions_are_events_once_in_order_at_their_due_instants() {
     let fake = fake();
-    let (status, device) = call(
-        &fake,
-        TOKEN,
-        "POST",
-        &format!("/projects/{PROJECT}/devices"),
-        Some(create_body(RESERVATION, "web-1")),
-    )
-    .await;
-    assert_eq!(status, 201, "{device}");
-    let id = device["id"].as_str().unwrap().to_string();
+    let id = create_device(&fake, "web-1").await;
+    let (_, device) = call(&fake, TOKEN, "GET", &format!("/devices/{id}"), None).await;
     let created = stamp(&device["created_at"]);
-    let path = format!("/devices/{id}/events");
+    let path = format!("/devices/{id}/events?per_page=100");
     let (_, list) = call(&fake, TOKEN, "GET", &path, None).await;
-    assert_eq!(types(&list), ["instance.created"]);
+    assert_eq!(types(&list), ["provisioning.queued", "instance.created"]);
 
     // Long past the end of provisioning (5 s queued, 60 s provisioning):
     // each step once, at its own instant, however late it is read.
     tokio::time::advance(Duration::from_secs(3600)).await;
     let (_, list) = call(&fake, TOKEN, "GET", &path, None).await;
     let seen = events(&list);
+    let chrono_s = |ms: i64| chrono::Duration::milliseconds(ms);
+    let expected: Vec<(String, DateTime<Utc>)> = [
+        ("provisioning.110", 65_000),
+        ("provisioning.109", 62_000),
+        ("provisioning.108", 56_000),
+        ("provisioning.107", 50_000),
+        ("provisioning.106", 41_000),
+        ("provisioning.105", 32_000),
+        ("provisioning.104", 23_000),
+        ("provisioning.104.01", 17_000),
+        ("provisioning.103", 11_000),
+        ("provisioning.102", 8_000),
+        ("provisioning.101", 5_000),
+        ("provisioning.queued", 0),
+        ("instance.created", 0),
+    ]
+    .into_iter()
+    .map(|(t, ms)| (t.to_string(), created + chrono_s(ms)))
+    .collect();
+    assert_eq!(seen, expected, "newest first");
     let chrono_s = |s: i64| chrono::Duration::seconds(s);
-    assert_eq!(
-        seen,
-        vec![
-            ("provisioning.109".to_string(), created + chrono_s(65)),
-            ("provisioning.104.01".to_string(), created + chrono_s(5)),
-            ("instance.created".to_string(), created),
-        ],
-        "newest first"
-    );
     let (_, again) = call(&fake, TOKEN, "GET", &path, None).await;
     assert_eq!(events(&again), seen, "a second read makes nothing again");
     let (_, d) = call(&fake, TOKEN, "GET", &format!("/devices/{id}"), None).await;
@@ -167,7 +184,7 @@ async fn a_device_s_timed_transitions_are_events_once_in_order_at_their_due_inst
         &fake,
         TOKEN,
         "GET",
-        &format!("/projects/{PROJECT}/events"),
+        &format!("/projects/{PROJECT}/events?per_page=100"),
         None,
     )
     .await;
@@ -178,7 +195,7 @@ async fn a_device_s_timed_transitions_are_events_once_in_order_at_their_due_inst
         "{listed:?}"
     );
     assert_eq!(
-        listed.iter().filter(|t| *t == "provisioning.109").count(),
+        listed.iter().filter(|t| *t == "provisioning.110").count(),
         1,
         "{listed:?}"
     );
@@ -215,7 +232,7 @@ async fn events_are_paged_newest_first_and_found_by_id() {
     let event = &all["events"][0];
     let id = event["id"].as_str().unwrap();
     assert_eq!(event["href"], format!("/metal/v1/events/{id}"));
-    assert_eq!(event["body"], "SSH key added");
+    assert_eq!(event["body"], "SSH key \"key 2\" was added by Token User 1");
     let key = event["relationships"][0]["href"].as_str().unwrap();
     assert!(key.starts_with("/metal/v1/ssh-keys/"), "{key}");
     let (status, one) = call(&fake, TOKEN, "GET", &format!("/events/{id}"), None).await;
@@ -235,18 +252,10 @@ async fn events_are_paged_newest_first_and_found_by_id() {
 #[tokio::test(start_paused = true)]
 async fn a_token_sees_only_the_events_of_what_it_sees() {
     let fake = fake();
-    let (status, _) = call(
-        &fake,
-        TOKEN,
-        "POST",
-        &format!("/projects/{PROJECT}/devices"),
-        Some(create_body(RESERVATION, "acme-1")),
-    )
-    .await;
-    assert_eq!(status, 201);
+    create_device(&fake, "acme-1").await;
     tokio::time::advance(Duration::from_secs(120)).await;
-    let (_, mine) = call(&fake, TOKEN, "GET", "/events", None).await;
-    assert_eq!(types(&mine).len(), 3, "{mine}");
+    let (_, mine) = call(&fake, TOKEN, "GET", "/events?per_page=100", None).await;
+    assert_eq!(types(&mine).len(), 13, "{mine}");
     let acme_event = mine["events"][0]["id"].as_str().unwrap().to_string();
 
     let (status, theirs) = call(&fake, OTHER_TOKEN, "GET", "/events", None).await;
@@ -272,7 +281,7 @@ async fn a_token_sees_only_the_events_of_what_it_sees() {
         &fake,
         TOKEN,
         "GET",
-        &format!("/organizations/{ORG}/events"),
+        &format!("/organizations/{ORG}/events?per_page=100"),
         None,
     )
     .await;
@@ -310,7 +319,7 @@ async fn over_http_the_transitions_are_events_when_the_fake_s_clock_passes_them(
         .unwrap();
     let id = created["id"].as_str().unwrap();
     let read = || async {
-        http.get(format!("{base}/devices/{id}/events"))
+        http.get(format!("{base}/devices/{id}/events?per_page=100"))
             .header("x-auth-token", TOKEN)
             .send()
             .await
@@ -319,7 +328,10 @@ async fn over_http_the_transitions_are_events_when_the_fake_s_clock_passes_them(
             .await
             .unwrap()
     };
-    assert_eq!(types(&read().await), ["instance.created"]);
+    assert_eq!(
+        types(&read().await),
+        ["provisioning.queued", "instance.created"]
+    );
     let advanced = http
         .post(format!("{root}/_fake/clock"))
         .json(&json!({"advance_seconds": 70}))
@@ -328,16 +340,424 @@ async fn over_http_the_transitions_are_events_when_the_fake_s_clock_passes_them(
         .unwrap();
     assert_eq!(advanced.status(), 200);
     let list = read().await;
+    let listed = types(&list);
     assert_eq!(
-        types(&list),
-        [
-            "provisioning.109",
-            "provisioning.104.01",
-            "instance.created"
-        ]
+        (listed.len(), listed[0].as_str(), listed[12].as_str()),
+        (13, "provisioning.110", "instance.created"),
+        "{listed:?}"
     );
     let seen = events(&list);
-    assert_eq!(seen[0].1 - seen[2].1, chrono::Duration::seconds(65));
+    assert_eq!(seen[0].1 - seen[12].1, chrono::Duration::seconds(65));
     assert_eq!(types(&read().await), types(&list), "once");
     server.shutdown().await;
+}
+
+/// Every property of the spec's `Event` schema, as the real API sent
+/// them (a recorded `/devices/{id}/events` reply had `ip` and
+/// `modified_by`, `state` `null`; the fake leaves out what is `null`,
+/// which the spec's schema refuses).
+const EVENT_PROPERTIES: [&str; 10] = [
+    "body",
+    "created_at",
+    "href",
+    "id",
+    "interpolated",
+    "ip",
+    "modified_by",
+    "relationships",
+    "state",
+    "type",
+];
+
+/// [`EVENT_PROPERTIES`] but `left_out`.
+fn properties_but(left_out: &[&str]) -> Vec<&'static str> {
+    EVENT_PROPERTIES
+        .into_iter()
+        .filter(|p| !left_out.contains(p))
+        .collect()
+}
+
+fn keys(event: &Value) -> Vec<&str> {
+    let mut keys: Vec<&str> = event
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    keys
+}
+
+fn bodies(list: &Value) -> Vec<String> {
+    list["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["body"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// What metal-cli's e2e tests read back, made the way they make it: a
+/// project created through the API (its events name it), a device in it
+/// provisioned (its events carry the real provisioning bodies), `/events`
+/// not empty and each event readable by its ID, with every property of
+/// the spec's `Event`.
+#[tokio::test(start_paused = true)]
+async fn a_new_project_and_its_provisioned_device_list_what_the_real_api_listed() {
+    let fake = fake();
+    let (status, project) = call(
+        &fake,
+        TOKEN,
+        "POST",
+        "/projects",
+        Some(json!({"name": "metal-cli-abcde-projects-events"})),
+    )
+    .await;
+    assert_eq!(status, 201, "{project}");
+    let project = project["id"].as_str().unwrap().to_string();
+    let (_, list) = call(
+        &fake,
+        TOKEN,
+        "GET",
+        &format!("/projects/{project}/events"),
+        None,
+    )
+    .await;
+    let said = bodies(&list);
+    assert!(
+        said.iter()
+            .any(|b| b.contains("metal-cli-abcde-projects-events")),
+        "a project's events name it: {said:?}"
+    );
+    assert_eq!(types(&list), ["project.created"]);
+    assert_eq!(
+        said[0],
+        "Project \"metal-cli-abcde-projects-events\" was created by Token User 1"
+    );
+
+    let id = create_device(&fake, "metal-cli-events-dev").await;
+    tokio::time::advance(Duration::from_secs(120)).await;
+    let (_, d) = call(&fake, TOKEN, "GET", &format!("/devices/{id}"), None).await;
+    assert_eq!(d["state"], "active");
+    let (_, list) = call(
+        &fake,
+        TOKEN,
+        "GET",
+        &format!("/devices/{id}/events?per_page=100"),
+        None,
+    )
+    .await;
+    let said = bodies(&list);
+    for body in [
+        "Queued for provisioning",
+        "Connected to magic install system",
+        "Provision complete! Your device is ready to go.",
+    ] {
+        assert!(said.iter().any(|b| b == body), "{body:?} in {said:?}");
+    }
+    assert_eq!(
+        said.last().map(String::as_str),
+        Some("\"metal-cli-events-dev\" (c3.small.x86) was deployed to project \"p-acme\" by Token User 1")
+    );
+    // packet-cli stops polling when the newest event says it is done.
+    assert_eq!(said[0], "Provision complete! Your device is ready to go.");
+    let newest = &list["events"][0];
+    // `state` and `ip` were `null` in the recorded reply.
+    assert_eq!(keys(newest), properties_but(&["ip", "state"]));
+    assert_eq!(newest["modified_by"]["full_name"], "Packet Bot");
+    let created = list["events"].as_array().unwrap().last().unwrap();
+    assert_eq!(created["modified_by"]["full_name"], "Token User 1");
+    assert_eq!(created["interpolated"], created["body"]);
+
+    // The project's list has the device's events too; `/events` has
+    // them all, each readable by its ID as listed.
+    let (_, of_project) = call(
+        &fake,
+        TOKEN,
+        "GET",
+        &format!("/projects/{PROJECT}/events?per_page=100"),
+        None,
+    )
+    .await;
+    assert_eq!(types(&of_project), types(&list));
+    let (status, all) = call(&fake, TOKEN, "GET", "/events?per_page=100", None).await;
+    assert_eq!(status, 200);
+    let all = all["events"].as_array().unwrap();
+    assert_eq!(all.len(), 14, "the project's one and the device's 13");
+    for e in all {
+        let (status, one) = call(
+            &fake,
+            TOKEN,
+            "GET",
+            &format!("/events/{}", e["id"].as_str().unwrap()),
+            None,
+        )
+        .await;
+        assert_eq!((status, &one), (200, e));
+    }
+    // exclude drops what it names.
+    let (_, thin) = call(
+        &fake,
+        TOKEN,
+        "GET",
+        &format!(
+            "/events/{}?exclude=modified_by,relationships",
+            all[0]["id"].as_str().unwrap()
+        ),
+        None,
+    )
+    .await;
+    assert!(
+        thin.get("modified_by").is_none() && thin.get("relationships").is_none(),
+        "{thin}"
+    );
+    assert_eq!(thin["body"], all[0]["body"]);
+}
+
+/// A device's `provisioning_events` agree with its events: while it
+/// provisions, the steps done are its events (the same IDs, times and
+/// bodies) and the steps to come are listed with a `null` ID and time, as
+/// a recorded create reply shows them; once active, they are the
+/// provisioning events it reported.
+#[tokio::test(start_paused = true)]
+async fn a_device_s_provisioning_events_agree_with_its_events() {
+    let fake = fake();
+    let id = create_device(&fake, "steps").await;
+    // 20 s in: queued, started, network, configuration, DHCP done.
+    tokio::time::advance(Duration::from_secs(20)).await;
+    let (_, d) = call(&fake, TOKEN, "GET", &format!("/devices/{id}"), None).await;
+    assert_eq!(d["state"], "provisioning");
+    let planned = d["provisioning_events"].as_array().unwrap();
+    assert_eq!(planned.len(), 12, "{planned:?}");
+    let done: Vec<&Value> = planned.iter().filter(|e| !e["id"].is_null()).collect();
+    let to_come: Vec<&Value> = planned.iter().filter(|e| e["id"].is_null()).collect();
+    assert_eq!(
+        done.iter()
+            .map(|e| e["type"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        [
+            "provisioning.queued",
+            "provisioning.101",
+            "provisioning.102",
+            "provisioning.103",
+            "provisioning.104.01"
+        ]
+    );
+    // As recorded, but what was `null` there, which the spec's schema
+    // refuses.
+    let planned_keys = properties_but(&["created_at", "href", "id", "ip", "modified_by", "state"]);
+    assert!(to_come
+        .iter()
+        .all(|e| e["body"].is_string() && keys(e) == planned_keys));
+    assert_eq!(
+        to_come.last().unwrap()["body"],
+        "Provision complete! Your device is ready to go."
+    );
+    for e in &done {
+        let (status, one) = call(
+            &fake,
+            TOKEN,
+            "GET",
+            &format!("/events/{}", e["id"].as_str().unwrap()),
+            None,
+        )
+        .await;
+        assert_eq!((status, &one), (200, *e));
+    }
+    tokio::time::advance(Duration::from_secs(60)).await;
+    let (_, d) = call(&fake, TOKEN, "GET", &format!("/devices/{id}"), None).await;
+    assert_eq!(d["state"], "active");
+    let (_, list) = call(
+        &fake,
+        TOKEN,
+        "GET",
+        &format!("/devices/{id}/events?per_page=100"),
+        None,
+    )
+    .await;
+    let mut from_list: Vec<Value> = list["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"].as_str().unwrap().starts_with("provisioning."))
+        .cloned()
+        .collect();
+    from_list.reverse();
+    assert_eq!(d["provisioning_events"], Value::Array(from_list));
+}
+
+/// A world document's `events` are listed as given (newest first, before
+/// what the world does after), readable by ID, seen by who sees what they
+/// name; and a saved world holds every event, so that it lists the same
+/// ones once loaded again.
+#[tokio::test(start_paused = true)]
+async fn seeded_events_load_and_a_saved_world_lists_the_same_events() {
+    let mut doc = serde_json::to_value(world()).unwrap();
+    doc["events"] = json!([
+        {"id": "0e000000-0000-4000-8000-0000000000e2", "type": "provisioning.110",
+         "body": "Provision complete! Your device is ready to go.",
+         "created_at": "2024-06-04T23:53:17Z", "project": PROJECT,
+         "relationships": ["#11e2ba60-0e9c-424f-a217-0ae2d9bda0f3"], "ip": "147.75.200.3"},
+        {"id": "0e000000-0000-4000-8000-0000000000e1", "type": "provisioning.104.01",
+         "body": "Device connected to DHCP system", "created_at": "2024-06-04T23:52:55Z",
+         "project": PROJECT, "state": "succeeded"}
+    ]);
+    let doc: WorldDoc = serde_json::from_value(doc).unwrap();
+    let fake = Fake::builder()
+        .token("server-token")
+        .world(doc.clone())
+        .build();
+    let (_, list) = call(
+        &fake,
+        TOKEN,
+        "GET",
+        &format!("/projects/{PROJECT}/events"),
+        None,
+    )
+    .await;
+    assert_eq!(
+        types(&list),
+        ["provisioning.110", "provisioning.104.01"],
+        "newest first"
+    );
+    let first = &list["events"][0];
+    assert_eq!(first["created_at"], "2024-06-04T23:53:17Z");
+    assert_eq!(first["ip"], "147.75.200.3");
+    assert_eq!(
+        first["relationships"],
+        json!([{"href": "#11e2ba60-0e9c-424f-a217-0ae2d9bda0f3"}])
+    );
+    assert_eq!(keys(first), properties_but(&["state"]));
+    assert_eq!(list["events"][1]["state"], "succeeded");
+    let (status, one) = call(
+        &fake,
+        TOKEN,
+        "GET",
+        "/events/0e000000-0000-4000-8000-0000000000e1",
+        None,
+    )
+    .await;
+    assert_eq!((status, &one), (200, &list["events"][1]));
+    let (status, _) = call(
+        &fake,
+        OTHER_TOKEN,
+        "GET",
+        "/events/0e000000-0000-4000-8000-0000000000e1",
+        None,
+    )
+    .await;
+    assert_eq!(status, 403, "another organisation's event");
+    let (_, theirs) = call(&fake, OTHER_TOKEN, "GET", "/events", None).await;
+    assert!(types(&theirs).is_empty());
+
+    // The world's own change, then a save: the seeded events as given,
+    // and the new one; loaded again, the same list.
+    let (status, _) = call(
+        &fake,
+        TOKEN,
+        "POST",
+        "/projects",
+        Some(json!({"name": "later", "organization_id": ORG})),
+    )
+    .await;
+    assert_eq!(status, 201);
+    let saved = fake.world();
+    assert_eq!(saved.events.len(), 3, "{:?}", saved.events);
+    assert_eq!(
+        &saved.events[..2],
+        {
+            let mut seeded = doc.events.clone();
+            seeded.reverse();
+            seeded
+        }
+        .as_slice(),
+        "oldest first, as given"
+    );
+    let (_, before) = call(&fake, TOKEN, "GET", "/events", None).await;
+    let again = Fake::builder()
+        .token("server-token")
+        .world(saved.clone())
+        .build();
+    let (_, after) = call(&again, TOKEN, "GET", "/events", None).await;
+    assert_eq!(after["events"], before["events"]);
+    assert_eq!(again.world().events, saved.events, "saved as loaded");
+}
+
+/// Events out of bounds or twice are refused, each with its reason.
+#[test]
+fn seeded_events_out_of_bounds_are_refused() {
+    let with = |event: Value| {
+        let mut doc = serde_json::to_value(world()).unwrap();
+        doc["events"] = json!([event]);
+        let doc: WorldDoc = serde_json::from_value(doc).unwrap();
+        Fake::builder()
+            .world(doc)
+            .try_build()
+            .err()
+            .map(|e| e.to_string())
+    };
+    let base = json!({"id": "0e000000-0000-4000-8000-0000000000e1", "type": "t",
+                      "body": "b", "created_at": "2024-06-04T23:52:55Z"});
+    assert_eq!(with(base.clone()), None);
+    for (field, value, why) in [
+        ("type", json!(""), "its type"),
+        ("type", json!("t".repeat(256)), "its type"),
+        ("body", json!("b".repeat(4097)), "its body"),
+        ("relationships", json!(vec!["/x"; 17]), "relationships"),
+    ] {
+        let mut e = base.clone();
+        e[field] = value;
+        let refused = with(e).unwrap_or_default();
+        assert!(refused.contains(why), "{field}: {refused}");
+    }
+    let mut doc = serde_json::to_value(world()).unwrap();
+    doc["events"] = json!([base.clone(), base]);
+    let doc: WorldDoc = serde_json::from_value(doc).unwrap();
+    let refused = Fake::builder()
+        .world(doc)
+        .try_build()
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(refused.contains("appears twice"), "{refused}");
+}
+
+/// A token that sees its organisation only through one project still
+/// sees a project it makes there, and that project's events (its maker
+/// becomes its member), as a client reading its new project's events
+/// expects.
+#[tokio::test(start_paused = true)]
+async fn a_project_s_maker_sees_it_and_its_events() {
+    let mut doc = serde_json::to_value(world()).unwrap();
+    doc["tokens"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"token": "project-token", "projects": [PROJECT]}));
+    let doc: WorldDoc = serde_json::from_value(doc).unwrap();
+    let fake = Fake::builder().token("server-token").world(doc).build();
+    let (status, made) = call(
+        &fake,
+        "project-token",
+        "POST",
+        "/projects",
+        Some(json!({"name": "mine"})),
+    )
+    .await;
+    assert_eq!(status, 201, "{made}");
+    let id = made["id"].as_str().unwrap();
+    let (status, list) = call(
+        &fake,
+        "project-token",
+        "GET",
+        &format!("/projects/{id}/events"),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{list}");
+    assert!(
+        types(&list).contains(&"project.created".to_string()),
+        "{list}"
+    );
+    let (_, all) = call(&fake, "project-token", "GET", "/events", None).await;
+    assert!(!types(&all).is_empty());
 }

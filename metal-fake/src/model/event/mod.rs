@@ -6,9 +6,15 @@
 //! - `kinds`: which changes are events, with their `type` and `body`.
 //! - `view`: an event as the API sends it.
 //! - `operations`: the event operations modelled, and who owns an event.
+//! - `seeded`: the events a world document seeds (its `events` list),
+//!   loaded into the journal and saved from it.
 
 mod kinds;
 mod operations;
+mod seeded;
 mod view;
 
 pub(crate) use operations::RESOURCE;
+pub use seeded::Event;
+pub(crate) use seeded::Seeded;
+pub(crate) use view::EventView;

@@ -4,23 +4,22 @@
 //! of what the caller's token sees.
 
 use metal_api::operation as op;
-use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::view::{is_event, owner_of, COLLECTION};
 use crate::call::{ApiError, Call};
-use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
 use crate::model::journal::Entry;
 use crate::model::list::{self, Listing};
 use crate::model::relations::Kind;
-use crate::model::render::{reply, Href, API_PREFIX};
+use crate::model::render::{reply, Expand, Href, API_PREFIX};
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
 use crate::model::{
     device, interconnection, organization, project, virtual_circuit, vrf_route, World,
 };
 
-/// Events (they load and save nothing: a world document holds no journal).
+/// Events (a world document's `events` load into the journal, and the
+/// journal's events save as them).
 pub(crate) static RESOURCE: Resource = Resource {
     collection: COLLECTION,
     operations: &[
@@ -50,19 +49,13 @@ pub(crate) static RESOURCE: Resource = Resource {
         .names("id", &virtual_circuit::RESOURCE),
     ],
     owner,
-    load,
-    save,
+    load: super::seeded::load,
+    save: super::seeded::save,
 };
 
 fn owner(w: &World, id: Uuid) -> Option<Owner> {
     w.journal.get(id).map(owner_of)
 }
-
-fn load(_: &mut World, _: &WorldDoc, _: Instant) -> Result<(), WorldError> {
-    Ok(())
-}
-
-fn save(_: &World, _: &mut WorldDoc, _: Instant) {}
 
 /// Which of the journal's events a list shows.
 #[derive(Clone, Copy)]
@@ -110,7 +103,7 @@ fn events_page_of(
             listed,
             |e| u64::MAX - e.seq,
             &listing,
-            |e| w.event_view(e),
+            |e| w.event_view(e, &listing.expand),
         );
         reply(&page)
     })
@@ -196,7 +189,7 @@ fn events_page(
             listed,
             |e| u64::MAX - e.seq,
             &listing,
-            |e| w.event_view(e),
+            |e| w.event_view(e, &listing.expand),
         );
         reply(&page)
     })
@@ -271,12 +264,16 @@ fn find_vrf_route_events(call: &Call) -> Result<Prepared, ApiError> {
 
 fn find_event_by_id(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
+    let expand = Expand::parse(
+        call.text("include").as_deref(),
+        call.text("exclude").as_deref(),
+    );
     acts(move |w, caller, _| {
         let view = w
             .journal
             .get(id)
             .filter(|e| is_event(e) && w.sees_event(e, caller))
-            .map(|e| w.event_view(e))
+            .map(|e| w.event_view(e, &expand))
             .ok_or_else(ApiError::not_found)?;
         reply(&view)
     })

@@ -89,8 +89,9 @@ impl World {
         if self.due.next_at().is_none_or(|at| at > now) {
             return;
         }
-        let cause = self.journal.cause();
+        let (cause, actor) = (self.journal.cause(), self.journal.actor());
         self.journal.set_cause(Cause::Due);
+        self.journal.set_actor(None);
         while let Some((at, due)) = self.due.pop_due(now) {
             match due {
                 Due::Device { id, phase, step } => self.device_step(id, phase, step, at),
@@ -103,6 +104,7 @@ impl World {
             }
         }
         self.journal.set_cause(cause);
+        self.journal.set_actor(actor);
     }
 }
 
@@ -199,22 +201,45 @@ mod tests {
                 "a loaded world starts its journal empty"
             );
             let id = Uuid::new_v4();
-            w.acting("createDevice", |w| {
+            w.acting("createDevice", None, |w| {
                 w.place_device(device(id), false, Vec::new(), t0)
             });
             w.drain(t0 + Duration::from_secs(3));
             w.drain(t0 + Duration::from_secs(3600));
             w.drain(t0 + Duration::from_secs(7200));
+            let changes = of(&w, id, t0);
+            // The state's changes, between them the steps it reports.
+            let states: Vec<_> = changes
+                .iter()
+                .filter(
+                    |(c, _, _)| !matches!(c, Change::Updated(w) if w.starts_with("provisioning.")),
+                )
+                .copied()
+                .collect();
             assert_eq!(
-                of(&w, id, t0),
+                states,
                 vec![
                     (Change::Created, Cause::Operation("createDevice"), 0),
                     (Change::Updated("provisioning"), Cause::Due, 5),
                     (Change::Updated("provisioned"), Cause::Due, 65),
                 ]
             );
+            let reports: Vec<_> = changes
+                .iter()
+                .filter(
+                    |(c, _, _)| matches!(c, Change::Updated(w) if w.starts_with("provisioning.")),
+                )
+                .collect();
+            assert_eq!(
+                reports.len(),
+                10,
+                "the queued report and nine while provisioning"
+            );
+            assert!(reports
+                .iter()
+                .all(|(_, cause, at)| *cause == Cause::Due && *at < 65));
             let d = w.devices.get(&id).unwrap();
-            assert_eq!(d.meta.version, 3);
+            assert_eq!(d.meta.version, 13);
             assert_eq!(d.meta.updated, t0 + Duration::from_secs(65));
             assert_eq!(w.due.len(), 0);
         }
@@ -235,7 +260,7 @@ mod tests {
                 w.devices.get(&id).unwrap().state(),
                 crate::model::DeviceState::Failed
             );
-            w.acting("deleteDevice", |w| w.delete_device(id, failed))
+            w.acting("deleteDevice", None, |w| w.delete_device(id, failed))
                 .unwrap();
             let before = w.journal.last_seq();
             w.drain(t0 + Duration::from_secs(100_000));

@@ -7,6 +7,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::table::Scope;
+use crate::model::event::Seeded;
 use crate::model::relations::Kind;
 
 /// How a record changed.
@@ -19,6 +20,9 @@ pub(crate) enum Change {
     Updated(&'static str),
     /// It was removed from its table.
     Deleted,
+    /// No change of the world's: an event a world document seeded (its
+    /// text is the entry's [`Entry::seeded`]).
+    Seeded,
 }
 
 /// What made a change.
@@ -55,6 +59,15 @@ pub(crate) struct Entry {
     /// What the record concerned when it changed (its project, that
     /// project's organisation, its device): who may see the change.
     pub(crate) scope: Scope,
+    /// The user who made it: the caller's, for a call (`None` for the
+    /// fake's own transitions, and for a project's API key, which is no
+    /// user).
+    pub(crate) by: Option<Uuid>,
+    /// How its event names the record, taken at the change
+    /// ([`super::Record::label`]): the record may be gone when it is read.
+    pub(crate) label: Option<Box<str>>,
+    /// A seeded event's own text.
+    pub(crate) seeded: Option<Box<Seeded>>,
 }
 
 /// The bounded journal of the world's changes.
@@ -68,6 +81,10 @@ pub(crate) struct Journal {
     records: u64,
     /// What makes the changes now.
     cause: Cause,
+    /// The user who makes them now.
+    actor: Option<Uuid>,
+    /// The ID the next entry takes ([`Journal::name_next`]).
+    next_id: Option<Uuid>,
     /// Off while a world document loads: a loaded world is where the
     /// journal starts, not a change.
     recording: bool,
@@ -88,6 +105,8 @@ impl Journal {
             last: 0,
             records: 0,
             cause: Cause::Fake,
+            actor: None,
+            next_id: None,
             recording: true,
             organizations: HashMap::new(),
             projects: HashMap::new(),
@@ -111,12 +130,41 @@ impl Journal {
         self.cause
     }
 
+    /// From now on, changes are made by `user` (`None`: by no user).
+    pub(crate) fn set_actor(&mut self, user: Option<Uuid>) {
+        self.actor = user;
+    }
+
+    /// The user who makes the changes now.
+    pub(crate) fn actor(&self) -> Option<Uuid> {
+        self.actor
+    }
+
     /// Whether changes are journaled (`false` while a document loads).
     pub(crate) fn set_recording(&mut self, on: bool) {
         self.recording = on;
     }
 
-    /// Appends one change (dropping the oldest entry when full).
+    /// Whether changes are journaled now.
+    pub(crate) fn recording(&self) -> bool {
+        self.recording
+    }
+
+    /// The next change journaled takes `id` as its ID (what a record that
+    /// keeps the IDs of its own events, a device its provisioning steps,
+    /// names it by), if it is journaled.
+    pub(crate) fn name_next(&mut self, id: Uuid) {
+        self.next_id = Some(id);
+    }
+
+    /// Forgets the name [`Journal::name_next`] gave, if no change took it.
+    pub(crate) fn unname(&mut self) {
+        self.next_id = None;
+    }
+
+    /// Appends one change (dropping the oldest entry when full); `label`
+    /// is how its event names the record.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn append(
         &mut self,
         kind: Kind,
@@ -125,6 +173,7 @@ impl Journal {
         at: Instant,
         version: u64,
         mut scope: Scope,
+        label: Option<String>,
     ) {
         if kind == Kind::Project {
             match (change, scope.organization) {
@@ -148,6 +197,31 @@ impl Journal {
                 _ => {}
             }
         }
+        scope = self.filled(scope);
+        let named = self.next_id.take();
+        if !self.recording {
+            return;
+        }
+        let (cause, by) = (self.cause, self.actor);
+        self.push(Entry {
+            seq: 0,
+            id: named.unwrap_or_else(Uuid::new_v4),
+            kind,
+            record,
+            change,
+            cause,
+            at,
+            version,
+            scope,
+            by,
+            label: label.map(String::into_boxed_str),
+            seeded: None,
+        });
+    }
+
+    /// `scope` with its device's project and its project's organisation
+    /// filled in, while they live.
+    fn filled(&self, mut scope: Scope) -> Scope {
         if scope.project.is_none() {
             scope.project = scope.device.and_then(|d| self.projects.get(&d).copied());
         }
@@ -156,24 +230,51 @@ impl Journal {
                 .project
                 .and_then(|p| self.organizations.get(&p).copied());
         }
-        if !self.recording {
-            return;
-        }
+        scope
+    }
+
+    /// Appends an event a world document seeded, as the next entry (also
+    /// while a document loads: it is the document's own).
+    pub(crate) fn seed(
+        &mut self,
+        id: Uuid,
+        at: Instant,
+        scope: Scope,
+        by: Option<Uuid>,
+        seeded: Seeded,
+    ) {
+        let scope = self.filled(scope);
+        let (kind, record) = match (scope.device, scope.project, scope.organization) {
+            (Some(d), _, _) => (Kind::Device, d),
+            (None, Some(p), _) => (Kind::Project, p),
+            (None, None, Some(o)) => (Kind::Organization, o),
+            (None, None, None) => (Kind::User, by.unwrap_or_default()),
+        };
+        self.push(Entry {
+            seq: 0,
+            id,
+            kind,
+            record,
+            change: Change::Seeded,
+            cause: Cause::Fake,
+            at,
+            version: 0,
+            scope,
+            by,
+            label: None,
+            seeded: Some(Box::new(seeded)),
+        });
+    }
+
+    /// Numbers `entry` as the next and keeps it (dropping the oldest when
+    /// full).
+    fn push(&mut self, mut entry: Entry) {
         self.last += 1;
+        entry.seq = self.last;
         if self.entries.len() == self.capacity {
             self.entries.pop_front();
         }
-        self.entries.push_back(Entry {
-            seq: self.last,
-            id: Uuid::new_v4(),
-            kind,
-            record,
-            change,
-            cause: self.cause,
-            at,
-            version,
-            scope,
-        });
+        self.entries.push_back(entry);
     }
 
     /// The entries kept, oldest first.
@@ -218,7 +319,15 @@ mod tests {
         let at = Instant::now();
         let ids: Vec<Uuid> = (0..5).map(|_| Uuid::new_v4()).collect();
         for id in &ids {
-            j.append(Kind::Device, *id, Change::Created, at, 1, Scope::default());
+            j.append(
+                Kind::Device,
+                *id,
+                Change::Created,
+                at,
+                1,
+                Scope::default(),
+                None,
+            );
         }
         let kept: Vec<(u64, Uuid)> = j.entries().map(|e| (e.seq, e.record)).collect();
         assert_eq!(kept, vec![(3, ids[2]), (4, ids[3]), (5, ids[4])]);
@@ -237,11 +346,43 @@ mod tests {
             organization: Some(org),
             device: None,
         };
-        j.append(Kind::Project, project, Change::Created, at, 1, of_project);
-        j.append(Kind::Device, device, Change::Created, at, 1, scope(project));
+        j.append(
+            Kind::Project,
+            project,
+            Change::Created,
+            at,
+            1,
+            of_project,
+            None,
+        );
+        j.append(
+            Kind::Device,
+            device,
+            Change::Created,
+            at,
+            1,
+            scope(project),
+            None,
+        );
         assert_eq!(j.entries().last().unwrap().scope.organization, Some(org));
-        j.append(Kind::Project, project, Change::Deleted, at, 0, of_project);
-        j.append(Kind::Device, device, Change::Deleted, at, 0, scope(project));
+        j.append(
+            Kind::Project,
+            project,
+            Change::Deleted,
+            at,
+            0,
+            of_project,
+            None,
+        );
+        j.append(
+            Kind::Device,
+            device,
+            Change::Deleted,
+            at,
+            0,
+            scope(project),
+            None,
+        );
         assert_eq!(j.entries().last().unwrap().scope.organization, None);
     }
 
@@ -264,8 +405,24 @@ mod tests {
             device: Some(device),
             ..Scope::default()
         };
-        j.append(Kind::Project, project, Change::Created, at, 1, of_project);
-        j.append(Kind::Device, device, Change::Created, at, 1, scope(project));
+        j.append(
+            Kind::Project,
+            project,
+            Change::Created,
+            at,
+            1,
+            of_project,
+            None,
+        );
+        j.append(
+            Kind::Device,
+            device,
+            Change::Created,
+            at,
+            1,
+            scope(project),
+            None,
+        );
         j.append(
             Kind::Port,
             port,
@@ -273,11 +430,20 @@ mod tests {
             at,
             2,
             of_device,
+            None,
         );
         let e = j.entries().last().unwrap().scope;
         assert_eq!((e.project, e.organization), (Some(project), Some(org)));
-        j.append(Kind::Device, device, Change::Deleted, at, 0, scope(project));
-        j.append(Kind::Port, port, Change::Deleted, at, 0, of_device);
+        j.append(
+            Kind::Device,
+            device,
+            Change::Deleted,
+            at,
+            0,
+            scope(project),
+            None,
+        );
+        j.append(Kind::Port, port, Change::Deleted, at, 0, of_device, None);
         let e = j.entries().last().unwrap().scope;
         assert_eq!(
             (e.project, e.organization),
@@ -298,6 +464,7 @@ mod tests {
             at,
             1,
             Scope::default(),
+            None,
         );
         j.set_recording(true);
         j.set_cause(Cause::Operation("createDevice"));
@@ -308,6 +475,7 @@ mod tests {
             at,
             1,
             Scope::default(),
+            None,
         );
         let e: Vec<&Entry> = j.entries().collect();
         assert_eq!(e.len(), 1);

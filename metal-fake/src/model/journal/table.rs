@@ -41,6 +41,12 @@ pub(crate) trait Record {
     fn meta_mut(&mut self) -> &mut Meta;
     /// What it concerns now.
     fn scope(&self) -> Scope;
+    /// How an event's text names it (a device as `"web-1"
+    /// (c3.small.x86)`, a project as `"Prod"`), taken at each change;
+    /// `None` for a record whose events name nothing. Never a secret.
+    fn label(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The records of one kind, by ID. Reads are open; every write takes the
@@ -103,7 +109,15 @@ impl<T: Record> Table<T> {
             return false;
         }
         let row = make(Meta::new(log.next_record(), at));
-        log.append(T::KIND, id, Change::Created, at, 1, row.scope());
+        log.append(
+            T::KIND,
+            id,
+            Change::Created,
+            at,
+            1,
+            row.scope(),
+            row.label(),
+        );
         self.rows.insert(id, row);
         true
     }
@@ -149,6 +163,7 @@ impl<T: Record> Table<T> {
                 at,
                 meta.version,
                 row.scope(),
+                row.label(),
             );
         }
         Some(result)
@@ -157,7 +172,15 @@ impl<T: Record> Table<T> {
     /// Removes the record `id` at `at`.
     pub(crate) fn remove(&mut self, log: &mut Journal, id: Uuid, at: Instant) -> Option<T> {
         let row = self.rows.remove(&id)?;
-        log.append(T::KIND, id, Change::Deleted, at, 0, row.scope());
+        log.append(
+            T::KIND,
+            id,
+            Change::Deleted,
+            at,
+            0,
+            row.scope(),
+            row.label(),
+        );
         Some(row)
     }
 }
@@ -171,10 +194,22 @@ impl<'a, T> IntoIterator for &'a Table<T> {
 }
 
 /// Implements [`Record`] for `$kept`, a struct whose `meta: Meta` field is
-/// its bookkeeping: its kind `$kind`, and what one concerns now (`|k|
-/// scope`, `k` the record).
+/// its bookkeeping: its kind `$kind`, what one concerns now (`|k|
+/// scope`, `k` the record), and optionally how its events name it
+/// (`label |k| expr`, an `Option<String>`).
 macro_rules! record {
+    ($kept:ty, $kind:expr, |$k:ident| $scope:expr, label |$l:ident| $label:expr) => {
+        $crate::model::journal::record!(@impl $kept, $kind, |$k| $scope,
+            fn label(&self) -> Option<String> {
+                let $l = self;
+                $label
+            }
+        );
+    };
     ($kept:ty, $kind:expr, |$k:ident| $scope:expr) => {
+        $crate::model::journal::record!(@impl $kept, $kind, |$k| $scope,);
+    };
+    (@impl $kept:ty, $kind:expr, |$k:ident| $scope:expr, $($label:item)?) => {
         impl $crate::model::journal::Record for $kept {
             const KIND: $crate::model::relations::Kind = $kind;
             fn meta(&self) -> &$crate::model::journal::Meta {
@@ -187,6 +222,7 @@ macro_rules! record {
                 let $k = self;
                 $scope
             }
+            $($label)?
         }
     };
 }

@@ -426,7 +426,8 @@ class Lifecycle:
     def reads_the_devices_events(self):
         events = metalv1.EventsApi(self.api).find_device_events(self.on_demand).events
         types = [e.type for e in events]
-        for want in ("instance.created", "provisioning.109"):
+        # The first page (10, newest first): the end of provisioning.
+        for want in ("provisioning.110", "provisioning.104"):
             check(want in types, f"events {types!r} lack {want}")
 
     # The networking walk, on the on-demand device: a VLAN of its metro,

@@ -54,7 +54,13 @@ pub(crate) struct Kept {
     pub(crate) meta: Meta,
 }
 
-record!(Kept, Kind::ApiKey, |k| Scope {
-    project: k.rec.project,
-    ..Scope::default()
-});
+// Named by its description alone: never its token.
+record!(
+    Kept,
+    Kind::ApiKey,
+    |k| Scope {
+        project: k.rec.project,
+        ..Scope::default()
+    },
+    label | k | Some(format!("\"{}\"", k.rec.description))
+);

@@ -58,7 +58,12 @@ pub(crate) struct Kept {
     pub(crate) meta: Meta,
 }
 
-record!(Kept, Kind::Organization, |k| Scope {
-    organization: Some(k.rec.id),
-    ..Scope::default()
-});
+record!(
+    Kept,
+    Kind::Organization,
+    |k| Scope {
+        organization: Some(k.rec.id),
+        ..Scope::default()
+    },
+    label | k | Some(format!("\"{}\"", k.rec.name))
+);

@@ -80,11 +80,16 @@ pub(crate) struct Kept {
     pub(crate) bgp_requested: Option<Instant>,
 }
 
-record!(Kept, Kind::Project, |k| Scope {
-    project: Some(k.rec.id),
-    organization: k.rec.organization,
-    device: None,
-});
+record!(
+    Kept,
+    Kind::Project,
+    |k| Scope {
+        project: Some(k.rec.id),
+        organization: k.rec.organization,
+        device: None,
+    },
+    label | k | Some(format!("\"{}\"", k.name()))
+);
 
 impl Kept {
     /// The organisation that owns it.

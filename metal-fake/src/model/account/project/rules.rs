@@ -94,9 +94,11 @@ impl World {
                 meta,
                 bgp_requested: None,
             });
-        // Its maker is a member of it, when it would not see it otherwise.
+        // Its maker is a member of it, when it would not see it otherwise
+        // (a token that sees the organisation only through another of its
+        // projects does not see a new one there).
         if let Some(user) = caller.user(self).filter(|u| *u != self.user) {
-            if !caller.sees_organization(self, organization) {
+            if !self.grant_of_user(user).projects.contains(&id) {
                 crate::model::membership::insert(self, id, user, vec!["admin".into()], now);
             }
         }

@@ -42,10 +42,15 @@ pub(crate) struct Kept {
     pub(crate) meta: Meta,
 }
 
-record!(Kept, Kind::SshKey, |k| Scope {
-    project: k.rec.project,
-    ..Scope::default()
-});
+record!(
+    Kept,
+    Kind::SshKey,
+    |k| Scope {
+        project: k.rec.project,
+        ..Scope::default()
+    },
+    label | k | Some(format!("\"{}\"", k.rec.label))
+);
 
 /// Loads the document's SSH keys: each a valid public key, unique per
 /// owner, of a project the world has (or the user's).

@@ -28,7 +28,7 @@ pub(crate) struct UserLite<'a> {
 /// A Gravatar URL of the default image, as the real API gave one to a
 /// user without a picture.
 #[derive(Clone, Copy)]
-struct Avatar(Uuid);
+pub(crate) struct Avatar(pub(crate) Uuid);
 
 impl Serialize for Avatar {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {

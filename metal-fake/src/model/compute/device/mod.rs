@@ -11,6 +11,8 @@
 //!   competitors.
 //! - `addressing`: its own addresses as its bond's layer 2 or 3 changes
 //!   them.
+//! - `provisioning`: the steps a provisioning device reports (its
+//!   provisioning events).
 //! - `failures`: which devices fail to provision (scripted or drawn).
 //! - `filter`: the filters of the project's device list.
 //! - `table`: the devices, with their provisioning's own state (which
@@ -35,6 +37,7 @@ mod keys;
 mod metadata;
 mod on_demand;
 mod operations;
+pub(crate) mod provisioning;
 mod record;
 mod rules;
 mod table;

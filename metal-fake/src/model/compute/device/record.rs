@@ -235,6 +235,8 @@ impl Phase {
 pub(crate) enum Step {
     /// It reports this state from now on.
     Enter(DeviceState),
+    /// It reports this step of its provisioning (an event).
+    Report(super::provisioning::Report),
     /// Its provisioning failed a while ago: it leaves the project (see
     /// [`Timings::failed_moved_after`]), and its reservation is released.
     LeaveProject,
@@ -257,6 +259,9 @@ pub(crate) struct Live {
     pub(crate) fails: bool,
     /// The SSH keys attached at create (the project's and the user's).
     pub(crate) ssh_keys: Vec<Uuid>,
+    /// The provisioning steps it reported, oldest first, with their
+    /// events' IDs (at most one of each step).
+    pub(crate) reports: Vec<super::provisioning::Reported>,
 }
 
 impl Live {
@@ -269,6 +274,7 @@ impl Live {
             state: DeviceState::Queued,
             fails,
             ssh_keys,
+            reports: Vec::new(),
         }
     }
 }
@@ -281,11 +287,16 @@ pub(crate) struct Kept {
     pub(crate) live: Live,
 }
 
-record!(Kept, Kind::Device, |k| Scope {
-    project: Some(k.rec.project),
-    organization: None,
-    device: Some(k.rec.id),
-});
+record!(
+    Kept,
+    Kind::Device,
+    |k| Scope {
+        project: Some(k.rec.project),
+        organization: None,
+        device: Some(k.rec.id),
+    },
+    label | k | Some(format!("\"{}\" ({})", k.rec.hostname, k.rec.plan))
+);
 
 /// The project a device whose provisioning failed moves to when
 /// [`Timings::failed_moved_after`] is set: not one of the world's, so the
@@ -314,8 +325,22 @@ impl Kept {
         use DeviceState as S;
         match self.live.phase {
             Phase::Provisioning => {
+                use super::provisioning::{due, BEFORE_FAILING, DURING, QUEUED};
                 let done = t.queued + t.provisioning;
-                let mut steps = vec![(t.queued, Step::Enter(S::Provisioning))];
+                let reported = if self.live.fails {
+                    &DURING[..BEFORE_FAILING]
+                } else {
+                    DURING
+                };
+                let mut steps = vec![
+                    (Duration::ZERO, Step::Report(QUEUED)),
+                    (t.queued, Step::Enter(S::Provisioning)),
+                ];
+                steps.extend(
+                    reported.iter().map(|(share, r)| {
+                        (due(t.queued, t.provisioning, *share), Step::Report(*r))
+                    }),
+                );
                 if !self.live.fails {
                     steps.push((done, Step::Enter(S::Active)));
                     return steps;

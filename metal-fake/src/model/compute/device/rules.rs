@@ -10,6 +10,7 @@ use crate::model::relations::Kind;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::provisioning;
 use super::record::{Device, DeviceState, Kept, Live, Phase, Step, FAILED_PROVISIONING_PROJECT};
 use crate::call::ApiError;
 use crate::model::bounds::{bad_tags, refuse, too_long, MAX_NAME, MAX_TEXT};
@@ -192,18 +193,19 @@ impl World {
         match step {
             Step::Enter(state) => {
                 let phase = self.devices.get(&id).map(|d| d.live.phase);
-                let what = match (phase, state) {
-                    (_, DeviceState::Provisioning) => "provisioning",
-                    (Some(Phase::Provisioning), DeviceState::Active) => "provisioned",
-                    (_, DeviceState::Failed) => "provisioning_failed",
-                    (Some(Phase::Reinstalling), _) => "reinstalled",
-                    (_, DeviceState::Inactive) => "powered_off",
-                    _ => "powered_on",
+                let (what, report) = match (phase, state) {
+                    (_, DeviceState::Provisioning) => ("provisioning", Some(provisioning::STARTED)),
+                    (Some(Phase::Provisioning), DeviceState::Active) => {
+                        ("provisioned", Some(provisioning::DONE))
+                    }
+                    (_, DeviceState::Failed) => ("provisioning_failed", None),
+                    (Some(Phase::Reinstalling), _) => ("reinstalled", None),
+                    (_, DeviceState::Inactive) => ("powered_off", None),
+                    _ => ("powered_on", None),
                 };
-                self.devices
-                    .rows
-                    .update(&mut self.journal, id, what, at, |d| d.live.state = state);
+                self.device_changes(id, what, report, at, |d| d.live.state = state);
             }
+            Step::Report(report) => self.device_changes(id, report.kind, Some(report), at, |_| ()),
             Step::LeaveProject => {
                 let reservation = self
                     .devices
@@ -217,6 +219,43 @@ impl World {
                 self.free(reservation, id, Some(release), at);
             }
             Step::Remove => self.remove_record(Kind::Device, id, at),
+        }
+    }
+
+    /// Changes device `id` by `f` at `at`, journaled as `what`; a
+    /// provisioning step it reports is kept on it with its event's ID
+    /// (when the change is journaled: a loading world's are not).
+    fn device_changes(
+        &mut self,
+        id: Uuid,
+        what: &'static str,
+        report: Option<provisioning::Report>,
+        at: Instant,
+        f: impl FnOnce(&mut Kept),
+    ) {
+        let reported =
+            report
+                .filter(|_| self.journal.recording())
+                .map(|report| provisioning::Reported {
+                    report,
+                    event: Uuid::new_v4(),
+                    at,
+                });
+        if let Some(r) = reported {
+            self.journal.name_next(r.event);
+        }
+        let changed = self
+            .devices
+            .rows
+            .update(&mut self.journal, id, what, at, |d| {
+                f(d);
+                if let Some(r) = reported {
+                    d.live.reports.push(r);
+                }
+            });
+        if changed.is_none() {
+            // No such device: the name is no one's.
+            self.journal.unname();
         }
     }
 

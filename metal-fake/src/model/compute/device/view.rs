@@ -11,8 +11,10 @@ use serde::{Serialize, Serializer};
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::provisioning;
 use super::record::{Kept, OwnAddress, Phase};
 use crate::model::catalog::{FacilityView, MetroView, OperatingSystemView, PlanView};
+use crate::model::event::EventView;
 use crate::model::hardware_reservation::{self, ReservationView};
 use crate::model::ip_reservation::AssignmentView;
 use crate::model::project::{self, ProjectField};
@@ -75,7 +77,7 @@ pub(crate) struct DeviceView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     hardware_reservation: Option<ReservationField<'a>>,
     volumes: Empty,
-    provisioning_events: Empty,
+    provisioning_events: Vec<EventView>,
 }
 
 /// A device where another record names it: included, or a stub.
@@ -155,8 +157,32 @@ impl World {
             project_lite: Stub::new(project::COLLECTION, rec.project),
             hardware_reservation: reservation,
             volumes: Empty,
-            provisioning_events: Empty,
+            provisioning_events: self.provisioning_events(d),
         }
+    }
+
+    /// `d`'s provisioning steps, as its events list them: while it
+    /// provisions, every step planned (those to come with a `null` ID and
+    /// time, as a recorded create reply shows them); after, the steps it
+    /// reported.
+    fn provisioning_events(&self, d: &Kept) -> Vec<EventView> {
+        let reported = d
+            .live
+            .reports
+            .iter()
+            .map(|r| self.reported_event_view(d, r));
+        let provisioning = d.live.phase == Phase::Provisioning
+            && matches!(d.state(), DeviceState::Queued | DeviceState::Provisioning);
+        if !provisioning {
+            return reported.collect();
+        }
+        let mut out: Vec<EventView> = reported.collect();
+        out.extend(
+            provisioning::planned()
+                .filter(|p| !d.live.reports.iter().any(|r| r.report == *p))
+                .map(EventView::planned),
+        );
+        out
     }
 }
 

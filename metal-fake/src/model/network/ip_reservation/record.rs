@@ -141,7 +141,12 @@ pub(crate) struct Kept {
     pub(crate) assignments: Vec<Uuid>,
 }
 
-record!(Kept, Kind::IpReservation, |k| Scope::project(k.rec.project));
+record!(
+    Kept,
+    Kind::IpReservation,
+    |k| Scope::project(k.rec.project),
+    label | k | Some(format!("{}/{}", k.rec.network, k.rec.cidr))
+);
 
 impl Kept {
     /// The block it holds.
@@ -160,11 +165,16 @@ pub(crate) struct KeptAssignment {
     pub(crate) meta: Meta,
 }
 
-record!(KeptAssignment, Kind::IpAssignment, |k| Scope {
-    project: Some(k.project),
-    organization: None,
-    device: Some(k.rec.device),
-});
+record!(
+    KeptAssignment,
+    Kind::IpAssignment,
+    |k| Scope {
+        project: Some(k.project),
+        organization: None,
+        device: Some(k.rec.device),
+    },
+    label | k | Some(format!("{}/{}", k.rec.address, k.rec.cidr))
+);
 
 impl KeptAssignment {
     /// The addresses it holds.

@@ -47,9 +47,12 @@ pub(crate) struct Kept {
     pub(crate) meta: Meta,
 }
 
-record!(Kept, Kind::VirtualNetwork, |k| Scope::project(
-    k.rec.project
-));
+record!(
+    Kept,
+    Kind::VirtualNetwork,
+    |k| Scope::project(k.rec.project),
+    label | k | Some(format!("{} ({})", k.rec.vxlan, k.rec.metro))
+);
 
 /// Loads the document's VLANs: each of a project the world has, in a
 /// metro (and facility) of its catalog, with a `vxlan` in range and not
