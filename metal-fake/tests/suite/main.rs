@@ -26,6 +26,7 @@ mod conformance_lists;
 mod control;
 mod control_schema;
 mod cross_org;
+mod default_catalog;
 mod device_reads;
 mod events;
 mod fault_classes;
