@@ -47,9 +47,9 @@ pub use crate::model::{
 };
 pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
 pub use crate::model::{
-    Batch, BgpConfig, Capacity, CapacityLevel, CatalogChoice, Counted, Device, DeviceBatchState, DeviceState,
-    Drive, Facility, HardwareReservation, License, Metro, OperatingSystem, Organization,
-    OwnAddress, Period, Plan, PlanMetro, PlanSpecs, Price, Project, ReservationItem,
+    Batch, BgpConfig, Capacity, CapacityLevel, CatalogChoice, Counted, Device, DeviceBatchState,
+    DeviceState, Drive, Facility, HardwareReservation, License, Metro, OperatingSystem,
+    Organization, OwnAddress, Period, Plan, PlanMetro, PlanSpecs, Price, Project, ReservationItem,
     SelfServiceReservation, SpotMarketRequest, SpotPrice, SshKey, Token,
 };
 pub use crate::model::{BatchAssignment, BatchAssignmentState, BatchState, PortVlanBatch};

@@ -140,14 +140,20 @@ async fn the_default_world_is_metal_s_catalog_by_its_real_names() {
             .any(|d| d == "on_demand");
         if on_demand {
             assert!(!p["available_in"].as_array().unwrap().is_empty(), "{p}");
-            assert!(!p["available_in_metros"].as_array().unwrap().is_empty(), "{p}");
+            assert!(
+                !p["available_in_metros"].as_array().unwrap().is_empty(),
+                "{p}"
+            );
         }
         let legacy = p["categories"]
             .as_array()
             .unwrap()
             .iter()
             .any(|c| c == "legacy_gen");
-        assert!(!(legacy && on_demand), "a legacy plan is not sold on demand: {p}");
+        assert!(
+            !(legacy && on_demand),
+            "a legacy plan is not sold on demand: {p}"
+        );
     }
     // The Terraform provider finds a plan by `name`.
     let small = &plans[slugs.iter().position(|s| *s == "c3.small.x86").unwrap()];
@@ -167,7 +173,12 @@ async fn the_default_world_is_metal_s_catalog_by_its_real_names() {
         assert!(names.contains(&name), "operating system {name}");
     }
     let slugs = strings(systems, "slug");
-    for slug in ["ubuntu_18_04", "coreos_stable", "custom_ipxe", "ubuntu_24_04"] {
+    for slug in [
+        "ubuntu_18_04",
+        "coreos_stable",
+        "custom_ipxe",
+        "ubuntu_24_04",
+    ] {
         assert!(slugs.contains(&slug), "operating system {slug}");
     }
     let ubuntus = systems
@@ -231,7 +242,10 @@ async fn plan_filters_narrow_the_list_as_clients_expect() {
 
 /// The codes `list` names (whole places, with `include`).
 fn codes(list: &Value) -> BTreeSet<String> {
-    strings(list, "code").into_iter().map(str::to_string).collect()
+    strings(list, "code")
+        .into_iter()
+        .map(str::to_string)
+        .collect()
 }
 
 /// A device create body for `plan` in the metro `metro` (a spot instance
@@ -276,15 +290,25 @@ async fn every_plan_and_metro_of_the_catalog_agrees_with_itself() {
             .iter()
             .map(|m| json!({"metro": m["code"], "plan": slug, "quantity": 1}))
             .collect();
-        let (status, checked) = call(&fake, "POST", "/capacity/metros", json!({"servers": lines})).await;
+        let (status, checked) =
+            call(&fake, "POST", "/capacity/metros", json!({"servers": lines})).await;
         assert_eq!(status, 200, "{checked}");
         for line in checked["servers"].as_array().unwrap() {
             let metro = line["metro"].as_str().unwrap();
             let listed = in_metros.contains(metro);
             let available = line["available"].as_bool().unwrap();
-            assert_eq!(listed, available, "{slug} in {metro}: listed {listed}, check {available}");
+            assert_eq!(
+                listed, available,
+                "{slug} in {metro}: listed {listed}, check {available}"
+            );
             let on_demand = create_in(metro, slug, None);
-            let (status, body) = call(&fake, "POST", &format!("/projects/{project}/devices"), on_demand).await;
+            let (status, body) = call(
+                &fake,
+                "POST",
+                &format!("/projects/{project}/devices"),
+                on_demand,
+            )
+            .await;
             let sold_on_demand = ways.contains(&"on_demand");
             assert_eq!(
                 status == 201,
@@ -333,10 +357,16 @@ const PROJECT: &str = "0c100000-0000-4000-8000-000000000001";
 /// Lists `plan` available in `metro` (with `include`), the metro check
 /// for one, and an on-demand create there: each as a bool.
 async fn four_say(fake: &Fake, plan: &str, metro: &str) -> [bool; 4] {
-    let plans = get(fake, &format!("/plans?slug={plan}&include=available_in_metros")).await;
+    let plans = get(
+        fake,
+        &format!("/plans?slug={plan}&include=available_in_metros"),
+    )
+    .await;
     let listed = codes(&plans["plans"][0]["available_in_metros"]).contains(metro);
     let levels = get(fake, "/capacity/metros").await;
-    let level = levels["capacity"][metro][plan]["level"].as_str().unwrap_or("unavailable");
+    let level = levels["capacity"][metro][plan]["level"]
+        .as_str()
+        .unwrap_or("unavailable");
     let (_, checked) = call(
         fake,
         "POST",
@@ -388,14 +418,29 @@ async fn a_world_inherits_the_catalog_and_may_narrow_or_override_an_entry() {
     }));
     let metros = get(&fake, "/locations/metros").await;
     assert!(metros["metros"].as_array().unwrap().len() >= 25);
-    let da = metros["metros"].as_array().unwrap().iter().find(|m| m["code"] == "da").unwrap();
-    assert_eq!((&da["name"], &da["country"]), (&json!("Big D"), &json!("US")));
-    let plan = get(&fake, "/plans?slug=c3.small.x86&include=available_in_metros").await;
+    let da = metros["metros"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["code"] == "da")
+        .unwrap();
+    assert_eq!(
+        (&da["name"], &da["country"]),
+        (&json!("Big D"), &json!("US"))
+    );
+    let plan = get(
+        &fake,
+        "/plans?slug=c3.small.x86&include=available_in_metros",
+    )
+    .await;
     let plan = &plan["plans"][0];
     // Overridden price and metros; the catalog's specs kept.
     assert_eq!(plan["pricing"]["hour"], 0.5);
     assert_eq!(plan["specs"]["memory"]["total"], "32GB");
-    assert_eq!(codes(&plan["available_in_metros"]), ["da", "sv"].map(String::from).into());
+    assert_eq!(
+        codes(&plan["available_in_metros"]),
+        ["da", "sv"].map(String::from).into()
+    );
     assert_eq!(four_say(&fake, "c3.small.x86", "ny").await, [false; 4]);
     assert_eq!(four_say(&fake, "c3.small.x86", "da").await, [true; 4]);
     let levels = get(&fake, "/capacity/metros").await;
@@ -421,7 +466,10 @@ async fn a_pool_seeded_unavailable_or_emptied_is_unavailable_to_all_four() {
     assert_eq!(four_say(&fake, "m3.large.x86", "sv").await, [true; 4]);
     assert_eq!(four_say(&fake, "m3.large.x86", "sv").await, [false; 4]);
     let facilities = get(&fake, "/capacity").await;
-    assert_eq!(facilities["capacity"]["sv15"]["m3.large.x86"]["level"], "unavailable");
+    assert_eq!(
+        facilities["capacity"]["sv15"]["m3.large.x86"]["level"],
+        "unavailable"
+    );
 }
 
 #[tokio::test]

@@ -80,7 +80,10 @@ mod tests {
         once("plan", d.plans.iter().map(|p| p.slug.as_str()).collect());
         once(
             "operating system",
-            d.operating_systems.iter().map(|o| o.slug.as_str()).collect(),
+            d.operating_systems
+                .iter()
+                .map(|o| o.slug.as_str())
+                .collect(),
         );
         for f in &d.facilities {
             assert!(

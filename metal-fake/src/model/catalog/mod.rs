@@ -27,7 +27,8 @@ pub(crate) use operations::{
 };
 pub(crate) use record::Catalog;
 pub use record::{
-    CatalogChoice, Counted, Drive, Facility, Metro, OperatingSystem, Plan, PlanMetro, PlanSpecs, Price,
+    CatalogChoice, Counted, Drive, Facility, Metro, OperatingSystem, Plan, PlanMetro, PlanSpecs,
+    Price,
 };
 pub(crate) use view::{FacilityView, MetroView, OperatingSystemView, PlanView};
 

@@ -121,7 +121,9 @@ pub(crate) fn find_plans(call: &Call) -> Result<Prepared, ApiError> {
     let slug = call.text("slug");
     let plan_type = call.text("type");
     if let Some(t) = plan_type.as_deref().filter(|t| !PLAN_TYPES.contains(t)) {
-        return Err(ApiError::unprocessable(format!("{t} is not a valid plan type")));
+        return Err(ApiError::unprocessable(format!(
+            "{t} is not a valid plan type"
+        )));
     }
     let categories: Vec<String> = call
         .list("categories[]")
@@ -129,8 +131,13 @@ pub(crate) fn find_plans(call: &Call) -> Result<Prepared, ApiError> {
         .chain(call.list("categories"))
         .map(str::to_string)
         .collect();
-    if let Some(c) = categories.iter().find(|c| !PLAN_CATEGORIES.contains(&c.as_str())) {
-        return Err(ApiError::unprocessable(format!("{c} is not a valid category")));
+    if let Some(c) = categories
+        .iter()
+        .find(|c| !PLAN_CATEGORIES.contains(&c.as_str()))
+    {
+        return Err(ApiError::unprocessable(format!(
+            "{c} is not a valid category"
+        )));
     }
     let deployment = call.text("deployment_type");
     let include = call.text("include");
@@ -143,9 +150,17 @@ pub(crate) fn find_plans(call: &Call) -> Result<Prepared, ApiError> {
             .plans
             .iter()
             .filter(|p| slug.as_deref().is_none_or(|s| p.slug == s))
-            .filter(|p| plan_type.as_deref().is_none_or(|t| p.plan_type.as_deref() == Some(t)))
+            .filter(|p| {
+                plan_type
+                    .as_deref()
+                    .is_none_or(|t| p.plan_type.as_deref() == Some(t))
+            })
             .filter(|p| categories.is_empty() || categories.iter().any(|c| has(&p.categories, c)))
-            .filter(|p| deployment.as_deref().is_none_or(|d| has(&p.deployment_types, d)))
+            .filter(|p| {
+                deployment
+                    .as_deref()
+                    .is_none_or(|d| has(&p.deployment_types, d))
+            })
             .map(|p| w.plan_view_with(&p.slug, full))
             .collect();
         reply(&PlanList { plans })

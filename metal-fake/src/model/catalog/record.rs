@@ -363,9 +363,15 @@ impl Catalog {
                         one_each(given, CATEGORIES, &from, "category")?;
                         given.clone()
                     }
-                    None => DEFAULT_CATEGORIES.iter().map(|s| (*s).to_string()).collect(),
+                    None => DEFAULT_CATEGORIES
+                        .iter()
+                        .map(|s| (*s).to_string())
+                        .collect(),
                 };
-                let plan_type = p.plan_type.clone().unwrap_or_else(|| PLAN_TYPES[0].to_string());
+                let plan_type = p
+                    .plan_type
+                    .clone()
+                    .unwrap_or_else(|| PLAN_TYPES[0].to_string());
                 one_each(
                     std::slice::from_ref(&plan_type),
                     PLAN_TYPES,
@@ -456,7 +462,11 @@ impl Catalog {
     /// place the world has, but those of a plan whose document entry
     /// names its own metros, and those of a (place, plan) the document
     /// gives a pool of its own.
-    fn inherited_capacity(&self, doc: &crate::document::WorldDoc, pools: &[Capacity]) -> Vec<Capacity> {
+    fn inherited_capacity(
+        &self,
+        doc: &crate::document::WorldDoc,
+        pools: &[Capacity],
+    ) -> Vec<Capacity> {
         let own_metros = |plan: &str| {
             doc.plans
                 .iter()
@@ -471,7 +481,9 @@ impl Catalog {
                 self.plan(&c.plan).is_some()
                     && !own_metros(&c.plan)
                     && c.metro.as_deref().is_none_or(|m| self.metro(m).is_some())
-                    && c.facility.as_deref().is_none_or(|f| self.facility(f).is_some())
+                    && c.facility
+                        .as_deref()
+                        .is_none_or(|f| self.facility(f).is_some())
                     && !doc.capacity.iter().any(|d| same(c, d))
             })
             .cloned()

@@ -230,9 +230,13 @@ impl World {
             description: plan.and_then(|p| p.description.as_deref()).unwrap_or(name),
             class: plan.and_then(|p| p.class.as_deref()).unwrap_or(slug),
             line: plan.and_then(|p| p.line.as_deref()).unwrap_or("baremetal"),
-            type_: plan.and_then(|p| p.plan_type.as_deref()).unwrap_or("standard"),
+            type_: plan
+                .and_then(|p| p.plan_type.as_deref())
+                .unwrap_or("standard"),
             legacy: plan.and_then(|p| p.legacy).unwrap_or(false),
-            categories: plan.and_then(|p| p.categories.as_deref()).unwrap_or_default(),
+            categories: plan
+                .and_then(|p| p.categories.as_deref())
+                .unwrap_or_default(),
             deployment_types: plan
                 .and_then(|p| p.deployment_types.as_deref())
                 .unwrap_or_default(),

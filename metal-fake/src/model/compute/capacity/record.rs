@@ -94,7 +94,8 @@ pub(crate) struct Table {
 /// (place, plan) twice, each metro with a facility to place its machines
 /// in; then, for each plan sold on demand or on the spot market and each
 /// metro it is sold in where it has no pool (of the metro or of one of its
-/// facilities), a pool of the world's default size there. At most
+/// facilities), a pool of the world's default size in the metro's first
+/// facility. At most
 /// [`MAX_RECORDS`] machines in all (each machine can become a device).
 pub(crate) fn load(w: &mut World, doc: &WorldDoc, _: Instant) -> Result<(), WorldError> {
     let mut seen = HashSet::new();
@@ -153,7 +154,8 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, _: Instant) -> Result<(), Worl
 
 /// The pools a world gets without saying so: one of the world's default
 /// size for each (plan sold on demand or on the spot market, metro it is
-/// sold in) that no pool of `given` covers, in a metro with a facility.
+/// sold in) that no pool of `given` covers, in the metro's first facility
+/// (where its devices go, and which `/plans` then lists in `available_in`).
 fn implicit_pools(w: &World, given: &[Capacity]) -> Vec<Capacity> {
     let c = &w.catalog;
     let metro_of = |f: &str| c.facility(f).map(|f| f.metro.as_str());
@@ -171,11 +173,13 @@ fn implicit_pools(w: &World, given: &[Capacity]) -> Vec<Capacity> {
             continue;
         }
         for pm in plan.metros.iter().flatten() {
-            let placed = c.facilities.iter().any(|f| f.metro == pm.code);
-            if placed && !covered(&plan.slug, &pm.code) {
+            let Some(first) = w.placement(&pm.code) else {
+                continue;
+            };
+            if !covered(&plan.slug, &pm.code) {
                 out.push(Capacity {
-                    metro: Some(pm.code.clone()),
-                    facility: None,
+                    metro: None,
+                    facility: Some(first.to_string()),
                     plan: plan.slug.clone(),
                     available: w.implicit_machines,
                     level: None,

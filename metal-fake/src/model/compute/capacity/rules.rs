@@ -80,22 +80,21 @@ impl World {
 
     /// Where machines of `plan` (a slug of the catalog) can be had now:
     /// the free machines of each metro (its own pools' and its
-    /// facilities'), and of each facility (its own pools', and its metro's
-    /// own when it is where they are placed), counting only pools that can
-    /// give one. The one table `/plans` (`available_in`,
+    /// facilities'), and of each facility (its own pools': a metro's own
+    /// pool is not a facility's), counting only pools that can give one. The one table `/plans` (`available_in`,
     /// `available_in_metros`), the capacity lists and checks and the
     /// on-demand create read.
     pub(crate) fn free_machines(&self, plan: &str) -> Free<'_> {
         let mut free = Free::default();
-        for c in self.capacity.pools.iter().filter(|c| c.plan == plan && c.has(1)) {
+        for c in self
+            .capacity
+            .pools
+            .iter()
+            .filter(|c| c.plan == plan && c.has(1))
+        {
             let n = u64::from(c.available);
             match (&c.metro, &c.facility) {
-                (Some(m), _) => {
-                    *free.metros.entry(m.as_str()).or_default() += n;
-                    if let Some(f) = self.placement(m) {
-                        *free.facilities.entry(f).or_default() += n;
-                    }
-                }
+                (Some(m), _) => *free.metros.entry(m.as_str()).or_default() += n,
                 (None, Some(f)) => {
                     *free.facilities.entry(f.as_str()).or_default() += n;
                     if let Some(m) = self.metro_of(f) {
@@ -159,17 +158,10 @@ impl World {
                 codes
                     .into_iter()
                     .find_map(|code| {
-                        let own = pools
+                        pools
                             .iter()
-                            .position(|c| is(c) && c.facility.as_deref() == Some(code));
-                        let metro = || {
-                            let m = self.metro_of(code)?;
-                            (self.placement(m) == Some(code)).then_some(())?;
-                            pools
-                                .iter()
-                                .position(|c| is(c) && c.metro.as_deref() == Some(m))
-                        };
-                        own.or_else(metro).map(|i| (i, code.to_string()))
+                            .position(|c| is(c) && c.facility.as_deref() == Some(code))
+                            .map(|i| (i, code.to_string()))
                     })
                     .ok_or_else(|| ApiError::unprocessable(NO_FACILITY))
             }
@@ -229,8 +221,7 @@ impl World {
     }
 
     /// Whether `quantity` machines of `plan` (a slug or ID) can be had in
-    /// the facility `facility` names (code or ID): its own pools, and its
-    /// metro's when it is where they are placed.
+    /// the facility `facility` names (code or ID): its own pools.
     pub(crate) fn facility_has(&self, facility: &str, plan: &str, quantity: u64) -> bool {
         let (Some(facility), Some(plan)) = (self.facility_code(facility), self.plan_slug(plan))
         else {

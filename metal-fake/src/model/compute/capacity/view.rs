@@ -49,18 +49,14 @@ pub(crate) struct CheckList {
 }
 
 impl World {
-    /// Every facility with pools (its own, or its metro's when it is where
-    /// they are placed), each plan with the facility's level for it: the
-    /// best of those pools'.
+    /// Every facility with pools, each plan with the facility's level for
+    /// it: the best of its pools'.
     pub(crate) fn facility_capacity(&self) -> CapacityList<'_> {
         let mut levels: BTreeMap<&str, BTreeMap<&str, CapacityLevel>> = BTreeMap::new();
         for c in &self.capacity.pools {
-            let facility = match (&c.metro, &c.facility) {
-                (_, Some(f)) => Some(f.as_str()),
-                (Some(m), None) => self.placement(m),
-                (None, None) => None,
+            let Some(facility) = c.facility.as_deref() else {
+                continue;
             };
-            let Some(facility) = facility else { continue };
             let level = levels.entry(facility).or_default().entry(c.plan.as_str());
             let best = level.or_insert(CapacityLevel::Unavailable);
             *best = (*best).max(c.level_now());
