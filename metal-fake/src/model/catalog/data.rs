@@ -3,7 +3,10 @@
 //! each a list of the world document's own entries, built into the crate
 //! and parsed once. Facts only, from public sources (see
 //! [`crate::fidelity`]); a world document inherits them unless it says
-//! `"catalog": "none"`, and may say otherwise for any entry.
+//! `"catalog": "none"`, and may say otherwise for any entry. The capacity
+//! file says where (and at what level) a plan's machines are; each of its
+//! pools holds the world's default number of machines
+//! ([`crate::FakeBuilder::on_demand`], 10).
 
 use std::sync::LazyLock;
 

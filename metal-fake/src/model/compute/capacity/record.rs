@@ -100,7 +100,17 @@ pub(crate) struct Table {
 pub(crate) fn load(w: &mut World, doc: &WorldDoc, _: Instant) -> Result<(), WorldError> {
     let mut seen = HashSet::new();
     let mut total: u64 = 0;
-    let mut pools: Vec<Capacity> = w.catalog.capacity.clone();
+    // The catalog's pools are where and how it sells a plan; each holds
+    // the world's default number of machines.
+    let mut pools: Vec<Capacity> = w
+        .catalog
+        .capacity
+        .iter()
+        .map(|c| Capacity {
+            available: w.implicit_machines,
+            ..c.clone()
+        })
+        .collect();
     pools.extend(doc.capacity.iter().cloned());
     for c in &pools {
         let from = || format!("capacity of plan {}", c.plan);
