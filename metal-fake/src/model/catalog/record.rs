@@ -673,14 +673,21 @@ fn merged<T: Entry>(base: &[T], doc: &[T], inherit: bool) -> Vec<T> {
     out
 }
 
+/// `theirs` where `mine` is absent.
+fn or<T: Clone>(mine: &mut Option<T>, theirs: &Option<T>) {
+    if mine.is_none() {
+        mine.clone_from(theirs);
+    }
+}
+
 impl Entry for Metro {
     fn key(&self) -> &str {
         &self.code
     }
     fn fill(&mut self, from: &Self, _: bool) {
         self.id = self.id.or(from.id);
-        self.name = self.name.take().or_else(|| from.name.clone());
-        self.country = self.country.take().or_else(|| from.country.clone());
+        or(&mut self.name, &from.name);
+        or(&mut self.country, &from.country);
     }
 }
 
@@ -690,8 +697,8 @@ impl Entry for Facility {
     }
     fn fill(&mut self, from: &Self, _: bool) {
         self.id = self.id.or(from.id);
-        self.name = self.name.take().or_else(|| from.name.clone());
-        self.features = self.features.take().or_else(|| from.features.clone());
+        or(&mut self.name, &from.name);
+        or(&mut self.features, &from.features);
     }
 }
 
@@ -700,11 +707,6 @@ impl Entry for Plan {
         &self.slug
     }
     fn fill(&mut self, from: &Self, whole: bool) {
-        fn or<T: Clone>(mine: &mut Option<T>, theirs: &Option<T>) {
-            if mine.is_none() {
-                mine.clone_from(theirs);
-            }
-        }
         self.id = self.id.or(from.id);
         or(&mut self.name, &from.name);
         or(&mut self.class, &from.class);
@@ -727,11 +729,6 @@ impl Entry for OperatingSystem {
         &self.slug
     }
     fn fill(&mut self, from: &Self, _: bool) {
-        fn or<T: Clone>(mine: &mut Option<T>, theirs: &Option<T>) {
-            if mine.is_none() {
-                mine.clone_from(theirs);
-            }
-        }
         self.id = self.id.or(from.id);
         or(&mut self.distro, &from.distro);
         or(&mut self.version, &from.version);
