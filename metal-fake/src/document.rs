@@ -48,9 +48,9 @@ pub use crate::model::{
 };
 pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
 pub use crate::model::{
-    Batch, BgpConfig, Capacity, CapacityLevel, Counted, Device, DeviceBatchState, DeviceState,
-    Drive, Facility, HardwareReservation, License, Metro, OperatingSystem, Organization,
-    OwnAddress, Period, Plan, PlanMetro, PlanSpecs, Price, Project, ReservationItem,
+    Batch, BgpConfig, Capacity, CapacityLevel, CatalogChoice, Counted, Device, DeviceBatchState,
+    DeviceState, Drive, Facility, HardwareReservation, License, Metro, OperatingSystem,
+    Organization, OwnAddress, Period, Plan, PlanMetro, PlanSpecs, Price, Project, ReservationItem,
     SelfServiceReservation, SpotMarketRequest, SpotPrice, SshKey, Token,
 };
 pub use crate::model::{BatchAssignment, BatchAssignmentState, BatchState, PortVlanBatch};
@@ -75,6 +75,12 @@ pub const MAX_NAME: usize = 255;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorldDoc {
+    /// The catalog the world starts from: `metal` (the default), the real
+    /// API's metros, facilities, plans, operating systems and capacity
+    /// with this document's entries over them; `none`, this document's
+    /// entries alone. A saved world says `none` and lists everything.
+    #[serde(default, skip_serializing_if = "CatalogChoice::is_metal")]
+    pub catalog: CatalogChoice,
     /// The API user's ID (the entity of user SSH keys); random if absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user: Option<Uuid>,
@@ -89,18 +95,20 @@ pub struct WorldDoc {
     /// `403`.
     #[serde(default)]
     pub tokens: Vec<Token>,
-    /// Metros, by code (a well-known code takes the real metro's name and
-    /// country).
+    /// Metros, by code (over the catalog's: a code it has takes the real
+    /// metro's name and country for what the entry leaves out).
     #[serde(default)]
     pub metros: Vec<Metro>,
-    /// Facilities, by code, each in a metro.
+    /// Facilities, by code, each in a metro (over the catalog's).
     #[serde(default)]
     pub facilities: Vec<Facility>,
-    /// Plans, by slug (a well-known slug takes the real plan's specs and
-    /// price), each available in every metro unless it names its own.
+    /// Plans, by slug (over the catalog's: a slug it has takes the real
+    /// plan's specs, price, type and categories for what the entry leaves
+    /// out), each sold in every metro unless it names its own.
     #[serde(default)]
     pub plans: Vec<Plan>,
-    /// Operating systems, by slug (a built-in list if none).
+    /// Operating systems, by slug (over the catalog's; with `"catalog":
+    /// "none"` and none listed, a built-in six).
     #[serde(default)]
     pub operating_systems: Vec<OperatingSystem>,
     /// Hardware reservations.
@@ -175,9 +183,12 @@ pub struct WorldDoc {
     /// when loaded).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub port_vlan_batches: Vec<PortVlanBatch>,
-    /// The machines on-demand devices take: pools of a plan in a metro or
-    /// a facility. A (place, plan) without a pool has none: an on-demand
-    /// create there is refused.
+    /// The machines on-demand and spot devices take: pools of a plan in a
+    /// metro or a facility (over the catalog's). A plan sold on demand or
+    /// on the spot market in a metro where it has no pool gets one of 10
+    /// machines there; a (place, plan) may be given fewer, a `level`, or
+    /// `unavailable`. `/plans`, `/capacity`, the capacity checks and
+    /// `createDevice` all read these pools.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub capacity: Vec<Capacity>,
     /// Users besides the world's own `user` (which is made, named `Fake

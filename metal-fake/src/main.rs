@@ -8,6 +8,11 @@
 //! http://HOST:PORT/metal/v1`; `GET /_fake/state` returns the counters,
 //! and the control API (`/_fake/reset`, `/_fake/world`, `/_fake/faults`,
 //! `/_fake/calls`, `/_fake/clock`) arranges scenarios.
+//! Without `--world`, the world is the real API's catalog (every metro,
+//! facility, plan and operating system of `metal-fake/catalog/`, each plan
+//! with machines where it is sold), an organisation, the project (with its
+//! `--reservations`) and the token; a `--world` document inherits the same
+//! catalog unless it says `"catalog": "none"`.
 //! Logs (the server's warnings) go to stderr, filtered by `RUST_LOG`
 //! (default `warn`); with `--log-calls`, one line a call too
 //! (`metal-fake: call 3 GET /metal/v1/devices/ID findDeviceById 404: Not found`). A flag out of range (`--reservations` above
@@ -59,7 +64,8 @@ struct Args {
     reservations: usize,
     /// Seeds the world from this JSON document (organisations, projects,
     /// tokens, metros, facilities, plans, reservations, devices, SSH keys;
-    /// see `--world-schema`), in place of --project and --reservations.
+    /// see `--world-schema`; over the real catalog unless it says
+    /// `"catalog": "none"`), in place of --project and --reservations.
     #[arg(long)]
     world: Option<PathBuf>,
     /// Prints the JSON Schema of the world document and exits.

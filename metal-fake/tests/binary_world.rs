@@ -243,3 +243,55 @@ fn control_token_and_time_scale_flags_take_effect() {
     assert_eq!(status, 200);
     assert_eq!(clock["time_scale"], 100.0);
 }
+
+/// A world file that lists a plan and a metro, and says nothing of
+/// capacity, creates on-demand devices there; with no flags the binary
+/// serves the real catalog, and creates on demand where `/plans` says.
+#[test]
+fn a_world_file_listing_a_plan_and_a_metro_creates_on_demand_devices_there() {
+    let dir = std::env::temp_dir().join(format!("metal-fake-plan-metro-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("world.json");
+    let project = "0c200000-0000-4000-8000-000000000001";
+    let doc = json!({
+        "projects": [{"id": project}],
+        "plans": [{"slug": "m3.small.x86", "metros": [{"code": "tr"}]}],
+        "metros": [{"code": "tr"}]
+    });
+    std::fs::write(&file, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let r = start(&["--world", file.to_str().unwrap()]);
+    let create = |metro: &str| {
+        post(
+            &format!("{}/metal/v1/projects/{project}/devices", r.root),
+            json!({"metro": metro, "plan": "m3.small.x86", "operating_system": "ubuntu_24_04",
+                   "hostname": "od"}),
+        )
+    };
+    for _ in 0..3 {
+        let (status, device) = create("tr");
+        assert_eq!(status, 201, "{device}");
+        assert_eq!(device["metro"]["code"], "tr");
+    }
+    // Narrowed to tr: elsewhere it is not sold.
+    assert_eq!(create("da").0, 422);
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let r = start(&[]);
+    let (status, plans) = get(
+        &format!("{}/metal/v1/plans?include=available_in_metros", r.root),
+        &[("x-auth-token", TOKEN)],
+    );
+    assert_eq!(status, 200);
+    assert!(plans["plans"].as_array().unwrap().len() >= 20);
+    let (_, user) = get(
+        &format!("{}/metal/v1/user", r.root),
+        &[("x-auth-token", TOKEN)],
+    );
+    let project = user["default_project_id"].as_str().unwrap().to_string();
+    let (status, device) = post(
+        &format!("{}/metal/v1/projects/{project}/devices", r.root),
+        json!({"metro": "sy", "plan": "c3.small.x86", "operating_system": "windows_2022",
+               "hostname": "od"}),
+    );
+    assert_eq!(status, 201, "{device}");
+}

@@ -10,7 +10,7 @@ use uuid::Uuid;
 use super::{Fake, DEFAULT_TOKEN};
 use crate::call::{ApiError, Call, Reply};
 use crate::clock::{Clock, MAX_TIME_SCALE};
-use crate::document::{WorldDoc, WorldError};
+use crate::document::{CatalogChoice, WorldDoc, WorldError};
 use crate::faults::{FailProvisioning, Fault, RandomFailures, RandomFaults};
 use crate::handlers::Handlers;
 use crate::model::{Timings, World, WorldSpec};
@@ -21,6 +21,13 @@ use crate::store::{Seed, Store};
 /// Builds a [`Fake`]: its projects and reservations, plans, facilities,
 /// timings, faults, token, and the handlers of operations the model does
 /// not serve.
+///
+/// Its world is the real API's catalog (every metro, facility, plan and
+/// operating system of `metal-fake/catalog/`, each plan with machines in
+/// every metro it is sold in), an organisation, the main project with its
+/// hardware reservations, and the builder's plans and facilities (added
+/// to the catalog where it lacks them). [`FakeBuilder::catalog`] with
+/// [`CatalogChoice::None`] keeps only the builder's plans and facilities.
 ///
 /// ```
 /// let project = uuid::Uuid::new_v4();
@@ -53,6 +60,8 @@ pub struct FakeBuilder {
     unknown: Option<String>,
     /// Machines of each plan in each facility for on-demand devices.
     on_demand: u32,
+    /// The catalog the world starts from.
+    catalog: CatalogChoice,
 }
 
 /// Why [`FakeBuilder::try_build`] refused.
@@ -102,6 +111,7 @@ impl Default for FakeBuilder {
             time_scale: 1.0,
             unknown: None,
             on_demand: crate::model::capacity::DEFAULT_ON_DEMAND,
+            catalog: CatalogChoice::Metal,
         }
     }
 }
@@ -125,7 +135,9 @@ impl FakeBuilder {
         self
     }
 
-    /// The plan slugs reservations cycle through (default `c3.small.x86`).
+    /// The plan slugs reservations cycle through (default `c3.small.x86`),
+    /// each with machines in every one of the builder's facilities; a slug
+    /// the catalog lacks is added to it.
     pub fn plans<I, S>(mut self, slugs: I) -> Self
     where
         I: IntoIterator<Item = S>,
@@ -136,7 +148,8 @@ impl FakeBuilder {
     }
 
     /// The `(facility code, metro code)` pairs reservations cycle through
-    /// (default `("da11", "da")`).
+    /// (default `("da11", "da")`); a code the catalog lacks is added to it
+    /// (and its metro, if the catalog lacks that too).
     pub fn facilities<I, S, T>(mut self, pairs: I) -> Self
     where
         I: IntoIterator<Item = (S, T)>,
@@ -172,9 +185,11 @@ impl FakeBuilder {
         self
     }
 
-    /// How many machines of each plan each facility has for on-demand
-    /// devices (creates without a hardware reservation; default 10). A
-    /// world document ([`FakeBuilder::world`]) says its own, in `capacity`.
+    /// How many machines of each of the builder's plans each of its
+    /// facilities has for on-demand devices (creates without a hardware
+    /// reservation), and of each plan in each metro the catalog sells it
+    /// in (default 10). A world document ([`FakeBuilder::world`]) says its
+    /// own, in `capacity`.
     ///
     /// ```
     /// let fake = metal_fake::Fake::builder().on_demand(0).build();
@@ -182,6 +197,25 @@ impl FakeBuilder {
     /// ```
     pub fn on_demand(mut self, machines: u32) -> Self {
         self.on_demand = machines;
+        self
+    }
+
+    /// The catalog the world starts from: [`CatalogChoice::Metal`] (the
+    /// default: the real API's), or [`CatalogChoice::None`]: only the
+    /// builder's plans ([`FakeBuilder::plans`]) and facilities
+    /// ([`FakeBuilder::facilities`]) and their metros, the six operating
+    /// systems of a world document without any, and no capacity but the
+    /// builder's.
+    ///
+    /// ```
+    /// use metal_fake::document::CatalogChoice;
+    /// let small = metal_fake::Fake::builder().catalog(CatalogChoice::None).build();
+    /// assert_eq!(small.world().plans.len(), 1);
+    /// let metal = metal_fake::Fake::builder().build();
+    /// assert!(metal.world().plans.len() >= 20);
+    /// ```
+    pub fn catalog(mut self, catalog: CatalogChoice) -> Self {
+        self.catalog = catalog;
         self
     }
 
@@ -391,6 +425,7 @@ impl FakeBuilder {
                     facilities: self.facilities,
                     timings: self.timings,
                     on_demand: self.on_demand,
+                    catalog: self.catalog,
                 };
                 World::new(&spec, clock.wall(), now)
             }

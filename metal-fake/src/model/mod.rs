@@ -82,7 +82,8 @@ pub use bgp_session::{AddressFamily, BgpSession};
 pub use billing::PaymentMethod;
 pub use capacity::{Capacity, CapacityLevel};
 pub use catalog::{
-    Counted, Drive, Facility, Metro, OperatingSystem, Plan, PlanMetro, PlanSpecs, Price,
+    CatalogChoice, Counted, Drive, Facility, Metro, OperatingSystem, Plan, PlanMetro, PlanSpecs,
+    Price,
 };
 pub use compute::batch::{Batch, DeviceBatchState};
 pub use compute::self_service_reservation::{Period, ReservationItem, SelfServiceReservation};

@@ -23,8 +23,11 @@ pub(crate) struct WorldSpec {
     pub plans: Vec<String>,
     pub facilities: Vec<(String, String)>,
     pub timings: Timings,
-    /// Machines of each plan in each facility for on-demand devices.
+    /// Machines of each plan in each facility for on-demand devices (and
+    /// of each pool a plan sold in a metro gets there).
     pub on_demand: u32,
+    /// The catalog the world starts from.
+    pub catalog: super::catalog::CatalogChoice,
 }
 
 /// The state of the fake Metal API. Each resource's folder holds its
@@ -95,6 +98,9 @@ pub(crate) struct World {
     pub(crate) due: DueQueue,
     /// The pools of machines on-demand devices take.
     pub(crate) capacity: super::capacity::Table,
+    /// The machines of each pool a plan sold in a metro gets there when
+    /// the world gives it none ([`crate::FakeBuilder::on_demand`]).
+    pub(crate) implicit_machines: u32,
     /// Users by ID: the world's own (`user`), each token's, and those
     /// made through the API.
     pub(crate) users: user::Users,
@@ -151,6 +157,7 @@ impl World {
             journal: Journal::new(super::bounds::MAX_JOURNAL),
             due: DueQueue::default(),
             capacity: Default::default(),
+            implicit_machines: super::capacity::DEFAULT_ON_DEMAND,
             users: Default::default(),
             memberships: Default::default(),
             api_keys: Default::default(),
@@ -162,12 +169,17 @@ impl World {
         }
     }
 
-    /// The world of the builder's shortcuts: projects with reservations
-    /// cycling through the plans and facilities, in one organisation, and
-    /// `spec.on_demand` machines of every plan in every facility for
-    /// on-demand devices.
+    /// The world of the builder's shortcuts: the catalog (`spec.catalog`),
+    /// with the builder's plans and facilities in it; projects with
+    /// reservations cycling through those plans and facilities, in one
+    /// organisation; `spec.on_demand` machines of every such plan in every
+    /// such facility for on-demand devices, and as many in each pool a
+    /// plan sold in a metro gets there.
     pub(crate) fn new(spec: &WorldSpec, clock: Wall, now: Instant) -> Self {
-        let mut doc = WorldDoc::default();
+        let mut doc = WorldDoc {
+            catalog: spec.catalog,
+            ..WorldDoc::default()
+        };
         let plans = if spec.plans.is_empty() {
             vec!["c3.small.x86".to_string()]
         } else {
@@ -236,6 +248,7 @@ impl World {
             }
         }
         let mut w = Self::empty(spec.timings, clock);
+        w.implicit_machines = spec.on_demand;
         w.main_project = doc.projects.first().map(|p| p.id);
         // A document made here loads: its references are its own, and it
         // holds as many reservations as the builder was asked for.

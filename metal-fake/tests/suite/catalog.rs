@@ -22,6 +22,7 @@ async fn the_catalog_has_real_names_and_the_document_can_say_otherwise() {
     // The builder's shortcuts: real slugs and codes take their real facts.
     let fake = Fake::builder()
         .token(TOKEN)
+        .catalog(metal_fake::document::CatalogChoice::None)
         .plans(["c3.small.x86", "m3.large.x86", "x9.custom"])
         .facilities([("da11", "da"), ("sv15", "sv"), ("am6", "am")])
         .build();
@@ -51,7 +52,8 @@ async fn the_catalog_has_real_names_and_the_document_can_say_otherwise() {
         (json!("Amsterdam"), json!("NL"))
     );
     let facilities = get(&fake, "/facilities").await;
-    assert_eq!(facilities["facilities"][0]["name"], "Dallas DA11");
+    // The catalog's name of the facility.
+    assert_eq!(facilities["facilities"][0]["name"], "Dallas 11");
     assert_eq!(facilities["facilities"][0]["metro"]["name"], "Dallas");
 
     let plans = get(&fake, "/plans").await;
@@ -129,6 +131,7 @@ async fn the_catalog_has_real_names_and_the_document_can_say_otherwise() {
 
     // The world document says otherwise, and the saved world keeps it.
     let doc = WorldDoc {
+        catalog: metal_fake::document::CatalogChoice::None,
         metros: vec![
             Metro {
                 code: "da".into(),
@@ -205,6 +208,7 @@ fn a_catalog_that_names_what_the_world_lacks_is_refused() {
             ..Default::default()
         }],
         plans: vec![plan],
+        catalog: metal_fake::document::CatalogChoice::None,
         ..Default::default()
     };
     let unknown_metro = doc(Plan {

@@ -855,7 +855,10 @@ async fn the_current_user_is_the_world_s_with_the_main_project_as_default() {
 
 #[tokio::test]
 async fn plans_operating_systems_metros_and_facilities_are_the_world_s() {
-    let mut doc = metal_fake::document::WorldDoc::default();
+    let mut doc = metal_fake::document::WorldDoc {
+        catalog: metal_fake::document::CatalogChoice::None,
+        ..Default::default()
+    };
     doc.metros.push(metal_fake::document::Metro {
         code: "am".into(),
         ..Default::default()

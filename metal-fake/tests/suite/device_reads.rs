@@ -41,6 +41,7 @@ const UNSCHEMED: &[&str] = &[
 /// key and a project key; one hardware reservation in each project.
 pub(crate) fn world() -> WorldDoc {
     serde_json::from_value(json!({
+        "catalog": "none",
         "organizations": [{"id": ORG, "name": "acme"}],
         "projects": [
             {"id": PROJECT, "organization": ORG},

@@ -22,6 +22,7 @@ const OTHER_ORG: &str = "0a000000-0000-4000-8000-000000000002";
 
 fn world() -> Value {
     json!({
+        "catalog": "none",
         "organizations": [{"id": ORG, "name": "acme"}, {"id": OTHER_ORG, "name": "globex"}],
         "projects": [
             {"id": PROJECT, "organization": ORG},

@@ -27,6 +27,7 @@ mod control;
 mod control_schema;
 mod cross_org;
 mod deletes;
+mod default_catalog;
 mod device_reads;
 mod events;
 mod fault_classes;

@@ -20,12 +20,18 @@ const ORG: &str = "0c000000-0000-4000-8000-0000000000f1";
 
 /// Metros `da` (facilities `da11`, `da12`) and `sv` (`sv15`); one
 /// `c3.small.x86` free in `da11`, two `limited` in metro `sv`, none of
-/// `m3.large.x86` in `da12`, and `n3.xlarge.x86` nowhere.
+/// `m3.large.x86` (sold in `da` only) in `da12`, and `n3.xlarge.x86`
+/// sold nowhere; nothing of the catalog but these.
 fn world() -> WorldDoc {
     serde_json::from_value(json!({
+        "catalog": "none",
         "organizations": [{"id": ORG, "name": "acme"}],
         "projects": [{"id": PROJECT, "organization": ORG}],
-        "plans": [{"slug": "c3.small.x86"}, {"slug": "m3.large.x86"}, {"slug": "n3.xlarge.x86"}],
+        "plans": [
+            {"slug": "c3.small.x86"},
+            {"slug": "m3.large.x86", "metros": [{"code": "da"}]},
+            {"slug": "n3.xlarge.x86", "metros": []}
+        ],
         "metros": [{"code": "da"}, {"code": "sv"}],
         "facilities": [
             {"code": "da11", "metro": "da"},

@@ -452,6 +452,16 @@ fn reads() -> Vec<(&'static str, String)> {
         ("findMetros", "/locations/metros".to_string()),
         ("findFacilities", "/facilities".to_string()),
         ("findOperatingSystems", "/operating-systems".to_string()),
+        ("findCapacityForFacility", "/capacity".to_string()),
+        ("findCapacityForMetro", "/capacity/metros".to_string()),
+        (
+            "findOrganizationCapacityPerFacility",
+            format!("/organizations/{acme}/capacity"),
+        ),
+        (
+            "findOrganizationCapacityPerMetro",
+            format!("/organizations/{acme}/capacity/metros"),
+        ),
         ("findVrfById", format!("/vrfs/{vrf}")),
         ("findVrfById", format!("/vrfs/{vrf}?include=project")),
         ("findVrfs", format!("/projects/{globex}/vrfs")),
@@ -598,7 +608,7 @@ async fn every_read_has_every_property_of_its_schema_and_no_other() {
         }
     }
     // Every modelled read with a body is walked.
-    assert_eq!(operations.len(), 61, "{operations:?}");
+    assert_eq!(operations.len(), 65, "{operations:?}");
 }
 
 /// The check fails what it should: a missing key, an extra key, a value

@@ -25,6 +25,7 @@ const ORG: &str = "0c000000-0000-4000-8000-0000000000f1";
 /// `m3.large.x86` on demand only.
 fn world() -> WorldDoc {
     serde_json::from_value(json!({
+        "catalog": "none",
         "organizations": [{"id": ORG, "name": "acme"}],
         "projects": [
             {"id": PROJECT, "organization": ORG},

@@ -9,14 +9,14 @@
 //!   (each also its entry in the world document), the [`Catalog`] a world
 //!   keeps, and how it loads (filling in defaults) and saves.
 //!
-//! - `known`: the real API's well-known metros, plans and operating
-//!   systems (2024), whose names, countries, specs and prices an entry
-//!   naming only a code or slug takes.
+//! - `data`: the real API's catalog as data (`metal-fake/catalog/`, one
+//!   file a table), which a world inherits and whose entries fill in what
+//!   a document's entry of the same code or slug leaves out.
 //!
 //! - `view`: how the API shows each, in its list and where a device,
 //!   reservation or IP block names it.
 
-mod known;
+mod data;
 mod operations;
 mod record;
 mod view;
@@ -27,7 +27,8 @@ pub(crate) use operations::{
 };
 pub(crate) use record::Catalog;
 pub use record::{
-    Counted, Drive, Facility, Metro, OperatingSystem, Plan, PlanMetro, PlanSpecs, Price,
+    CatalogChoice, Counted, Drive, Facility, Metro, OperatingSystem, Plan, PlanMetro, PlanSpecs,
+    Price,
 };
 pub(crate) use view::{FacilityView, MetroView, OperatingSystemView, PlanView};
 

@@ -105,21 +105,63 @@ struct OperatingSystemList<'a> {
     operating_systems: Vec<OperatingSystemView<'a>>,
 }
 
-/// The world's plans; `slug` matches exactly. With
+/// The spec's values of `findPlans`' `type`.
+const PLAN_TYPES: &[&str] = &["standard", "workload_optimized", "custom"];
+
+/// The spec's values of `findPlans`' `categories[]`.
+const PLAN_CATEGORIES: &[&str] = &["compute", "storage", "vmce", "legacy_gen", "current_gen"];
+
+/// The world's plans, filtered: `slug` and `type` exact, `categories[]`
+/// (any of those asked), `deployment_type` (one of the plan's, as packngo's
+/// `Filter("deployment_type", ...)` sends it); a `type` or category
+/// outside the spec's values is `422`. With
 /// `include=available_in,available_in_metros` (either), each place a plan
 /// is available in is whole, with its price there.
 pub(crate) fn find_plans(call: &Call) -> Result<Prepared, ApiError> {
     let slug = call.text("slug");
+    let plan_type = call.text("type");
+    if let Some(t) = plan_type.as_deref().filter(|t| !PLAN_TYPES.contains(t)) {
+        return Err(ApiError::unprocessable(format!(
+            "{t} is not a valid plan type"
+        )));
+    }
+    let categories: Vec<String> = call
+        .list("categories[]")
+        .into_iter()
+        .chain(call.list("categories"))
+        .map(str::to_string)
+        .collect();
+    if let Some(c) = categories
+        .iter()
+        .find(|c| !PLAN_CATEGORIES.contains(&c.as_str()))
+    {
+        return Err(ApiError::unprocessable(format!(
+            "{c} is not a valid category"
+        )));
+    }
+    let deployment = call.text("deployment_type");
     let include = call.text("include");
     let expand = Expand::parse(include.as_deref(), None);
     let full = expand.includes("available_in") || expand.includes("available_in_metros");
     acts(move |w, _, _| {
-        let c = &w.catalog;
-        let plans = c
+        let has = |list: &Option<Vec<String>>, v: &str| list.iter().flatten().any(|x| x == v);
+        let plans = w
+            .catalog
             .plans
             .iter()
             .filter(|p| slug.as_deref().is_none_or(|s| p.slug == s))
-            .map(|p| c.plan_view_with(&p.slug, full))
+            .filter(|p| {
+                plan_type
+                    .as_deref()
+                    .is_none_or(|t| p.plan_type.as_deref() == Some(t))
+            })
+            .filter(|p| categories.is_empty() || categories.iter().any(|c| has(&p.categories, c)))
+            .filter(|p| {
+                deployment
+                    .as_deref()
+                    .is_none_or(|d| has(&p.deployment_types, d))
+            })
+            .map(|p| w.plan_view_with(&p.slug, full))
             .collect();
         reply(&PlanList { plans })
     })

@@ -5,12 +5,37 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::known;
+use super::data::data;
+use crate::model::capacity::Capacity;
 
-/// A plan. Of a slug the fake knows (the real API's current plans of
-/// 2024: `c3.small.x86`, `c3.medium.x86`, `m3.small.x86`, `m3.large.x86`,
-/// `s3.xlarge.x86`, `n3.xlarge.x86`), what the document leaves out is the
-/// real plan's; of another slug, its specs and price are absent.
+/// Which catalog a world document starts from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CatalogChoice {
+    /// The real API's catalog (`metal-fake/catalog/`: its metros,
+    /// facilities, plans, operating systems and capacity), with the
+    /// document's entries over it: an entry of a code or slug the catalog
+    /// has overrides what it says and keeps the rest; another is added.
+    #[default]
+    Metal,
+    /// Only the document's entries; one of a code or slug the catalog has
+    /// still takes the catalog's facts for what it leaves out (but a
+    /// plan's metros, which are every metro of the world unless it names
+    /// its own).
+    None,
+}
+
+impl CatalogChoice {
+    /// Whether it is the default, [`CatalogChoice::Metal`].
+    pub(crate) fn is_metal(&self) -> bool {
+        *self == Self::Metal
+    }
+}
+
+/// A plan. Of a slug the catalog has (`metal-fake/catalog/plans.json`:
+/// the real API's plans of 2024 and the legacy plans of 2014 to 2023),
+/// what the document leaves out is the catalog's; of another slug, its
+/// specs and price are absent.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Plan {
@@ -25,18 +50,37 @@ pub struct Plan {
     /// Its class (the slug if absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub class: Option<String>,
-    /// Its hardware (the known plan's if absent).
+    /// Its description (its name if absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Its product line (`baremetal` if absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<String>,
+    /// Its type: `standard`, `workload_optimized` or `custom` (`standard`
+    /// if absent).
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub plan_type: Option<String>,
+    /// Its categories, of `compute`, `storage`, `vmce`, `legacy_gen`,
+    /// `current_gen` (`compute` and `current_gen` if absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub categories: Option<Vec<String>>,
+    /// Whether the API marks it legacy (false if absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legacy: Option<bool>,
+    /// Its hardware (none if absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub specs: Option<PlanSpecs>,
-    /// Its on-demand price (the known plan's if absent).
+    /// Its on-demand price (none if absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pricing: Option<Price>,
     /// How it may be deployed: `on_demand`, `spot_market` (both if
-    /// absent).
+    /// absent; none: on hardware reservations only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deployment_types: Option<Vec<String>>,
-    /// The metros it is available in, each with its price there (every
-    /// metro of the world, at the plan's price, if absent).
+    /// The metros it is sold in, each with its price there (every metro
+    /// of the world, at the plan's price, if absent). A plan sold on
+    /// demand or on the spot market has machines in each of them (see
+    /// `capacity`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metros: Option<Vec<PlanMetro>>,
 }
@@ -100,7 +144,7 @@ pub struct PlanMetro {
     pub price: Option<Price>,
 }
 
-/// A metro. Of a code the fake knows (the real API's metros of 2024),
+/// A metro. Of a code the catalog has (the real API's metros of 2024),
 /// the name and country left out are the real metro's.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -120,7 +164,8 @@ pub struct Metro {
     pub country: Option<String>,
 }
 
-/// A facility.
+/// A facility. Of a code the catalog has, the name and features left out
+/// are the real facility's.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Facility {
@@ -141,8 +186,8 @@ pub struct Facility {
     pub features: Option<Vec<String>>,
 }
 
-/// An operating system devices may be installed with. Of a slug the fake
-/// knows, the name left out is the real one's.
+/// An operating system devices may be installed with. Of a slug the
+/// catalog has, what the document leaves out is the real one's.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OperatingSystem {
@@ -164,9 +209,13 @@ pub struct OperatingSystem {
     /// The plans it installs on, slugs of `plans` (every plan if absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provisionable_on: Option<Vec<String>>,
-    /// Whether it needs a license (the known one's, else false).
+    /// Whether it needs a license (false if absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub licensed: Option<bool>,
+    /// Its license's price, as the API's `pricing` shows it (`{}` if
+    /// absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pricing: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// The operating systems of a world whose document names none.
@@ -187,6 +236,9 @@ pub(crate) struct Catalog {
     pub(crate) plans: Vec<Plan>,
     pub(crate) metros: Vec<Metro>,
     pub(crate) facilities: Vec<Facility>,
+    /// The catalog's own capacity the world inherits (see
+    /// [`CatalogChoice::Metal`]), beside the document's.
+    pub(crate) capacity: Vec<Capacity>,
 }
 
 impl Catalog {
@@ -220,8 +272,10 @@ impl Catalog {
 }
 
 impl Catalog {
-    /// The catalog of a world document, every ID filled in (random where
-    /// the document has none) and every default (see [`Plan`], [`Metro`],
+    /// The catalog of a world document: the real catalog's entries with
+    /// the document's over them (or the document's alone, with
+    /// `"catalog": "none"`), every ID filled in (random where the
+    /// document has none) and every default (see [`Plan`], [`Metro`],
     /// [`Facility`], [`OperatingSystem`]); codes and slugs unique, each
     /// facility in one of the metros, each plan's metros and each
     /// operating system's plans the world's.
@@ -230,32 +284,41 @@ impl Catalog {
     ) -> Result<Self, crate::document::WorldError> {
         use crate::model::load::{unique, unknown};
         use std::collections::HashSet;
-        let mut seen = HashSet::new();
-        let metros =
-            doc.metros
+        let base = data();
+        let inherit = doc.catalog.is_metal();
+        let metros = merged(&base.metros, &doc.metros, inherit);
+        let facilities = merged(&base.facilities, &doc.facilities, inherit);
+        let plans = merged(&base.plans, &doc.plans, inherit);
+        let named = if doc.operating_systems.is_empty() && !inherit {
+            DEFAULT_OPERATING_SYSTEMS
                 .iter()
-                .map(|m| {
-                    unique(&mut seen, m.code.as_str(), "metro", &m.code)?;
-                    let known = known::metro(&m.code);
-                    Ok(Metro {
-                        id: Some(m.id.unwrap_or_else(Uuid::new_v4)),
-                        code: m.code.clone(),
-                        name: Some(m.name.clone().unwrap_or_else(|| match known {
-                            Some((name, _)) => name.to_string(),
-                            None => m.code.to_uppercase(),
-                        })),
-                        country: Some(m.country.clone().unwrap_or_else(|| {
-                            known.map_or("US", |(_, country)| country).to_string()
-                        })),
-                    })
+                .map(|slug| OperatingSystem {
+                    slug: (*slug).to_string(),
+                    ..OperatingSystem::default()
                 })
-                .collect::<Result<Vec<_>, crate::document::WorldError>>()?;
+                .collect()
+        } else {
+            doc.operating_systems.clone()
+        };
+        let named = merged(&base.operating_systems, &named, inherit);
         let mut seen = HashSet::new();
-        let facilities = doc
-            .facilities
-            .iter()
+        let metros = metros
+            .into_iter()
+            .map(|m| {
+                unique(&mut seen, m.code.clone(), "metro", &m.code)?;
+                Ok(Metro {
+                    id: Some(m.id.unwrap_or_else(Uuid::new_v4)),
+                    name: Some(m.name.unwrap_or_else(|| m.code.to_uppercase())),
+                    country: Some(m.country.unwrap_or_else(|| "US".to_string())),
+                    code: m.code,
+                })
+            })
+            .collect::<Result<Vec<_>, crate::document::WorldError>>()?;
+        let mut seen = HashSet::new();
+        let facilities = facilities
+            .into_iter()
             .map(|f| {
-                unique(&mut seen, f.code.as_str(), "facility", &f.code)?;
+                unique(&mut seen, f.code.clone(), "facility", &f.code)?;
                 let Some(metro) = metros.iter().find(|m| m.code == f.metro) else {
                     return Err(unknown(format!("facility {}", f.code), "metro", &f.metro));
                 };
@@ -268,8 +331,6 @@ impl Catalog {
                 };
                 Ok(Facility {
                     id: Some(f.id.unwrap_or_else(Uuid::new_v4)),
-                    code: f.code.clone(),
-                    metro: f.metro.clone(),
                     name: Some(f.name.clone().unwrap_or_else(|| {
                         format!(
                             "{} {}",
@@ -278,18 +339,18 @@ impl Catalog {
                         )
                     })),
                     features: Some(features),
+                    code: f.code,
+                    metro: f.metro,
                 })
             })
             .collect::<Result<Vec<_>, crate::document::WorldError>>()?;
         let mut seen = HashSet::new();
         let metro_codes: Vec<&str> = metros.iter().map(|m| m.code.as_str()).collect();
-        let plans = doc
-            .plans
-            .iter()
+        let plans = plans
+            .into_iter()
             .map(|p| {
-                unique(&mut seen, p.slug.as_str(), "plan", &p.slug)?;
+                unique(&mut seen, p.slug.clone(), "plan", &p.slug)?;
                 let from = format!("plan {}", p.slug);
-                let known = known::plan(&p.slug);
                 let deployment_types = match &p.deployment_types {
                     Some(given) => {
                         one_each(given, DEPLOYMENT_TYPES, &from, "deployment type")?;
@@ -297,6 +358,26 @@ impl Catalog {
                     }
                     None => DEPLOYMENT_TYPES.iter().map(|s| (*s).to_string()).collect(),
                 };
+                let categories = match &p.categories {
+                    Some(given) => {
+                        one_each(given, CATEGORIES, &from, "category")?;
+                        given.clone()
+                    }
+                    None => DEFAULT_CATEGORIES
+                        .iter()
+                        .map(|s| (*s).to_string())
+                        .collect(),
+                };
+                let plan_type = p
+                    .plan_type
+                    .clone()
+                    .unwrap_or_else(|| PLAN_TYPES[0].to_string());
+                one_each(
+                    std::slice::from_ref(&plan_type),
+                    PLAN_TYPES,
+                    &from,
+                    "plan type",
+                )?;
                 let in_metros = match &p.metros {
                     Some(given) => {
                         let codes: Vec<String> = given.iter().map(|m| m.code.clone()).collect();
@@ -311,34 +392,28 @@ impl Catalog {
                         })
                         .collect(),
                 };
-                let specs = p.specs.clone().or_else(|| known.map(known_specs));
-                if let Some(specs) = &specs {
+                if let Some(specs) = &p.specs {
                     check_specs(specs, &from)?;
                 }
+                let name = p.name.clone().unwrap_or_else(|| p.slug.clone());
                 Ok(Plan {
                     id: Some(p.id.unwrap_or_else(Uuid::new_v4)),
-                    slug: p.slug.clone(),
-                    name: Some(p.name.clone().unwrap_or_else(|| p.slug.clone())),
+                    description: Some(p.description.clone().unwrap_or_else(|| name.clone())),
+                    name: Some(name),
                     class: Some(p.class.clone().unwrap_or_else(|| p.slug.clone())),
-                    specs,
-                    pricing: p.pricing.or_else(|| known.map(|k| Price { hour: k.hour })),
+                    line: Some(p.line.clone().unwrap_or_else(|| "baremetal".to_string())),
+                    plan_type: Some(plan_type),
+                    categories: Some(categories),
+                    legacy: Some(p.legacy.unwrap_or(false)),
+                    specs: p.specs,
+                    pricing: p.pricing,
                     deployment_types: Some(deployment_types),
                     metros: Some(in_metros),
+                    slug: p.slug,
                 })
             })
             .collect::<Result<Vec<_>, crate::document::WorldError>>()?;
         let mut seen = HashSet::new();
-        let named: Vec<OperatingSystem> = if doc.operating_systems.is_empty() {
-            DEFAULT_OPERATING_SYSTEMS
-                .iter()
-                .map(|slug| OperatingSystem {
-                    slug: (*slug).to_string(),
-                    ..OperatingSystem::default()
-                })
-                .collect()
-        } else {
-            doc.operating_systems.clone()
-        };
         let plan_slugs: Vec<&str> = plans.iter().map(|p| p.slug.as_str()).collect();
         let operating_systems = named
             .into_iter()
@@ -346,7 +421,6 @@ impl Catalog {
                 unique(&mut seen, os.slug.clone(), "operating system", &os.slug)?;
                 let from = format!("operating system {}", os.slug);
                 let (distro, version) = os.slug.split_once('_').unwrap_or((&os.slug, ""));
-                let known = known::operating_system(&os.slug);
                 let provisionable_on = match &os.provisionable_on {
                     Some(given) => {
                         one_each(given, &plan_slugs, &from, "plan")?;
@@ -362,26 +436,58 @@ impl Catalog {
                             .clone()
                             .unwrap_or_else(|| version.replace('_', ".")),
                     ),
-                    name: Some(os.name.clone().unwrap_or_else(|| {
-                        known.map_or_else(|| os.slug.clone(), |(name, _)| name.to_string())
-                    })),
+                    name: Some(os.name.clone().unwrap_or_else(|| os.slug.clone())),
                     provisionable_on: Some(provisionable_on),
-                    licensed: Some(
-                        os.licensed
-                            .unwrap_or_else(|| known.is_some_and(|(_, licensed)| licensed)),
-                    ),
+                    licensed: Some(os.licensed.unwrap_or(false)),
+                    pricing: Some(os.pricing.clone().unwrap_or_default()),
                     slug: os.slug,
                 })
             })
             .collect::<Result<Vec<_>, crate::document::WorldError>>()?;
-        let catalog = Self {
+        let mut catalog = Self {
             operating_systems,
             plans,
             metros,
             facilities,
+            capacity: Vec::new(),
         };
+        if inherit {
+            catalog.capacity = catalog.inherited_capacity(doc, &base.capacity);
+        }
         catalog.check_names()?;
         Ok(catalog)
+    }
+
+    /// The catalog's pools a document inherits: each of a plan and a
+    /// place the world has, but those of a plan whose document entry
+    /// names its own metros, and those of a (place, plan) the document
+    /// gives a pool of its own.
+    fn inherited_capacity(
+        &self,
+        doc: &crate::document::WorldDoc,
+        pools: &[Capacity],
+    ) -> Vec<Capacity> {
+        let own_metros = |plan: &str| {
+            doc.plans
+                .iter()
+                .any(|p| p.slug == plan && p.metros.is_some())
+        };
+        let same = |a: &Capacity, b: &Capacity| {
+            a.plan == b.plan && a.metro == b.metro && a.facility == b.facility
+        };
+        pools
+            .iter()
+            .filter(|c| {
+                self.plan(&c.plan).is_some()
+                    && !own_metros(&c.plan)
+                    && c.metro.as_deref().is_none_or(|m| self.metro(m).is_some())
+                    && c.facility
+                        .as_deref()
+                        .is_none_or(|f| self.facility(f).is_some())
+                    && !doc.capacity.iter().any(|d| same(c, d))
+            })
+            .cloned()
+            .collect()
     }
 
     /// Refuses a name, country or part of a plan's specs longer than
@@ -440,6 +546,7 @@ impl Catalog {
         doc.plans.clone_from(&self.plans);
         doc.metros.clone_from(&self.metros);
         doc.facilities.clone_from(&self.facilities);
+        doc.catalog = CatalogChoice::None;
     }
 
     /// Checks that a record's plan and facility are the world's.
@@ -474,6 +581,16 @@ const DEFAULT_FEATURES: &[&str] = &["baremetal", "backend_transfer", "layer_2", 
 
 /// The ways a plan may be deployed (the spec's known values).
 const DEPLOYMENT_TYPES: &[&str] = &["on_demand", "spot_market"];
+
+/// A plan's categories (the spec's known values of `findPlans`'
+/// `categories[]`).
+const CATEGORIES: &[&str] = &["compute", "storage", "vmce", "legacy_gen", "current_gen"];
+
+/// The categories of a plan whose entry names none.
+const DEFAULT_CATEGORIES: &[&str] = &["compute", "current_gen"];
+
+/// A plan's types (the spec's known values); the first is the default.
+const PLAN_TYPES: &[&str] = &["standard", "workload_optimized", "custom"];
 
 /// The most entries of one list of a plan's specs.
 const MAX_SPEC_ENTRIES: usize = 16;
@@ -512,29 +629,112 @@ fn check_specs(specs: &PlanSpecs, from: &str) -> Result<(), crate::document::Wor
     Ok(())
 }
 
-/// The specs of a known plan.
-fn known_specs(k: &known::KnownPlan) -> PlanSpecs {
-    let counted = |list: &[(u32, &str)]| {
-        list.iter()
-            .map(|(count, kind)| Counted {
-                count: *count,
-                kind: (*kind).to_string(),
-            })
-            .collect()
-    };
-    PlanSpecs {
-        cpus: counted(k.cpus),
-        memory: k.memory.to_string(),
-        drives: k
-            .drives
+/// An entry of the catalog, by its code or slug, that a document's entry
+/// of the same key fills in from.
+trait Entry: Clone {
+    fn key(&self) -> &str;
+    /// Takes `from`'s fields where `self` has none (`whole`: every field;
+    /// else all but where the thing is, which is the world's own).
+    fn fill(&mut self, from: &Self, whole: bool);
+}
+
+/// `doc`'s entries over `base`'s (`inherit`: `base`'s first, each
+/// replaced by the document's entry of its key, filled from it, then the
+/// document's others; else the document's alone, each filled from
+/// `base`'s entry of its key). A key twice in `doc` stays twice, for the
+/// load to refuse.
+fn merged<T: Entry>(base: &[T], doc: &[T], inherit: bool) -> Vec<T> {
+    let find = |key: &str| base.iter().position(|b| b.key() == key);
+    if !inherit {
+        return doc
             .iter()
-            .map(|(count, size, kind, category)| Drive {
-                count: *count,
-                size: (*size).to_string(),
-                kind: (*kind).to_string(),
-                category: (*category).to_string(),
+            .map(|d| {
+                let mut e = d.clone();
+                if let Some(i) = find(d.key()) {
+                    e.fill(&base[i], false);
+                }
+                e
             })
-            .collect(),
-        nics: counted(k.nics),
+            .collect();
+    }
+    let mut out = base.to_vec();
+    let mut taken = vec![false; base.len()];
+    for d in doc {
+        let mut e = d.clone();
+        match find(d.key()) {
+            Some(i) if !taken[i] => {
+                e.fill(&base[i], true);
+                out[i] = e;
+                taken[i] = true;
+            }
+            _ => out.push(e),
+        }
+    }
+    out
+}
+
+/// `theirs` where `mine` is absent.
+fn or<T: Clone>(mine: &mut Option<T>, theirs: &Option<T>) {
+    if mine.is_none() {
+        mine.clone_from(theirs);
+    }
+}
+
+impl Entry for Metro {
+    fn key(&self) -> &str {
+        &self.code
+    }
+    fn fill(&mut self, from: &Self, _: bool) {
+        self.id = self.id.or(from.id);
+        or(&mut self.name, &from.name);
+        or(&mut self.country, &from.country);
+    }
+}
+
+impl Entry for Facility {
+    fn key(&self) -> &str {
+        &self.code
+    }
+    fn fill(&mut self, from: &Self, _: bool) {
+        self.id = self.id.or(from.id);
+        or(&mut self.name, &from.name);
+        or(&mut self.features, &from.features);
+    }
+}
+
+impl Entry for Plan {
+    fn key(&self) -> &str {
+        &self.slug
+    }
+    fn fill(&mut self, from: &Self, whole: bool) {
+        self.id = self.id.or(from.id);
+        or(&mut self.name, &from.name);
+        or(&mut self.class, &from.class);
+        or(&mut self.description, &from.description);
+        or(&mut self.line, &from.line);
+        or(&mut self.plan_type, &from.plan_type);
+        or(&mut self.categories, &from.categories);
+        or(&mut self.legacy, &from.legacy);
+        or(&mut self.specs, &from.specs);
+        or(&mut self.pricing, &from.pricing);
+        or(&mut self.deployment_types, &from.deployment_types);
+        if whole {
+            or(&mut self.metros, &from.metros);
+        }
+    }
+}
+
+impl Entry for OperatingSystem {
+    fn key(&self) -> &str {
+        &self.slug
+    }
+    fn fill(&mut self, from: &Self, _: bool) {
+        self.id = self.id.or(from.id);
+        or(&mut self.distro, &from.distro);
+        or(&mut self.version, &from.version);
+        or(&mut self.name, &from.name);
+        or(&mut self.provisionable_on, &from.provisionable_on);
+        or(&mut self.licensed, &from.licensed);
+        or(&mut self.pricing, &from.pricing);
     }
 }

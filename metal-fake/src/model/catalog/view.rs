@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use super::record::{Catalog, Counted, Drive, OperatingSystem, Plan, Price};
 use crate::model::render::Href;
+use crate::model::World;
 
 /// The collection of facilities' hrefs.
 const FACILITIES: &str = "facilities";
@@ -24,11 +25,11 @@ pub(crate) struct PlanView<'a> {
     name: &'a str,
     description: &'a str,
     class: &'a str,
-    line: &'static str,
+    line: &'a str,
     #[serde(rename = "type")]
-    type_: &'static str,
+    type_: &'a str,
     legacy: bool,
-    categories: [&'static str; 1],
+    categories: &'a [String],
     deployment_types: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     specs: Option<SpecsView<'a>>,
@@ -62,11 +63,12 @@ struct Features {
     uefi: bool,
 }
 
-/// Where a plan is available: its metros, or every facility of them, each
-/// with the price there; whole (the metro or facility, with its price)
-/// when `full`.
+/// Where a plan is available now: the metros, or the facilities, where
+/// its machines can be had (the capacity's one table, see
+/// `model/compute/capacity`), in the catalog's order, each with the price
+/// there; whole (the metro or facility, with its price) when `full`.
 struct Available<'a> {
-    catalog: &'a Catalog,
+    world: &'a World,
     plan: Option<&'a Plan>,
     facilities: bool,
     full: bool,
@@ -96,18 +98,27 @@ impl Serialize for Available<'_> {
         let Some(plan) = self.plan else {
             return s.collect_seq(std::iter::empty::<()>());
         };
-        let c = self.catalog;
+        let c = &self.world.catalog;
+        let free = self.world.free_machines(&plan.slug);
         let default = plan.pricing.unwrap_or_default();
-        let metros = plan.metros.iter().flatten().filter_map(move |pm| {
-            let metro = c.metro(&pm.code)?;
-            Some((metro, pm.price.unwrap_or(default)))
-        });
+        let price = |metro: &str| {
+            plan.metros
+                .iter()
+                .flatten()
+                .find(|pm| pm.code == metro)
+                .and_then(|pm| pm.price)
+                .unwrap_or(default)
+        };
         if !self.facilities {
-            return s.collect_seq(metros.map(|(m, price)| {
+            let metros = c
+                .metros
+                .iter()
+                .filter(|m| free.metros.get(m.code.as_str()).is_some_and(|n| *n > 0));
+            return s.collect_seq(metros.map(|m| {
                 let id = m.id.unwrap_or_default();
                 Place {
                     href: Href::new(METROS, id),
-                    price,
+                    price: price(&m.code),
                     id: self.full.then_some(id),
                     code: self.full.then_some(m.code.as_str()),
                     name: self.full.then(|| m.name.as_deref().unwrap_or_default()),
@@ -117,23 +128,22 @@ impl Serialize for Available<'_> {
                 }
             }));
         }
-        s.collect_seq(metros.flat_map(|(m, price)| {
-            c.facilities
-                .iter()
-                .filter(move |f| f.metro == m.code)
-                .map(move |f| {
-                    let id = f.id.unwrap_or_default();
-                    Place {
-                        href: Href::new(FACILITIES, id),
-                        price,
-                        id: self.full.then_some(id),
-                        code: self.full.then_some(f.code.as_str()),
-                        name: self.full.then(|| f.name.as_deref().unwrap_or_default()),
-                        country: None,
-                        features: self.full.then(|| f.features.as_deref().unwrap_or_default()),
-                        metro: self.full.then(|| c.metro_of_code(&f.metro)),
-                    }
-                })
+        let facilities = c
+            .facilities
+            .iter()
+            .filter(|f| free.facilities.get(f.code.as_str()).is_some_and(|n| *n > 0));
+        s.collect_seq(facilities.map(|f| {
+            let id = f.id.unwrap_or_default();
+            Place {
+                href: Href::new(FACILITIES, id),
+                price: price(&f.metro),
+                id: self.full.then_some(id),
+                code: self.full.then_some(f.code.as_str()),
+                name: self.full.then(|| f.name.as_deref().unwrap_or_default()),
+                country: None,
+                features: self.full.then(|| f.features.as_deref().unwrap_or_default()),
+                metro: self.full.then(|| c.metro_of_code(&f.metro)),
+            }
         }))
     }
 }
@@ -173,12 +183,12 @@ pub(crate) struct OperatingSystemView<'a> {
     preinstallable: bool,
     licensed: bool,
     default_operating_system: bool,
-    pricing: EmptyObject,
+    pricing: &'a serde_json::Map<String, serde_json::Value>,
 }
 
-/// `{}`.
-#[derive(Serialize)]
-struct EmptyObject {}
+/// `{}`: the price of an operating system the catalog lacks.
+static NO_PRICE: std::sync::LazyLock<serde_json::Map<String, serde_json::Value>> =
+    std::sync::LazyLock::new(serde_json::Map::new);
 
 /// Text with its first letter upper-cased (a distribution's label).
 struct Capitalized<'a>(&'a str);
@@ -195,7 +205,7 @@ impl Serialize for Capitalized<'_> {
     }
 }
 
-impl Catalog {
+impl World {
     /// A plan as the API shows it, where it is available as href stubs
     /// with prices.
     pub(crate) fn plan_view<'a>(&'a self, slug: &'a str) -> PlanView<'a> {
@@ -205,10 +215,10 @@ impl Catalog {
     /// A plan as the API shows it; where it is available whole when
     /// `full` (`include=available_in,available_in_metros`).
     pub(crate) fn plan_view_with<'a>(&'a self, slug: &'a str, full: bool) -> PlanView<'a> {
-        let plan = self.plan(slug);
+        let plan = self.catalog.plan(slug);
         let name = plan.and_then(|p| p.name.as_deref()).unwrap_or(slug);
         let available = |facilities| Available {
-            catalog: self,
+            world: self,
             plan,
             facilities,
             full,
@@ -217,12 +227,16 @@ impl Catalog {
             id: plan.and_then(|p| p.id),
             slug,
             name,
-            description: name,
+            description: plan.and_then(|p| p.description.as_deref()).unwrap_or(name),
             class: plan.and_then(|p| p.class.as_deref()).unwrap_or(slug),
-            line: "baremetal",
-            type_: "standard",
-            legacy: false,
-            categories: ["compute"],
+            line: plan.and_then(|p| p.line.as_deref()).unwrap_or("baremetal"),
+            type_: plan
+                .and_then(|p| p.plan_type.as_deref())
+                .unwrap_or("standard"),
+            legacy: plan.and_then(|p| p.legacy).unwrap_or(false),
+            categories: plan
+                .and_then(|p| p.categories.as_deref())
+                .unwrap_or_default(),
             deployment_types: plan
                 .and_then(|p| p.deployment_types.as_deref())
                 .unwrap_or_default(),
@@ -242,7 +256,9 @@ impl Catalog {
             available_in_metros: available(false),
         }
     }
+}
 
+impl Catalog {
     /// A facility as the API shows it.
     pub(crate) fn facility_view<'a>(&'a self, code: &'a str) -> FacilityView<'a> {
         let facility = self.facility(code);
@@ -293,7 +309,7 @@ impl Catalog {
                     preinstallable: false,
                     licensed: false,
                     default_operating_system: false,
-                    pricing: EmptyObject {},
+                    pricing: &NO_PRICE,
                 }
             }
         }
@@ -314,6 +330,6 @@ pub(crate) fn os_view(os: &OperatingSystem) -> OperatingSystemView<'_> {
         preinstallable: false,
         licensed: os.licensed.unwrap_or_default(),
         default_operating_system: false,
-        pricing: EmptyObject {},
+        pricing: os.pricing.as_ref().unwrap_or(&NO_PRICE),
     }
 }

@@ -17,4 +17,4 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Table;
 pub use record::{Capacity, CapacityLevel};
-pub(crate) use rules::{Place, DEFAULT_ON_DEMAND};
+pub(crate) use rules::{Place, DEFAULT_ON_DEMAND, NO_FACILITY, NO_SERVERS_IN_METRO};

@@ -22,6 +22,14 @@ pub(crate) const NO_SERVERS_IN_METRO: &str = "There aren't available servers in 
 /// facilities asked for has a free machine of the plan (packngo issue 121).
 pub(crate) const NO_FACILITY: &str = "Facility can't be blank";
 
+/// The free machines of one plan, by metro code and by facility code (see
+/// [`World::free_machines`]).
+#[derive(Debug, Default)]
+pub(crate) struct Free<'a> {
+    pub(crate) metros: std::collections::HashMap<&'a str, u64>,
+    pub(crate) facilities: std::collections::HashMap<&'a str, u64>,
+}
+
 /// Where an on-demand create asks for a machine, as the request says it.
 pub(crate) enum Place<'a> {
     /// A metro, by code or ID.
@@ -60,6 +68,45 @@ impl World {
         self.catalog.facility(facility).map(|f| f.metro.as_str())
     }
 
+    /// The facility a metro's own pools place their devices in: the
+    /// metro's first facility in the catalog's order.
+    pub(crate) fn placement(&self, metro: &str) -> Option<&str> {
+        self.catalog
+            .facilities
+            .iter()
+            .find(|f| f.metro == metro)
+            .map(|f| f.code.as_str())
+    }
+
+    /// Where machines of `plan` (a slug of the catalog) can be had now:
+    /// the free machines of each metro (its own pools' and its
+    /// facilities'), and of each facility (its own pools': a metro's own
+    /// pool is not a facility's), counting only pools that can give one. The one table `/plans` (`available_in`,
+    /// `available_in_metros`), the capacity lists and checks and the
+    /// on-demand create read.
+    pub(crate) fn free_machines(&self, plan: &str) -> Free<'_> {
+        let mut free = Free::default();
+        for c in self
+            .capacity
+            .pools
+            .iter()
+            .filter(|c| c.plan == plan && c.has(1))
+        {
+            let n = u64::from(c.available);
+            match (&c.metro, &c.facility) {
+                (Some(m), _) => *free.metros.entry(m.as_str()).or_default() += n,
+                (None, Some(f)) => {
+                    *free.facilities.entry(f.as_str()).or_default() += n;
+                    if let Some(m) = self.metro_of(f) {
+                        *free.metros.entry(m).or_default() += n;
+                    }
+                }
+                (None, None) => {}
+            }
+        }
+        free
+    }
+
     /// The pool an on-demand create of `plan` (a slug of the catalog) at
     /// `place` takes its machine from, and the facility its device goes
     /// in; or the API's refusal. In a metro: the metro's own pool, then
@@ -82,10 +129,7 @@ impl World {
                 let own = pools
                     .iter()
                     .position(|c| is(c) && c.metro.as_deref() == Some(metro))
-                    .and_then(|i| {
-                        let first = self.catalog.facilities.iter().find(|f| f.metro == metro)?;
-                        Some((i, first.code.clone()))
-                    });
+                    .and_then(|i| Some((i, self.placement(metro)?.to_string())));
                 let in_facility = || {
                     pools.iter().enumerate().find_map(|(i, c)| {
                         let f = c.facility.as_deref()?;
@@ -165,20 +209,6 @@ impl World {
         }
     }
 
-    /// The pools of `plan` in the metro with code `metro`: its own and its
-    /// facilities'.
-    fn metro_pools<'a>(
-        &'a self,
-        metro: &'a str,
-        plan: &'a str,
-    ) -> impl Iterator<Item = &'a Capacity> {
-        self.capacity.pools.iter().filter(move |c| {
-            c.plan == plan
-                && (c.metro.as_deref() == Some(metro)
-                    || c.facility.as_deref().and_then(|f| self.metro_of(f)) == Some(metro))
-        })
-    }
-
     /// Whether `quantity` machines of `plan` (a slug or ID) can be had in
     /// the metro `metro` names (code or ID): its pools that are not
     /// `unavailable` hold as many free. An unknown metro or plan has none.
@@ -186,24 +216,19 @@ impl World {
         let (Some(metro), Some(plan)) = (self.metro_code(metro), self.plan_slug(plan)) else {
             return false;
         };
-        let free: u64 = self
-            .metro_pools(metro, plan)
-            .filter(|c| c.has(1))
-            .map(|c| u64::from(c.available))
-            .sum();
-        free >= quantity.max(1)
+        let free = self.free_machines(plan);
+        free.metros.get(metro).copied().unwrap_or(0) >= quantity.max(1)
     }
 
     /// Whether `quantity` machines of `plan` (a slug or ID) can be had in
-    /// the facility `facility` names (code or ID).
+    /// the facility `facility` names (code or ID): its own pools.
     pub(crate) fn facility_has(&self, facility: &str, plan: &str, quantity: u64) -> bool {
         let (Some(facility), Some(plan)) = (self.facility_code(facility), self.plan_slug(plan))
         else {
             return false;
         };
-        self.capacity.pools.iter().any(|c| {
-            c.plan == plan && c.facility.as_deref() == Some(facility) && c.has(quantity.max(1))
-        })
+        let free = self.free_machines(plan);
+        free.facilities.get(facility).copied().unwrap_or(0) >= quantity.max(1)
     }
 
     /// The catalog slug of the plan `text` names (a slug or an ID).

@@ -49,18 +49,19 @@ pub(crate) struct CheckList {
 }
 
 impl World {
-    /// Every facility's pools, each facility's plans with their levels.
+    /// Every facility with pools, each plan with the facility's level for
+    /// it: the best of its pools'.
     pub(crate) fn facility_capacity(&self) -> CapacityList<'_> {
-        let mut capacity: BTreeMap<&str, BTreeMap<&str, Level>> = BTreeMap::new();
+        let mut levels: BTreeMap<&str, BTreeMap<&str, CapacityLevel>> = BTreeMap::new();
         for c in &self.capacity.pools {
-            if let Some(f) = c.facility.as_deref() {
-                capacity
-                    .entry(f)
-                    .or_default()
-                    .insert(c.plan.as_str(), c.level_now().into());
-            }
+            let Some(facility) = c.facility.as_deref() else {
+                continue;
+            };
+            let level = levels.entry(facility).or_default().entry(c.plan.as_str());
+            let best = level.or_insert(CapacityLevel::Unavailable);
+            *best = (*best).max(c.level_now());
         }
-        CapacityList { capacity }
+        list(levels)
     }
 
     /// Every metro with pools (its own or its facilities'), each plan with
@@ -78,10 +79,15 @@ impl World {
             let best = level.or_insert(CapacityLevel::Unavailable);
             *best = (*best).max(c.level_now());
         }
-        let capacity = levels
-            .into_iter()
-            .map(|(m, plans)| (m, plans.into_iter().map(|(p, l)| (p, l.into())).collect()))
-            .collect();
-        CapacityList { capacity }
+        list(levels)
     }
+}
+
+/// The levels as the API shows them.
+fn list<'a>(levels: BTreeMap<&'a str, BTreeMap<&'a str, CapacityLevel>>) -> CapacityList<'a> {
+    let capacity = levels
+        .into_iter()
+        .map(|(m, plans)| (m, plans.into_iter().map(|(p, l)| (p, l.into())).collect()))
+        .collect();
+    CapacityList { capacity }
 }

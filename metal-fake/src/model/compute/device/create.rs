@@ -345,7 +345,7 @@ impl World {
         f: &CreateFields<'_>,
         now: Instant,
     ) -> Result<Uuid, ApiError> {
-        let m = self.on_demand_machine(f.plan, f.os, f.metro, f.facilities)?;
+        let m = self.on_demand_machine(f.plan, f.os, f.metro, f.facilities, f.spot_instance)?;
         if f.spot_instance {
             // A spot instance's bid is checked against the market price
             // where its machine is (`model/compute/spot_market`).

@@ -148,7 +148,7 @@ impl World {
             user: "root",
             // An on-demand device's server is cabled to a switch too.
             switch_uuid: Some(SwitchUuid(rec.reservation.unwrap_or(rec.id))),
-            plan: (!expand.excludes("plan")).then(|| self.catalog.plan_view(&rec.plan)),
+            plan: (!expand.excludes("plan")).then(|| self.plan_view(&rec.plan)),
             facility: (!expand.excludes("facility"))
                 .then(|| self.catalog.facility_view(&rec.facility)),
             metro: (!expand.excludes("metro")).then(|| self.catalog.metro_view(&rec.facility)),

@@ -62,7 +62,7 @@ impl World {
             spare: false,
             need_of_service: false,
             switch_uuid: ShortId(rec.id),
-            plan: (!expand.excludes("plan")).then(|| self.catalog.plan_view(&rec.plan)),
+            plan: (!expand.excludes("plan")).then(|| self.plan_view(&rec.plan)),
             facility: (!expand.excludes("facility"))
                 .then(|| self.catalog.facility_view(&rec.facility)),
             project: self.project_field(rec.project, expand.includes("project")),

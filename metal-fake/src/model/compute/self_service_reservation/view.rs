@@ -67,7 +67,7 @@ impl World {
             metro_code: &i.metro,
             metro_id: metro.and_then(|m| m.id).unwrap_or_default(),
             metro_name: metro.and_then(|m| m.name.as_deref()).unwrap_or(&i.metro),
-            plan: self.catalog.plan_view(&i.plan),
+            plan: self.plan_view(&i.plan),
             // Every plan of the fake's catalog is a compute plan.
             plan_categories: ["compute"],
             plan_id: plan.and_then(|p| p.id).unwrap_or_default(),

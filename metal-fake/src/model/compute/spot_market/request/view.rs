@@ -93,7 +93,7 @@ impl World {
             devices_max: rec.devices_max,
             max_bid_price: rec.max_bid_price,
             end_at: rec.end_at.map(Stamp),
-            plan: self.catalog.plan_view(&rec.plan),
+            plan: self.plan_view(&rec.plan),
             metro: rec.metro.as_deref().map(|m| self.catalog.metro_of_code(m)),
             facilities: facilities
                 .into_iter()
