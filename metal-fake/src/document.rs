@@ -54,8 +54,8 @@ pub use crate::model::{
 };
 pub use crate::model::{BatchAssignment, BatchAssignmentState, BatchState, PortVlanBatch};
 pub use crate::model::{
-    Interconnection, InterconnectionMode, InterconnectionStatus, InterconnectionType, Redundancy,
-    TokenSide, VirtualCircuit, VirtualCircuitStatus,
+    FabricProvider, Interconnection, InterconnectionMode, InterconnectionStatus, InterconnectionType, Redundancy,
+    Peering, TokenSide, VirtualCircuit, VirtualCircuitStatus,
 };
 pub use crate::model::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 

@@ -97,7 +97,7 @@ pub use global_bgp_range::GlobalBgpRange;
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
 pub use interconnection::{
-    Interconnection, InterconnectionMode, InterconnectionStatus, InterconnectionType, Redundancy,
+    FabricProvider, Interconnection, InterconnectionMode, InterconnectionStatus, InterconnectionType, Redundancy,
     TokenSide,
 };
 pub use invitation::Invitation;
@@ -114,7 +114,7 @@ pub use ssh_key::SshKey;
 pub use timings::Timings;
 pub use transfer::Transfer;
 pub use user::User;
-pub use virtual_circuit::{VirtualCircuit, VirtualCircuitStatus};
+pub use virtual_circuit::{Peering, VirtualCircuit, VirtualCircuitStatus};
 pub use vlan::VirtualNetwork;
 pub use vrf::Vrf;
 pub use vrf_route::{RouteStatus, VrfRoute};

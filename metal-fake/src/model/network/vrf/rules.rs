@@ -221,7 +221,11 @@ impl World {
 
     /// Whether the VRF `vrf`'s ranges hold the IPv4 block `first`/`cidr`.
     pub(crate) fn vrf_holds(&self, vrf: &Kept, first: u32, cidr: u8) -> bool {
-        let block = Range::v4(first, cidr);
+        self.vrf_holds_range(vrf, Range::v4(first, cidr))
+    }
+
+    /// Whether one of the VRF `vrf`'s ranges holds `block`.
+    pub(crate) fn vrf_holds_range(&self, vrf: &Kept, block: Range) -> bool {
         vrf.rec
             .ip_ranges
             .iter()
