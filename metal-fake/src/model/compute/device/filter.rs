@@ -130,8 +130,9 @@ impl World {
             })
             && named(&f.metro, metro, metro_id)
             && named(&f.facility, &rec.facility, facility_id)
-            // No device of the fake has a termination time.
-            && f.has_termination_time.is_none_or(|t| !t)
+            && f
+                .has_termination_time
+                .is_none_or(|t| t == rec.termination_time.is_some())
             // Any of its ports' MAC addresses, ASCII case ignored.
             && f.mac_address.as_ref().is_none_or(|m| {
                 crate::model::port::macs_of(&rec.plan, d.meta.seq)

@@ -76,6 +76,10 @@ pub struct Device {
     /// How many times it was rebooted.
     #[serde(default)]
     pub reboots: u32,
+    /// Booted into the rescue operating system (by the `rescue` action),
+    /// until its next reboot, power off or reinstall.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rescue: bool,
     /// Placed by another API user (a competitor), not by the controller.
     #[serde(default)]
     pub competitor: bool,
@@ -96,6 +100,9 @@ pub struct Device {
     /// The most a spot instance is bid at an hour.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spot_price_max: Option<f64>,
+    /// When it is deleted on its own (its create's `termination_time`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub termination_time: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// One of the addresses a device gets of its own.
@@ -142,9 +149,11 @@ impl Device {
             billing_cycle: None,
             spot_instance: false,
             spot_price_max: None,
+            termination_time: None,
             userdata: None,
             customdata: serde_json::Map::new(),
             reboots: 0,
+            rescue: false,
             competitor: false,
             own_addresses: None,
             public_ipv4_assignment: None,
@@ -481,6 +490,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         // Its steps already due (a seeded `active` device's provisioning)
         // are made when the load drains the queue.
         w.queue_phase(d.id);
+        w.queue_termination(d.id);
     }
     Ok(())
 }

@@ -45,6 +45,8 @@ pub(crate) struct DeviceView<'a> {
     spot_instance: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     spot_price_max: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    termination_time: Option<Stamp>,
     network_frozen: bool,
     bonding_mode: u8,
     iqn: Iqn,
@@ -124,6 +126,7 @@ impl World {
             billing_cycle: rec.billing_cycle.as_deref().unwrap_or("hourly"),
             spot_instance: rec.spot_instance,
             spot_price_max: rec.spot_price_max,
+            termination_time: rec.termination_time.map(Stamp),
             network_frozen: false,
             // The real API's bonding mode of a layer-3 bond (balance-tlb).
             bonding_mode: 5,
@@ -132,7 +135,7 @@ impl World {
                 device: rec.id,
             },
             sos: Sos(&rec.facility),
-            actions: Actions(state),
+            actions: Actions(state, rec.rescue),
             root_password: d
                 .password_shown(&self.timings, now)
                 .then_some(RootPassword(rec.id)),
@@ -272,8 +275,9 @@ impl Serialize for Sos<'_> {
     }
 }
 
-/// What can be done to a device in its state: `{type, name}` each.
-struct Actions(DeviceState);
+/// What can be done to a device in its state (and whether it is in
+/// rescue mode, where `rescue` is not offered again): `{type, name}` each.
+struct Actions(DeviceState, bool);
 
 #[derive(Serialize)]
 struct Action {
@@ -285,6 +289,11 @@ struct Action {
 impl Serialize for Actions {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let all: &[(&str, &str)] = match self.0 {
+            DeviceState::Active if self.1 => &[
+                ("power_off", "Power Off"),
+                ("reboot", "Reboot"),
+                ("reinstall", "Reinstall"),
+            ],
             DeviceState::Active => &[
                 ("power_off", "Power Off"),
                 ("reboot", "Reboot"),
