@@ -1,8 +1,10 @@
 //! The walk's pool of names: the IDs earlier replies named, per kind (the
 //! collection of their href: `devices`, `ips`, `virtual-networks`, ...),
-//! the catalog's slugs, and IP blocks; and the choice of one for a path
-//! parameter or a body property: mostly a live one, sometimes a deleted
-//! or made-up one. Everything is ordered (no hash maps), so one seed gives
+//! the catalog's slugs, IP blocks, VLANs' vxlans and VRFs' ranges; and
+//! the choice of one for a path parameter or a body property: mostly a
+//! live one, sometimes a deleted or made-up one; and values of the forms
+//! the variants' bodies need (a VRF circuit's subnet in a VRF's range,
+//! a peer ASN, an MD5 password, a cloud provider's account). Everything is ordered (no hash maps), so one seed gives
 //! one walk.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -26,6 +28,9 @@ const NAMES: &[(&str, &str)] = &[
     ("organization_id", "organizations"),
     ("target_organization_id", "organizations"),
     ("projects_ids", "projects"),
+    ("vrf", "vrfs"),
+    ("vrf_id", "vrfs"),
+    ("vrfs", "vrfs"),
 ];
 
 /// The IDs and slugs the walk has learned.
@@ -43,6 +48,12 @@ pub struct Pool {
     reservations: BTreeMap<Uuid, (String, String)>,
     /// Keys made so far (each SSH key the walk sends is new).
     keys: u32,
+    /// The `vxlan` numbers of the VLANs seen (a shared connection's
+    /// `vlans` name them).
+    vxlans: BTreeSet<u64>,
+    /// The IPv4 ranges of the VRFs seen (a VRF circuit's `subnet` and a
+    /// VRF block's `network` lie in one).
+    vrf_ranges: BTreeSet<String>,
 }
 
 impl Pool {
@@ -62,6 +73,19 @@ impl Pool {
                             .and_then(Value::as_str);
                         if let (Some(p), Some(m)) = (plan, metro) {
                             self.reservations.insert(id, (p.into(), m.into()));
+                        }
+                    }
+                    if kind == "virtual-networks" {
+                        if let Some(v) = map.get("vxlan").and_then(Value::as_u64) {
+                            self.vxlans.insert(v);
+                        }
+                    }
+                    if kind == "vrfs" {
+                        let ranges = map.get("ip_ranges").and_then(Value::as_array);
+                        for r in ranges.into_iter().flatten().filter_map(Value::as_str) {
+                            if !r.contains(':') {
+                                self.vrf_ranges.insert(r.to_string());
+                            }
                         }
                     }
                     if kind == "ips" {
@@ -166,8 +190,52 @@ impl Pool {
                 let blocks: Vec<&String> = self.blocks.iter().collect();
                 Some(json!(blocks[rng.random_range(0..blocks.len())]))
             }
+            // A shared connection's VLANs, by vxlan.
+            "vlans" if schema["type"] == "integer" && !self.vxlans.is_empty() => {
+                let all: Vec<&u64> = self.vxlans.iter().collect();
+                Some(json!(all[rng.random_range(0..all.len())]))
+            }
+            // A VRF's ranges: a /24 of 10.0.0.0/8 (some collide, as a
+            // client's may).
+            "ip_ranges" if stringy => Some(json!(format!("10.{}.0.0/24", rng.random_range(1..250)))),
+            // A VRF circuit's subnet: a /31 or /30 in a VRF's range.
+            "subnet" if stringy => {
+                let prefix = 30 + rng.random_range(0..2);
+                self.in_vrf_range(rng, prefix)
+            }
+            // A VRF block's network: a /29's in a VRF's range (its `cidr`
+            // is drawn apart, so it is sometimes refused).
+            "network" if stringy => self
+                .in_vrf_range(rng, 29)
+                .and_then(|v| v.as_str().and_then(|t| t.split('/').next()).map(|n| json!(n))),
+            "peer_asn" if schema["type"] == "integer" => Some(json!(rng.random_range(64512..65535))),
+            "md5" if stringy => Some(json!(format!("Walk{}x", rng.random_range(100_000..999_999)))),
+            "account_id" if stringy => Some(json!(format!(
+                "{:012}",
+                rng.random_range(0..1_000_000_000_000u64)
+            ))),
             _ => None,
         }
+    }
+
+    /// A block of `prefix` bits at a random aligned place of a VRF range
+    /// seen, in CIDR form.
+    fn in_vrf_range(&self, rng: &mut StdRng, prefix: u32) -> Option<Value> {
+        let all: Vec<&String> = self.vrf_ranges.iter().collect();
+        if all.is_empty() {
+            return None;
+        }
+        let range = all[rng.random_range(0..all.len())];
+        let (net, bits) = range.split_once('/')?;
+        let net: std::net::Ipv4Addr = net.parse().ok()?;
+        let bits: u32 = bits.parse().ok()?;
+        if bits > prefix {
+            return None;
+        }
+        let blocks = 1u32 << (prefix - bits).min(16);
+        let offset = rng.random_range(0..blocks) << (32 - prefix);
+        let first = std::net::Ipv4Addr::from(u32::from(net) + offset);
+        Some(json!(format!("{first}/{prefix}")))
     }
 
     /// A reservation to provision on, with its plan and metro.

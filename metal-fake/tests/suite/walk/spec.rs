@@ -1,9 +1,11 @@
 //! What the walk reads from `openapi/metal.json`: the operations it may
 //! call (every operation of `metal_api::operation::ALL` but those still
 //! answering `501`), each one's request schema, and bodies made from a
-//! schema: required properties always, optional ones sometimes, enum
-//! values, formats (uuid, ip, cidr, date-time), and IDs from the pool
-//! where a property names a thing.
+//! schema: required properties always, optional ones sometimes, each
+//! `oneOf` branch, enum values and the open enums' known values (so every
+//! variant: an action type, a connection or IP reservation type),
+//! formats (uuid, ip, cidr, date-time), and IDs from the pool where a
+//! property names a thing.
 
 use metal_api::operation::{self, Operation};
 use rand::rngs::StdRng;
@@ -131,6 +133,15 @@ impl Spec {
             return Value::Object(out);
         }
         if let Some(values) = schema["enum"].as_array().filter(|v| !v.is_empty()) {
+            return values[rng.random_range(0..values.len())].clone();
+        }
+        // A value the spec knows (`x-known-values`: the derived spec's
+        // open enums, such as an IP reservation's `type`) nine times in
+        // ten, so the walk draws every variant a client sends.
+        if let Some(values) = schema["x-known-values"]
+            .as_array()
+            .filter(|v| !v.is_empty() && rng.random_bool(0.9))
+        {
             return values[rng.random_range(0..values.len())].clone();
         }
         let kind = schema["type"]
