@@ -49,7 +49,7 @@ pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Tra
 pub use crate::model::{
     Batch, BgpConfig, Capacity, CapacityLevel, Counted, Device, DeviceBatchState, DeviceState,
     Drive, Facility, HardwareReservation, License, Metro, OperatingSystem, Organization,
-    OwnAddress, Period, Plan, PlanMetro, PlanSpecs, Price, Project, ReservationItem,
+    OwnAddress, OwnCidrs, Period, Plan, PlanMetro, PlanSpecs, Price, Project, ReservationItem,
     SelfServiceReservation, SpotMarketRequest, SpotPrice, SshKey, Token,
 };
 pub use crate::model::{BatchAssignment, BatchAssignmentState, BatchState, PortVlanBatch};

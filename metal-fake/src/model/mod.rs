@@ -89,7 +89,7 @@ pub use compute::self_service_reservation::{Period, ReservationItem, SelfService
 pub use compute::spot_market::price::SpotPrice;
 pub use compute::spot_market::request::SpotMarketRequest;
 pub(crate) use device::FailurePlan;
-pub use device::{Device, DeviceState, OwnAddress};
+pub use device::{Device, DeviceState, OwnAddress, OwnCidrs};
 pub use device::{FailProvisioning, RandomFailures};
 pub use elastic_ip::ElasticIp;
 pub use email::Email;

@@ -204,3 +204,89 @@ async fn over_http_the_device_variants_match_the_spec() {
     assert_eq!(status, 200);
     server.check_and_stop().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_device_s_own_blocks_are_as_its_create_and_its_operating_system_ask() {
+    let mut doc = serde_json::to_value(world()).unwrap();
+    doc["operating_systems"] = json!([
+        {"slug": "ubuntu_24_04"}, {"slug": "windows_2022"}, {"slug": "vmware_esxi_8_0"}
+    ]);
+    doc["capacity"] = json!([{"facility": "da11", "plan": "c3.small.x86", "available": 10}]);
+    let fake = Fake::builder()
+        .world(serde_json::from_value(doc).unwrap())
+        .build();
+    let cidrs = |d: &Value| -> Vec<(i64, bool, i64)> {
+        d["ip_addresses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                (
+                    a["address_family"].as_i64().unwrap(),
+                    a["public"].as_bool().unwrap(),
+                    a["cidr"].as_i64().unwrap(),
+                )
+            })
+            .collect()
+    };
+    // By operating system (Equinix's minimum public IPv4 subnets).
+    for (os, public) in [("ubuntu_24_04", 31), ("windows_2022", 30), ("vmware_esxi_8_0", 29)] {
+        let d = active_device(&fake, json!({"operating_system": os})).await;
+        assert_eq!(cidrs(&d), [(4, true, public), (6, true, 127), (4, false, 31)], "{os}");
+    }
+    // As the create asks: a /29 public IPv4, a /28 private, a /124 IPv6.
+    let asked = json!({"ip_addresses": [
+        {"address_family": 4, "public": true, "cidr": 29},
+        {"address_family": 6, "public": true, "cidr": 124},
+        {"address_family": 4, "public": false, "cidr": 28}
+    ]});
+    let a = active_device(&fake, asked.clone()).await;
+    let b = active_device(&fake, asked).await;
+    assert_eq!(cidrs(&a), [(4, true, 29), (6, true, 124), (4, false, 28)]);
+    let block = |d: &Value, i: usize| -> (std::net::Ipv4Addr, std::net::Ipv4Addr, std::net::Ipv4Addr, String) {
+        let x = &d["ip_addresses"][i];
+        (
+            x["network"].as_str().unwrap().parse().unwrap(),
+            x["gateway"].as_str().unwrap().parse().unwrap(),
+            x["address"].as_str().unwrap().parse().unwrap(),
+            x["netmask"].as_str().unwrap().to_string(),
+        )
+    };
+    let (net, gw, addr, mask) = block(&a, 0);
+    assert_eq!(mask, "255.255.255.248");
+    assert_eq!(u32::from(net) % 8, 0, "{net} is a /29's network");
+    assert_eq!((u32::from(gw), u32::from(addr)), (u32::from(net) + 1, u32::from(net) + 2));
+    let (other, ..) = block(&b, 0);
+    assert!(
+        u32::from(other) / 8 != u32::from(net) / 8,
+        "two devices' /29s are apart: {net}, {other}"
+    );
+    assert_eq!(block(&a, 2).3, "255.255.255.240");
+    assert_eq!(a["ip_addresses"][1]["netmask"], "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fff0");
+    // The project lists the private block at its size.
+    let (_, listed) = call(
+        &fake,
+        "GET",
+        &format!("/projects/{PROJECT}/ips?types=private_ipv4"),
+        None,
+    )
+    .await;
+    let sizes: Vec<&Value> = listed["ip_addresses"].as_array().unwrap().iter().map(|r| &r["cidr"]).collect();
+    assert!(sizes.contains(&&json!(28)), "{listed}");
+    // Refused: smaller than the operating system takes, or out of range.
+    for (os, asked) in [
+        ("windows_2022", json!({"address_family": 4, "public": true, "cidr": 31})),
+        ("ubuntu_24_04", json!({"address_family": 4, "public": true, "cidr": 27})),
+        ("ubuntu_24_04", json!({"address_family": 6, "public": true, "cidr": 64})),
+    ] {
+        let (status, reply) = call(
+            &fake,
+            "POST",
+            &format!("/projects/{PROJECT}/devices"),
+            Some(json!({"metro": "da", "plan": "c3.small.x86", "operating_system": os,
+                        "ip_addresses": [asked]})),
+        )
+        .await;
+        assert_eq!(status, 422, "{os} {asked}: {reply}");
+    }
+}

@@ -293,7 +293,7 @@ impl World {
         now: Instant,
     ) -> Result<Uuid, ApiError> {
         let chosen = self.choose_keys(project, &f.keys)?;
-        let addresses = self.asked_addresses(project, &facility, f.ip_addresses)?;
+        let addresses = self.asked_addresses(project, &facility, f.ip_addresses, f.os)?;
         // Every check has passed: from here on the create happens.
         let mut ssh_keys = Vec::with_capacity(chosen.len());
         for choice in chosen {
@@ -319,6 +319,7 @@ impl World {
             .map(|block| self.assign_at_create(id, block, now));
         let rec = Device {
             own_addresses: addresses.own,
+            own_cidrs: addresses.cidrs,
             public_ipv4_assignment,
             description: f.description.cloned(),
             tags: f.tags.to_vec(),

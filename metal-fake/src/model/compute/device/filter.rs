@@ -100,7 +100,7 @@ impl World {
                     .is_some_and(|r| has(&ShortId(r).to_string()))
                 || rec.tags.iter().any(|t| has(t))
                 // Its IP addresses, once it has them.
-                || (state.has_addresses() && address_texts(d.meta.seq).any(|a| has(&a)))
+                || (state.has_addresses() && address_texts(d).any(|a| has(&a)))
         };
         let named = |value: &Option<String>, code: &str, id: Option<Uuid>| {
             value.as_ref().is_none_or(|v| {
