@@ -54,8 +54,8 @@ pub use crate::model::{
 };
 pub use crate::model::{BatchAssignment, BatchAssignmentState, BatchState, PortVlanBatch};
 pub use crate::model::{
-    FabricProvider, Interconnection, InterconnectionMode, InterconnectionStatus, InterconnectionType, Redundancy,
-    Peering, TokenSide, VirtualCircuit, VirtualCircuitStatus,
+    FabricProvider, Interconnection, InterconnectionMode, InterconnectionStatus,
+    InterconnectionType, Peering, Redundancy, TokenSide, VirtualCircuit, VirtualCircuitStatus,
 };
 pub use crate::model::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 

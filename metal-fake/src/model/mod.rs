@@ -97,8 +97,8 @@ pub use global_bgp_range::GlobalBgpRange;
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
 pub use interconnection::{
-    FabricProvider, Interconnection, InterconnectionMode, InterconnectionStatus, InterconnectionType, Redundancy,
-    TokenSide,
+    FabricProvider, Interconnection, InterconnectionMode, InterconnectionStatus,
+    InterconnectionType, Redundancy, TokenSide,
 };
 pub use invitation::Invitation;
 pub use ip_reservation::{IpAssignment, IpReservation, IpReservationState, IpReservationType};

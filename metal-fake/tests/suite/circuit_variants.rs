@@ -52,8 +52,10 @@ async fn dedicated(fake: &Fake) -> (Value, String) {
         fake,
         "POST",
         &format!("/organizations/{ORG}/connections"),
-        Some(json!({"name": "port", "type": "dedicated", "redundancy": "primary",
-                    "metro": "da", "speed": "10Gbps"})),
+        Some(
+            json!({"name": "port", "type": "dedicated", "redundancy": "primary",
+                    "metro": "da", "speed": "10Gbps"}),
+        ),
     )
     .await;
     assert_eq!(status, 201, "{c}");
@@ -84,14 +86,24 @@ fn messages(reply: &Value) -> String {
 #[tokio::test(start_paused = true)]
 async fn a_vrf_circuit_on_a_dedicated_port_peers_in_its_subnet_and_changes_its_peering() {
     let fake = fake();
-    let v = vrf(&fake, "da", json!(["192.168.100.0/25", "2604:1380:4641:a00::/64"])).await;
+    let v = vrf(
+        &fake,
+        "da",
+        json!(["192.168.100.0/25", "2604:1380:4641:a00::/64"]),
+    )
+    .await;
     let (c, port) = dedicated(&fake).await;
     let vcs = format!("/connections/{}/ports/{port}/virtual-circuits", id(&c));
     let (status, vc) = call(&fake, "POST", &vcs, Some(tf_body(&v, json!({})))).await;
     assert_eq!(status, 201, "{vc}");
     assert_eq!(
         (&vc["type"], &vc["status"], &vc["peer_asn"], &vc["nni_vlan"]),
-        (&json!("vrf"), &json!("activating"), &json!(65530), &json!(1056))
+        (
+            &json!("vrf"),
+            &json!("activating"),
+            &json!(65530),
+            &json!(1056)
+        )
     );
     // A /31's two addresses: the Metal side the first, the customer the
     // other; no MD5 for the empty text.
@@ -115,7 +127,10 @@ async fn a_vrf_circuit_on_a_dedicated_port_peers_in_its_subnet_and_changes_its_p
     )
     .await;
     assert_eq!(got["status"], "active");
-    assert_eq!((&got["vrf"]["id"], &got["vrf"]["local_asn"]), (&v["id"], &json!(65000)));
+    assert_eq!(
+        (&got["vrf"]["id"], &got["vrf"]["local_asn"]),
+        (&v["id"], &json!(65000))
+    );
     // The subnet's VRF IP reservation was made for it.
     let (_, ips) = call(&fake, "GET", &format!("/vrfs/{}/ips", id(&v)), None).await;
     let blocks: Vec<(&Value, &Value)> = ips["ip_addresses"]
@@ -133,13 +148,19 @@ async fn a_vrf_circuit_on_a_dedicated_port_peers_in_its_subnet_and_changes_its_p
         &fake,
         "PUT",
         &vc_path,
-        Some(json!({"subnet": "192.168.100.20/30", "customer_ip": "192.168.100.21",
-                    "md5": "Secret12345", "subnet_ipv6": "2604:1380:4641:a00::4/126"})),
+        Some(
+            json!({"subnet": "192.168.100.20/30", "customer_ip": "192.168.100.21",
+                    "md5": "Secret12345", "subnet_ipv6": "2604:1380:4641:a00::4/126"}),
+        ),
     )
     .await;
     assert_eq!(status, 200, "{changed}");
     assert_eq!(
-        (&changed["status"], &changed["metal_ip"], &changed["customer_ip"]),
+        (
+            &changed["status"],
+            &changed["metal_ip"],
+            &changed["customer_ip"]
+        ),
         (
             &json!("changing_peering_details"),
             &json!("192.168.100.22"),
@@ -148,7 +169,11 @@ async fn a_vrf_circuit_on_a_dedicated_port_peers_in_its_subnet_and_changes_its_p
         "a /30's usable pair, the Metal side the other of the customer's"
     );
     assert_eq!(
-        (&changed["metal_ipv6"], &changed["customer_ipv6"], &changed["md5"]),
+        (
+            &changed["metal_ipv6"],
+            &changed["customer_ipv6"],
+            &changed["md5"]
+        ),
         (
             &json!("2604:1380:4641:a00::5"),
             &json!("2604:1380:4641:a00::6"),
@@ -164,10 +189,22 @@ async fn a_vrf_circuit_on_a_dedicated_port_peers_in_its_subnet_and_changes_its_p
         "the old subnet's block went with the change: {ips}"
     );
     // Name and tags alone change no status.
-    let (_, renamed) = call(&fake, "PUT", &vc_path, Some(json!({"name": "r", "tags": ["t"]}))).await;
-    assert_eq!((&renamed["name"], &renamed["status"]), (&json!("r"), &json!("active")));
+    let (_, renamed) = call(
+        &fake,
+        "PUT",
+        &vc_path,
+        Some(json!({"name": "r", "tags": ["t"]})),
+    )
+    .await;
+    assert_eq!(
+        (&renamed["name"], &renamed["status"]),
+        (&json!("r"), &json!("active"))
+    );
     // What the circuit holds stays while it does.
-    for path in [format!("/vrfs/{}", id(&v)), format!("/ips/{}", ips["ip_addresses"][0]["id"].as_str().unwrap())] {
+    for path in [
+        format!("/vrfs/{}", id(&v)),
+        format!("/ips/{}", ips["ip_addresses"][0]["id"].as_str().unwrap()),
+    ] {
         let (status, reply) = call(&fake, "DELETE", &path, None).await;
         assert_eq!(status, 422, "{path}: {reply}");
     }
@@ -176,7 +213,12 @@ async fn a_vrf_circuit_on_a_dedicated_port_peers_in_its_subnet_and_changes_its_p
     assert_eq!(call(&fake, "GET", &vc_path, None).await.0, 404);
     let (_, ips) = call(&fake, "GET", &format!("/vrfs/{}/ips", id(&v)), None).await;
     assert_eq!(ips["ip_addresses"], json!([]), "its block went with it");
-    assert_eq!(call(&fake, "DELETE", &format!("/vrfs/{}", id(&v)), None).await.0, 204);
+    assert_eq!(
+        call(&fake, "DELETE", &format!("/vrfs/{}", id(&v)), None)
+            .await
+            .0,
+        204
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -196,15 +238,27 @@ async fn a_vrf_circuit_uses_a_block_that_holds_its_subnet_and_each_refusal_once(
     let v_vlan = vlan(&fake, PROJECT, "da").await;
     for (extra, why) in [
         (json!({"vrf": sv["id"]}), "not in the connection's metro"),
-        (json!({"vrf": "0b000000-0000-4000-8000-0000000000ff"}), "was not found"),
+        (
+            json!({"vrf": "0b000000-0000-4000-8000-0000000000ff"}),
+            "was not found",
+        ),
         (json!({"peer_asn": 65000}), "local_asn"),
         (json!({"peer_asn": null}), "peer_asn can't"),
         (json!({"subnet": ""}), "subnet can't"),
         (json!({"subnet": "192.168.100.16/29"}), "/30 or /31"),
         (json!({"subnet": "192.168.100.17/30"}), "host bits"),
-        (json!({"subnet": "172.16.0.0/31"}), "not within the VRF's IP ranges"),
-        (json!({"subnet": "192.168.100.16/30", "metal_ip": "192.168.100.16"}), "not a usable"),
-        (json!({"subnet": "192.168.100.16/30", "metal_ip": "192.168.100.17", "customer_ip": "192.168.100.17"}), "differ"),
+        (
+            json!({"subnet": "172.16.0.0/31"}),
+            "not within the VRF's IP ranges",
+        ),
+        (
+            json!({"subnet": "192.168.100.16/30", "metal_ip": "192.168.100.16"}),
+            "not a usable",
+        ),
+        (
+            json!({"subnet": "192.168.100.16/30", "metal_ip": "192.168.100.17", "customer_ip": "192.168.100.17"}),
+            "differ",
+        ),
         (json!({"md5": "short"}), "md5"),
         (json!({"vnid": v_vlan["id"]}), "not both"),
         (json!({"nni_vlan": null}), "nni_vlan"),
@@ -285,7 +339,13 @@ async fn a_shared_connection_with_vrfs_waits_on_peering_details_then_activates()
     };
     let (status, reply) = call(&fake, "POST", &on_project, Some(shared(json!([v["id"]])))).await;
     assert_eq!(status, 422, "a redundant connection takes two: {reply}");
-    let (status, c) = call(&fake, "POST", &on_project, Some(shared(json!([v["id"], v["id"]])))).await;
+    let (status, c) = call(
+        &fake,
+        "POST",
+        &on_project,
+        Some(shared(json!([v["id"], v["id"]]))),
+    )
+    .await;
     assert_eq!(status, 201, "{c}");
     assert_eq!(c["service_tokens"].as_array().unwrap().len(), 2);
     let circuits: Vec<&Value> = c["ports"]
@@ -295,14 +355,24 @@ async fn a_shared_connection_with_vrfs_waits_on_peering_details_then_activates()
         .map(|p| &p["virtual_circuits"][0])
         .collect();
     for vc in &circuits {
-        assert_eq!((&vc["type"], &vc["status"]), (&json!("vrf"), &json!("pending")), "{vc}");
+        assert_eq!(
+            (&vc["type"], &vc["status"]),
+            (&json!("vrf"), &json!("pending")),
+            "{vc}"
+        );
         assert!(vc.get("subnet").is_none());
     }
     tokio::time::advance(Duration::from_secs(31)).await;
     let vc_path = format!("/virtual-circuits/{}", id(circuits[0]));
     let (_, got) = call(&fake, "GET", &vc_path, None).await;
     assert_eq!(got["status"], "waiting_on_peering_details");
-    let (status, reply) = call(&fake, "PUT", &vc_path, Some(json!({"subnet": "192.168.100.0/31"}))).await;
+    let (status, reply) = call(
+        &fake,
+        "PUT",
+        &vc_path,
+        Some(json!({"subnet": "192.168.100.0/31"})),
+    )
+    .await;
     assert_eq!(status, 422, "a peer ASN is needed too: {reply}");
     let (status, peered) = call(
         &fake,
@@ -315,12 +385,20 @@ async fn a_shared_connection_with_vrfs_waits_on_peering_details_then_activates()
     assert_eq!(peered["status"], "activating");
     tokio::time::advance(Duration::from_secs(31)).await;
     let (_, got) = call(&fake, "GET", &vc_path, None).await;
-    assert_eq!((&got["status"], &got["metal_ip"]), (&json!("active"), &json!("192.168.100.0")));
+    assert_eq!(
+        (&got["status"], &got["metal_ip"]),
+        (&json!("active"), &json!("192.168.100.0"))
+    );
     // The circuits (and the block made for one) go with the connection.
     let (status, _) = call(&fake, "DELETE", &format!("/connections/{}", id(&c)), None).await;
     assert_eq!(status, 202);
     assert_eq!(call(&fake, "GET", &vc_path, None).await.0, 404);
-    assert_eq!(call(&fake, "DELETE", &format!("/vrfs/{}", id(&v)), None).await.0, 204);
+    assert_eq!(
+        call(&fake, "DELETE", &format!("/vrfs/{}", id(&v)), None)
+            .await
+            .0,
+        204
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -332,19 +410,40 @@ async fn shared_port_connections_wait_on_a_vlan_and_a_csp_connection_names_its_p
         &fake,
         "POST",
         &on_project,
-        Some(json!({"name": "shared-port", "type": "shared_port_vlan", "metro": "sv",
-                    "project": PROJECT, "speed": "1Gbps", "vlans": [a["vxlan"]]})),
+        Some(
+            json!({"name": "shared-port", "type": "shared_port_vlan", "metro": "sv",
+                    "project": PROJECT, "speed": "1Gbps", "vlans": [a["vxlan"]]}),
+        ),
     )
     .await;
     assert_eq!(status, 201, "{c}");
     assert_eq!(
-        (&c["type"], &c["redundancy"], &c["service_tokens"], &c["speed"]),
-        (&json!("shared_port_vlan"), &json!("primary"), &json!([]), &json!(1_000_000_000u64))
+        (
+            &c["type"],
+            &c["redundancy"],
+            &c["service_tokens"],
+            &c["speed"]
+        ),
+        (
+            &json!("shared_port_vlan"),
+            &json!("primary"),
+            &json!([]),
+            &json!(1_000_000_000u64)
+        )
     );
-    assert_eq!((&c["metro"]["code"], &c["facility"]["code"]), (&json!("sv"), &json!("sv15")));
-    assert!(c.get("mode").is_none(), "a shared connection has no mode: {c}");
+    assert_eq!(
+        (&c["metro"]["code"], &c["facility"]["code"]),
+        (&json!("sv"), &json!("sv15"))
+    );
+    assert!(
+        c.get("mode").is_none(),
+        "a shared connection has no mode: {c}"
+    );
     let vc = &c["ports"][0]["virtual_circuits"][0];
-    assert_eq!((&vc["status"], &vc["vnid"]), (&json!("pending"), &a["vxlan"]));
+    assert_eq!(
+        (&vc["status"], &vc["vnid"]),
+        (&json!("pending"), &a["vxlan"])
+    );
     tokio::time::advance(Duration::from_secs(31)).await;
     let vc_path = format!("/virtual-circuits/{}", id(vc));
     let (_, got) = call(&fake, "GET", &vc_path, None).await;
@@ -359,7 +458,13 @@ async fn shared_port_connections_wait_on_a_vlan_and_a_csp_connection_names_its_p
     tokio::time::advance(Duration::from_secs(31)).await;
     let (_, got) = call(&fake, "GET", &vc_path, None).await;
     assert_eq!(got["status"], "waiting_on_customer_vlan");
-    let (_, on) = call(&fake, "PUT", &vc_path, Some(json!({"vnid": a["vxlan"].to_string()}))).await;
+    let (_, on) = call(
+        &fake,
+        "PUT",
+        &vc_path,
+        Some(json!({"vnid": a["vxlan"].to_string()})),
+    )
+    .await;
     assert_eq!(on["status"], "activating");
 
     // To a cloud provider: two VLANs make it redundant; no speed is 10 Gbps.
@@ -370,14 +475,21 @@ async fn shared_port_connections_wait_on_a_vlan_and_a_csp_connection_names_its_p
     };
     for (provider, why) in [
         (Value::Null, "Fabric provider can't"),
-        (json!({"type": "CSP_GCP", "account_id": "123412341234"}), "CSP_AWS"),
-        (json!({"type": "CSP_AWS", "account_id": "1234"}), "12 digits"),
+        (
+            json!({"type": "CSP_GCP", "account_id": "123412341234"}),
+            "CSP_AWS",
+        ),
+        (
+            json!({"type": "CSP_AWS", "account_id": "1234"}),
+            "12 digits",
+        ),
     ] {
         let (status, reply) = call(&fake, "POST", &on_project, Some(csp(provider.clone()))).await;
         assert_eq!(status, 422, "{provider}: {reply}");
         assert!(messages(&reply).contains(why), "{provider}: {reply}");
     }
-    let provider = json!({"type": "CSP_AWS", "account_id": "123412341234", "location": "us-west-1"});
+    let provider =
+        json!({"type": "CSP_AWS", "account_id": "123412341234", "location": "us-west-1"});
     let (status, c) = call(&fake, "POST", &on_project, Some(csp(provider.clone()))).await;
     assert_eq!(status, 201, "{c}");
     assert_eq!(
@@ -385,17 +497,37 @@ async fn shared_port_connections_wait_on_a_vlan_and_a_csp_connection_names_its_p
         (&json!("redundant"), &json!(10_000_000_000u64), &provider)
     );
     tokio::time::advance(Duration::from_secs(61)).await;
-    let (_, listed) = call(&fake, "GET", &format!("/connections/{}/virtual-circuits", id(&c)), None).await;
-    let statuses: Vec<&Value> = listed["virtual_circuits"].as_array().unwrap().iter().map(|vc| &vc["status"]).collect();
+    let (_, listed) = call(
+        &fake,
+        "GET",
+        &format!("/connections/{}/virtual-circuits", id(&c)),
+        None,
+    )
+    .await;
+    let statuses: Vec<&Value> = listed["virtual_circuits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|vc| &vc["status"])
+        .collect();
     assert_eq!(statuses, [&json!("active"), &json!("active")]);
     // What these types refuse.
     for (body, why) in [
-        (json!({"name": "x", "type": "shared_port_vlan", "metro": "sv", "project": PROJECT,
-                "vlans": [a["vxlan"]], "service_token_type": "a_side"}), "no service tokens"),
-        (json!({"name": "x", "type": "shared_port_vlan", "metro": "sv", "project": PROJECT,
-                "vlans": [a["vxlan"]], "fabric_provider": provider}), "fabric_provider"),
-        (json!({"name": "x", "type": "shared_port_vlan", "metro": "sv", "project": PROJECT,
-                "vlans": [a["vxlan"]], "vrfs": ["0b000000-0000-4000-8000-0000000000ff"]}), "vrfs"),
+        (
+            json!({"name": "x", "type": "shared_port_vlan", "metro": "sv", "project": PROJECT,
+                "vlans": [a["vxlan"]], "service_token_type": "a_side"}),
+            "no service tokens",
+        ),
+        (
+            json!({"name": "x", "type": "shared_port_vlan", "metro": "sv", "project": PROJECT,
+                "vlans": [a["vxlan"]], "fabric_provider": provider}),
+            "fabric_provider",
+        ),
+        (
+            json!({"name": "x", "type": "shared_port_vlan", "metro": "sv", "project": PROJECT,
+                "vlans": [a["vxlan"]], "vrfs": ["0b000000-0000-4000-8000-0000000000ff"]}),
+            "vrfs",
+        ),
     ] {
         let (status, reply) = call(&fake, "POST", &on_project, Some(body.clone())).await;
         assert_eq!(status, 422, "{body}: {reply}");
@@ -413,19 +545,28 @@ async fn a_connection_in_a_facility_is_in_its_metro_and_shows_both() {
             &fake,
             "POST",
             &on_org,
-            Some(json!({"name": "in-da11", "type": "dedicated", "redundancy": "primary",
-                        "speed": "10Gbps", key: "da11"})),
+            Some(
+                json!({"name": "in-da11", "type": "dedicated", "redundancy": "primary",
+                        "speed": "10Gbps", key: "da11"}),
+            ),
         )
         .await;
         assert_eq!(status, 201, "{key}: {c}");
-        assert_eq!((&c["facility"]["code"], &c["metro"]["code"]), (&json!("da11"), &json!("da")));
+        assert_eq!(
+            (&c["facility"]["code"], &c["metro"]["code"]),
+            (&json!("da11"), &json!("da"))
+        );
     }
     for (body, why) in [
         (json!({"facility_id": "xx1"}), "Facility xx1 was not found"),
-        (json!({"facility_id": "sv15", "metro": "da"}), "is not in metro da"),
+        (
+            json!({"facility_id": "sv15", "metro": "da"}),
+            "is not in metro da",
+        ),
         (json!({}), "Metro can't"),
     ] {
-        let mut b = json!({"name": "x", "type": "dedicated", "redundancy": "primary", "speed": "10Gbps"});
+        let mut b =
+            json!({"name": "x", "type": "dedicated", "redundancy": "primary", "speed": "10Gbps"});
         for (k, v) in body.as_object().unwrap() {
             b[k] = v.clone();
         }
@@ -477,8 +618,10 @@ async fn over_http_every_variant_reply_matches_the_spec() {
     let (status, shared) = send(
         "POST",
         format!("/projects/{PROJECT}/connections"),
-        Some(json!({"name": "s", "type": "shared", "redundancy": "primary", "metro": "da",
-                    "speed": "50Mbps", "service_token_type": "a_side", "vrfs": [v["id"]]})),
+        Some(
+            json!({"name": "s", "type": "shared", "redundancy": "primary", "metro": "da",
+                    "speed": "50Mbps", "service_token_type": "a_side", "vrfs": [v["id"]]}),
+        ),
     )
     .await;
     assert_eq!(status, 201, "{shared}");
@@ -497,8 +640,18 @@ async fn over_http_every_variant_reply_matches_the_spec() {
         ("GET", format!("{conn}?include=facility"), None, 200),
         ("GET", format!("/connections/{}", id(&shared)), None, 200),
         ("GET", format!("/connections/{}", id(&csp)), None, 200),
-        ("GET", format!("/connections/{}/virtual-circuits", id(&shared)), None, 200),
-        ("PUT", vc_path.clone(), Some(json!({"peer_asn": 65001})), 200),
+        (
+            "GET",
+            format!("/connections/{}/virtual-circuits", id(&shared)),
+            None,
+            200,
+        ),
+        (
+            "PUT",
+            vc_path.clone(),
+            Some(json!({"peer_asn": 65001})),
+            200,
+        ),
         ("DELETE", vc_path.clone(), None, 202),
     ] {
         let (status, reply) = send(method, p.clone(), body).await;

@@ -43,7 +43,13 @@ async fn active_device(fake: &Fake, extra: Value) -> Value {
     for (k, v) in extra.as_object().unwrap() {
         body[k] = v.clone();
     }
-    let (status, d) = call(fake, "POST", &format!("/projects/{PROJECT}/devices"), Some(body)).await;
+    let (status, d) = call(
+        fake,
+        "POST",
+        &format!("/projects/{PROJECT}/devices"),
+        Some(body),
+    )
+    .await;
     assert_eq!(status, 201, "{d}");
     tokio::time::advance(Duration::from_secs(15 * 60)).await;
     let path = format!("/devices/{}", d["id"].as_str().unwrap());
@@ -55,7 +61,13 @@ async fn active_device(fake: &Fake, extra: Value) -> Value {
 /// The fake's wall-clock time now: the `updated_at` of a project updated
 /// now.
 async fn wall_now(fake: &Fake) -> chrono::DateTime<chrono::Utc> {
-    let (status, p) = call(fake, "PUT", &format!("/projects/{PROJECT}"), Some(json!({}))).await;
+    let (status, p) = call(
+        fake,
+        "PUT",
+        &format!("/projects/{PROJECT}"),
+        Some(json!({})),
+    )
+    .await;
     assert_eq!(status, 200, "{p}");
     p["updated_at"].as_str().unwrap().parse().unwrap()
 }
@@ -83,11 +95,17 @@ async fn rescue_reboots_the_device_into_rescue_until_its_next_reboot() {
     let (status, reply) = act("rescue").await;
     assert_eq!(status, 202, "{reply}");
     let (_, rescued) = call(&fake, "GET", &path, None).await;
-    assert_eq!(rescued["state"], "active", "the spec's states have no rescue state");
+    assert_eq!(
+        rescued["state"], "active",
+        "the spec's states have no rescue state"
+    );
     assert_eq!(action_types(&rescued), ["power_off", "reboot", "reinstall"]);
     let (status, reply) = act("rescue").await;
     assert_eq!(status, 422, "{reply}");
-    assert!(reply["errors"][0].as_str().unwrap().contains("already in rescue"));
+    assert!(reply["errors"][0]
+        .as_str()
+        .unwrap()
+        .contains("already in rescue"));
     let (_, events) = call(&fake, "GET", &format!("{path}/events"), None).await;
     assert_eq!(events["events"][0]["type"], "instance.rescue", "{events}");
     // A reboot boots its own operating system again.
@@ -118,8 +136,8 @@ async fn a_device_with_a_termination_time_is_deleted_then_on_the_fake_s_clock() 
     let at = wall_now(&fake).await + chrono::Duration::minutes(50);
     let ending = active_device(&fake, json!({"termination_time": at.to_rfc3339()})).await;
     let staying = active_device(&fake, json!({"hostname": "stays"})).await;
-    let got = chrono::DateTime::parse_from_rfc3339(ending["termination_time"].as_str().unwrap())
-        .unwrap();
+    let got =
+        chrono::DateTime::parse_from_rfc3339(ending["termination_time"].as_str().unwrap()).unwrap();
     assert_eq!(got.timestamp(), at.timestamp(), "{ending}");
     let hosts = |reply: &Value| -> Vec<String> {
         reply["devices"]
@@ -129,13 +147,30 @@ async fn a_device_with_a_termination_time_is_deleted_then_on_the_fake_s_clock() 
             .map(|d| d["id"].as_str().unwrap().to_string())
             .collect()
     };
-    let (_, with) = call(&fake, "GET", &format!("{list}?has_termination_time=true"), None).await;
+    let (_, with) = call(
+        &fake,
+        "GET",
+        &format!("{list}?has_termination_time=true"),
+        None,
+    )
+    .await;
     assert_eq!(hosts(&with), [ending["id"].as_str().unwrap()]);
-    let (_, without) = call(&fake, "GET", &format!("{list}?has_termination_time=false"), None).await;
+    let (_, without) = call(
+        &fake,
+        "GET",
+        &format!("{list}?has_termination_time=false"),
+        None,
+    )
+    .await;
     assert_eq!(hosts(&without), [staying["id"].as_str().unwrap()]);
     // A locked device goes too: the time is the API's, not a request.
     let path = format!("/devices/{}", ending["id"].as_str().unwrap());
-    assert_eq!(call(&fake, "PUT", &path, Some(json!({"locked": true}))).await.0, 200);
+    assert_eq!(
+        call(&fake, "PUT", &path, Some(json!({"locked": true})))
+            .await
+            .0,
+        200
+    );
     // Two creates of 15 minutes each have passed; the rest of the 50.
     tokio::time::advance(Duration::from_secs(19 * 60)).await;
     assert_eq!(call(&fake, "GET", &path, None).await.0, 200, "not yet");
@@ -149,8 +184,10 @@ async fn a_device_with_a_termination_time_is_deleted_then_on_the_fake_s_clock() 
         &fake,
         "POST",
         &list,
-        Some(json!({"metro": "da", "plan": "c3.small.x86", "operating_system": "ubuntu_24_04",
-                    "termination_time": past.to_rfc3339()})),
+        Some(
+            json!({"metro": "da", "plan": "c3.small.x86", "operating_system": "ubuntu_24_04",
+                    "termination_time": past.to_rfc3339()}),
+        ),
     )
     .await;
     assert_eq!(status, 422, "{reply}");
@@ -170,7 +207,10 @@ async fn private_ipv4_and_public_ipv6_blocks_are_not_requested() {
         assert_eq!(status, 422, "{kind}: {reply}");
         let message = reply["errors"][0].as_str().unwrap();
         assert!(message.contains("cannot be requested"), "{message}");
-        assert!(!message.contains("fake"), "the real API's refusal: {message}");
+        assert!(
+            !message.contains("fake"),
+            "the real API's refusal: {message}"
+        );
     }
     let (_, listed) = call(&fake, "GET", &format!("/projects/{PROJECT}/ips"), None).await;
     assert_eq!(listed["ip_addresses"], json!([]));
@@ -185,21 +225,31 @@ async fn over_http_the_device_variants_match_the_spec() {
         .send(
             "POST",
             format!("/projects/{PROJECT}/devices"),
-            Some(json!({"metro": "da", "plan": "c3.small.x86", "operating_system": "ubuntu_24_04",
-                        "termination_time": at.to_rfc3339()})),
+            Some(
+                json!({"metro": "da", "plan": "c3.small.x86", "operating_system": "ubuntu_24_04",
+                        "termination_time": at.to_rfc3339()}),
+            ),
         )
         .await;
     assert_eq!(status, 201, "{d}");
     fake.advance(Duration::from_secs(15 * 60)).unwrap();
     let path = format!("/devices/{}", d["id"].as_str().unwrap());
     let (status, _) = server
-        .send("POST", format!("{path}/actions"), Some(json!({"type": "rescue"})))
+        .send(
+            "POST",
+            format!("{path}/actions"),
+            Some(json!({"type": "rescue"})),
+        )
         .await;
     assert_eq!(status, 202);
     let (status, _) = server.send("GET", path.clone(), None).await;
     assert_eq!(status, 200);
     let (status, _) = server
-        .send("GET", format!("/projects/{PROJECT}/devices?has_termination_time=true"), None)
+        .send(
+            "GET",
+            format!("/projects/{PROJECT}/devices?has_termination_time=true"),
+            None,
+        )
         .await;
     assert_eq!(status, 200);
     server.check_and_stop().await;
@@ -230,9 +280,17 @@ async fn a_device_s_own_blocks_are_as_its_create_and_its_operating_system_ask() 
             .collect()
     };
     // By operating system (Equinix's minimum public IPv4 subnets).
-    for (os, public) in [("ubuntu_24_04", 31), ("windows_2022", 30), ("vmware_esxi_8_0", 29)] {
+    for (os, public) in [
+        ("ubuntu_24_04", 31),
+        ("windows_2022", 30),
+        ("vmware_esxi_8_0", 29),
+    ] {
         let d = active_device(&fake, json!({"operating_system": os})).await;
-        assert_eq!(cidrs(&d), [(4, true, public), (6, true, 127), (4, false, 31)], "{os}");
+        assert_eq!(
+            cidrs(&d),
+            [(4, true, public), (6, true, 127), (4, false, 31)],
+            "{os}"
+        );
     }
     // As the create asks: a /29 public IPv4, a /28 private, a /124 IPv6.
     let asked = json!({"ip_addresses": [
@@ -243,7 +301,14 @@ async fn a_device_s_own_blocks_are_as_its_create_and_its_operating_system_ask() 
     let a = active_device(&fake, asked.clone()).await;
     let b = active_device(&fake, asked).await;
     assert_eq!(cidrs(&a), [(4, true, 29), (6, true, 124), (4, false, 28)]);
-    let block = |d: &Value, i: usize| -> (std::net::Ipv4Addr, std::net::Ipv4Addr, std::net::Ipv4Addr, String) {
+    let block = |d: &Value,
+                 i: usize|
+     -> (
+        std::net::Ipv4Addr,
+        std::net::Ipv4Addr,
+        std::net::Ipv4Addr,
+        String,
+    ) {
         let x = &d["ip_addresses"][i];
         (
             x["network"].as_str().unwrap().parse().unwrap(),
@@ -255,14 +320,20 @@ async fn a_device_s_own_blocks_are_as_its_create_and_its_operating_system_ask() 
     let (net, gw, addr, mask) = block(&a, 0);
     assert_eq!(mask, "255.255.255.248");
     assert_eq!(u32::from(net) % 8, 0, "{net} is a /29's network");
-    assert_eq!((u32::from(gw), u32::from(addr)), (u32::from(net) + 1, u32::from(net) + 2));
+    assert_eq!(
+        (u32::from(gw), u32::from(addr)),
+        (u32::from(net) + 1, u32::from(net) + 2)
+    );
     let (other, ..) = block(&b, 0);
     assert!(
         u32::from(other) / 8 != u32::from(net) / 8,
         "two devices' /29s are apart: {net}, {other}"
     );
     assert_eq!(block(&a, 2).3, "255.255.255.240");
-    assert_eq!(a["ip_addresses"][1]["netmask"], "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fff0");
+    assert_eq!(
+        a["ip_addresses"][1]["netmask"],
+        "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fff0"
+    );
     // The project lists the private block at its size.
     let (_, listed) = call(
         &fake,
@@ -271,20 +342,36 @@ async fn a_device_s_own_blocks_are_as_its_create_and_its_operating_system_ask() 
         None,
     )
     .await;
-    let sizes: Vec<&Value> = listed["ip_addresses"].as_array().unwrap().iter().map(|r| &r["cidr"]).collect();
+    let sizes: Vec<&Value> = listed["ip_addresses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["cidr"])
+        .collect();
     assert!(sizes.contains(&&json!(28)), "{listed}");
     // Refused: smaller than the operating system takes, or out of range.
     for (os, asked) in [
-        ("windows_2022", json!({"address_family": 4, "public": true, "cidr": 31})),
-        ("ubuntu_24_04", json!({"address_family": 4, "public": true, "cidr": 27})),
-        ("ubuntu_24_04", json!({"address_family": 6, "public": true, "cidr": 64})),
+        (
+            "windows_2022",
+            json!({"address_family": 4, "public": true, "cidr": 31}),
+        ),
+        (
+            "ubuntu_24_04",
+            json!({"address_family": 4, "public": true, "cidr": 27}),
+        ),
+        (
+            "ubuntu_24_04",
+            json!({"address_family": 6, "public": true, "cidr": 64}),
+        ),
     ] {
         let (status, reply) = call(
             &fake,
             "POST",
             &format!("/projects/{PROJECT}/devices"),
-            Some(json!({"metro": "da", "plan": "c3.small.x86", "operating_system": os,
-                        "ip_addresses": [asked]})),
+            Some(
+                json!({"metro": "da", "plan": "c3.small.x86", "operating_system": os,
+                        "ip_addresses": [asked]}),
+            ),
         )
         .await;
         assert_eq!(status, 422, "{os} {asked}: {reply}");

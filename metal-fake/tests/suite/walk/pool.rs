@@ -197,7 +197,9 @@ impl Pool {
             }
             // A VRF's ranges: a /24 of 10.0.0.0/8 (some collide, as a
             // client's may).
-            "ip_ranges" if stringy => Some(json!(format!("10.{}.0.0/24", rng.random_range(1..250)))),
+            "ip_ranges" if stringy => {
+                Some(json!(format!("10.{}.0.0/24", rng.random_range(1..250))))
+            }
             // A VRF circuit's subnet: a /31 or /30 in a VRF's range.
             "subnet" if stringy => {
                 let prefix = 30 + rng.random_range(0..2);
@@ -205,11 +207,18 @@ impl Pool {
             }
             // A VRF block's network: a /29's in a VRF's range (its `cidr`
             // is drawn apart, so it is sometimes refused).
-            "network" if stringy => self
-                .in_vrf_range(rng, 29)
-                .and_then(|v| v.as_str().and_then(|t| t.split('/').next()).map(|n| json!(n))),
-            "peer_asn" if schema["type"] == "integer" => Some(json!(rng.random_range(64512..65535))),
-            "md5" if stringy => Some(json!(format!("Walk{}x", rng.random_range(100_000..999_999)))),
+            "network" if stringy => self.in_vrf_range(rng, 29).and_then(|v| {
+                v.as_str()
+                    .and_then(|t| t.split('/').next())
+                    .map(|n| json!(n))
+            }),
+            "peer_asn" if schema["type"] == "integer" => {
+                Some(json!(rng.random_range(64512..65535)))
+            }
+            "md5" if stringy => Some(json!(format!(
+                "Walk{}x",
+                rng.random_range(100_000..999_999)
+            ))),
             "account_id" if stringy => Some(json!(format!(
                 "{:012}",
                 rng.random_range(0..1_000_000_000_000u64)

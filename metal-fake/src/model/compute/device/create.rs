@@ -211,8 +211,7 @@ impl World {
         if f.metro.is_some_and(|m| m.trim().is_empty()) || (choosing && !f.has_place()) {
             missing.push("metro or facility is required".to_string());
         }
-        if f
-            .termination_time
+        if f.termination_time
             .is_some_and(|t| self.clock.instant(t) <= now)
         {
             missing.push("termination_time must be in the future".to_string());

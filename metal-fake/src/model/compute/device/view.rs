@@ -378,7 +378,11 @@ impl fmt::Display for AddressText {
         let v4 = |a: u32, b: u32| {
             if self.cidr >= 31 {
                 let base = (a << 24) | (b << 16) | (mid << 8) | ((lo & 0x7f) << 1);
-                return V4(if self.part == Part::Address { base + 1 } else { base });
+                return V4(if self.part == Part::Address {
+                    base + 1
+                } else {
+                    base
+                });
             }
             // /28 to /30: 16 second octets a size, from 166 up.
             let size = 1u32 << (32 - u32::from(self.cidr.max(28)));

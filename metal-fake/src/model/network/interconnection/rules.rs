@@ -228,7 +228,9 @@ pub(crate) fn check_record(w: &World, c: &Interconnection) -> Result<(), String>
         }
     }
     if (c.kind == InterconnectionType::SharedPortVlanToCsp) != c.fabric_provider.is_some() {
-        return Err("a shared_port_vlan_to_csp connection, and only one, has a fabric provider".into());
+        return Err(
+            "a shared_port_vlan_to_csp connection, and only one, has a fabric provider".into(),
+        );
     }
     if c.ports.len() != port_count(c.redundancy) {
         return Err(format!(
@@ -252,8 +254,7 @@ pub(crate) fn check_record(w: &World, c: &Interconnection) -> Result<(), String>
                 || c.service_tokens.len() != if tokens { c.ports.len() } else { 0 }
             {
                 return Err(
-                    "a shared connection (only) has a service token type and a token a port"
-                        .into(),
+                    "a shared connection (only) has a service token type and a token a port".into(),
                 );
             }
             if c.mode == InterconnectionMode::Tunnel {
@@ -468,8 +469,13 @@ impl World {
                 self.catalog
                     .facilities
                     .iter()
-                    .find(|x| x.code.eq_ignore_ascii_case(&f) || x.id.is_some_and(|id| id.to_string() == f))
-                    .ok_or_else(|| ApiError::unprocessable(format!("Facility {f} was not found")))?,
+                    .find(|x| {
+                        x.code.eq_ignore_ascii_case(&f)
+                            || x.id.is_some_and(|id| id.to_string() == f)
+                    })
+                    .ok_or_else(|| {
+                        ApiError::unprocessable(format!("Facility {f} was not found"))
+                    })?,
             ),
             None => None,
         };

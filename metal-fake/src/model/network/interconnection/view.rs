@@ -142,7 +142,9 @@ impl World {
             name: &rec.name,
             description: rec.description.as_deref().unwrap_or_default(),
             contact_email: rec.contact_email.as_deref().unwrap_or_default(),
-            facility: self.connection_facility(c).map(|f| self.catalog.facility_view(f)),
+            facility: self
+                .connection_facility(c)
+                .map(|f| self.catalog.facility_view(f)),
             metro: self.catalog.metro_of_code(&rec.metro),
             // Shared connections have no mode (the spec's `mode`: "Shared
             // connections won't have this field").

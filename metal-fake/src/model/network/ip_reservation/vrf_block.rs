@@ -155,7 +155,11 @@ impl World {
             body.vrf_id,
             network,
             cidr,
-            (body.tags.clone(), body.details.clone(), body.customdata.clone()),
+            (
+                body.tags.clone(),
+                body.details.clone(),
+                body.customdata.clone(),
+            ),
             now,
         ))
     }

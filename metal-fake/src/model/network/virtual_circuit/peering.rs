@@ -134,7 +134,9 @@ fn parse_address(text: &str, v6: bool) -> Option<u128> {
     if v6 {
         text.parse::<Ipv6Addr>().ok().map(u128::from)
     } else {
-        text.parse::<Ipv4Addr>().ok().map(|a| u128::from(u32::from(a)))
+        text.parse::<Ipv4Addr>()
+            .ok()
+            .map(|a| u128::from(u32::from(a)))
     }
 }
 
@@ -210,13 +212,22 @@ mod tests {
         ] {
             assert!(Subnet::parse("subnet", text, v6).is_err(), "{text}");
         }
-        assert!(s30.overlaps(s31) && !s30.overlaps(Subnet::parse("s", "12.0.0.4/31", false).unwrap()));
+        assert!(
+            s30.overlaps(s31) && !s30.overlaps(Subnet::parse("s", "12.0.0.4/31", false).unwrap())
+        );
     }
 
     #[test]
     fn md5_follows_the_spec_s_pattern() {
         assert!(check_md5("Abcdefgh12").is_ok());
-        for bad in ["short1A", "alllowercase123", "ALLUPPER1234", "NoDigitsHere", "Has-Punct1a", "A1bcdefghijklmnopqrstu"] {
+        for bad in [
+            "short1A",
+            "alllowercase123",
+            "ALLUPPER1234",
+            "NoDigitsHere",
+            "Has-Punct1a",
+            "A1bcdefghijklmnopqrstu",
+        ] {
             assert!(check_md5(bad).is_err(), "{bad}");
         }
     }

@@ -103,7 +103,11 @@ pub(crate) fn check_record(w: &World, vc: &VirtualCircuit) -> Result<(), String>
             w.circuit_vrf(c, vc.project, &v.to_string())
                 .map_err(|e| e.messages.join("; "))?;
             if let Some(b) = vc.vrf_block {
-                if w.ips.reservations().get(&b).is_none_or(|r| r.rec.vrf != Some(v)) {
+                if w.ips
+                    .reservations()
+                    .get(&b)
+                    .is_none_or(|r| r.rec.vrf != Some(v))
+                {
                     return Err(format!("its block {b} is not an IP reservation of its VRF"));
                 }
             }
@@ -251,7 +255,11 @@ impl World {
             .parse::<Uuid>()
             .map_err(|_| ApiError::unprocessable(format!("Project {project} was not found")))?;
         self.check_circuit_project(c, project)?;
-        let vnid = body.vnid.as_deref().map(str::trim).filter(|v| !v.is_empty());
+        let vnid = body
+            .vnid
+            .as_deref()
+            .map(str::trim)
+            .filter(|v| !v.is_empty());
         let vrf = body.vrf.as_deref().map(str::trim).filter(|v| !v.is_empty());
         let (vlan, vrf) = match (vnid, vrf) {
             (Some(_), Some(_)) => {

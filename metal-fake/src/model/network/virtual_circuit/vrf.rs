@@ -71,6 +71,10 @@ pub(crate) enum BlockUse {
     New(Ipv4Addr, u8),
 }
 
+/// A peering's IPv6 side: its subnet, the Metal and the customer
+/// addresses (all `None`: no IPv6 peering).
+type Ipv6Side = (Option<String>, Option<String>, Option<String>);
+
 /// A peering checked against the world, and where its subnet lies.
 pub(crate) struct Peered {
     pub(crate) peering: Peering,
@@ -133,11 +137,11 @@ impl World {
             .ok_or_else(|| ApiError::unprocessable("subnet can't be blank"))?;
         let subnet = Subnet::parse("subnet", subnet_text, false)?;
         let same = was.is_some_and(|p| p.subnet == subnet.text());
-        let (metal_ip, customer_ip) = match (given(&fields.metal_ip), given(&fields.customer_ip), was)
-        {
-            (None, None, Some(p)) if same => (p.metal_ip.clone(), p.customer_ip.clone()),
-            (m, c, _) => subnet.sides(m, c)?,
-        };
+        let (metal_ip, customer_ip) =
+            match (given(&fields.metal_ip), given(&fields.customer_ip), was) {
+                (None, None, Some(p)) if same => (p.metal_ip.clone(), p.customer_ip.clone()),
+                (m, c, _) => subnet.sides(m, c)?,
+            };
         if !self.vrf_holds_range(v, Range::span(false, subnet.first, subnet.last())) {
             return Err(ApiError::unprocessable(format!(
                 "subnet {} is not within the VRF's IP ranges",
@@ -192,7 +196,7 @@ impl World {
         v: &crate::model::vrf::Kept,
         fields: &PeeringFields,
         was: Option<&Peering>,
-    ) -> Result<(Option<String>, Option<String>, Option<String>), ApiError> {
+    ) -> Result<Ipv6Side, ApiError> {
         let Some(text) = given(&fields.subnet_ipv6).or(was.and_then(|p| p.subnet_ipv6.as_deref()))
         else {
             return Ok((None, None, None));
@@ -233,7 +237,9 @@ impl World {
         // as one).
         let first = u32::try_from(subnet.first).unwrap_or_default();
         let wanted = Block::new(Ipv4Addr::from(first), subnet.prefix);
-        let own = current.filter(|k| k.rec.own_block).and_then(|k| k.rec.vrf_block);
+        let own = current
+            .filter(|k| k.rec.own_block)
+            .and_then(|k| k.rec.vrf_block);
         for r in self.vrf_reservations(vrf) {
             let block = r.block();
             if own == Some(r.rec.id) && block != wanted {
