@@ -659,3 +659,40 @@ async fn over_http_every_variant_reply_matches_the_spec() {
     }
     server.check_and_stop().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_shared_connection_s_circuit_is_pending_then_waits_on_a_vlan_until_given_one() {
+    let fake = fake();
+    let v = vlan(&fake, PROJECT, "da").await;
+    let (status, c) = call(
+        &fake,
+        "POST",
+        &format!("/projects/{PROJECT}/connections"),
+        Some(
+            json!({"name": "later", "type": "shared", "redundancy": "primary", "metro": "da",
+                    "speed": "50Mbps", "service_token_type": "a_side"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, 201, "{c}");
+    let vc = &c["ports"][0]["virtual_circuits"][0];
+    assert_eq!(vc["status"], "pending");
+    let vc_path = format!("/virtual-circuits/{}", id(vc));
+    tokio::time::advance(Duration::from_secs(31)).await;
+    let (_, got) = call(&fake, "GET", &vc_path, None).await;
+    assert_eq!(got["status"], "waiting_on_customer_vlan");
+    tokio::time::advance(Duration::from_secs(600)).await;
+    let (_, still) = call(&fake, "GET", &vc_path, None).await;
+    assert_eq!(
+        still["status"], "waiting_on_customer_vlan",
+        "until a VLAN is given"
+    );
+    let (status, given) = call(&fake, "PUT", &vc_path, Some(json!({"vnid": v["id"]}))).await;
+    assert_eq!((status, &given["status"]), (200, &json!("activating")));
+    tokio::time::advance(Duration::from_secs(31)).await;
+    let (_, got) = call(&fake, "GET", &vc_path, None).await;
+    assert_eq!(
+        (&got["status"], &got["vnid"]),
+        (&json!("active"), &v["vxlan"])
+    );
+}

@@ -54,6 +54,9 @@ pub struct Pool {
     /// The IPv4 ranges of the VRFs seen (a VRF circuit's `subnet` and a
     /// VRF block's `network` lie in one).
     vrf_ranges: BTreeSet<String>,
+    /// The IDs seen under another's href (`/connections/A/ports/B`: B of
+    /// kind `ports` under A), for a path that names both.
+    children: BTreeMap<(Uuid, String), Vec<Uuid>>,
 }
 
 impl Pool {
@@ -66,6 +69,19 @@ impl Pool {
                 if let Some((kind, id)) = map.get("href").and_then(Value::as_str).and_then(href_id)
                 {
                     self.add(&kind, id);
+                    // The parent an href names is live too (a connection,
+                    // whose replies carry no href of their own).
+                    if let Some((parent_kind, parent)) = map
+                        .get("href")
+                        .and_then(Value::as_str)
+                        .and_then(href_parent)
+                    {
+                        self.add(&parent_kind, parent);
+                        let under = self.children.entry((parent, kind.clone())).or_default();
+                        if !under.contains(&id) {
+                            under.push(id);
+                        }
+                    }
                     if kind == "hardware-reservations" {
                         let plan = value.pointer("/plan/slug").and_then(Value::as_str);
                         let metro = value
@@ -166,6 +182,30 @@ impl Pool {
         Uuid::from_u128(rng.random())
     }
 
+    /// An ID of `kind` under `parent` (the path's previous ID) when the
+    /// pool has seen some there, eight in ten; else as [`Pool::pick`].
+    pub fn pick_under(
+        &self,
+        parent: Option<Uuid>,
+        kind: &str,
+        deleting: bool,
+        rng: &mut StdRng,
+    ) -> Uuid {
+        let under: Vec<Uuid> = parent
+            .and_then(|p| self.children.get(&(p, kind.to_string())))
+            .map(|ids| {
+                ids.iter()
+                    .copied()
+                    .filter(|id| !self.deleted.contains(id))
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !under.is_empty() && rng.random_range(0..10) < 8 {
+            return under[rng.random_range(0..under.len())];
+        }
+        self.pick(kind, deleting, rng)
+    }
+
     /// Whether `id` is in the pool (live).
     pub fn knows(&self, id: Uuid) -> bool {
         self.live.values().any(|ids| ids.contains(&id))
@@ -212,6 +252,40 @@ impl Pool {
                     .and_then(|t| t.split('/').next())
                     .map(|n| json!(n))
             }),
+            // Plain strings in the spec that take a few values only: a
+            // connection's redundancy and speed, an IP request's type.
+            "redundancy" if stringy => {
+                Some(json!(["primary", "redundant"][rng.random_range(0..2)]))
+            }
+            // Both a shared connection's and a dedicated port's but 50Mbps.
+            "speed" if stringy => Some(json!(
+                ["50Mbps", "1Gbps", "10Gbps", "10Gbps"][rng.random_range(0..4)]
+            )),
+            "facility_id" if stringy => slug("facility", rng),
+            // A VRF circuit's addresses left to the API, as Terraform
+            // sends them.
+            "metal_ip" | "customer_ip" | "subnet_ipv6" | "metal_ipv6" | "customer_ipv6"
+                if stringy =>
+            {
+                Some(json!(""))
+            }
+            "type"
+                if stringy
+                    && schema.get("x-known-values").is_none()
+                    && schema.get("enum").is_none() =>
+            {
+                let types = [
+                    "public_ipv4",
+                    "global_ipv4",
+                    "private_ipv4",
+                    "public_ipv6",
+                    "vrf",
+                ];
+                Some(json!(types[rng.random_range(0..types.len())]))
+            }
+            // An IP request's quantity (a power of 2) and a block's size.
+            "quantity" if schema["type"] == "integer" => Some(json!(1 << rng.random_range(0..4))),
+            "cidr" if schema["type"] == "integer" => Some(json!(rng.random_range(29..32))),
             "peer_asn" if schema["type"] == "integer" => {
                 Some(json!(rng.random_range(64512..65535)))
             }
@@ -276,6 +350,16 @@ impl Pool {
         let body = base64::engine::general_purpose::STANDARD.encode(blob);
         format!("ssh-ed25519 {body} walk-{}", self.keys)
     }
+}
+
+/// The kind and ID an href names before its last one
+/// (`/connections/A/ports/B`: `connections`, A).
+fn href_parent(href: &str) -> Option<(String, Uuid)> {
+    let mut parts = href.trim_end_matches('/').rsplit('/');
+    parts.next()?;
+    parts.next()?;
+    let id = parts.next()?.parse().ok()?;
+    Some((parts.next()?.to_string(), id))
 }
 
 /// The kind (the path segment before it) and ID an href ends in.

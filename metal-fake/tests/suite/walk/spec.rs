@@ -29,6 +29,24 @@ pub const NEVER: &[(&str, &str)] = &[
     ),
 ];
 
+/// Optional properties the walk always sends where a schema has them,
+/// each with its reason: the spec leaves them optional, but the API (and
+/// the clients) took no request without them.
+pub const ALWAYS: &[(&str, &str)] = &[
+    (
+        "speed",
+        "a connection's: optional in the spec, required for all but a z_side shared connection (the Terraform provider refuses to leave it out)",
+    ),
+    (
+        "account_id",
+        "a cloud provider's (`AWSFabricProvider`): the derived spec drops `required` from schemas replies share",
+    ),
+    (
+        "type",
+        "a variant's discriminator (an IP request's, a cloud provider's): the derived spec drops `required` from schemas replies share",
+    ),
+];
+
 /// The spec, and the operations the walk calls.
 pub struct Spec {
     doc: Value,
@@ -161,6 +179,7 @@ impl Spec {
                 if let Some(props) = schema["properties"].as_object() {
                     for (key, prop) in props {
                         let wanted = required.contains(&key.as_str())
+                            || ALWAYS.iter().any(|(k, _)| k == key)
                             || (depth < 4 && rng.random_bool(if depth == 0 { 0.5 } else { 0.2 }));
                         if wanted && !self.resolve(prop)["readOnly"].as_bool().unwrap_or(false) {
                             out.insert(key.clone(), self.value(prop, key, pool, rng, depth + 1));

@@ -509,24 +509,7 @@ impl World {
             )));
         }
         ids.iter()
-            .map(|text| {
-                let vrf = text
-                    .trim()
-                    .parse::<Uuid>()
-                    .ok()
-                    .and_then(|id| self.vrfs.get(&id))
-                    .filter(|v| v.rec.project == project)
-                    .ok_or_else(|| {
-                        ApiError::unprocessable(format!("VRF {text} was not found in the project"))
-                    })?;
-                if !vrf.rec.metro.eq_ignore_ascii_case(metro) {
-                    return Err(ApiError::unprocessable(format!(
-                        "VRF {} is in metro {}, not in the connection's metro {metro}",
-                        vrf.rec.name, vrf.rec.metro
-                    )));
-                }
-                Ok(vrf.rec.id)
-            })
+            .map(|text| self.vrf_in(project, metro, text))
             .collect()
     }
 

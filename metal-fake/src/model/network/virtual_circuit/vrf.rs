@@ -90,20 +90,7 @@ impl World {
         project: Uuid,
         text: &str,
     ) -> Result<Uuid, ApiError> {
-        let vrf = text
-            .trim()
-            .parse::<Uuid>()
-            .ok()
-            .and_then(|id| self.vrfs.get(&id))
-            .filter(|v| v.rec.project == project)
-            .ok_or_else(|| ApiError::unprocessable(format!("VRF {text} was not found")))?;
-        if !vrf.rec.metro.eq_ignore_ascii_case(&c.rec.metro) {
-            return Err(ApiError::unprocessable(format!(
-                "VRF {} is in metro {}, not in the connection's metro {}",
-                vrf.rec.name, vrf.rec.metro, c.rec.metro
-            )));
-        }
-        Ok(vrf.rec.id)
+        self.vrf_in(project, &c.rec.metro, text)
     }
 
     /// The peering `fields` give a circuit of VRF `vrf`, over `current`
