@@ -608,7 +608,7 @@ impl World {
             body.tags.as_deref().and_then(bad_tags),
         ])?;
         let mode = mode_of(body.mode.as_deref())?;
-        if mode == Some(InterconnectionMode::Tunnel) && kind == InterconnectionType::Shared {
+        if mode == Some(InterconnectionMode::Tunnel) && kind.is_shared() {
             return Err(ApiError::unprocessable(
                 "Tunnel mode is not supported for shared connections",
             ));
