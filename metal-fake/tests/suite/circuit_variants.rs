@@ -79,6 +79,12 @@ fn tf_body(vrf: &Value, extra: Value) -> Value {
     b
 }
 
+/// Deletes VRF `v`, nothing holding it any more: `204`.
+async fn assert_vrf_deleted(fake: &Fake, v: &Value) {
+    let (status, reply) = call(fake, "DELETE", &format!("/vrfs/{}", id(v)), None).await;
+    assert_eq!(status, 204, "{reply}");
+}
+
 fn messages(reply: &Value) -> String {
     reply["errors"].to_string()
 }
@@ -213,12 +219,7 @@ async fn a_vrf_circuit_on_a_dedicated_port_peers_in_its_subnet_and_changes_its_p
     assert_eq!(call(&fake, "GET", &vc_path, None).await.0, 404);
     let (_, ips) = call(&fake, "GET", &format!("/vrfs/{}/ips", id(&v)), None).await;
     assert_eq!(ips["ip_addresses"], json!([]), "its block went with it");
-    assert_eq!(
-        call(&fake, "DELETE", &format!("/vrfs/{}", id(&v)), None)
-            .await
-            .0,
-        204
-    );
+    assert_vrf_deleted(&fake, &v).await;
 }
 
 #[tokio::test(start_paused = true)]
@@ -393,12 +394,7 @@ async fn a_shared_connection_with_vrfs_waits_on_peering_details_then_activates()
     let (status, _) = call(&fake, "DELETE", &format!("/connections/{}", id(&c)), None).await;
     assert_eq!(status, 202);
     assert_eq!(call(&fake, "GET", &vc_path, None).await.0, 404);
-    assert_eq!(
-        call(&fake, "DELETE", &format!("/vrfs/{}", id(&v)), None)
-            .await
-            .0,
-        204
-    );
+    assert_vrf_deleted(&fake, &v).await;
 }
 
 #[tokio::test(start_paused = true)]
