@@ -54,6 +54,13 @@ impl Wall {
         self.start_wall
     }
 
+    /// The instant on the fake's clock of the wall-clock time `at` (the
+    /// clock's start for a time before it, as a time past is due at once).
+    pub(crate) fn instant(&self, at: DateTime<Utc>) -> Instant {
+        let since = (at - self.start_wall).to_std().unwrap_or_default();
+        self.start.checked_add(since).unwrap_or(self.start)
+    }
+
     /// The wall-clock time of `at`.
     pub(crate) fn wall(&self, at: Instant) -> DateTime<Utc> {
         let since = at.saturating_duration_since(self.start);

@@ -50,13 +50,14 @@ pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Tra
 pub use crate::model::{
     Batch, BgpConfig, Capacity, CapacityLevel, CatalogChoice, Counted, Device, DeviceBatchState,
     DeviceState, Drive, Facility, HardwareReservation, License, Metro, OperatingSystem,
-    Organization, OwnAddress, Period, Plan, PlanMetro, PlanSpecs, Price, Project, ReservationItem,
+    Organization, OwnAddress, OwnCidrs, Period, Plan, PlanMetro, PlanSpecs, Price, Project,
+    ReservationItem,
     SelfServiceReservation, SpotMarketRequest, SpotPrice, SshKey, Token,
 };
 pub use crate::model::{BatchAssignment, BatchAssignmentState, BatchState, PortVlanBatch};
 pub use crate::model::{
-    Interconnection, InterconnectionMode, InterconnectionStatus, InterconnectionType, Redundancy,
-    TokenSide, VirtualCircuit, VirtualCircuitStatus,
+    FabricProvider, Interconnection, InterconnectionMode, InterconnectionStatus,
+    InterconnectionType, Peering, Redundancy, TokenSide, VirtualCircuit, VirtualCircuitStatus,
 };
 pub use crate::model::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 

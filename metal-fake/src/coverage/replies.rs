@@ -354,11 +354,13 @@ async fn no_reply_says_the_fake_does_not_model_something_but_the_listed_variants
             };
             let says = says_unmodelled(&reply);
             match declared.map(|d| d.status) {
-                Some(Status::NotYet) if !says => wrong.push(format!(
-                    "{} {v}: listed as not yet modelled, answered {status} {reply} (take it off the list)",
-                    op.id
-                )),
-                Some(Status::NotYet) => {}
+                Some(Status::Refused(_)) if says || !(400..500).contains(&status) => {
+                    wrong.push(format!(
+                        "{} {v}: listed as refused as the real API refused it, answered {status} {reply}",
+                        op.id
+                    ))
+                }
+                Some(Status::Refused(_)) => {}
                 _ if says => wrong.push(format!(
                     "{} {v}: says it is not modelled: {status} {reply}",
                     op.id

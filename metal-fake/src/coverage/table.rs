@@ -121,12 +121,12 @@ struct Tally {
     ignored: usize,
     no_effect: usize,
     pending: usize,
-    not_yet: usize,
+    refused: usize,
 }
 
 impl Tally {
     fn total(&self) -> usize {
-        self.modelled + self.ignored + self.no_effect + self.pending + self.not_yet
+        self.modelled + self.ignored + self.no_effect + self.pending + self.refused
     }
 }
 
@@ -181,13 +181,13 @@ fn render(readings: &[Reading]) -> String {
                 }
                 Some(d) => {
                     let (label, why) = match d.status {
-                        Status::NotYet => {
-                            variants.not_yet += 1;
-                            ("not modelled yet (refused with 422)", "")
-                        }
                         Status::Ignored(w) => {
                             variants.ignored += 1;
                             ("accepted, served as another variant", w)
+                        }
+                        Status::Refused(w) => {
+                            variants.refused += 1;
+                            ("refused, as the real API refused it", w)
                         }
                     };
                     let _ = writeln!(
@@ -254,9 +254,9 @@ fn render(readings: &[Reading]) -> String {
     let _ = write!(
         out,
         "Of the query parameters not honoured: {} with no effect in the fake's world, {} \
-         not honoured yet. Of the variants not modelled: {} not modelled yet, {} served as \
-         another.\n\n",
-        params.no_effect, params.pending, variants.not_yet, variants.ignored,
+         not honoured yet. Of the variants not modelled: {} served as another, {} refused as the \
+         real API refused them.\n\n",
+        params.no_effect, params.pending, variants.ignored, variants.refused,
     );
     out.push_str("## Query parameters not honoured\n\n| operation | parameter | how | why |\n| --- | --- | --- | --- |\n");
     out.push_str(&unread);

@@ -1,13 +1,14 @@
-//! The request variants the fake does not serve as the real API did.
+//! The request variants the fake does not simply model: those it serves
+//! as another, and those it refuses as the real API refused them.
 //!
 //! An operation's variants are its body's `oneOf` branches (by schema
 //! name), the values of its body's `type` (`type=rescue`), read from
 //! `openapi/metal.json`, and the few of [`BEYOND_SPEC`] that the spec
 //! leaves untyped. Every variant is modelled but those of [`VARIANTS`].
-//! Marking one modelled is deleting its line here: the test
-//! `coverage::replies` then fails until the fake serves it, and passes
-//! once it does (and fails while a line says "not yet" of a variant the
-//! fake serves).
+//! No reply may say the fake does not model something: the test
+//! `coverage::replies` sends every variant, and fails on such a reply, on
+//! a modelled variant that is not answered `2xx`, and on a refused one
+//! that is not answered `4xx`.
 
 /// A variant of an operation's request, and how the fake serves it.
 #[derive(Clone, Copy, Debug)]
@@ -23,65 +24,35 @@ pub(crate) struct Variant {
 /// How the fake serves a variant that is not simply modelled.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Status {
-    /// Refused with a `422` saying the fake does not model it: to be
-    /// modelled.
-    NotYet,
     /// Accepted, and served as another variant: why.
     Ignored(&'static str),
+    /// Refused (`4xx`, in the real API's words) as the real API refused
+    /// it: the evidence.
+    Refused(&'static str),
 }
 
-/// A variant of `operation` the fake does not model yet.
-const fn not_yet(operation: &'static str, variant: &'static str) -> Variant {
+/// A variant of `operation` the real API refused, as the fake does:
+/// `evidence` says where that is seen.
+const fn refused(operation: &'static str, variant: &'static str, evidence: &'static str) -> Variant {
     Variant {
         operation,
         variant,
-        status: Status::NotYet,
+        status: Status::Refused(evidence),
     }
 }
 
 /// Every variant that is not simply modelled.
 pub(crate) const VARIANTS: &[Variant] = &[
-    not_yet(
-        "createInterconnectionPortVirtualCircuit",
-        "VrfVirtualCircuitCreateInput",
+    refused(
+        "requestIPReservation",
+        "type=private_ipv4",
+        "the Terraform provider's reserved IP block docs (\"The IPv6 and private IPv4 blocks can't be created, only imported\") and its `type` validation (public_ipv4, global_ipv4, vrf); metal-cli's `ip request` help",
     ),
-    not_yet("updateVirtualCircuit", "VrfVirtualCircuitUpdateInput"),
-    not_yet("performAction", "type=rescue"),
-    not_yet(
-        "createOrganizationInterconnection",
-        "VrfFabricVcCreateInput",
+    refused(
+        "requestIPReservation",
+        "type=public_ipv6",
+        "as for private_ipv4: the Terraform provider's reserved IP block docs and validation, metal-cli's `ip request` help",
     ),
-    not_yet(
-        "createOrganizationInterconnection",
-        "SharedPortVCVlanCreateInput",
-    ),
-    not_yet(
-        "createOrganizationInterconnection",
-        "VlanCSPConnectionCreateInput",
-    ),
-    not_yet("createOrganizationInterconnection", "type=shared_port_vlan"),
-    not_yet(
-        "createOrganizationInterconnection",
-        "type=shared_port_vlan_to_csp",
-    ),
-    not_yet("createOrganizationInterconnection", "facility_id"),
-    not_yet("createProjectInterconnection", "VrfFabricVcCreateInput"),
-    not_yet(
-        "createProjectInterconnection",
-        "SharedPortVCVlanCreateInput",
-    ),
-    not_yet(
-        "createProjectInterconnection",
-        "VlanCSPConnectionCreateInput",
-    ),
-    not_yet("createProjectInterconnection", "type=shared_port_vlan"),
-    not_yet(
-        "createProjectInterconnection",
-        "type=shared_port_vlan_to_csp",
-    ),
-    not_yet("createProjectInterconnection", "facility_id"),
-    not_yet("requestIPReservation", "type=private_ipv4"),
-    not_yet("requestIPReservation", "type=public_ipv6"),
     Variant {
         operation: "createProject",
         variant: "type=vmce",

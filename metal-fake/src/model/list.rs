@@ -117,6 +117,15 @@ pub(crate) fn categories<'c>(call: &'c Call, name: &str) -> Result<Vec<&'c str>,
     }
 }
 
+impl Listing {
+    /// As [`Listing::of`], for a list the spec gives no `page` or
+    /// `per_page` (a generated client reads one page): the whole list in
+    /// one page (up to the largest page) unless the call pages it.
+    pub(crate) fn unpaged(call: &Call, filters: &[&'static str]) -> Result<Self, ApiError> {
+        Self::of_per_page(call, filters, super::render::MAX_PER_PAGE)
+    }
+}
+
 /// One page of a project's list: the entries under the list's own key
 /// (`devices`), and `meta`.
 pub(crate) struct Page<T> {

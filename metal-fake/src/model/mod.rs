@@ -90,7 +90,7 @@ pub use compute::self_service_reservation::{Period, ReservationItem, SelfService
 pub use compute::spot_market::price::SpotPrice;
 pub use compute::spot_market::request::SpotMarketRequest;
 pub(crate) use device::FailurePlan;
-pub use device::{Device, DeviceState, OwnAddress};
+pub use device::{Device, DeviceState, OwnAddress, OwnCidrs};
 pub use device::{FailProvisioning, RandomFailures};
 pub use elastic_ip::ElasticIp;
 pub use email::Email;
@@ -99,8 +99,8 @@ pub use global_bgp_range::GlobalBgpRange;
 pub use hardware_reservation::HardwareReservation;
 pub use inspect::WorldCounts;
 pub use interconnection::{
-    Interconnection, InterconnectionMode, InterconnectionStatus, InterconnectionType, Redundancy,
-    TokenSide,
+    FabricProvider, Interconnection, InterconnectionMode, InterconnectionStatus,
+    InterconnectionType, Redundancy, TokenSide,
 };
 pub use invitation::Invitation;
 pub use ip_reservation::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
@@ -116,7 +116,7 @@ pub use ssh_key::SshKey;
 pub use timings::Timings;
 pub use transfer::Transfer;
 pub use user::User;
-pub use virtual_circuit::{VirtualCircuit, VirtualCircuitStatus};
+pub use virtual_circuit::{Peering, VirtualCircuit, VirtualCircuitStatus};
 pub use vlan::VirtualNetwork;
 pub use vrf::Vrf;
 pub use vrf_route::{RouteStatus, VrfRoute};

@@ -73,7 +73,6 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::device::{DeviceState, FAILED_PROVISIONING_PROJECT};
-use super::interconnection::InterconnectionType;
 use super::World;
 use crate::call::ApiError;
 use crate::document::WorldError;
@@ -485,13 +484,37 @@ pub(crate) static RELATIONS: &[Relation] = &[
         on_delete: OnDelete::Restrict(
             "The connection has virtual circuits: delete them before deleting it",
         ),
-        links: |w| circuit_links(w, InterconnectionType::Dedicated),
+        links: |w| circuit_links(w, false),
     },
     Relation {
         child: Kind::VirtualCircuit,
         parent: Kind::Interconnection,
         on_delete: OnDelete::Cascade,
-        links: |w| circuit_links(w, InterconnectionType::Shared),
+        links: |w| circuit_links(w, true),
+    },
+    Relation {
+        child: Kind::VirtualCircuit,
+        parent: Kind::Vrf,
+        on_delete: OnDelete::Restrict("The VRF is in use: delete its virtual circuits first"),
+        links: |w| {
+            w.virtual_circuits
+                .values()
+                .filter_map(|vc| Some((vc.rec.id, vc.rec.vrf?)))
+                .collect()
+        },
+    },
+    Relation {
+        child: Kind::VirtualCircuit,
+        parent: Kind::IpReservation,
+        on_delete: OnDelete::Restrict(
+            "The IP reservation holds the subnet of a virtual circuit: delete the circuit first",
+        ),
+        links: |w| {
+            w.virtual_circuits
+                .values()
+                .filter_map(|vc| Some((vc.rec.id, vc.rec.vrf_block?)))
+                .collect()
+        },
     },
     Relation {
         child: Kind::VirtualCircuit,
@@ -741,14 +764,15 @@ fn device_links(w: &World, deleted: bool) -> Vec<(Uuid, Uuid)> {
         .collect()
 }
 
-/// The circuits on connections of `kind`, with their connection.
-fn circuit_links(w: &World, kind: InterconnectionType) -> Vec<(Uuid, Uuid)> {
+/// The circuits on shared connections (`shared`: made with them and
+/// going with them) or on dedicated ones, with their connection.
+fn circuit_links(w: &World, shared: bool) -> Vec<(Uuid, Uuid)> {
     w.virtual_circuits
         .values()
         .filter(|vc| {
             w.interconnections
                 .get(&vc.rec.interconnection)
-                .is_none_or(|c| c.rec.kind == kind)
+                .is_none_or(|c| c.rec.kind.is_shared() == shared)
         })
         .map(|vc| (vc.rec.id, vc.rec.interconnection))
         .collect()
@@ -945,9 +969,7 @@ impl World {
             Kind::Interconnection => {
                 self.interconnections.remove_row(log, id, at);
             }
-            Kind::VirtualCircuit => {
-                self.virtual_circuits.remove_row(log, id, at);
-            }
+            Kind::VirtualCircuit => self.remove_circuit(id, at),
             Kind::PortVlanBatch => {
                 self.port_vlan_batches.remove_row(log, id, at);
             }

@@ -308,7 +308,12 @@ async fn a_connection_the_api_refused_is_refused_and_nothing_is_made() {
         (
             &on_project,
             shared(json!({"type": "shared_port_vlan"})),
-            "not modelled",
+            "no service tokens",
+        ),
+        (
+            &on_project,
+            shared(json!({"type": "shared_port_vlan_to_csp", "service_token_type": null})),
+            "Fabric provider",
         ),
     ] {
         let (status, reply) = call(&fake, "POST", path, Some(body.clone())).await;
@@ -376,7 +381,11 @@ async fn a_vlan_circuit_on_a_dedicated_port_activates_refuses_what_does_not_fit_
         (json!({"nni_vlan": 7, "speed": "100Gbps"}), "exceeds"),
         (
             json!({"nni_vlan": 7, "vrf": "0b000000-0000-4000-8000-00000000000f"}),
-            "VRF",
+            "a vnid or a vrf",
+        ),
+        (
+            json!({"nni_vlan": 7, "vnid": null, "vrf": "0b000000-0000-4000-8000-00000000000f"}),
+            "VRF 0b000000-0000-4000-8000-00000000000f was not found",
         ),
     ] {
         let (status, reply) = call(&fake, "POST", &vcs, Some(body(extra.clone()))).await;

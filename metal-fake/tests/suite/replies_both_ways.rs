@@ -104,8 +104,8 @@ const MISSING: &[(&str, &[&str], &str)] = &[
     ),
     (
         "Interconnection",
-        &["authorization_code", "fabric_provider", "facility", "project", "token"],
-        "a dedicated port is no project's; authorization codes and providers are for connections to cloud providers and VRFs, not modelled; metro-scoped connections have no facility; the single token is the older service_tokens",
+        &["authorization_code", "fabric_provider", "mode", "project", "token"],
+        "a dedicated port is no project's; authorization codes are not modelled; fabric_provider only on a shared_port_vlan_to_csp connection; mode only on dedicated ports (the spec: shared connections won't have it); the single token is the older service_tokens",
     ),
     ("InterconnectionPort", &["switch_id"], "switches are not modelled"),
     (

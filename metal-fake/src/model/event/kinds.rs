@@ -47,6 +47,7 @@ pub(crate) fn describe(e: &Entry) -> Option<(&'static str, &'static str)> {
         (K::Device, Updated("power_off")) => ("instance.power_off", "Power off requested"),
         (K::Device, Updated("powered_off")) => ("instance.powered_off", "Device powered off"),
         (K::Device, Updated("reboot")) => ("instance.reboot", "Reboot requested"),
+        (K::Device, Updated("rescue")) => ("instance.rescue", "Rescue mode requested"),
         (K::Device, Updated("reinstall")) => ("instance.reinstall", "Reinstall requested"),
         (K::Device, Updated("reinstalled")) => ("instance.reinstalled", "Device reinstalled"),
         (K::Device, Updated("fields")) => ("instance.updated", "{label} was updated by {user}"),

@@ -32,6 +32,9 @@ pub(crate) enum Due {
         id: Uuid,
         from: crate::model::virtual_circuit::VirtualCircuitStatus,
     },
+    /// A device's `termination_time` has come: it is deleted; stale when
+    /// it is gone.
+    Terminate { id: Uuid },
     /// A port VLAN assignment batch moves on from `from` (queued: in
     /// progress; in progress: applied); stale unless it is still there.
     PortVlanBatch {
@@ -101,6 +104,7 @@ impl World {
                 Due::VirtualCircuit { id, from } => self.circuit_step(id, from, at),
                 Due::PortVlanBatch { id, from } => self.batch_step(id, from, at),
                 Due::MetalGateway { id } => self.gateway_gone(id, at),
+                Due::Terminate { id } => self.terminate_device(id, at),
             }
         }
         self.journal.set_cause(cause);

@@ -53,6 +53,7 @@ mod pool;
 mod run;
 mod spec;
 mod teeth;
+mod variants;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};

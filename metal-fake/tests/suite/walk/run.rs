@@ -229,7 +229,9 @@ impl<'s> Walk<'s> {
         for seg in op.path.split('/').filter(|s| !s.is_empty()) {
             path.push('/');
             if seg.starts_with('{') {
-                let id = self.pool.pick(prev, deleting, rng);
+                let id = self
+                    .pool
+                    .pick_under(named.last().copied(), prev, deleting, rng);
                 named.push(id);
                 path.push_str(&id.to_string());
             } else {

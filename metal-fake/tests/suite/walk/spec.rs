@@ -1,9 +1,11 @@
 //! What the walk reads from `openapi/metal.json`: the operations it may
 //! call (every operation of `metal_api::operation::ALL` but those still
 //! answering `501`), each one's request schema, and bodies made from a
-//! schema: required properties always, optional ones sometimes, enum
-//! values, formats (uuid, ip, cidr, date-time), and IDs from the pool
-//! where a property names a thing.
+//! schema: required properties always, optional ones sometimes, each
+//! `oneOf` branch, enum values and the open enums' known values (so every
+//! variant: an action type, a connection or IP reservation type),
+//! formats (uuid, ip, cidr, date-time), and IDs from the pool where a
+//! property names a thing.
 
 use metal_api::operation::{self, Operation};
 use rand::rngs::StdRng;
@@ -24,6 +26,24 @@ pub const NEVER: &[(&str, &str)] = &[
     (
         "resetPassword",
         "resets the walk's user's password; nothing else reads it",
+    ),
+];
+
+/// Optional properties the walk always sends where a schema has them,
+/// each with its reason: the spec leaves them optional, but the API (and
+/// the clients) took no request without them.
+pub const ALWAYS: &[(&str, &str)] = &[
+    (
+        "speed",
+        "a connection's: optional in the spec, required for all but a z_side shared connection (the Terraform provider refuses to leave it out)",
+    ),
+    (
+        "account_id",
+        "a cloud provider's (`AWSFabricProvider`): the derived spec drops `required` from schemas replies share",
+    ),
+    (
+        "type",
+        "a variant's discriminator (an IP request's, a cloud provider's): the derived spec drops `required` from schemas replies share",
     ),
 ];
 
@@ -133,6 +153,15 @@ impl Spec {
         if let Some(values) = schema["enum"].as_array().filter(|v| !v.is_empty()) {
             return values[rng.random_range(0..values.len())].clone();
         }
+        // A value the spec knows (`x-known-values`: the derived spec's
+        // open enums, such as an IP reservation's `type`) nine times in
+        // ten, so the walk draws every variant a client sends.
+        if let Some(values) = schema["x-known-values"]
+            .as_array()
+            .filter(|v| !v.is_empty() && rng.random_bool(0.9))
+        {
+            return values[rng.random_range(0..values.len())].clone();
+        }
         let kind = schema["type"]
             .as_str()
             .unwrap_or(if schema.get("properties").is_some() {
@@ -150,6 +179,7 @@ impl Spec {
                 if let Some(props) = schema["properties"].as_object() {
                     for (key, prop) in props {
                         let wanted = required.contains(&key.as_str())
+                            || ALWAYS.iter().any(|(k, _)| k == key)
                             || (depth < 4 && rng.random_bool(if depth == 0 { 0.5 } else { 0.2 }));
                         if wanted && !self.resolve(prop)["readOnly"].as_bool().unwrap_or(false) {
                             out.insert(key.clone(), self.value(prop, key, pool, rng, depth + 1));

@@ -77,6 +77,7 @@ struct CreateFields<'a> {
     keys: KeyRequest<'a>,
     spot_instance: bool,
     spot_price_max: Option<f64>,
+    termination_time: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// The SSH keys a create request names.
@@ -111,6 +112,7 @@ macro_rules! create_fields {
             spot_price_max: $b
                 .spot_price_max
                 .map(crate::model::compute::spot_market::price::decimal),
+            termination_time: $b.termination_time,
             keys: KeyRequest {
                 project: &$b.project_ssh_keys,
                 user: &$b.user_ssh_keys,
@@ -209,6 +211,11 @@ impl World {
         if f.metro.is_some_and(|m| m.trim().is_empty()) || (choosing && !f.has_place()) {
             missing.push("metro or facility is required".to_string());
         }
+        if f.termination_time
+            .is_some_and(|t| self.clock.instant(t) <= now)
+        {
+            missing.push("termination_time must be in the future".to_string());
+        }
         if !missing.is_empty() {
             return Err(ApiError {
                 status: 422,
@@ -285,7 +292,7 @@ impl World {
         now: Instant,
     ) -> Result<Uuid, ApiError> {
         let chosen = self.choose_keys(project, &f.keys)?;
-        let addresses = self.asked_addresses(project, &facility, f.ip_addresses)?;
+        let addresses = self.asked_addresses(project, &facility, f.ip_addresses, f.os)?;
         // Every check has passed: from here on the create happens.
         let mut ssh_keys = Vec::with_capacity(chosen.len());
         for choice in chosen {
@@ -311,6 +318,7 @@ impl World {
             .map(|block| self.assign_at_create(id, block, now));
         let rec = Device {
             own_addresses: addresses.own,
+            own_cidrs: addresses.cidrs,
             public_ipv4_assignment,
             description: f.description.cloned(),
             tags: f.tags.to_vec(),
@@ -322,6 +330,7 @@ impl World {
             customdata: f.customdata.clone(),
             spot_instance: f.spot_instance,
             spot_price_max: f.spot_instance.then_some(f.spot_price_max).flatten(),
+            termination_time: f.termination_time,
             ..Device::queued(
                 id,
                 project,

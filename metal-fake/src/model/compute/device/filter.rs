@@ -106,7 +106,7 @@ impl World {
                     .is_some_and(|r| has(&ShortId(r).to_string()))
                 || rec.tags.iter().any(|t| has(t))
                 // Its IP addresses, once it has them.
-                || (state.has_addresses() && address_texts(d.meta.seq).any(|a| has(&a)))
+                || (state.has_addresses() && address_texts(d).any(|a| has(&a)))
         };
         let named = |value: &Option<String>, code: &str, id: Option<Uuid>| {
             value.as_ref().is_none_or(|v| {
@@ -136,8 +136,9 @@ impl World {
             })
             && named(&f.metro, metro, metro_id)
             && named(&f.facility, &rec.facility, facility_id)
-            // No device of the fake has a termination time.
-            && f.has_termination_time.is_none_or(|t| !t)
+            && f
+                .has_termination_time
+                .is_none_or(|t| t == rec.termination_time.is_some())
             // Any of its ports' MAC addresses, ASCII case ignored.
             && f.mac_address.as_ref().is_none_or(|m| {
                 crate::model::port::macs_of(&rec.plan, d.meta.seq)

@@ -50,8 +50,8 @@ pub(crate) use failures::FailurePlan;
 pub use failures::{FailProvisioning, RandomFailures};
 pub(crate) use filter::DeviceFilter;
 pub(crate) use operations::RESOURCE;
-pub use record::{Device, DeviceState, OwnAddress};
-pub(crate) use record::{Kept, Step, FAILED_PROVISIONING_PROJECT};
+pub(crate) use record::{smallest_public_ipv4, Kept, Step, FAILED_PROVISIONING_PROJECT};
+pub use record::{Device, DeviceState, OwnAddress, OwnCidrs};
 pub(crate) use table::Devices;
 pub(crate) use view::{
     address_texts, own_block_owner, own_blocks, Addresses, DeviceField, OwnBlock, COLLECTION,

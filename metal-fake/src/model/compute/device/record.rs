@@ -76,6 +76,10 @@ pub struct Device {
     /// How many times it was rebooted.
     #[serde(default)]
     pub reboots: u32,
+    /// Booted into the rescue operating system (by the `rescue` action),
+    /// until its next reboot, power off or reinstall.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rescue: bool,
     /// Placed by another API user (a competitor), not by the controller.
     #[serde(default)]
     pub competitor: bool,
@@ -84,6 +88,9 @@ pub struct Device {
     /// private IPv4, as the real API gave them by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub own_addresses: Option<Vec<OwnAddress>>,
+    /// The prefix lengths of its own blocks (absent: /31, /127 and /31).
+    #[serde(default, skip_serializing_if = "OwnCidrs::is_default")]
+    pub own_cidrs: OwnCidrs,
     /// The assignment (of one of `ip_reservations`) its create asked for
     /// as its public IPv4: shown first among its addresses, as its
     /// management address, once provisioned.
@@ -96,6 +103,81 @@ pub struct Device {
     /// The most a spot instance is bid at an hour.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spot_price_max: Option<f64>,
+    /// When it is deleted on its own (its create's `termination_time`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub termination_time: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+/// The prefix lengths of a device's own blocks: as its create's
+/// `ip_addresses` asked (`cidr`), else its operating system's smallest
+/// public IPv4 subnet (Linux /31, Windows /30, VMware ESXi /29) and /127
+/// and /31 for the others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OwnCidrs {
+    /// The public IPv4 block's (28 to 31).
+    #[serde(default = "cidr_31")]
+    pub public_ipv4: u8,
+    /// The public IPv6 block's (124 to 127).
+    #[serde(default = "cidr_127")]
+    pub public_ipv6: u8,
+    /// The private IPv4 block's (28 to 31).
+    #[serde(default = "cidr_31")]
+    pub private_ipv4: u8,
+}
+
+fn cidr_31() -> u8 {
+    31
+}
+
+fn cidr_127() -> u8 {
+    127
+}
+
+impl Default for OwnCidrs {
+    fn default() -> Self {
+        Self {
+            public_ipv4: 31,
+            public_ipv6: 127,
+            private_ipv4: 31,
+        }
+    }
+}
+
+impl OwnCidrs {
+    fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// The prefix length of `kind`'s block.
+    pub(crate) fn of(&self, kind: OwnAddress) -> u8 {
+        match kind {
+            OwnAddress::PublicIpv4 => self.public_ipv4,
+            OwnAddress::PublicIpv6 => self.public_ipv6,
+            OwnAddress::PrivateIpv4 => self.private_ipv4,
+        }
+    }
+
+    /// Whether each is in its family's range (28 to 31 for IPv4, 124 to
+    /// 127 for IPv6: the spec's `IPAddress.cidr`, a single address aside).
+    pub(crate) fn valid(&self) -> bool {
+        (28..=31).contains(&self.public_ipv4)
+            && (124..=127).contains(&self.public_ipv6)
+            && (28..=31).contains(&self.private_ipv4)
+    }
+}
+
+/// The smallest public IPv4 subnet a device of `os` takes (Equinix's
+/// "Subnets and IP Addresses": Linux /31, Windows Server /30, VMware ESXi
+/// /29).
+pub(crate) fn smallest_public_ipv4(os: &str) -> u8 {
+    if os.starts_with("windows") {
+        30
+    } else if os.starts_with("vmware") || os.contains("esxi") {
+        29
+    } else {
+        31
+    }
 }
 
 /// One of the addresses a device gets of its own.
@@ -142,11 +224,14 @@ impl Device {
             billing_cycle: None,
             spot_instance: false,
             spot_price_max: None,
+            termination_time: None,
             userdata: None,
             customdata: serde_json::Map::new(),
             reboots: 0,
+            rescue: false,
             competitor: false,
             own_addresses: None,
+            own_cidrs: OwnCidrs::default(),
             public_ipv4_assignment: None,
         }
     }
@@ -459,6 +544,12 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
                 d.id
             )));
         }
+        if !d.own_cidrs.valid() {
+            return Err(WorldError::Inconsistent(format!(
+                "device {}: its own blocks are /28 to /31 (IPv4) and /124 to /127 (IPv6)",
+                d.id
+            )));
+        }
         if let Some(r) = d.reservation {
             let kept = w
                 .reservations
@@ -506,6 +597,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
         // Its steps already due (a seeded `active` device's provisioning)
         // are made when the load drains the queue.
         w.queue_phase(d.id);
+        w.queue_termination(d.id);
     }
     Ok(())
 }

@@ -126,19 +126,36 @@ impl World {
                     }
                     (_, S::PoweringOn | S::PoweringOff) => return Err(busy(state)),
                     (A::PowerOn, _) => Phase::PoweringOn,
-                    (A::PowerOff, _) => Phase::PoweringOff,
+                    (A::PowerOff, _) => {
+                        d.rec.rescue = false;
+                        Phase::PoweringOff
+                    }
                     (A::Reboot, S::Active) => {
+                        // A reboot boots its own operating system again.
                         d.rec.reboots += 1;
+                        d.rec.rescue = false;
                         return Ok(false);
                     }
                     (A::Reboot, _) => {
                         return Err(ApiError::unprocessable("Device must be powered on"))
                     }
-                    (A::Reinstall, _) => Phase::Reinstalling,
+                    (A::Reinstall, _) => {
+                        d.rec.rescue = false;
+                        Phase::Reinstalling
+                    }
+                    // Rescue reboots the device into the rescue operating
+                    // system: it stays `active` (the spec's device states
+                    // have no rescue state) until a reboot.
+                    (A::Rescue, S::Active) if d.rec.rescue => {
+                        return Err(ApiError::unprocessable("Device is already in rescue mode"))
+                    }
+                    (A::Rescue, S::Active) => {
+                        d.rec.reboots += 1;
+                        d.rec.rescue = true;
+                        return Ok(false);
+                    }
                     (A::Rescue, _) => {
-                        return Err(ApiError::unprocessable(
-                            "Rescue mode is not supported by the fake",
-                        ))
+                        return Err(ApiError::unprocessable("Device must be powered on"))
                     }
                 };
                 let mut since = now;
@@ -266,7 +283,6 @@ impl World {
     /// [`crate::Timings::reservation_release`] after the delete. Deleting
     /// a device already deprovisioning changes nothing and succeeds.
     pub(crate) fn delete_device(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
-        let timings = self.timings;
         let d = self.devices.get(&id).ok_or_else(ApiError::not_found)?;
         if d.rec.locked {
             return Err(ApiError::unprocessable(DELETE_LOCKED));
@@ -278,7 +294,15 @@ impl World {
             DeviceState::Deprovisioning => return Ok(()),
             _ => {}
         }
-        let reservation = d.rec.reservation;
+        self.finish_delete(id, now);
+        Ok(())
+    }
+
+    /// Deletes device `id`, its checks passed: its reservation released
+    /// after the delay, the device gone (or deprovisioning first).
+    fn finish_delete(&mut self, id: Uuid, now: Instant) {
+        let timings = self.timings;
+        let reservation = self.devices.get(&id).and_then(|d| d.rec.reservation);
         if let Some(r) = reservation {
             self.release_at(r, now + timings.reservation_release, now);
         }
@@ -294,7 +318,6 @@ impl World {
                 });
             self.queue_phase(id);
         }
-        Ok(())
     }
 
     /// A device the caller may not see any more: one whose provisioning
@@ -369,7 +392,31 @@ impl World {
             self.hold(r, id, now);
         }
         self.queue_phase(id);
+        self.queue_termination(id);
         self.drain(now);
+    }
+
+    /// Queues the termination of device `id` at its `termination_time`.
+    pub(crate) fn queue_termination(&mut self, id: Uuid) {
+        if let Some(t) = self.devices.get(&id).and_then(|d| d.rec.termination_time) {
+            self.due.push(self.clock.instant(t), Due::Terminate { id });
+        }
+    }
+
+    /// Device `id`'s termination time has come: it is deleted as a
+    /// `DELETE` deletes it (its reservation released), whatever its state
+    /// or lock (the spec's `termination_time`: "to automatically delete
+    /// the resource"); stale when it is gone or already deprovisioning.
+    pub(crate) fn terminate_device(&mut self, id: Uuid, at: Instant) {
+        let due = self.devices.get(&id).is_some_and(|d| {
+            d.state() != DeviceState::Deprovisioning
+                && d.rec
+                    .termination_time
+                    .is_some_and(|t| self.clock.instant(t) <= at)
+        });
+        if due {
+            self.finish_delete(id, at);
+        }
     }
 
     /// A competitor gives up its device: it is deleted as the API deletes

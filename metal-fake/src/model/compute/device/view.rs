@@ -12,7 +12,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::provisioning;
-use super::record::{Kept, OwnAddress, Phase};
+use super::record::{Kept, OwnAddress, OwnCidrs, Phase};
 use crate::model::catalog::{FacilityView, MetroView, OperatingSystemView, PlanView};
 use crate::model::event::EventView;
 use crate::model::hardware_reservation::{self, ReservationView};
@@ -47,6 +47,8 @@ pub(crate) struct DeviceView<'a> {
     spot_instance: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     spot_price_max: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    termination_time: Option<Stamp>,
     network_frozen: bool,
     bonding_mode: u8,
     iqn: Iqn,
@@ -126,6 +128,7 @@ impl World {
             billing_cycle: rec.billing_cycle.as_deref().unwrap_or("hourly"),
             spot_instance: rec.spot_instance,
             spot_price_max: rec.spot_price_max,
+            termination_time: rec.termination_time.map(Stamp),
             network_frozen: false,
             // The real API's bonding mode of a layer-3 bond (balance-tlb).
             bonding_mode: 5,
@@ -134,7 +137,7 @@ impl World {
                 device: rec.id,
             },
             sos: Sos(&rec.facility),
-            actions: Actions(state),
+            actions: Actions(state, rec.rescue),
             root_password: d
                 .password_shown(&self.timings, now)
                 .then_some(RootPassword(rec.id)),
@@ -203,6 +206,7 @@ impl World {
             device: d.rec.id,
             seq: state.has_addresses().then_some(d.meta.seq),
             own: d.rec.own_addresses.as_deref(),
+            cidrs: d.rec.own_cidrs,
             made: Stamp(self.clock.wall(d.meta.created)),
             management: management.map(|v| v.into_management()),
             elastic,
@@ -298,8 +302,9 @@ impl Serialize for Sos<'_> {
     }
 }
 
-/// What can be done to a device in its state: `{type, name}` each.
-struct Actions(DeviceState);
+/// What can be done to a device in its state (and whether it is in
+/// rescue mode, where `rescue` is not offered again): `{type, name}` each.
+struct Actions(DeviceState, bool);
 
 #[derive(Serialize)]
 struct Action {
@@ -311,6 +316,11 @@ struct Action {
 impl Serialize for Actions {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let all: &[(&str, &str)] = match self.0 {
+            DeviceState::Active if self.1 => &[
+                ("power_off", "Power Off"),
+                ("reboot", "Reboot"),
+                ("reinstall", "Reinstall"),
+            ],
             DeviceState::Active => &[
                 ("power_off", "Power Off"),
                 ("reboot", "Reboot"),
@@ -368,25 +378,53 @@ enum Family {
     Private4,
 }
 
-/// An address or its network, written without allocating.
+/// Which address of a device's own block a text is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Address,
+    Network,
+    Gateway,
+}
+
+/// An address of a device's own block, written without allocating: a
+/// /31 (or an IPv6 block) is its network and the address after it (the
+/// gateway the network itself); a larger IPv4 block is its network, its
+/// gateway the address after it, the device's address the next, from a
+/// range of its own per size, so blocks of every size stay apart.
 struct AddressText {
     family: Family,
     seq: u64,
-    network: bool,
+    cidr: u8,
+    part: Part,
 }
 
 impl fmt::Display for AddressText {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (hi, mid, lo) = address_parts(self.seq);
-        let v4 = |a: u32, b: u32, c: u32| {
-            let base = (a << 24) | (b << 16) | (c << 8) | ((lo & 0x7f) << 1);
-            V4(if self.network { base } else { base + 1 })
+        let v4 = |a: u32, b: u32| {
+            if self.cidr >= 31 {
+                let base = (a << 24) | (b << 16) | (mid << 8) | ((lo & 0x7f) << 1);
+                return V4(if self.part == Part::Address {
+                    base + 1
+                } else {
+                    base
+                });
+            }
+            // /28 to /30: 16 second octets a size, from 166 up.
+            let size = 1u32 << (32 - u32::from(self.cidr.max(28)));
+            let b = 150 + (31 - u32::from(self.cidr.max(28))) * 16 + (hi & 0xf);
+            let base = (a << 24) | (b << 16) | (mid << 8) | ((lo % (256 / size)) * size);
+            V4(match self.part {
+                Part::Network => base,
+                Part::Gateway => base + 1,
+                Part::Address => base + 2,
+            })
         };
         match self.family {
-            Family::Public4 => write!(f, "{}", v4(147, 75 + (hi & 0x3f), mid)),
-            Family::Private4 => write!(f, "{}", v4(10, 64 + hi, mid)),
+            Family::Public4 => write!(f, "{}", v4(147, 75 + (hi & 0x3f))),
+            Family::Private4 => write!(f, "{}", v4(10, 64 + hi)),
             Family::Public6 => {
-                let host = if self.network { "" } else { "1" };
+                let host = if self.part == Part::Address { "1" } else { "" };
                 write!(f, "2604:1380:{hi:x}:{:x}::{host}", (mid << 8) | lo)
             }
         }
@@ -399,23 +437,74 @@ impl Serialize for AddressText {
     }
 }
 
-/// The addresses of a device with creation order `seq`, as text (what the
-/// list's `search` matches).
-pub(crate) fn address_texts(seq: u64) -> impl Iterator<Item = String> {
-    [Family::Public4, Family::Public6, Family::Private4]
-        .into_iter()
-        .map(move |family| {
-            AddressText {
-                family,
-                seq,
-                network: false,
-            }
-            .to_string()
-        })
+/// One of a device's own blocks: which it is, its place in the device's
+/// addresses, its family, address family, publicity and prefix length.
+#[derive(Clone, Copy)]
+struct Own {
+    kind: OwnAddress,
+    index: usize,
+    family: Family,
+    address_family: u8,
+    public: bool,
+    cidr: u8,
 }
 
-/// A device's public IPv4 (/31), public IPv6 (/127) and private IPv4
-/// (/31) assignments, none before it has them; then those of the
+impl Own {
+    fn text(self, seq: u64, part: Part) -> AddressText {
+        AddressText {
+            family: self.family,
+            seq,
+            cidr: self.cidr,
+            part,
+        }
+    }
+
+    /// Its netmask, as text.
+    fn netmask(self) -> String {
+        if self.address_family == 6 {
+            let mask = u128::MAX << (128 - u32::from(self.cidr.min(128)));
+            std::net::Ipv6Addr::from(mask).to_string()
+        } else {
+            let mask = (u64::from(u32::MAX) << (32 - u32::from(self.cidr.min(32)))) as u32;
+            std::net::Ipv4Addr::from(mask).to_string()
+        }
+    }
+}
+
+/// The own blocks a device with `own` (`None`: all three) and `cidrs`
+/// has, in the order its `ip_addresses` lists them.
+fn own_kinds(own: Option<&[OwnAddress]>, cidrs: &OwnCidrs) -> Vec<Own> {
+    [
+        (OwnAddress::PublicIpv4, Family::Public4, 4, true),
+        (OwnAddress::PublicIpv6, Family::Public6, 6, true),
+        (OwnAddress::PrivateIpv4, Family::Private4, 4, false),
+    ]
+    .into_iter()
+    .enumerate()
+    .filter(|(_, (kind, ..))| own.is_none_or(|o| o.contains(kind)))
+    .map(|(index, (kind, family, address_family, public))| Own {
+        kind,
+        index,
+        family,
+        address_family,
+        public,
+        cidr: cidrs.of(kind),
+    })
+    .collect()
+}
+
+/// The addresses of device `d` (its own, once it has them), as text
+/// (what the list's `search` and a BGP session's neighbour data read),
+/// in the order public IPv4, public IPv6, private IPv4.
+pub(crate) fn address_texts(d: &Kept) -> impl Iterator<Item = String> {
+    let seq = d.meta.seq;
+    own_kinds(None, &d.rec.own_cidrs)
+        .into_iter()
+        .map(move |o| o.text(seq, Part::Address).to_string())
+}
+
+/// A device's public IPv4, public IPv6 and private IPv4 assignments (as
+/// its create asked), none before it has them; then those of the
 /// project's IP reservations assigned to it.
 pub(crate) struct Addresses<'a> {
     device: Uuid,
@@ -423,6 +512,8 @@ pub(crate) struct Addresses<'a> {
     seq: Option<u64>,
     /// Which of its own it has (`None`: all three).
     own: Option<&'a [OwnAddress]>,
+    /// Their prefix lengths.
+    cidrs: OwnCidrs,
     made: Stamp,
     /// Its public IPv4 from a reserved block, once provisioned.
     management: Option<AssignmentView<'a>>,
@@ -439,7 +530,7 @@ struct Assignment {
     address: AddressText,
     gateway: AddressText,
     network: AddressText,
-    netmask: &'static str,
+    netmask: String,
     address_family: u8,
     cidr: u8,
     public: bool,
@@ -454,68 +545,30 @@ struct Assignment {
 impl Serialize for Addresses<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeSeq;
-        let all = [
-            (
-                OwnAddress::PublicIpv4,
-                Family::Public4,
-                4,
-                true,
-                31,
-                "255.255.255.254",
-            ),
-            (
-                OwnAddress::PublicIpv6,
-                Family::Public6,
-                6,
-                true,
-                127,
-                "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe",
-            ),
-            (
-                OwnAddress::PrivateIpv4,
-                Family::Private4,
-                4,
-                false,
-                31,
-                "255.255.255.254",
-            ),
-        ];
-        let has = |kind: &OwnAddress| self.own.is_none_or(|own| own.contains(kind));
-        let own = if self.seq.is_some() {
-            all.iter().filter(|a| has(&a.0)).count()
-        } else {
-            0
+        let own = match self.seq {
+            Some(_) => own_kinds(self.own, &self.cidrs),
+            None => Vec::new(),
         };
         let management = usize::from(self.management.is_some());
-        let mut seq = s.serialize_seq(Some(management + own + self.elastic.len()))?;
+        let mut seq = s.serialize_seq(Some(management + own.len() + self.elastic.len()))?;
         if let Some(m) = &self.management {
             seq.serialize_element(m)?;
         }
         if let Some(n) = self.seq {
-            for (i, (kind, family, address_family, public, cidr, netmask)) in
-                all.into_iter().enumerate()
-            {
-                if !has(&kind) {
-                    continue;
-                }
-                let id = derived_id(self.device, i as u128 + 1);
-                let text = |network| AddressText {
-                    family,
-                    seq: n,
-                    network,
-                };
+            for o in own {
+                let id = derived_id(self.device, o.index as u128 + 1);
                 seq.serialize_element(&Assignment {
                     id,
                     href: Href::new("ips", id),
                     type_: "IPAssignment",
                     state: "active",
-                    address: text(false),
-                    gateway: text(true),
-                    network: text(true),
-                    netmask,
-                    address_family,
-                    cidr,
-                    public,
+                    address: o.text(n, Part::Address),
+                    gateway: o.text(n, Part::Gateway),
+                    network: o.text(n, Part::Network),
+                    netmask: o.netmask(),
+                    address_family: o.address_family,
+                    cidr: o.cidr,
+                    public: o.public,
                     management: true,
                     manageable: true,
                     enabled: true,
@@ -546,11 +599,13 @@ pub(crate) struct OwnBlock {
     pub(crate) block: Uuid,
     /// The address.
     pub(crate) address: String,
-    /// The network (also the gateway).
+    /// The network.
     pub(crate) network: String,
+    /// The gateway (the network itself for a /31 or an IPv6 block).
+    pub(crate) gateway: String,
     /// The netmask.
-    pub(crate) netmask: &'static str,
-    /// The prefix length (31 or 127).
+    pub(crate) netmask: String,
+    /// The prefix length (31 or 127 unless the create asked another).
     pub(crate) cidr: u8,
     /// 4 or 6.
     pub(crate) address_family: u8,
@@ -574,59 +629,21 @@ pub(crate) fn own_blocks(d: &Kept) -> Vec<OwnBlock> {
     if !d.state().has_addresses() {
         return Vec::new();
     }
-    let all = [
-        (
-            OwnAddress::PublicIpv4,
-            Family::Public4,
-            4,
-            true,
-            31,
-            "255.255.255.254",
-        ),
-        (
-            OwnAddress::PublicIpv6,
-            Family::Public6,
-            6,
-            true,
-            127,
-            "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe",
-        ),
-        (
-            OwnAddress::PrivateIpv4,
-            Family::Private4,
-            4,
-            false,
-            31,
-            "255.255.255.254",
-        ),
-    ];
-    let own = d.rec.own_addresses.as_deref();
-    all.into_iter()
-        .enumerate()
-        .filter(|(_, a)| own.is_none_or(|o| o.contains(&a.0)))
-        .map(
-            |(i, (kind, family, address_family, public, cidr, netmask))| {
-                let text = |network| {
-                    AddressText {
-                        family,
-                        seq: d.meta.seq,
-                        network,
-                    }
-                    .to_string()
-                };
-                OwnBlock {
-                    kind,
-                    assignment: derived_id(d.rec.id, i as u128 + 1),
-                    block: derived_id(d.rec.id, OWN_BLOCK_IDS + i as u128),
-                    address: text(false),
-                    network: text(true),
-                    netmask,
-                    cidr,
-                    address_family,
-                    public,
-                }
-            },
-        )
+    let seq = d.meta.seq;
+    own_kinds(d.rec.own_addresses.as_deref(), &d.rec.own_cidrs)
+        .into_iter()
+        .map(|o| OwnBlock {
+            kind: o.kind,
+            assignment: derived_id(d.rec.id, o.index as u128 + 1),
+            block: derived_id(d.rec.id, OWN_BLOCK_IDS + o.index as u128),
+            address: o.text(seq, Part::Address).to_string(),
+            network: o.text(seq, Part::Network).to_string(),
+            gateway: o.text(seq, Part::Gateway).to_string(),
+            netmask: o.netmask(),
+            cidr: o.cidr,
+            address_family: o.address_family,
+            public: o.public,
+        })
         .collect()
 }
 

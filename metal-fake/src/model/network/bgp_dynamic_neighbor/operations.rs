@@ -49,7 +49,7 @@ fn owner(w: &World, id: Uuid) -> Option<Owner> {
 
 fn get_bgp_dynamic_neighbors(call: &Call) -> Result<Prepared, ApiError> {
     let gateway = call.id("id")?;
-    let listing = Listing::of(call, &[])?;
+    let listing = Listing::unpaged(call, &[])?;
     acts(move |w, _, _| {
         w.gateways.get(&gateway).ok_or_else(ApiError::not_found)?;
         let path = format_args!(

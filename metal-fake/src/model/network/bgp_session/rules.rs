@@ -136,7 +136,7 @@ impl World {
             .facility(&d.rec.facility)
             .map(|f| f.metro.as_str());
         let addresses: Vec<String> = if d.state().has_addresses() {
-            address_texts(d.meta.seq).collect()
+            address_texts(d).collect()
         } else {
             Vec::new()
         };

@@ -22,9 +22,10 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::{
-    Interconnection, InterconnectionMode, InterconnectionStatus, InterconnectionType, Redundancy,
-    TokenSide,
+    FabricProvider, Interconnection, InterconnectionMode, InterconnectionStatus,
+    InterconnectionType, Redundancy, TokenSide,
 };
+pub(crate) use rules::CircuitsOn;
 pub(crate) use speed::parse_speed;
 pub(crate) use view::{port_href, COLLECTION};
 

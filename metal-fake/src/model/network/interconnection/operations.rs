@@ -101,9 +101,14 @@ fn connections_page(
     path: String,
     exists: fn(&World, Uuid) -> bool,
     of: fn(&Kept, Uuid) -> bool,
-    id: Uuid,
+    (id, paged): (Uuid, bool),
 ) -> Result<Prepared, ApiError> {
-    let listing = Listing::of(call, &[])?;
+    // The spec pages a project's connections, not an organisation's.
+    let listing = if paged {
+        Listing::of(call, &[])?
+    } else {
+        Listing::unpaged(call, &[])?
+    };
     acts(move |w, caller, now| {
         if !exists(w, id) {
             return Err(ApiError::not_found());
@@ -128,7 +133,7 @@ fn list_of_organization(call: &Call) -> Result<Prepared, ApiError> {
         path,
         |w, id| w.organizations.contains_key(&id),
         |c, id| c.rec.organization == id,
-        id,
+        (id, false),
     )
 }
 
@@ -140,7 +145,7 @@ fn list_of_project(call: &Call) -> Result<Prepared, ApiError> {
         path,
         |w, id| w.projects.contains_key(&id),
         |c, id| c.rec.project == Some(id),
-        id,
+        (id, true),
     )
 }
 
@@ -207,7 +212,7 @@ fn get_port(call: &Call) -> Result<Prepared, ApiError> {
 }
 
 fn get_metros(call: &Call) -> Result<Prepared, ApiError> {
-    let listing = Listing::of(call, &[])?;
+    let listing = Listing::unpaged(call, &[])?;
     acts(move |w, _, _| {
         let metros = w.interconnection_metros_view();
         let path = format!("{}/{COLLECTION}/metros", crate::model::render::API_PREFIX);

@@ -17,7 +17,8 @@ use crate::model::world::oldest_first;
 use crate::model::World;
 
 /// Whether a connection is an organisation's own Fabric port or a shared
-/// connection of a project.
+/// connection of a project (with service tokens, on a shared port, or to
+/// a cloud provider).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum InterconnectionType {
@@ -26,6 +27,45 @@ pub enum InterconnectionType {
     /// A shared connection of a project, set up with Fabric service
     /// tokens.
     Shared,
+    /// A shared connection on one of Metal's shared ports, without
+    /// service tokens (finished in Fabric).
+    SharedPortVlan,
+    /// A shared connection straight to a cloud provider (its
+    /// `fabric_provider`).
+    SharedPortVlanToCsp,
+}
+
+impl InterconnectionType {
+    /// Whether its circuits are made with it (one a port) and go with it:
+    /// every shared type.
+    pub(crate) fn is_shared(self) -> bool {
+        self != Self::Dedicated
+    }
+
+    /// Its name in the API.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Dedicated => "dedicated",
+            Self::Shared => "shared",
+            Self::SharedPortVlan => "shared_port_vlan",
+            Self::SharedPortVlanToCsp => "shared_port_vlan_to_csp",
+        }
+    }
+}
+
+/// The cloud provider a `shared_port_vlan_to_csp` connection reaches (the
+/// spec's `AWSFabricProvider`, its one variant).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FabricProvider {
+    /// The provider's type (`CSP_AWS`).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The account at the provider (twelve digits for AWS).
+    pub account_id: String,
+    /// The provider's region.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
 }
 
 /// One port (`primary`) or two (`redundant`).
@@ -94,7 +134,11 @@ pub struct Interconnection {
     pub contact_email: Option<String>,
     /// Its metro's code.
     pub metro: String,
-    /// Dedicated or shared.
+    /// Its facility's code (absent: the first of its metro's facilities,
+    /// as the reply shows it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facility: Option<String>,
+    /// Dedicated, or one of the shared types.
     #[serde(rename = "type")]
     pub kind: InterconnectionType,
     /// One port or two.
@@ -120,6 +164,9 @@ pub struct Interconnection {
     /// Where it is in its life (absent: active).
     #[serde(default)]
     pub status: InterconnectionStatus,
+    /// A `shared_port_vlan_to_csp` connection's provider.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fabric_provider: Option<FabricProvider>,
 }
 
 /// An interconnection as the world keeps it.

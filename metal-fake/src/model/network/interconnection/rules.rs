@@ -13,8 +13,8 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record::{
-    Interconnection, InterconnectionMode, InterconnectionStatus, InterconnectionType, Kept,
-    Redundancy, TokenSide,
+    FabricProvider, Interconnection, InterconnectionMode, InterconnectionStatus,
+    InterconnectionType, Kept, Redundancy, TokenSide,
 };
 use super::speed::{parse_speed, speed_text, DEDICATED_SPEEDS, SHARED_SPEEDS};
 use crate::call::ApiError;
@@ -30,8 +30,23 @@ pub(crate) const ACTIVATION: Duration = Duration::from_secs(30);
 /// fake's).
 pub(crate) const MAX_PER_ORGANIZATION: usize = 100;
 
-/// A create's body: the spec's three inputs (dedicated, shared with
-/// VLANs, shared with VRFs) in one, each field read as clients send it.
+/// The speed of a connection on a shared port made without one (the
+/// spec: Fabric-billed connections "always default to 10gbps").
+const SHARED_PORT_SPEED: u64 = 10_000_000_000;
+
+/// What a shared connection's circuits carry, one a port in order: VLANs
+/// (by ID; a port past the list's end gets none), or VRFs.
+pub(crate) enum CircuitsOn {
+    /// VLAN circuits.
+    Vlans(Vec<Uuid>),
+    /// VRF circuits, their peering given later.
+    Vrfs(Vec<Uuid>),
+}
+
+/// A create's body: the spec's five inputs (a dedicated port; shared
+/// with VLANs or VRFs; on a shared port; to a cloud provider) in one,
+/// each field read as clients send it (packngo sends the facility as
+/// `facility`, the spec as `facility_id`).
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct CreateInput {
@@ -40,6 +55,7 @@ pub(crate) struct CreateInput {
     contact_email: Option<String>,
     metro: Option<String>,
     facility_id: Option<String>,
+    facility: Option<String>,
     mode: Option<String>,
     project: Option<String>,
     redundancy: Option<String>,
@@ -49,7 +65,8 @@ pub(crate) struct CreateInput {
     kind: Option<String>,
     service_token_type: Option<String>,
     vlans: Vec<i64>,
-    vrfs: Option<Vec<Value>>,
+    vrfs: Vec<String>,
+    fabric_provider: Option<Value>,
 }
 
 /// An update's body (`InterconnectionUpdateInput`).
@@ -64,28 +81,75 @@ pub(crate) struct UpdateInput {
 }
 
 fn kind_of(text: Option<&str>) -> Result<InterconnectionType, ApiError> {
+    use InterconnectionType as T;
     match text {
-        Some("dedicated") => Ok(InterconnectionType::Dedicated),
-        Some("shared") => Ok(InterconnectionType::Shared),
-        Some(t @ ("shared_port_vlan" | "shared_port_vlan_to_csp")) => Err(ApiError::unprocessable(
-            format!("Connections of type {t} are not modelled by the fake"),
-        )),
+        Some("dedicated") => Ok(T::Dedicated),
+        Some("shared") => Ok(T::Shared),
+        Some("shared_port_vlan") => Ok(T::SharedPortVlan),
+        Some("shared_port_vlan_to_csp") => Ok(T::SharedPortVlanToCsp),
         Some(t) => Err(ApiError::unprocessable(format!(
-            "Type {t} is not valid: dedicated or shared"
+            "Type {t} is not valid: dedicated, shared, shared_port_vlan or shared_port_vlan_to_csp"
         ))),
         None => Err(ApiError::unprocessable("Type can't be blank")),
     }
 }
 
-fn redundancy_of(text: Option<&str>) -> Result<Redundancy, ApiError> {
+/// The redundancy asked; a connection on a shared port may leave it out
+/// (then one port a VLAN given, one at least).
+fn redundancy_of(
+    text: Option<&str>,
+    kind: InterconnectionType,
+    vlans: usize,
+) -> Result<Redundancy, ApiError> {
     match text {
         Some("primary") => Ok(Redundancy::Primary),
         Some("redundant") => Ok(Redundancy::Redundant),
         Some(r) => Err(ApiError::unprocessable(format!(
             "Redundancy {r} is not valid: primary or redundant"
         ))),
+        None if matches!(
+            kind,
+            InterconnectionType::SharedPortVlan | InterconnectionType::SharedPortVlanToCsp
+        ) =>
+        {
+            Ok(if vlans > 1 {
+                Redundancy::Redundant
+            } else {
+                Redundancy::Primary
+            })
+        }
         None => Err(ApiError::unprocessable("Redundancy can't be blank")),
     }
+}
+
+/// A `shared_port_vlan_to_csp` connection's `fabric_provider`: `type`
+/// `CSP_AWS` and a 12-digit `account_id` (the spec's
+/// `AWSFabricProvider`), `location` optional.
+fn provider_of(value: Option<&Value>) -> Result<FabricProvider, ApiError> {
+    let provider = value
+        .filter(|v| !v.is_null())
+        .ok_or_else(|| ApiError::unprocessable("Fabric provider can't be blank"))?;
+    let text = |key: &str| provider.get(key).and_then(Value::as_str).map(str::trim);
+    if text("type") != Some("CSP_AWS") {
+        return Err(ApiError::unprocessable(
+            "Fabric provider type is not valid: CSP_AWS",
+        ));
+    }
+    let account = text("account_id").unwrap_or_default();
+    if account.len() != 12 || !account.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(ApiError::unprocessable(
+            "Fabric provider account_id must be an AWS account ID of 12 digits",
+        ));
+    }
+    let location = text("location").filter(|l| !l.is_empty());
+    if let Some(l) = location {
+        refuse([too_long("Fabric provider location", l, MAX_NAME)])?;
+    }
+    Ok(FabricProvider {
+        kind: "CSP_AWS".to_string(),
+        account_id: account.to_string(),
+        location: location.map(str::to_string),
+    })
 }
 
 fn mode_of(text: Option<&str>) -> Result<Option<InterconnectionMode>, ApiError> {
@@ -123,16 +187,14 @@ pub(crate) fn port_count(redundancy: Redundancy) -> usize {
 fn speed_allowed(kind: InterconnectionType, side: Option<TokenSide>, speed: u64) -> bool {
     match kind {
         InterconnectionType::Dedicated => DEDICATED_SPEEDS.contains(&speed),
-        InterconnectionType::Shared => {
-            SHARED_SPEEDS.contains(&speed) || (speed == 0 && side == Some(TokenSide::ZSide))
-        }
+        _ => SHARED_SPEEDS.contains(&speed) || (speed == 0 && side == Some(TokenSide::ZSide)),
     }
 }
 
 fn allowed_speeds(kind: InterconnectionType) -> String {
     let speeds = match kind {
         InterconnectionType::Dedicated => DEDICATED_SPEEDS,
-        InterconnectionType::Shared => SHARED_SPEEDS,
+        _ => SHARED_SPEEDS,
     };
     speeds
         .iter()
@@ -160,6 +222,16 @@ pub(crate) fn check_record(w: &World, c: &Interconnection) -> Result<(), String>
     }
     w.interconnection_metro(&c.metro)
         .map_err(|e| e.messages.join("; "))?;
+    if let Some(f) = &c.facility {
+        if w.catalog.facility(f).is_none_or(|f| f.metro != c.metro) {
+            return Err(format!("facility {f} is not one of metro {}", c.metro));
+        }
+    }
+    if (c.kind == InterconnectionType::SharedPortVlanToCsp) != c.fabric_provider.is_some() {
+        return Err(
+            "a shared_port_vlan_to_csp connection, and only one, has a fabric provider".into(),
+        );
+    }
     if c.ports.len() != port_count(c.redundancy) {
         return Err(format!(
             "a {:?} connection has {} ports",
@@ -173,13 +245,16 @@ pub(crate) fn check_record(w: &World, c: &Interconnection) -> Result<(), String>
                 return Err("a dedicated port has no service tokens".into());
             }
         }
-        InterconnectionType::Shared => {
+        shared => {
             if c.project.is_none() {
                 return Err("a shared connection is a project's".into());
             }
-            if c.service_token_type.is_none() || c.service_tokens.len() != c.ports.len() {
+            let tokens = shared == InterconnectionType::Shared;
+            if c.service_token_type.is_some() != tokens
+                || c.service_tokens.len() != if tokens { c.ports.len() } else { 0 }
+            {
                 return Err(
-                    "a shared connection has a service token type and a token a port".into(),
+                    "a shared connection (only) has a service token type and a token a port".into(),
                 );
             }
             if c.mode == InterconnectionMode::Tunnel {
@@ -235,25 +310,28 @@ impl World {
                 .and_then(|e| too_long("Contact email", e, MAX_NAME)),
             bad_tags(&body.tags),
         ])?;
-        if body.vrfs.is_some() {
-            return Err(ApiError::unprocessable(
-                "Connections with VRFs are not modelled by the fake",
-            ));
-        }
         let kind = kind_of(body.kind.as_deref())?;
-        let redundancy = redundancy_of(body.redundancy.as_deref())?;
-        let metro = match (body.metro.as_deref(), body.facility_id.as_deref()) {
-            (Some(m), _) if !m.trim().is_empty() => self.interconnection_metro(m.trim())?,
-            (_, Some(_)) => {
-                return Err(ApiError::unprocessable(
-                    "Connections in a facility are not modelled by the fake: give a metro",
-                ))
-            }
-            _ => return Err(ApiError::unprocessable("Metro can't be blank")),
-        };
+        let redundancy = redundancy_of(body.redundancy.as_deref(), kind, body.vlans.len())?;
+        let (metro, facility) = self.connection_place(body)?;
         let mode = mode_of(body.mode.as_deref())?;
         let side = side_of(body.service_token_type.as_deref())?;
         let speed = parse_speed(body.speed.as_ref())?;
+        let fabric_provider = match kind {
+            InterconnectionType::SharedPortVlanToCsp => {
+                Some(provider_of(body.fabric_provider.as_ref())?)
+            }
+            _ if body.fabric_provider.as_ref().is_some_and(|p| !p.is_null()) => {
+                return Err(ApiError::unprocessable(
+                    "Only a shared_port_vlan_to_csp connection takes a fabric_provider",
+                ))
+            }
+            _ => None,
+        };
+        if !body.vrfs.is_empty() && kind != InterconnectionType::Shared {
+            return Err(ApiError::unprocessable(
+                "Only a shared connection with service tokens takes vrfs",
+            ));
+        }
         let project = match kind {
             InterconnectionType::Dedicated => {
                 if side.is_some() {
@@ -268,16 +346,25 @@ impl World {
                 }
                 project
             }
-            InterconnectionType::Shared => {
+            shared => {
                 if mode == Some(InterconnectionMode::Tunnel) {
                     return Err(ApiError::unprocessable(
                         "Tunnel mode is not supported for shared connections",
                     ));
                 }
-                if side.is_none() {
-                    return Err(ApiError::unprocessable(
-                        "A shared connection needs a service_token_type: a_side or z_side",
-                    ));
+                match (shared, side) {
+                    (InterconnectionType::Shared, None) => {
+                        return Err(ApiError::unprocessable(
+                            "A shared connection needs a service_token_type: a_side or z_side",
+                        ))
+                    }
+                    (InterconnectionType::Shared, Some(_)) | (_, None) => {}
+                    (other, Some(_)) => {
+                        return Err(ApiError::unprocessable(format!(
+                            "A {} connection has no service tokens: it takes no service_token_type",
+                            other.as_str()
+                        )))
+                    }
                 }
                 Some(self.shared_project(organization, project, body.project.as_deref())?)
             }
@@ -285,13 +372,19 @@ impl World {
         let speed = match (speed, kind, side) {
             (Some(s), _, _) => s,
             (None, InterconnectionType::Shared, Some(TokenSide::ZSide)) => 0,
+            // A connection on a shared port is 10 Gbps unless it says.
+            (
+                None,
+                InterconnectionType::SharedPortVlan | InterconnectionType::SharedPortVlanToCsp,
+                _,
+            ) => SHARED_PORT_SPEED,
             (None, _, _) => return Err(ApiError::unprocessable("Speed can't be blank")),
         };
         if !speed_allowed(kind, side, speed) {
             return Err(ApiError::unprocessable(format!(
                 "Speed {} is not valid for a {} connection: one of {}",
                 speed_text(speed),
-                if kind == InterconnectionType::Shared {
+                if kind.is_shared() {
                     "shared"
                 } else {
                     "dedicated"
@@ -300,11 +393,20 @@ impl World {
             )));
         }
         let ports = port_count(redundancy);
-        let vlans = match project {
-            Some(p) if kind == InterconnectionType::Shared => {
-                self.connection_vlans(p, &metro, &body.vlans, ports)?
+        let on = match project {
+            Some(p) if kind.is_shared() => {
+                if !body.vlans.is_empty() && !body.vrfs.is_empty() {
+                    return Err(ApiError::unprocessable(
+                        "A connection takes vlans or vrfs, not both",
+                    ));
+                }
+                if body.vrfs.is_empty() {
+                    CircuitsOn::Vlans(self.connection_vlans(p, &metro, &body.vlans, ports)?)
+                } else {
+                    CircuitsOn::Vrfs(self.connection_vrfs(p, &metro, &body.vrfs, ports)?)
+                }
             }
-            _ => Vec::new(),
+            _ => CircuitsOn::Vlans(Vec::new()),
         };
         let held = self
             .interconnections
@@ -320,7 +422,7 @@ impl World {
         let port_ids: Vec<Uuid> = (0..ports).map(|_| Uuid::new_v4()).collect();
         let service_tokens = match kind {
             InterconnectionType::Shared => (0..ports).map(|_| Uuid::new_v4()).collect(),
-            InterconnectionType::Dedicated => Vec::new(),
+            _ => Vec::new(),
         };
         let rec = Interconnection {
             id,
@@ -330,6 +432,7 @@ impl World {
             description: body.description.clone(),
             contact_email: body.contact_email.clone(),
             metro,
+            facility,
             kind,
             redundancy,
             speed,
@@ -339,15 +442,75 @@ impl World {
             ports: port_ids.clone(),
             service_tokens,
             status: InterconnectionStatus::Requested,
+            fabric_provider,
         };
         self.interconnections
             .rows()
             .insert(&mut self.journal, id, now, |meta| Kept { rec, meta });
         self.queue_interconnection_activation(id, now);
-        if let (InterconnectionType::Shared, Some(p)) = (kind, project) {
-            self.create_connection_circuits(id, p, &port_ids, &vlans, speed, now);
+        if let (true, Some(p)) = (kind.is_shared(), project) {
+            self.create_connection_circuits(id, p, &port_ids, &on, speed, now);
         }
         Ok(id)
+    }
+
+    /// Where a new connection is: its `metro` (a code), or the metro of
+    /// its `facility_id` (`facility`, as packngo sends it: a code or an
+    /// ID); a facility given with a metro must be of it.
+    fn connection_place(&self, body: &CreateInput) -> Result<(String, Option<String>), ApiError> {
+        let given = |t: &Option<String>| {
+            t.as_deref()
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(str::to_string)
+        };
+        let facility = match given(&body.facility_id).or_else(|| given(&body.facility)) {
+            Some(f) => Some(
+                self.catalog
+                    .facilities
+                    .iter()
+                    .find(|x| {
+                        x.code.eq_ignore_ascii_case(&f)
+                            || x.id.is_some_and(|id| id.to_string() == f)
+                    })
+                    .ok_or_else(|| {
+                        ApiError::unprocessable(format!("Facility {f} was not found"))
+                    })?,
+            ),
+            None => None,
+        };
+        let metro = match (given(&body.metro), facility) {
+            (Some(m), _) => self.interconnection_metro(&m)?,
+            (None, Some(f)) => self.interconnection_metro(&f.metro)?,
+            (None, None) => return Err(ApiError::unprocessable("Metro can't be blank")),
+        };
+        if let Some(f) = facility.filter(|f| f.metro != metro) {
+            return Err(ApiError::unprocessable(format!(
+                "Facility {} is not in metro {metro}",
+                f.code
+            )));
+        }
+        Ok((metro, facility.map(|f| f.code.clone())))
+    }
+
+    /// The VRFs (by ID) a shared connection of `project` in `metro` with
+    /// `ports` ports puts on its circuits: one a port, each a VRF of the
+    /// project in the metro (the same one twice is allowed).
+    fn connection_vrfs(
+        &self,
+        project: Uuid,
+        metro: &str,
+        ids: &[String],
+        ports: usize,
+    ) -> Result<Vec<Uuid>, ApiError> {
+        if ids.len() != ports {
+            return Err(ApiError::unprocessable(format!(
+                "A connection with {ports} port(s) takes {ports} VRF(s), one a virtual circuit"
+            )));
+        }
+        ids.iter()
+            .map(|text| self.vrf_in(project, metro, text))
+            .collect()
     }
 
     /// The project of a shared connection: the path's, or the body's (of
@@ -445,7 +608,7 @@ impl World {
             body.tags.as_deref().and_then(bad_tags),
         ])?;
         let mode = mode_of(body.mode.as_deref())?;
-        if mode == Some(InterconnectionMode::Tunnel) && kind == InterconnectionType::Shared {
+        if mode == Some(InterconnectionMode::Tunnel) && kind.is_shared() {
             return Err(ApiError::unprocessable(
                 "Tunnel mode is not supported for shared connections",
             ));
@@ -516,6 +679,7 @@ impl World {
                 .update(&mut self.journal, id, "active", at, |c| {
                     c.rec.status = InterconnectionStatus::Active;
                 });
+            self.connection_circuits_found(id, at);
         }
     }
 }

@@ -8,9 +8,10 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record::{
-    InterconnectionMode, InterconnectionStatus, InterconnectionType, Kept, Redundancy, TokenSide,
+    FabricProvider, InterconnectionMode, InterconnectionStatus, InterconnectionType, Kept,
+    Redundancy, TokenSide,
 };
-use crate::model::catalog::MetroView;
+use crate::model::catalog::{FacilityView, MetroView};
 use crate::model::organization::{self, OrganizationView};
 use crate::model::project::ProjectField;
 use crate::model::render::{Expand, Stamp, Stub, API_PREFIX};
@@ -45,8 +46,11 @@ pub(crate) struct InterconnectionView<'a> {
     name: &'a str,
     description: &'a str,
     contact_email: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    facility: Option<FacilityView<'a>>,
     metro: MetroView<'a>,
-    mode: InterconnectionMode,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mode: Option<InterconnectionMode>,
     organization: OrganizationField<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
     project: Option<ProjectField<'a>>,
@@ -59,6 +63,8 @@ pub(crate) struct InterconnectionView<'a> {
     tags: &'a [String],
     #[serde(rename = "type")]
     kind: InterconnectionType,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fabric_provider: Option<&'a FabricProvider>,
     created_at: Stamp,
     updated_at: Stamp,
 }
@@ -136,8 +142,13 @@ impl World {
             name: &rec.name,
             description: rec.description.as_deref().unwrap_or_default(),
             contact_email: rec.contact_email.as_deref().unwrap_or_default(),
+            facility: self
+                .connection_facility(c)
+                .map(|f| self.catalog.facility_view(f)),
             metro: self.catalog.metro_of_code(&rec.metro),
-            mode: rec.mode,
+            // Shared connections have no mode (the spec's `mode`: "Shared
+            // connections won't have this field").
+            mode: (!rec.kind.is_shared()).then_some(rec.mode),
             organization,
             project: rec
                 .project
@@ -166,9 +177,23 @@ impl World {
             status: rec.status,
             tags: &rec.tags,
             kind: rec.kind,
+            fabric_provider: rec.fabric_provider.as_ref(),
             created_at: Stamp(self.clock.wall(c.meta.created)),
             updated_at: Stamp(self.clock.wall(c.meta.updated)),
         }
+    }
+
+    /// The facility of `c`: the one it was made in, else the first of its
+    /// metro's in the catalog (a port is in one); none when the catalog
+    /// has no facility there.
+    pub(crate) fn connection_facility<'a>(&'a self, c: &'a Kept) -> Option<&'a str> {
+        c.rec.facility.as_deref().or_else(|| {
+            self.catalog
+                .facilities
+                .iter()
+                .find(|f| f.metro == c.rec.metro)
+                .map(|f| f.code.as_str())
+        })
     }
 
     /// The `index`th port of `c`, with its virtual circuits.

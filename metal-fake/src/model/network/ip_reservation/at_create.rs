@@ -10,7 +10,7 @@ use uuid::Uuid;
 use super::record::{IpAssignment, IpReservationState, IpReservationType};
 use super::rules::{Block, MAX_ASSIGNMENTS};
 use crate::call::ApiError;
-use crate::model::device::OwnAddress;
+use crate::model::device::{OwnAddress, OwnCidrs};
 use crate::model::World;
 
 /// What a create's `ip_addresses` asks for, checked.
@@ -18,6 +18,8 @@ use crate::model::World;
 pub(crate) struct AskedAddresses {
     /// The device's own addresses (`None`: the default three).
     pub(crate) own: Option<Vec<OwnAddress>>,
+    /// Their prefix lengths.
+    pub(crate) cidrs: OwnCidrs,
     /// Its public IPv4 from a reserved block: the reservation and the
     /// addresses.
     pub(crate) from_block: Option<(Uuid, Block)>,
@@ -38,9 +40,18 @@ impl World {
         project: Uuid,
         facility: &str,
         asked: &[types::IpAddress],
+        os: &str,
     ) -> Result<AskedAddresses, ApiError> {
+        let smallest = crate::model::device::smallest_public_ipv4(os);
+        let mut cidrs = OwnCidrs {
+            public_ipv4: smallest,
+            ..OwnCidrs::default()
+        };
         if asked.is_empty() {
-            return Ok(AskedAddresses::default());
+            return Ok(AskedAddresses {
+                cidrs,
+                ..AskedAddresses::default()
+            });
         }
         let mut own = Vec::new();
         let mut from_block = None;
@@ -60,6 +71,28 @@ impl World {
                 if !own.contains(&kind) {
                     own.push(kind);
                 }
+                if let Some(c) = a.cidr {
+                    let (range, what) = match kind {
+                        OwnAddress::PublicIpv4 => (28..=smallest, "a public IPv4"),
+                        OwnAddress::PrivateIpv4 => (28..=31, "a private IPv4"),
+                        OwnAddress::PublicIpv6 => (124..=127, "a public IPv6"),
+                    };
+                    let c = u8::try_from(c)
+                        .ok()
+                        .filter(|c| range.contains(c))
+                        .ok_or_else(|| {
+                            ApiError::unprocessable(format!(
+                                "cidr {c} is not valid for {what} subnet of {os}: /{} to /{}",
+                                range.start(),
+                                range.end()
+                            ))
+                        })?;
+                    match kind {
+                        OwnAddress::PublicIpv4 => cidrs.public_ipv4 = c,
+                        OwnAddress::PrivateIpv4 => cidrs.private_ipv4 = c,
+                        OwnAddress::PublicIpv6 => cidrs.public_ipv6 = c,
+                    }
+                }
                 continue;
             }
             if kind != OwnAddress::PublicIpv4 {
@@ -72,6 +105,7 @@ impl World {
         own.sort();
         Ok(AskedAddresses {
             own: Some(own),
+            cidrs,
             from_block,
         })
     }

@@ -215,9 +215,12 @@ impl World {
         let kind = match body.type_.as_str() {
             "public_ipv4" => IpReservationType::PublicIpv4,
             "global_ipv4" => IpReservationType::GlobalIpv4,
+            // The real API made these blocks itself, with a project's
+            // first device in a metro, and took no request for them
+            // (`metal_fake::fidelity`, IP reservations).
             other @ ("private_ipv4" | "public_ipv6") => {
                 return Err(ApiError::unprocessable(format!(
-                    "{other} reservations cannot be requested here: metal-fake models public_ipv4, global_ipv4 and vrf"
+                    "{other} blocks cannot be requested: a project's private IPv4 and IPv6 blocks are allocated with its first device in a metro; request public_ipv4, global_ipv4 or vrf"
                 )))
             }
             _ => {

@@ -111,9 +111,8 @@ impl World {
             .get(&body.vrf_id)
             .filter(|v| v.rec.project == project)
             .ok_or_else(|| ApiError::unprocessable("The VRF was not found in this project"))?;
-        let metro = vrf.rec.metro.clone();
         if let Some(m) = body.metro.as_deref().filter(|m| !m.is_empty()) {
-            if m != metro {
+            if m != vrf.rec.metro {
                 return Err(ApiError::unprocessable(
                     "A VRF IP reservation is in its VRF's metro",
                 ));
@@ -151,6 +150,37 @@ impl World {
                 "{network}/{cidr} overlaps another IP reservation of the VRF"
             )));
         }
+        Ok(self.insert_vrf_block(
+            project,
+            body.vrf_id,
+            network,
+            cidr,
+            (
+                body.tags.clone(),
+                body.details.clone(),
+                body.customdata.clone(),
+            ),
+            now,
+        ))
+    }
+
+    /// Inserts a block `network`/`cidr` of VRF `vrf` (of `project`, in
+    /// its metro), checked by the caller, with its tags, details and
+    /// custom data: a request's, or a VRF circuit's subnet.
+    pub(crate) fn insert_vrf_block(
+        &mut self,
+        project: Uuid,
+        vrf: Uuid,
+        network: Ipv4Addr,
+        cidr: u8,
+        (tags, details, customdata): (
+            Vec<String>,
+            Option<String>,
+            serde_json::Map<String, serde_json::Value>,
+        ),
+        now: Instant,
+    ) -> Uuid {
+        let metro = self.vrfs.get(&vrf).map(|v| v.rec.metro.clone());
         let id = Uuid::new_v4();
         let rec = IpReservation {
             id,
@@ -158,14 +188,14 @@ impl World {
             kind: IpReservationType::Vrf,
             network,
             cidr,
-            metro: Some(metro),
+            metro,
             facility: None,
             state: IpReservationState::Created,
-            tags: body.tags.clone(),
-            details: body.details.clone(),
-            customdata: body.customdata.clone(),
+            tags,
+            details,
+            customdata,
             assignments: Vec::new(),
-            vrf: Some(body.vrf_id),
+            vrf: Some(vrf),
         };
         self.ips
             .reservations
@@ -174,6 +204,6 @@ impl World {
                 meta,
                 assignments: Vec::new(),
             });
-        Ok(id)
+        id
     }
 }

@@ -1,23 +1,28 @@
-//! Virtual circuits: a VLAN carried over an interconnection's port, made
-//! on a dedicated port's (with an `nni_vlan` unique on it) or with a
-//! shared connection (one a port); each becomes active, and a deleted one
-//! goes, on the fake's clock.
+//! Virtual circuits: a VLAN, or a VRF's routes (BGP with a peer over a
+//! small subnet), carried over an interconnection's port, made on a
+//! dedicated port's (with an `nni_vlan` unique on it) or with a shared
+//! connection (one a port); each becomes active, and a deleted one goes,
+//! on the fake's clock.
 //!
 //! - `record`: [`VirtualCircuit`], what the world keeps and its document
 //!   entry.
 //! - `rules`: a create, an update, a delete, and the timed steps.
+//! - `vrf`: a VRF circuit's VRF and peering, checked against the VRF.
+//! - `peering`: a peering subnet's addresses, and the MD5 password.
 //! - `view`: a circuit as the API sends it.
 //! - `operations`: the operations modelled, and who owns a circuit.
 
 mod operations;
+mod peering;
 mod record;
 mod rules;
 mod view;
+mod vrf;
 
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
-pub use record::{VirtualCircuit, VirtualCircuitStatus};
-pub(crate) use view::VcView;
+pub use record::{Peering, VirtualCircuit, VirtualCircuitStatus};
+pub(crate) use view::{VcView, VrfVcView};
 
 crate::model::journal::owned_table! {
     /// The world's virtual circuits, by ID: written only here.

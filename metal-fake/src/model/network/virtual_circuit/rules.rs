@@ -1,9 +1,11 @@
 //! The API's rules for virtual circuits: a create on a dedicated port (a
 //! project of the connection's organisation, a VLAN of it in the
-//! connection's metro, an `nni_vlan` free on the port unless the port is
-//! in tunnel mode, a speed within the connection's), the circuits a
-//! shared connection makes, an update (a new VLAN, or none), a delete,
-//! and the timed steps (active; gone).
+//! connection's metro or a VRF with its peering (`vrf.rs`), an `nni_vlan`
+//! free on the port unless the port is in tunnel mode, a speed within the
+//! connection's), the circuits a shared connection makes (pending until
+//! the connection is found, then waiting on a VLAN or on peering details
+//! until given), an update (a new VLAN, or none; new peering details), a
+//! delete, and the timed steps (active; waiting on a VLAN again; gone).
 
 use std::time::Duration;
 
@@ -13,10 +15,11 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record::{Kept, VirtualCircuit, VirtualCircuitStatus};
+use super::vrf::PeeringFields;
 use crate::call::ApiError;
 use crate::model::bounds::{bad_tags, refuse, too_long, MAX_NAME, MAX_TEXT};
 use crate::model::interconnection::{
-    parse_speed, InterconnectionMode, InterconnectionType, Kept as Connection,
+    parse_speed, CircuitsOn, InterconnectionMode, Kept as Connection,
 };
 use crate::model::journal::Due;
 use crate::model::relations::Kind;
@@ -32,8 +35,8 @@ pub(crate) const NNI_VLAN_RANGE: std::ops::RangeInclusive<u16> = 2..=4094;
 /// The most virtual circuits one port holds (a bound of the fake's).
 pub(crate) const MAX_PER_PORT: usize = 100;
 
-/// A create's body (`VlanVirtualCircuitCreateInput`; a VRF circuit's
-/// `vrf` is refused).
+/// A create's body: `VlanVirtualCircuitCreateInput`, or
+/// `VrfVirtualCircuitCreateInput` (with `vrf` and its peering).
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct CreateInput {
@@ -44,10 +47,13 @@ pub(crate) struct CreateInput {
     description: Option<String>,
     speed: Option<Value>,
     tags: Vec<String>,
-    vrf: Option<Value>,
+    vrf: Option<String>,
+    #[serde(flatten)]
+    peering: PeeringFields,
 }
 
-/// An update's body (`VlanVirtualCircuitUpdateInput`).
+/// An update's body: `VlanVirtualCircuitUpdateInput`, or
+/// `VrfVirtualCircuitUpdateInput` (its peering).
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub(crate) struct UpdateInput {
@@ -57,6 +63,8 @@ pub(crate) struct UpdateInput {
     speed: Option<Value>,
     tags: Option<Vec<String>>,
     vrf: Option<Value>,
+    #[serde(flatten)]
+    peering: PeeringFields,
 }
 
 fn check_text(
@@ -88,6 +96,26 @@ pub(crate) fn check_record(w: &World, vc: &VirtualCircuit) -> Result<(), String>
     if let Some(v) = vc.virtual_network {
         w.circuit_vlan(c, vc.project, &v.to_string())
             .map_err(|e| e.messages.join("; "))?;
+    }
+    match (vc.vrf, vc.virtual_network) {
+        (Some(_), Some(_)) => return Err("a circuit carries a VLAN or a VRF, not both".into()),
+        (Some(v), None) => {
+            w.circuit_vrf(c, vc.project, &v.to_string())
+                .map_err(|e| e.messages.join("; "))?;
+            if let Some(b) = vc.vrf_block {
+                if w.ips
+                    .reservations()
+                    .get(&b)
+                    .is_none_or(|r| r.rec.vrf != Some(v))
+                {
+                    return Err(format!("its block {b} is not an IP reservation of its VRF"));
+                }
+            }
+        }
+        (None, _) if vc.peering.is_some() || vc.vrf_block.is_some() => {
+            return Err("only a VRF circuit has a peering".into())
+        }
+        (None, _) => {}
     }
     if let Some(n) = vc.nni_vlan {
         if !NNI_VLAN_RANGE.contains(&n) {
@@ -207,12 +235,7 @@ impl World {
         if !c.rec.ports.contains(&port) {
             return Err(ApiError::not_found());
         }
-        if body.vrf.is_some() {
-            return Err(ApiError::unprocessable(
-                "VRF virtual circuits are not modelled by the fake: give a vnid",
-            ));
-        }
-        if c.rec.kind == InterconnectionType::Shared {
+        if c.rec.kind.is_shared() {
             return Err(ApiError::unprocessable(
                 "A shared connection's virtual circuits are made with it: update them instead",
             ));
@@ -232,9 +255,32 @@ impl World {
             .parse::<Uuid>()
             .map_err(|_| ApiError::unprocessable(format!("Project {project} was not found")))?;
         self.check_circuit_project(c, project)?;
-        let vlan = match body.vnid.as_deref().map(str::trim) {
-            Some(v) if !v.is_empty() => Some(self.circuit_vlan(c, project, v)?),
-            _ => None,
+        let vnid = body
+            .vnid
+            .as_deref()
+            .map(str::trim)
+            .filter(|v| !v.is_empty());
+        let vrf = body.vrf.as_deref().map(str::trim).filter(|v| !v.is_empty());
+        let (vlan, vrf) = match (vnid, vrf) {
+            (Some(_), Some(_)) => {
+                return Err(ApiError::unprocessable(
+                    "A virtual circuit takes a vnid or a vrf, not both",
+                ))
+            }
+            (Some(v), None) => (Some(self.circuit_vlan(c, project, v)?), None),
+            (None, Some(v)) => (None, Some(self.circuit_vrf(c, project, v)?)),
+            (None, None) if body.peering.any() => {
+                return Err(ApiError::unprocessable(
+                    "Peering details (peer_asn, subnet, ...) are for a VRF virtual circuit: give its vrf",
+                ))
+            }
+            (None, None) => (None, None),
+        };
+        // A VRF circuit on a dedicated port has all its peering details
+        // from its create (the spec's `VrfVirtualCircuit.status`).
+        let peered = match vrf {
+            Some(v) => Some(self.circuit_peering(v, None, &body.peering)?),
+            None => None,
         };
         let nni_vlan = match (body.nni_vlan, c.rec.mode) {
             (Some(n), _) => {
@@ -265,6 +311,15 @@ impl World {
             )));
         }
         let id = Uuid::new_v4();
+        let block = match (vrf, &peered) {
+            (Some(v), Some(p)) => Some(self.take_block(project, v, p.block, now)),
+            _ => None,
+        };
+        let status = if vlan.is_some() || vrf.is_some() {
+            VirtualCircuitStatus::Activating
+        } else {
+            VirtualCircuitStatus::WaitingOnCustomerVlan
+        };
         let rec = VirtualCircuit {
             id,
             interconnection: connection,
@@ -276,66 +331,117 @@ impl World {
             description: body.description.clone(),
             speed,
             tags: body.tags.clone(),
-            status: VirtualCircuitStatus::Activating,
+            status,
+            vrf,
+            peering: peered.map(|p| p.peering),
+            vrf_block: block.map(|b| b.0),
+            own_block: block.is_some_and(|b| b.1),
         };
         self.virtual_circuits
             .rows()
             .insert(&mut self.journal, id, now, |meta| Kept { rec, meta });
-        self.queue_circuit_step(id, VirtualCircuitStatus::Activating, now);
+        if status == VirtualCircuitStatus::Activating {
+            self.queue_circuit_step(id, status, now);
+        }
         Ok(id)
     }
 
     /// The circuits a new shared connection makes: one on each of its
-    /// `ports`, of `project`, carrying the VLAN of the same place in
-    /// `vlans` (none past its end).
+    /// `ports`, of `project`, `pending` until the connection is found,
+    /// carrying what `on` names for the same place (a VLAN, none past the
+    /// list's end; or a VRF).
     pub(crate) fn create_connection_circuits(
         &mut self,
         connection: Uuid,
         project: Uuid,
         ports: &[Uuid],
-        vlans: &[Uuid],
+        on: &CircuitsOn,
         speed: u64,
         now: Instant,
     ) {
         for (i, port) in ports.iter().enumerate() {
             let id = Uuid::new_v4();
+            let (virtual_network, vrf) = match on {
+                CircuitsOn::Vlans(vlans) => (vlans.get(i).copied(), None),
+                CircuitsOn::Vrfs(vrfs) => (None, vrfs.get(i).copied()),
+            };
             let rec = VirtualCircuit {
                 id,
                 interconnection: connection,
                 port: *port,
                 project,
-                virtual_network: vlans.get(i).copied(),
+                virtual_network,
                 nni_vlan: None,
                 name: String::new(),
                 description: None,
                 speed,
                 tags: Vec::new(),
-                status: VirtualCircuitStatus::Activating,
+                status: VirtualCircuitStatus::Pending,
+                vrf,
+                peering: None,
+                vrf_block: None,
+                own_block: false,
             };
             self.virtual_circuits
                 .rows()
                 .insert(&mut self.journal, id, now, |meta| Kept { rec, meta });
-            self.queue_circuit_step(id, VirtualCircuitStatus::Activating, now);
         }
     }
 
-    /// `updateVirtualCircuit`: the name, description, speed, tags and VLAN
-    /// given (`"vnid": ""` takes its VLAN off).
+    /// Connection `connection` was found (it became active): each of its
+    /// pending circuits activates when it has what it carries (a VLAN, or
+    /// a VRF's peering), else waits on it.
+    pub(crate) fn connection_circuits_found(&mut self, connection: Uuid, at: Instant) {
+        let pending: Vec<(Uuid, VirtualCircuitStatus)> = self
+            .circuits_of_connection(connection)
+            .into_iter()
+            .filter(|vc| vc.rec.status == VirtualCircuitStatus::Pending)
+            .map(|vc| {
+                let next = match (&vc.rec.vrf, &vc.rec.peering, &vc.rec.virtual_network) {
+                    (Some(_), Some(_), _) | (None, _, Some(_)) => VirtualCircuitStatus::Activating,
+                    (Some(_), None, _) => VirtualCircuitStatus::WaitingOnPeeringDetails,
+                    (None, _, None) => VirtualCircuitStatus::WaitingOnCustomerVlan,
+                };
+                (vc.rec.id, next)
+            })
+            .collect();
+        for (id, next) in pending {
+            self.set_circuit_status(id, next, at);
+        }
+    }
+
+    /// Moves circuit `id` to `status` (journaled as the status's name),
+    /// queuing its timed step when it has one.
+    fn set_circuit_status(&mut self, id: Uuid, status: VirtualCircuitStatus, at: Instant) {
+        self.virtual_circuits
+            .rows()
+            .update(&mut self.journal, id, status_name(status), at, |vc| {
+                vc.rec.status = status;
+            });
+        if timed(status) {
+            self.queue_circuit_step(id, status, at);
+        }
+    }
+
+    /// `updateVirtualCircuit`: the name, description, speed, tags, and the
+    /// VLAN given (`"vnid": ""` takes it off) or the VRF circuit's peering
+    /// details; what it carries moves its status on.
     pub(crate) fn update_virtual_circuit(
         &mut self,
         id: Uuid,
         body: &UpdateInput,
         now: Instant,
     ) -> Result<(), ApiError> {
+        use VirtualCircuitStatus as S;
         let vc = self.virtual_circuit(id)?;
-        if body.vrf.is_some() {
-            return Err(ApiError::unprocessable(
-                "VRF virtual circuits are not modelled by the fake",
-            ));
-        }
-        if vc.rec.status == VirtualCircuitStatus::Deleting {
+        if vc.rec.status == S::Deleting {
             return Err(ApiError::unprocessable(
                 "The virtual circuit is being deleted",
+            ));
+        }
+        if body.vrf.as_ref().is_some_and(|v| !v.is_null()) {
+            return Err(ApiError::unprocessable(
+                "The VRF of a virtual circuit cannot be changed",
             ));
         }
         check_text(
@@ -344,16 +450,75 @@ impl World {
             body.tags.as_deref(),
         )?;
         let c = self.interconnection(vc.rec.interconnection)?;
-        let vlan = match body.vnid.as_deref().map(str::trim) {
-            None => vc.rec.virtual_network,
-            Some("") => None,
-            Some(v) => Some(self.circuit_vlan(c, vc.rec.project, v)?),
-        };
         let speed = Self::circuit_speed(c, body.speed.as_ref())?;
+        let status = vc.rec.status;
+        let (vlan, peered, next) = match vc.rec.vrf {
+            Some(vrf) => {
+                if body.vnid.as_deref().is_some_and(|v| !v.trim().is_empty()) {
+                    return Err(ApiError::unprocessable(
+                        "A VRF virtual circuit carries no VLAN",
+                    ));
+                }
+                if !body.peering.any() {
+                    (None, None, status)
+                } else {
+                    let peered = self.circuit_peering(vrf, Some(vc), &body.peering)?;
+                    let next = match status {
+                        S::Active => S::ChangingPeeringDetails,
+                        S::WaitingOnPeeringDetails => S::Activating,
+                        other => other,
+                    };
+                    (None, Some((vrf, peered)), next)
+                }
+            }
+            None => {
+                if body.peering.any() {
+                    return Err(ApiError::unprocessable(
+                        "Peering details are for a VRF virtual circuit",
+                    ));
+                }
+                let was = vc.rec.virtual_network;
+                let vlan = match body.vnid.as_deref().map(str::trim) {
+                    None => was,
+                    Some("") => None,
+                    Some(v) => Some(self.circuit_vlan(c, vc.rec.project, v)?),
+                };
+                let next = match (was, vlan, status) {
+                    (_, _, S::Pending) => S::Pending,
+                    (w, v, s) if w == v => s,
+                    (_, Some(_), S::Active | S::ChangingVlan) => S::ChangingVlan,
+                    (_, Some(_), _) => S::Activating,
+                    (_, None, S::Active | S::ChangingVlan) => S::Deactivating,
+                    (_, None, _) => S::WaitingOnCustomerVlan,
+                };
+                (vlan, None, next)
+            }
+        };
+        let project = vc.rec.project;
+        let old_block = vc.rec.vrf_block.filter(|_| vc.rec.own_block);
+        let block = peered
+            .as_ref()
+            .map(|(vrf, p)| self.take_block(project, *vrf, p.block, now));
+        if let (Some(old), Some((new, _))) = (old_block, block) {
+            if old != new {
+                self.ips.remove_reservation_row(&mut self.journal, old, now);
+            }
+        }
+        let vrf_circuit = peered.is_some();
         self.virtual_circuits
             .rows()
             .update(&mut self.journal, id, "fields", now, |vc| {
-                vc.rec.virtual_network = vlan;
+                if let Some((_, p)) = peered {
+                    vc.rec.peering = Some(p.peering);
+                }
+                if let Some((b, own)) = block {
+                    vc.rec.vrf_block = Some(b);
+                    vc.rec.own_block = own;
+                }
+                if !vrf_circuit && vc.rec.vrf.is_none() {
+                    vc.rec.virtual_network = vlan;
+                }
+                vc.rec.status = next;
                 if let Some(n) = &body.name {
                     vc.rec.name.clone_from(n);
                 }
@@ -367,7 +532,11 @@ impl World {
                     vc.rec.tags.clone_from(t);
                 }
             })
-            .ok_or_else(ApiError::not_found)
+            .ok_or_else(ApiError::not_found)?;
+        if next != status && timed(next) {
+            self.queue_circuit_step(id, next, now);
+        }
+        Ok(())
     }
 
     /// `deleteVirtualCircuit`: a dedicated port's circuit is `deleting`,
@@ -380,7 +549,7 @@ impl World {
     ) -> Result<(), ApiError> {
         let vc = self.virtual_circuit(id)?;
         let c = self.interconnection(vc.rec.interconnection)?;
-        if c.rec.kind == InterconnectionType::Shared {
+        if c.rec.kind.is_shared() {
             return Err(ApiError::unprocessable(
                 "A shared connection's virtual circuits go with it: delete the connection",
             ));
@@ -418,9 +587,11 @@ impl World {
             .push(now + SETTLE, Due::VirtualCircuit { id, from });
     }
 
-    /// The timed step of circuit `id` out of `from`: active, or gone;
-    /// stale unless it is still in `from`.
+    /// The timed step of circuit `id` out of `from`: active (out of
+    /// activating or a change), waiting on a VLAN (out of deactivating),
+    /// or gone (out of deleting); stale unless it is still in `from`.
     pub(crate) fn circuit_step(&mut self, id: Uuid, from: VirtualCircuitStatus, at: Instant) {
+        use VirtualCircuitStatus as S;
         if self
             .virtual_circuits
             .get(&id)
@@ -428,16 +599,58 @@ impl World {
         {
             return;
         }
-        match from {
-            VirtualCircuitStatus::Activating => {
-                self.virtual_circuits
-                    .rows()
-                    .update(&mut self.journal, id, "active", at, |vc| {
-                        vc.rec.status = VirtualCircuitStatus::Active;
-                    });
+        let to = match from {
+            S::Activating | S::ChangingVlan | S::ChangingPeeringDetails => S::Active,
+            S::Deactivating => S::WaitingOnCustomerVlan,
+            S::Deleting => return self.remove_record(Kind::VirtualCircuit, id, at),
+            S::Pending | S::WaitingOnCustomerVlan | S::WaitingOnPeeringDetails | S::Active => {
+                return
             }
-            VirtualCircuitStatus::Deleting => self.remove_record(Kind::VirtualCircuit, id, at),
-            VirtualCircuitStatus::Active => {}
+        };
+        self.virtual_circuits
+            .rows()
+            .update(&mut self.journal, id, status_name(to), at, |vc| {
+                vc.rec.status = to;
+            });
+    }
+
+    /// Removes circuit `id` (its delete or its connection's is done), and
+    /// the VRF IP reservation made for it.
+    pub(crate) fn remove_circuit(&mut self, id: Uuid, at: Instant) {
+        let own = self
+            .virtual_circuits
+            .get(&id)
+            .filter(|vc| vc.rec.own_block)
+            .and_then(|vc| vc.rec.vrf_block);
+        self.virtual_circuits.remove_row(&mut self.journal, id, at);
+        if let Some(b) = own {
+            self.ips.remove_reservation_row(&mut self.journal, b, at);
         }
+    }
+}
+
+/// Whether a circuit in `status` moves on by itself after a delay.
+fn timed(status: VirtualCircuitStatus) -> bool {
+    use VirtualCircuitStatus as S;
+    matches!(
+        status,
+        S::Activating | S::ChangingVlan | S::ChangingPeeringDetails | S::Deactivating | S::Deleting
+    )
+}
+
+/// The journal's name of a move to `status` (`active`, the events' name
+/// of it, or the status's own).
+fn status_name(status: VirtualCircuitStatus) -> &'static str {
+    use VirtualCircuitStatus as S;
+    match status {
+        S::Pending => "pending",
+        S::WaitingOnCustomerVlan => "waiting_on_customer_vlan",
+        S::WaitingOnPeeringDetails => "waiting_on_peering_details",
+        S::Activating => "activating",
+        S::ChangingVlan => "changing_vlan",
+        S::ChangingPeeringDetails => "changing_peering_details",
+        S::Deactivating => "deactivating",
+        S::Active => "active",
+        S::Deleting => "deleting",
     }
 }

@@ -42,7 +42,7 @@ fn owner(w: &World, id: Uuid) -> Option<Owner> {
 
 fn find_vrfs(call: &Call) -> Result<Prepared, ApiError> {
     let project = call.id("id")?;
-    let listing = Listing::of(call, &["metro"])?;
+    let listing = Listing::unpaged(call, &["metro"])?;
     let metro = call.text("metro");
     acts(move |w, _, _| {
         let listed = |v: &&Kept| {

@@ -73,6 +73,12 @@ impl Range {
         }
     }
 
+    /// The addresses `first` to `last` of a family (IPv4 in the low 32
+    /// bits), for checking that a circuit's subnet lies inside a range.
+    pub(crate) fn span(v6: bool, first: u128, last: u128) -> Self {
+        Self { v6, first, last }
+    }
+
     /// Whether the two share an address.
     pub(crate) fn overlaps(self, other: Range) -> bool {
         self.v6 == other.v6 && self.first <= other.last && other.first <= self.last

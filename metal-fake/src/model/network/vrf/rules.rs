@@ -219,9 +219,33 @@ impl World {
         self.delete_record(Kind::Vrf, id, now)
     }
 
+    /// The VRF `text` names for something of `project` in `metro`
+    /// (a connection's circuit): one of the project's, in the metro;
+    /// `422` otherwise.
+    pub(crate) fn vrf_in(&self, project: Uuid, metro: &str, text: &str) -> Result<Uuid, ApiError> {
+        let vrf = text
+            .trim()
+            .parse::<Uuid>()
+            .ok()
+            .and_then(|id| self.vrfs.get(&id))
+            .filter(|v| v.rec.project == project)
+            .ok_or_else(|| ApiError::unprocessable(format!("VRF {text} was not found")))?;
+        if !vrf.rec.metro.eq_ignore_ascii_case(metro) {
+            return Err(ApiError::unprocessable(format!(
+                "VRF {} is in metro {}, not in the connection's metro {metro}",
+                vrf.rec.name, vrf.rec.metro
+            )));
+        }
+        Ok(vrf.rec.id)
+    }
+
     /// Whether the VRF `vrf`'s ranges hold the IPv4 block `first`/`cidr`.
     pub(crate) fn vrf_holds(&self, vrf: &Kept, first: u32, cidr: u8) -> bool {
-        let block = Range::v4(first, cidr);
+        self.vrf_holds_range(vrf, Range::v4(first, cidr))
+    }
+
+    /// Whether one of the VRF `vrf`'s ranges holds `block`.
+    pub(crate) fn vrf_holds_range(&self, vrf: &Kept, block: Range) -> bool {
         vrf.rec
             .ip_ranges
             .iter()

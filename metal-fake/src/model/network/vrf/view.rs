@@ -10,6 +10,7 @@ use super::record::Kept;
 use crate::model::catalog::MetroView;
 use crate::model::project::ProjectField;
 use crate::model::render::{Expand, Href, Stamp, Stub};
+use crate::model::virtual_circuit::VrfVcView;
 use crate::model::World;
 
 /// The collection of VRFs' paths and hrefs.
@@ -34,8 +35,7 @@ pub(crate) struct VrfView<'a> {
     metro: Option<MetroView<'a>>,
     project: ProjectField<'a>,
     created_by: Stub,
-    /// Virtual circuits are not modelled: a VRF has none.
-    virtual_circuits: [(); 0],
+    virtual_circuits: Vec<VrfVcView<'a>>,
     created_at: Stamp,
     updated_at: Stamp,
 }
@@ -67,7 +67,7 @@ impl World {
             metro: (!expand.excludes("metro")).then(|| self.catalog.metro_of_code(&rec.metro)),
             project: self.project_field(rec.project, expand.includes("project")),
             created_by: Stub::new(crate::model::user::COLLECTION, self.user),
-            virtual_circuits: [],
+            virtual_circuits: self.vrf_circuit_views(rec.id),
             created_at: Stamp(self.clock.wall(v.meta.created)),
             updated_at: Stamp(self.clock.wall(v.meta.updated)),
         }

@@ -41,7 +41,7 @@ fn owner(w: &World, id: Uuid) -> Option<Owner> {
 
 fn get_vrf_routes(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
-    let listing = Listing::of(call, &[])?;
+    let listing = Listing::unpaged(call, &[])?;
     acts(move |w, _, _| {
         w.vrfs.get(&id).ok_or_else(ApiError::not_found)?;
         let path = format_args!("{}/{COLLECTION}", Href::new(vrf::COLLECTION, id));
