@@ -10,10 +10,6 @@ const INCLUDE: &str = "`include`/`exclude` on every read are being modelled";
 /// facilities), which the catalog's own work redoes.
 const CATALOG: &str = "the catalog lists are being redone with their filters";
 
-/// A parameter the real API also took in the body (packngo sends
-/// `force_delete` there): read with the input forms the real API took.
-const INPUT: &str = "read with the input forms the real API took (query or body)";
-
 /// `(operation, parameters, by whom)`: not honoured yet.
 pub(crate) const PENDING: &[(&str, &[&str], &str)] = &[
     ("acceptInvitation", &["include"], INCLUDE),
@@ -57,7 +53,6 @@ pub(crate) const PENDING: &[(&str, &[&str], &str)] = &[
     ),
     ("findCurrentUser", &["include", "exclude"], INCLUDE),
     ("findDeviceSSHKeys", &["include"], INCLUDE),
-    ("findEventById", &["include", "exclude"], INCLUDE),
     ("findFacilities", &["include", "exclude"], CATALOG),
     (
         "findFacilitiesByOrganization",
@@ -75,7 +70,7 @@ pub(crate) const PENDING: &[(&str, &[&str], &str)] = &[
     ("findOrganizationPaymentMethods", &["include"], INCLUDE),
     ("findOrganizationTransfers", &["include"], INCLUDE),
     ("findPaymentMethodById", &["include"], INCLUDE),
-    ("findPlans", &["categories[]", "type", "exclude"], CATALOG),
+    ("findPlans", &["exclude"], CATALOG),
     ("findPlansByOrganization", &["exclude"], CATALOG),
     ("findPlansByProject", &["exclude"], CATALOG),
     (
@@ -107,5 +102,4 @@ pub(crate) const PENDING: &[(&str, &[&str], &str)] = &[
     ("updatePaymentMethod", &["include"], INCLUDE),
     ("updateProject", &["include", "exclude"], INCLUDE),
     ("updateSSHKey", &["include"], INCLUDE),
-    ("deleteDevice", &["force_delete"], INPUT),
 ];

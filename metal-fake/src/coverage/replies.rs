@@ -70,6 +70,8 @@ struct World {
     connection: String,
     connection_port: String,
     circuit: String,
+    /// A VRF circuit on the dedicated port, for the VRF circuit's update.
+    vrf_circuit: String,
     vrf: String,
     vrf_block: String,
     device_port: String,
@@ -154,8 +156,19 @@ impl World {
             json!({"type": "vrf", "vrf_id": vrf["id"], "network": "10.0.0.0", "cidr": 24}),
         )
         .await;
+        let vrf_circuit = made(
+            &fake,
+            &format!(
+                "/connections/{}/ports/{connection_port}/virtual-circuits",
+                id(&connection)
+            ),
+            json!({"project_id": PROJECT, "vrf": vrf["id"], "nni_vlan": 202, "peer_asn": 65101,
+                   "subnet": "10.0.3.0/30", "metal_ip": "10.0.3.1", "customer_ip": "10.0.3.2"}),
+        )
+        .await;
         let (_, device) = call(&fake, "GET", &format!("/devices/{DEVICE}"), None).await;
         Self {
+            vrf_circuit: id(&vrf_circuit),
             vxlan: vlan["vxlan"].clone(),
             vlan: id(&vlan),
             connection: id(&connection),
@@ -254,10 +267,9 @@ impl World {
                 "subnet": "10.0.2.0/30", "metal_ip": "10.0.2.1", "customer_ip": "10.0.2.2"
             }),
             ("updateVirtualCircuit", "VlanVirtualCircuitUpdateInput") => json!({"name": "renamed"}),
-            // The world has no VRF circuit to update, so the update names
-            // its VRF, which is how the fake tells a VRF circuit's update.
+            // Sent to the world's VRF circuit (see `send`).
             ("updateVirtualCircuit", "VrfVirtualCircuitUpdateInput") => {
-                json!({"vrf": self.vrf, "peer_asn": 65100})
+                json!({"peer_asn": 65110})
             }
             (
                 "createOrganizationInterconnection" | "createProjectInterconnection",
@@ -288,7 +300,8 @@ impl World {
                 "VlanCSPConnectionCreateInput" | "type=shared_port_vlan_to_csp",
             ) => shared(
                 "shared_port_vlan_to_csp",
-                json!({"vlans": [self.vxlan], "fabric_provider": {"name": "aws"}}),
+                json!({"vlans": [self.vxlan],
+                       "fabric_provider": {"type": "CSP_AWS", "account_id": "123456789012"}}),
             ),
             (
                 "createOrganizationInterconnection" | "createProjectInterconnection",
@@ -298,7 +311,7 @@ impl World {
                 if let Some(fields) = b.as_object_mut() {
                     fields.remove("metro");
                 }
-                b["facility_id"] = json!(uuid::Uuid::new_v4());
+                b["facility_id"] = json!("da11");
                 b
             }
             _ => return None,
@@ -310,7 +323,10 @@ impl World {
 /// One operation called in a fresh world: the reply.
 async fn send(op: &Operation, variant: Option<&str>) -> Result<(u16, Value), String> {
     let w = World::new().await;
-    let path = w.path(op);
+    let mut path = w.path(op);
+    if variant == Some("VrfVirtualCircuitUpdateInput") {
+        path = path.replace(&w.circuit, &w.vrf_circuit);
+    }
     let body = match variant {
         None => spec::request(op).map(spec::body),
         Some(v) => {

@@ -33,7 +33,11 @@ pub(crate) enum Status {
 
 /// A variant of `operation` the real API refused, as the fake does:
 /// `evidence` says where that is seen.
-const fn refused(operation: &'static str, variant: &'static str, evidence: &'static str) -> Variant {
+const fn refused(
+    operation: &'static str,
+    variant: &'static str,
+    evidence: &'static str,
+) -> Variant {
     Variant {
         operation,
         variant,
