@@ -516,17 +516,17 @@ async fn requests_and_assignments_outside_the_rules_are_refused() {
     let a = assign(&api, SV_DEVICE, &format!("{}/31", sv.address.unwrap())).await;
     assert_eq!(a.cidr, Some(31));
 
-    // The project's 256 public addresses: 2 above and 254 here fill them;
-    // then a request that must not wait is refused, and one that may is
-    // pending.
-    for quantity in [128, 64, 32, 16, 8, 4, 2] {
+    // Below the project's quota of 256 public addresses: 2 above and 252
+    // here; then a request that would reach the quota and must not wait
+    // is refused, and one that may is pending.
+    for quantity in [128, 64, 32, 16, 8, 4] {
         reserve(
             &api,
             request(json!({"type": "public_ipv4", "quantity": quantity, "metro": "da"})),
         )
         .await;
     }
-    let (status, messages) = refused(json!({"type": "public_ipv4", "quantity": 1, "metro": "da", "fail_on_approval_required": true})).await;
+    let (status, messages) = refused(json!({"type": "public_ipv4", "quantity": 2, "metro": "da", "fail_on_approval_required": true})).await;
     assert_eq!(status, 422);
     assert!(
         messages[0].contains("cannot be approved automatically"),
@@ -534,7 +534,7 @@ async fn requests_and_assignments_outside_the_rules_are_refused() {
     );
     let pending = reserve(
         &api,
-        request(json!({"type": "public_ipv4", "quantity": 1, "metro": "da"})),
+        request(json!({"type": "public_ipv4", "quantity": 2, "metro": "da"})),
     )
     .await;
     assert_eq!(pending.state.as_deref(), Some("pending"));

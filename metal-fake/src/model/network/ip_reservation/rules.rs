@@ -277,11 +277,15 @@ impl World {
             })
             .map(|r| r.block().size())
             .sum();
-        let state = if held + u64::from(quantity) <= u64::from(MAX_ADDRESSES_PER_PROJECT) {
+        // Below the quota a request is approved at once; one that would
+        // bring the project to it (a /24 of a new project, as packngo's
+        // `TestAccPublicIPReservationFailFast` asks and the real API
+        // refused with the flag) waits for review.
+        let state = if held + u64::from(quantity) < u64::from(MAX_ADDRESSES_PER_PROJECT) {
             IpReservationState::Created
         } else if body.fail_on_approval_required == Some(true) {
             return Err(ApiError::unprocessable(format!(
-                "The request cannot be approved automatically: the project would hold more than {MAX_ADDRESSES_PER_PROJECT} {} addresses",
+                "The request cannot be approved automatically: the project would hold {MAX_ADDRESSES_PER_PROJECT} or more {} addresses",
                 kind.as_str()
             )));
         } else {
