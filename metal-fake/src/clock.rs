@@ -59,6 +59,14 @@ impl Wall {
         let since = at.saturating_duration_since(self.start);
         self.start_wall + chrono::Duration::from_std(since).unwrap_or_default()
     }
+
+    /// The instant of the fake's clock whose wall-clock time is `time`
+    /// (the clock's start for a time before it; `None` past what an
+    /// instant can hold).
+    pub(crate) fn instant(&self, time: DateTime<Utc>) -> Option<Instant> {
+        let since = (time - self.start_wall).to_std().unwrap_or_default();
+        self.start.checked_add(since)
+    }
 }
 
 impl Clock {

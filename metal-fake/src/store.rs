@@ -24,8 +24,9 @@ use crate::model::World;
 #[derive(Debug)]
 pub(crate) struct Seed {
     pub(crate) world: WorldDoc,
-    pub(crate) faults: Vec<Fault>,
-    pub(crate) random: Option<RandomFaults>,
+    /// The fault plan the fake starts with: checked once, when the seed is
+    /// made ([`Seed::new`]), so a reset never meets faults it cannot hold.
+    faults: FaultPlan,
     /// Scripted provisioning failures.
     pub(crate) failures: Vec<FailProvisioning>,
     /// Random provisioning failures.
@@ -33,21 +34,29 @@ pub(crate) struct Seed {
 }
 
 impl Seed {
-    /// The fault plan the fake starts with, or why its faults are too
-    /// many.
-    pub(crate) fn try_fault_plan(&self) -> Result<FaultPlan, TooManyFaults> {
-        let mut plan = FaultPlan::new(self.random.clone());
-        plan.extend(self.faults.clone())?;
-        Ok(plan)
+    /// The seed of `world` with these faults and failures, or why the
+    /// faults are too many.
+    pub(crate) fn new(
+        world: WorldDoc,
+        faults: Vec<Fault>,
+        random: Option<RandomFaults>,
+        failures: Vec<FailProvisioning>,
+        random_failures: Option<RandomFailures>,
+    ) -> Result<Self, TooManyFaults> {
+        let mut plan = FaultPlan::new(random);
+        plan.extend(faults)?;
+        Ok(Self {
+            world,
+            faults: plan,
+            failures,
+            random_failures,
+        })
     }
 
-    /// The fault plan the fake starts with: [`Seed::try_fault_plan`], which
-    /// `FakeBuilder::try_build` ran on these same faults before any store
-    /// was made (they are never changed), so it cannot fail here; the
-    /// random faults alone if it somehow did.
+    /// The fault plan the fake starts with, as it was seeded (the random
+    /// faults' generator at its start).
     pub(crate) fn fault_plan(&self) -> FaultPlan {
-        self.try_fault_plan()
-            .unwrap_or_else(|_| FaultPlan::new(self.random.clone()))
+        self.faults.clone()
     }
 
     /// Which devices of the seeded world fail to provision.
@@ -157,5 +166,55 @@ impl Store {
     /// Reads `call` with its operation's handler (see [`Handlers::prepare`]).
     pub(crate) fn prepare(&self, call: Call) -> Result<Action, ApiError> {
         self.handlers.prepare(call)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::faults::{FaultKind, MAX_PENDING_FAULTS};
+
+    fn seed(faults: Vec<Fault>, random: Option<RandomFaults>) -> Result<Seed, TooManyFaults> {
+        Seed::new(WorldDoc::default(), faults, random, Vec::new(), None)
+    }
+
+    #[test]
+    fn faults_past_the_bound_are_a_typed_error_when_the_seed_is_made() {
+        let many = vec![Fault::any(FaultKind::BadGateway); MAX_PENDING_FAULTS + 1];
+        let err = seed(many, None).unwrap_err();
+        assert_eq!(
+            err,
+            TooManyFaults {
+                added: MAX_PENDING_FAULTS + 1,
+                room: MAX_PENDING_FAULTS
+            }
+        );
+    }
+
+    #[test]
+    fn every_reset_starts_from_the_seeded_faults_and_the_random_draws_again() {
+        let random = RandomFaults {
+            rate: 0.5,
+            seed: 3,
+            kinds: Vec::new(),
+        };
+        let s = seed(
+            vec![Fault::on("createDevice", FaultKind::DropAfter)],
+            Some(random),
+        )
+        .unwrap();
+        let draws = |mut plan: FaultPlan| {
+            let first = plan.next("createDevice", None);
+            let rest: Vec<_> = (0..50).map(|_| plan.next("op", None)).collect();
+            (first, rest)
+        };
+        let (first, rest) = draws(s.fault_plan());
+        assert_eq!(first, Some(FaultKind::DropAfter), "the scripted fault");
+        assert!(rest.iter().any(Option::is_some), "random faults too");
+        assert_eq!(
+            draws(s.fault_plan()),
+            (first, rest),
+            "a second plan is the seeded one again, not what the first used up"
+        );
     }
 }

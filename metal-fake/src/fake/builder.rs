@@ -395,14 +395,14 @@ impl FakeBuilder {
                 World::new(&spec, clock.wall(), now)
             }
         };
-        let seed = Seed {
-            world: world.to_doc(now),
-            faults: self.faults,
-            random: self.random,
-            failures: self.failures,
-            random_failures: self.random_failures,
-        };
-        seed.try_fault_plan().map_err(BuildError::Faults)?;
+        let seed = Seed::new(
+            world.to_doc(now),
+            self.faults,
+            self.random,
+            self.failures,
+            self.random_failures,
+        )
+        .map_err(BuildError::Faults)?;
         world.devices.set_failures(seed.failure_plan());
         let store = Arc::new(Store::new(world, seed, self.handlers, clock));
         // In-process: the fake's own token, the builder's rate limit (none

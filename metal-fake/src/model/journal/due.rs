@@ -32,6 +32,9 @@ pub(crate) enum Due {
         id: Uuid,
         from: crate::model::virtual_circuit::VirtualCircuitStatus,
     },
+    /// A spot market request's `end_at` comes: its spot instances still
+    /// there end (are deleted).
+    SpotRequestEnd { id: Uuid },
     /// A port VLAN assignment batch moves on from `from` (queued: in
     /// progress; in progress: applied); stale unless it is still there.
     PortVlanBatch {
@@ -96,6 +99,7 @@ impl World {
                 Due::Interconnection { id } => self.activate_interconnection(id, at),
                 Due::VirtualCircuit { id, from } => self.circuit_step(id, from, at),
                 Due::PortVlanBatch { id, from } => self.batch_step(id, from, at),
+                Due::SpotRequestEnd { id } => self.end_spot_request(id, at),
             }
         }
         self.journal.set_cause(cause);

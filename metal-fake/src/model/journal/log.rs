@@ -1,7 +1,7 @@
 //! The journal: every change the world's tables went through, in order,
 //! in a bounded ring.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use tokio::time::Instant;
 use uuid::Uuid;
@@ -77,6 +77,10 @@ pub(crate) struct Journal {
     /// Each live device's project, so that a change of what a device has
     /// (a port, a BGP session) names the project it concerned.
     projects: HashMap<Uuid, Uuid>,
+    /// How many records of each kind the tables hold: every insert and
+    /// removal of every table passes here (also while a document loads),
+    /// so a new table is counted without an edit.
+    live: BTreeMap<&'static str, u64>,
 }
 
 impl Journal {
@@ -91,7 +95,14 @@ impl Journal {
             recording: true,
             organizations: HashMap::new(),
             projects: HashMap::new(),
+            live: BTreeMap::new(),
         }
+    }
+
+    /// How many records of each kind the tables hold now, by
+    /// [`Kind::name`] (a kind with none is absent).
+    pub(crate) fn live(&self) -> &BTreeMap<&'static str, u64> {
+        &self.live
     }
 
     /// The next record sequence number (creation order across all
@@ -126,6 +137,18 @@ impl Journal {
         version: u64,
         mut scope: Scope,
     ) {
+        match change {
+            Change::Created => *self.live.entry(kind.name()).or_default() += 1,
+            Change::Deleted => {
+                if let Some(n) = self.live.get_mut(kind.name()) {
+                    *n = n.saturating_sub(1);
+                    if *n == 0 {
+                        self.live.remove(kind.name());
+                    }
+                }
+            }
+            Change::Updated(_) => {}
+        }
         if kind == Kind::Project {
             match (change, scope.organization) {
                 (Change::Deleted, _) => {

@@ -37,7 +37,8 @@ pub struct SpotMarketRequest {
     pub devices_max: u32,
     /// The most it pays a device an hour, in US dollars.
     pub max_bid_price: f64,
-    /// When it ends, as its create said.
+    /// When it ends, as its create said: its devices still there are
+    /// deleted then, on the fake's clock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end_at: Option<DateTime<Utc>>,
     /// The devices it made, each one of `devices` of its project (a saved
@@ -113,6 +114,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
                 rec: r.clone(),
                 meta,
             });
+        w.queue_spot_end(r.id, r.end_at, now);
     }
     Ok(())
 }
