@@ -32,6 +32,26 @@ pub(crate) enum Cause {
     Fake,
 }
 
+/// What changed, for the durable log (`crate::state`): a record of a
+/// table, or a part of the world kept outside the tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Touched {
+    /// A record was made, changed or removed.
+    Record {
+        /// Its kind.
+        kind: Kind,
+        /// Its ID.
+        id: Uuid,
+        /// Whether it was removed.
+        deleted: bool,
+        /// The device it concerned (a port's device).
+        device: Option<Uuid>,
+    },
+    /// The pool of machines at this place in the world's capacity took
+    /// or gave back a machine.
+    Pool(usize),
+}
+
 /// One change of one record.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Entry {
@@ -81,6 +101,9 @@ pub(crate) struct Journal {
     /// removal of every table passes here (also while a document loads),
     /// so a new table is counted without an edit.
     live: BTreeMap<&'static str, u64>,
+    /// What changed since the durable log last took it, in order; `None`
+    /// while nothing takes it (no state file).
+    feed: Option<Vec<Touched>>,
 }
 
 impl Journal {
@@ -96,7 +119,34 @@ impl Journal {
             organizations: HashMap::new(),
             projects: HashMap::new(),
             live: BTreeMap::new(),
+            feed: None,
         }
+    }
+
+    /// Whether what changes is kept for the durable log
+    /// ([`Journal::take_feed`]); off, nothing is kept.
+    pub(crate) fn set_feeding(&mut self, on: bool) {
+        self.feed = on.then(Vec::new);
+    }
+
+    /// Whether what changes is kept for the durable log.
+    pub(crate) fn is_feeding(&self) -> bool {
+        self.feed.is_some()
+    }
+
+    /// Notes a change outside the tables for the durable log.
+    pub(crate) fn touch(&mut self, touched: Touched) {
+        if self.recording {
+            if let Some(feed) = &mut self.feed {
+                feed.push(touched);
+            }
+        }
+    }
+
+    /// What changed since the last take, in order (empty while not
+    /// feeding).
+    pub(crate) fn take_feed(&mut self) -> Vec<Touched> {
+        self.feed.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// How many records of each kind the tables hold now, by
@@ -182,6 +232,12 @@ impl Journal {
         if !self.recording {
             return;
         }
+        self.touch(Touched::Record {
+            kind,
+            id: record,
+            deleted: change == Change::Deleted,
+            device: scope.device,
+        });
         self.last += 1;
         if self.entries.len() == self.capacity {
             self.entries.pop_front();

@@ -43,8 +43,8 @@ pub(crate) use create::read_create_body;
 pub(crate) use failures::FailurePlan;
 pub use failures::{FailProvisioning, RandomFailures};
 pub(crate) use operations::RESOURCE;
+pub(crate) use record::{entry, Kept, Step, FAILED_PROVISIONING_PROJECT};
 pub use record::{Device, DeviceState, OwnAddress};
-pub(crate) use record::{Kept, Step, FAILED_PROVISIONING_PROJECT};
 pub(crate) use table::Devices;
 pub(crate) use view::{
     address_texts, own_block_owner, own_blocks, Addresses, DeviceField, OwnBlock, COLLECTION,

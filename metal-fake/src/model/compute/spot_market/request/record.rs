@@ -124,9 +124,15 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
     doc.spot_market_requests = oldest_first(w.spot_requests.iter(), |r| r.meta.seq)
         .into_iter()
-        .map(|r| SpotMarketRequest {
-            devices: w.request_devices(r).collect(),
-            ..r.rec.clone()
-        })
+        .map(|r| entry(w, r))
         .collect();
+}
+
+/// One request's entry in a world document, naming the devices it made
+/// that are still there.
+pub(crate) fn entry(w: &World, r: &Kept) -> SpotMarketRequest {
+    SpotMarketRequest {
+        devices: w.request_devices(r).collect(),
+        ..r.rec.clone()
+    }
 }

@@ -2,8 +2,13 @@
 //! world, the faults, the call log; beside it the handlers, the clock and
 //! the seed a reset returns to. Every look at the world first makes the
 //! lifecycle changes due by now on the fake's clock.
+//!
+//! - `persist`: the lock's guard, which writes what the world changed to
+//!   the state file's log (`crate::state`) before it lets go.
 
-use std::sync::{Mutex, MutexGuard};
+mod persist;
+
+use std::sync::Mutex;
 
 use tokio::time::Instant;
 use uuid::Uuid;
@@ -18,6 +23,9 @@ use crate::handlers::{Action, Handlers};
 use crate::log::{CallLog, Snapshot};
 use crate::model::FailurePlan;
 use crate::model::World;
+use crate::state::Writer;
+
+pub(crate) use persist::{sync_every, Locked};
 
 /// What a reset returns to: the world the fake was built with, and its
 /// faults.
@@ -72,6 +80,9 @@ pub(crate) struct Store {
     handlers: Handlers,
     clock: Clock,
     seed: Seed,
+    /// The state file being written, if any (locked after `inner`, never
+    /// before).
+    state: Option<Mutex<Writer>>,
 }
 
 /// What the lock guards.
@@ -83,7 +94,15 @@ pub(crate) struct Inner {
 }
 
 impl Store {
-    pub(crate) fn new(world: World, seed: Seed, handlers: Handlers, clock: Clock) -> Self {
+    /// The store of `world`, writing what it changes to `state` if given.
+    pub(crate) fn new(
+        mut world: World,
+        seed: Seed,
+        handlers: Handlers,
+        clock: Clock,
+        state: Option<Writer>,
+    ) -> Self {
+        world.journal.set_feeding(state.is_some());
         Self {
             inner: Mutex::new(Inner {
                 world,
@@ -93,6 +112,7 @@ impl Store {
             handlers,
             clock,
             seed,
+            state: state.map(Mutex::new),
         }
     }
 
@@ -117,7 +137,7 @@ impl Store {
         let timings = inner.world.timings();
         let mut world = World::from_doc(&self.seed.world, timings, self.clock.wall(), self.now())?;
         world.devices.set_failures(self.seed.failure_plan());
-        inner.world = world;
+        inner.replace_world(world);
         inner.faults = self.seed.fault_plan();
         inner.log.clear_calls();
         Ok(())
@@ -131,7 +151,7 @@ impl Store {
         world
             .devices
             .set_failures(inner.world.devices.take_failures());
-        inner.world = world;
+        inner.replace_world(world);
         Ok(())
     }
 
@@ -141,15 +161,17 @@ impl Store {
         self.lock().world.to_doc(now)
     }
 
-    /// The lock, with the lifecycle changes due by now made.
-    pub(crate) fn lock(&self) -> MutexGuard<'_, Inner> {
+    /// The lock, with the lifecycle changes due by now made; what changes
+    /// while it is held is written to the state file when it is let go.
+    pub(crate) fn lock(&self) -> Locked<'_> {
         // A panic while the lock is held leaves the model as it was between
         // two whole operations at worst; keep serving rather than poison.
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut locked = Locked::new(self, inner);
         // The timed transitions due by now on the fake's clock (a device
         // provisioned, a deleted device leaving), before anyone looks.
-        inner.world.drain(self.clock.now());
-        inner
+        locked.world.drain(self.clock.now());
+        locked
     }
 
     /// Counts a connection task of a server that panicked.
