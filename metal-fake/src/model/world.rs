@@ -112,6 +112,8 @@ pub(crate) struct World {
     pub(crate) payment_methods: billing::PaymentMethods,
     /// The support requests sent (not saved).
     pub(crate) support: support::SupportLog,
+    /// Each parent's children under the relations (`model/relations.rs`).
+    pub(crate) links: super::relations::LinkIndex,
 }
 
 impl World {
@@ -159,6 +161,7 @@ impl World {
             emails: Default::default(),
             payment_methods: Default::default(),
             support: support::SupportLog::default(),
+            links: Default::default(),
         }
     }
 
@@ -276,6 +279,7 @@ impl World {
         let loaded = self.load_records(doc, now);
         self.drain(now);
         self.journal.set_recording(true);
+        self.index_links();
         loaded
     }
 

@@ -86,6 +86,9 @@ impl World {
     /// queue the next, which comes out in turn when it too is due). Cheap
     /// when nothing is due.
     pub(crate) fn drain(&mut self, now: Instant) {
+        // What the last lock wrote, told to the relations' index (so what
+        // waits for it stays small).
+        self.sync_links();
         if self.due.next_at().is_none_or(|at| at > now) {
             return;
         }

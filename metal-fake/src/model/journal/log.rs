@@ -104,6 +104,9 @@ pub(crate) struct Journal {
     /// What changed since the durable log last took it, in order; `None`
     /// while nothing takes it (no state file).
     feed: Option<Vec<Touched>>,
+    /// The records written since the relations' index last took them
+    /// (`World::sync_links`).
+    relinks: Vec<(Kind, Uuid)>,
 }
 
 impl Journal {
@@ -120,7 +123,14 @@ impl Journal {
             projects: HashMap::new(),
             live: BTreeMap::new(),
             feed: None,
+            relinks: Vec::new(),
         }
+    }
+
+    /// The records written since the last take, in order (the relations'
+    /// index relinks them).
+    pub(crate) fn take_relinks(&mut self) -> Vec<(Kind, Uuid)> {
+        std::mem::take(&mut self.relinks)
     }
 
     /// Whether what changes is kept for the durable log
@@ -232,6 +242,7 @@ impl Journal {
         if !self.recording {
             return;
         }
+        self.relinks.push((kind, record));
         self.touch(Touched::Record {
             kind,
             id: record,
