@@ -583,7 +583,7 @@ impl Relation {
     /// The children of `parent` in `w` (this relation the `index`th of
     /// [`RELATIONS`]), in ID order: from the world's index, or the
     /// parent's own list.
-    fn children(&self, w: &World, index: usize, parent: Uuid) -> Vec<Uuid> {
+    pub(crate) fn children(&self, w: &World, index: usize, parent: Uuid) -> Vec<Uuid> {
         match self.links {
             ByChild(parents) => {
                 let found: Vec<Uuid> = w.links.children(index, parent).collect();

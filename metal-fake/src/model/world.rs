@@ -114,6 +114,8 @@ pub(crate) struct World {
     pub(crate) support: support::SupportLog,
     /// Each parent's children under the relations (`model/relations.rs`).
     pub(crate) links: super::relations::LinkIndex,
+    /// What the access checks find by index (`model/access/index.rs`).
+    pub(crate) access: super::access::AccessIndex,
 }
 
 impl World {
@@ -162,6 +164,7 @@ impl World {
             payment_methods: Default::default(),
             support: support::SupportLog::default(),
             links: Default::default(),
+            access: Default::default(),
         }
     }
 
@@ -288,6 +291,8 @@ impl World {
         for resource in resources() {
             (resource.load)(self, doc, now)?;
         }
+        // The tokens are checked against the API keys' by index.
+        self.index_access();
         self.tokens = KeptToken::load(self, doc)?;
         Ok(())
     }

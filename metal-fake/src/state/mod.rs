@@ -53,8 +53,9 @@
 //! (the binary's default, one second, as Redis's `appendfsync everysec`)
 //! the log is synced every interval, and such a crash loses at most the
 //! changes of the last interval. The interval is the default because a
-//! sync of every change costs a disk flush on every call (see the
-//! crate's durability figures in its README) while the crashes the fake
+//! sync of every change costs a disk flush on every call, which bounds
+//! the fake to the disk's flushes a second (`cargo bench -p metal-fake
+//! --bench durability` measures the three), while the crashes the fake
 //! meets in tests and development are its own process's.
 //!
 //! If a write fails (a full disk), nothing more is written and every

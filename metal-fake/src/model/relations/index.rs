@@ -114,6 +114,7 @@ impl World {
             }
         }
         self.links = index;
+        self.index_access();
         self.journal.take_relinks();
     }
 
@@ -125,8 +126,22 @@ impl World {
         }
     }
 
-    /// The index told of the links of `id` of `kind` now.
+    /// The children of `parent` (of kind `parent_kind`) of kind `child`
+    /// under every relation between the two kinds, in ID order within
+    /// each: found through the index.
+    pub(crate) fn children_of(&self, child: Kind, parent_kind: Kind, parent: Uuid) -> Vec<Uuid> {
+        RELATIONS
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.child == child && r.parent == parent_kind)
+            .flat_map(|(i, r)| r.children(self, i, parent))
+            .collect()
+    }
+
+    /// The indexes told of `id` of `kind` now (its links, and what the
+    /// access checks find it by).
     pub(crate) fn relink(&mut self, kind: Kind, id: Uuid) {
+        self.reindex_access(kind, id);
         for (i, r) in RELATIONS.iter().enumerate() {
             if let (true, Linked::ByChild(parents)) = (r.child == kind, r.links) {
                 let now = parents(self, id);
