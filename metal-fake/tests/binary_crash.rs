@@ -13,7 +13,6 @@ mod binary;
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::Child;
 use std::sync::{Arc, Mutex};
 
 use base64::Engine;
@@ -25,18 +24,7 @@ const TOKEN: &str = "crash-token";
 /// Creates in flight at once.
 const CLIENTS: usize = 4;
 
-/// A started server and its root URL (without `/metal/v1`).
-struct Running {
-    child: Child,
-    root: String,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use binary::Running;
 
 fn start(state: &Path, sync: &str) -> Running {
     let mut args = vec![
@@ -50,21 +38,7 @@ fn start(state: &Path, sync: &str) -> Running {
     if !sync.is_empty() {
         args.extend(["--sync-interval", sync]);
     }
-    let mut child = binary::command(TOKEN, &args).spawn().unwrap();
-    let line = binary::first_line(&mut child);
-    let Some(url) = line.trim().strip_prefix("metal-fake listening on ") else {
-        let _ = child.kill();
-        let out = child.wait_with_output().unwrap();
-        panic!(
-            "unexpected first line {line:?}; stderr: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-    };
-    let url = url.to_string();
-    Running {
-        child,
-        root: url.trim_end_matches("/metal/v1").to_string(),
-    }
+    binary::start(TOKEN, &args)
 }
 
 /// An SSH key of its own (a random body: the fake checks base64 only).
