@@ -222,7 +222,7 @@ impl Writer {
 
     /// What a sync has to sync: a second handle on the log when records
     /// were written since the last (synced without holding the writer).
-    pub(crate) fn to_sync(&mut self) -> Result<Option<(File, PathBuf)>, StateError> {
+    pub(crate) fn take_sync(&mut self) -> Result<Option<(File, PathBuf)>, StateError> {
         self.check()?;
         if !self.unsynced {
             return Ok(None);

@@ -108,7 +108,7 @@ impl Store {
         let Some(state) = &self.state else {
             return Ok(());
         };
-        let Some((file, path)) = writer(state).to_sync()? else {
+        let Some((file, path)) = writer(state).take_sync()? else {
             return Ok(());
         };
         file.sync_data()
