@@ -40,7 +40,10 @@
 //! - `in_process`: the [`metal_api::Exchange`] of [`Fake`]: a request of
 //!   the operation it is handed goes straight into the pipeline with it.
 //! - `server`: the router on a TCP listener ([`bind`], [`serve`]).
-//! - `store`: the state all clones share, behind one lock.
+//! - `store`: the state all clones share, behind one lock; its guard
+//!   writes what the world changed to the state file when it lets go.
+//! - [`state`]: the world on disk through a crash: a snapshot and an
+//!   append-only log after it, replayed at start.
 //! - `handlers`: which handler serves each operation (the model's, a
 //!   test's own, or none: `501`).
 //! - `faults`: what can go wrong with one exchange, and when each kind
@@ -216,7 +219,10 @@
 //! `metal-fake/world.schema.json`, printed by `--world-schema`; an example
 //! is `metal-fake/examples/world.json`), or from `--project` and
 //! `--reservations`. With `--state-file FILE` it loads the world from the
-//! file when it exists, and saves it there on SIGINT or SIGTERM.
+//! file when it exists (its log replayed), writes every change to the
+//! log beside it before the reply is sent (synced every `--sync-interval`
+//! seconds, default 1; 0: before every reply), and writes a new snapshot
+//! on SIGINT or SIGTERM ([`state`] says what a crash can lose).
 //! `metal-fake/examples/control_api.py` drives all this with the Equinix
 //! Python SDK.
 //!
@@ -293,6 +299,7 @@ mod model;
 mod pipeline;
 mod router;
 mod server;
+pub mod state;
 mod store;
 
 pub use call::{ApiError, Call, Reply};

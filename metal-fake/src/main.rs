@@ -23,9 +23,17 @@
 //! Schema and exits, `--control-schema` the control API's.
 //!
 //! With `--state-file FILE`, the world is loaded from `FILE` at start when
-//! it exists (in place of `--world` and the shortcuts), and saved to it on
-//! SIGINT or SIGTERM, readable by its owner only (mode 0600: it holds the
-//! world's tokens); a failed save exits with code 1.
+//! it exists (in place of `--world` and the shortcuts), with the log
+//! `FILE.log` replayed onto it; every change after that is appended to the
+//! log before its reply is sent, and the log is synced to the disk every
+//! `--sync-interval` seconds (default 1; 0: before every reply). A new
+//! snapshot is written at start, when the log grows past it, and on SIGINT
+//! or SIGTERM; both files are readable by their owner only (mode 0600: the
+//! world holds its tokens). A `kill -9` loses nothing that was answered; a
+//! power cut or a crash of the system loses at most the last interval's
+//! changes (none with 0). A torn last record is dropped with a warning; a
+//! damaged one before it refuses the start (exit code 2). A failed write
+//! exits with code 1 (see `metal_fake::state`).
 //!
 //! `GET /_fake/world` answers the world with its tokens to anyone who can
 //! reach the server, unless `--control-token` guards the control API: give
@@ -37,6 +45,7 @@ use std::time::Duration;
 
 use clap::Parser;
 use metal_fake::document::WorldDoc;
+use metal_fake::state::{StateFile, SyncPolicy};
 use metal_fake::{FailProvisioning, Fake, RandomFailures, RandomFaults, ServerConfig, Timings};
 use uuid::Uuid;
 
@@ -84,10 +93,20 @@ struct Args {
     /// 10000): devices provision and reservations come free sooner.
     #[arg(long, default_value_t = 1.0, value_parser = parse_time_scale)]
     time_scale: f64,
-    /// Loads the world from this file at start when it exists, and saves it
-    /// there on SIGINT or SIGTERM (mode 0600: it holds the world's tokens).
+    /// Keeps the world in this file through a crash: loaded at start when
+    /// it exists (with FILE.log, the log of every change after it,
+    /// replayed), every change appended to FILE.log before its reply is
+    /// sent, a new snapshot written at start, when the log outgrows it, and
+    /// on SIGINT or SIGTERM (mode 0600: it holds the world's tokens). A
+    /// kill -9 loses nothing answered; a power cut at most the last
+    /// --sync-interval.
     #[arg(long)]
     state_file: Option<PathBuf>,
+    /// Seconds between syncs of the state file's log to the disk (0: each
+    /// change is synced before its reply, as Redis's appendfsync always;
+    /// the default 1 is its everysec); at most an hour.
+    #[arg(long, default_value = "1", value_parser = parse_sync_interval, requires = "state_file")]
+    sync_interval: Duration,
     /// The X-Auth-Token the server accepts (default: $METAL_AUTH_TOKEN).
     #[arg(long)]
     token: Option<String>,
@@ -183,27 +202,19 @@ fn read_world(path: &Path) -> Result<WorldDoc, String> {
     WorldDoc::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Writes the world to `path`, whole or not at all (a temporary file
-/// beside it, then renamed). The world holds its tokens, so the file is
-/// readable by its owner only (mode 0600 on Unix), from its creation on.
-fn save_world(fake: &Fake, path: &Path) -> Result<(), String> {
-    let text = serde_json::to_vec_pretty(&fake.world()).map_err(|e| e.to_string())?;
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let written = (|| {
-        // A stale temporary file may have been made with other bits.
-        let _ = std::fs::remove_file(&tmp);
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let mut file = options.open(&tmp)?;
-        file.write_all(&text)?;
-        file.sync_all()
-    })();
-    written.map_err(|e| format!("{}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+/// The longest sync interval: an hour.
+const MAX_SYNC_INTERVAL: f64 = 3600.0;
+
+fn parse_sync_interval(text: &str) -> Result<Duration, String> {
+    let s: f64 = text
+        .parse()
+        .map_err(|e| format!("{text:?} is not a number of seconds: {e}"))?;
+    if !(0.0..=MAX_SYNC_INTERVAL).contains(&s) {
+        return Err(format!(
+            "{text} is not a number of seconds from 0 to {MAX_SYNC_INTERVAL} (an hour)"
+        ));
+    }
+    Duration::try_from_secs_f64(s).map_err(|e| format!("{text}: {e}"))
 }
 
 /// Waits for SIGINT, or SIGTERM on Unix.
@@ -278,13 +289,28 @@ async fn main() -> std::process::ExitCode {
         .reservations(args.reservations)
         .timings(timings)
         .time_scale(args.time_scale);
-    let saved = args.state_file.as_deref().filter(|p| p.exists());
-    let seed = match (saved, &args.world) {
-        (Some(path), _) => Some(path),
-        (None, Some(path)) => Some(path.as_path()),
-        (None, None) => None,
-    };
-    if let Some(path) = seed {
+    let mut seed = None;
+    if let Some(path) = &args.state_file {
+        let sync = if args.sync_interval.is_zero() {
+            SyncPolicy::EveryChange
+        } else {
+            SyncPolicy::Interval(args.sync_interval)
+        };
+        match StateFile::open(path, sync) {
+            Ok((state, saved)) => {
+                builder = builder.state_file(state);
+                if let Some(doc) = saved {
+                    builder = builder.world(doc);
+                    seed = Some(path.as_path());
+                }
+            }
+            Err(e) => {
+                eprintln!("metal-fake: cannot load the world from {e}");
+                return std::process::ExitCode::from(2);
+            }
+        }
+    }
+    if let (None, Some(path)) = (seed, &args.world) {
         match read_world(path) {
             Ok(doc) => builder = builder.world(doc),
             Err(e) => {
@@ -292,6 +318,7 @@ async fn main() -> std::process::ExitCode {
                 return std::process::ExitCode::from(2);
             }
         }
+        seed = Some(path.as_path());
     }
     if args.fault_rate > 0.0 {
         builder = builder.random_faults(RandomFaults {
@@ -340,13 +367,25 @@ async fn main() -> std::process::ExitCode {
         fault_rate = args.fault_rate,
         "metal-fake serving"
     );
+    if args.state_file.is_some() {
+        // The fake syncs its log every interval on its own; a write that
+        // failed stops the binary (every call is answered 503 meanwhile).
+        let watched = fake.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                if let Err(e) = watched.sync_state() {
+                    eprintln!("metal-fake: cannot keep the world: {e}");
+                    std::process::exit(1);
+                }
+            }
+        });
+    }
     stop_signal().await;
     let served = server.try_shutdown().await;
-    if let Some(path) = &args.state_file {
-        if let Err(e) = save_world(&fake, path) {
-            eprintln!("metal-fake: cannot save the world to {e}");
-            return std::process::ExitCode::FAILURE;
-        }
+    if let Err(e) = fake.save_state() {
+        eprintln!("metal-fake: cannot save the world: {e}");
+        return std::process::ExitCode::FAILURE;
     }
     if let Err(e) = served {
         eprintln!("metal-fake: the server failed: {e}");

@@ -2,6 +2,7 @@
 //! are refused with one clear error (exit code 2) instead of aborting or
 //! overflowing, and its log subscriber honours `RUST_LOG`.
 
+#[allow(dead_code)] // the binary's helpers; this test runs some
 mod binary;
 
 use std::io::Read;

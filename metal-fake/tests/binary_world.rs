@@ -4,10 +4,11 @@
 
 mod http;
 
+#[allow(dead_code)] // the binary's helpers; this test runs some
 mod binary;
 
 use std::path::Path;
-use std::process::{Child, Command};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -15,35 +16,10 @@ use serde_json::{json, Value};
 const EXAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/world.json");
 const TOKEN: &str = "world-flags-token";
 
-fn command(args: &[&str]) -> Command {
-    binary::command(TOKEN, args)
-}
-
-/// A started server and its root URL (without `/metal/v1`).
-struct Running {
-    child: Child,
-    root: String,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use binary::Running;
 
 fn start(args: &[&str]) -> Running {
-    let mut child = command(args).spawn().unwrap();
-    let line = binary::first_line(&mut child);
-    let url = line
-        .trim()
-        .strip_prefix("metal-fake listening on ")
-        .unwrap_or_else(|| panic!("unexpected first line {line:?}"))
-        .to_string();
-    Running {
-        child,
-        root: url.trim_end_matches("/metal/v1").to_string(),
-    }
+    binary::start(TOKEN, args)
 }
 
 /// Sends SIGINT and waits (at most 20 s) for the exit code.

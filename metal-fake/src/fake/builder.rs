@@ -16,6 +16,7 @@ use crate::handlers::Handlers;
 use crate::model::{Timings, World, WorldSpec};
 use crate::pipeline::Pipeline;
 use crate::router::{self, ServerConfig};
+use crate::state::{StateFile, SyncPolicy};
 use crate::store::{Seed, Store};
 
 /// Builds a [`Fake`]: its projects and reservations, plans, facilities,
@@ -62,6 +63,7 @@ pub struct FakeBuilder {
     on_demand: u32,
     /// The catalog the world starts from.
     catalog: CatalogChoice,
+    state: Option<StateFile>,
 }
 
 /// Why [`FakeBuilder::try_build`] refused.
@@ -89,6 +91,9 @@ pub enum BuildError {
     /// start (see [`metal_api::Client::over`]).
     #[error("the in-process client: {0}")]
     Client(#[source] metal_api::ConfigError),
+    /// The state file of [`FakeBuilder::state_file`] cannot be written.
+    #[error("the state file: {0}")]
+    State(#[source] crate::state::StateError),
 }
 
 impl Default for FakeBuilder {
@@ -112,6 +117,7 @@ impl Default for FakeBuilder {
             unknown: None,
             on_demand: crate::model::capacity::DEFAULT_ON_DEMAND,
             catalog: CatalogChoice::Metal,
+            state: None,
         }
     }
 }
@@ -375,6 +381,18 @@ impl FakeBuilder {
         self
     }
 
+    /// Keeps the fake's world in `state` (see [`crate::state`]): the world
+    /// it is built with is written there as the snapshot, and every change
+    /// after it to the log, before the reply of the call that made it.
+    /// Seed the builder with the world [`StateFile::open`] read (through
+    /// [`FakeBuilder::world`]) to go on from it. With
+    /// [`crate::state::SyncPolicy::Interval`] the fake syncs the log every
+    /// interval on its own when built inside a tokio runtime.
+    pub fn state_file(mut self, state: StateFile) -> Self {
+        self.state = Some(state);
+        self
+    }
+
     /// Runs the fake's clock `scale` times faster than real time (from 1,
     /// the default, to 10000): devices provision and reservations come free
     /// sooner, timestamps move faster. The rate limit and injected latency
@@ -430,16 +448,31 @@ impl FakeBuilder {
                 World::new(&spec, clock.wall(), now)
             }
         };
-        let seed = Seed {
-            world: world.to_doc(now),
-            faults: self.faults,
-            random: self.random,
-            failures: self.failures,
-            random_failures: self.random_failures,
-        };
-        seed.try_fault_plan().map_err(BuildError::Faults)?;
+        let seed = Seed::new(
+            world.to_doc(now),
+            self.faults,
+            self.random,
+            self.failures,
+            self.random_failures,
+        )
+        .map_err(BuildError::Faults)?;
         world.devices.set_failures(seed.failure_plan());
-        let store = Arc::new(Store::new(world, seed, self.handlers, clock));
+        let (writer, interval) = match self.state {
+            Some(state) => {
+                let interval = match state.sync() {
+                    SyncPolicy::Interval(every) => Some(every),
+                    SyncPolicy::EveryChange => None,
+                };
+                let at = clock.wall().wall(now).timestamp_millis();
+                let writer = state.start(&seed.world, at).map_err(BuildError::State)?;
+                (Some(writer), interval)
+            }
+            None => (None, None),
+        };
+        let store = Arc::new(Store::new(world, seed, self.handlers, clock, writer));
+        if let Some(every) = interval {
+            crate::store::sync_every(&store, every);
+        }
         // In-process: the fake's own token, the builder's rate limit (none
         // by default), nothing recorded.
         let config = ServerConfig::new(self.token).rate_limit(self.rate_limit);

@@ -158,6 +158,20 @@ impl Fake {
         self.store.load(doc)
     }
 
+    /// Syncs the state file's log to the disk ([`FakeBuilder::state_file`];
+    /// nothing without one): every change answered so far is on the disk
+    /// when it returns. The error of an earlier write, if one failed.
+    pub fn sync_state(&self) -> Result<(), crate::state::StateError> {
+        self.store.sync_state()
+    }
+
+    /// Writes the world now as the state file's snapshot, with an empty
+    /// log after it (what the binary does on SIGINT and SIGTERM; nothing
+    /// without a state file).
+    pub fn save_state(&self) -> Result<(), crate::state::StateError> {
+        self.store.save_state()
+    }
+
     /// Back to the world and faults the fake was built with, with an empty
     /// call log (`POST /_fake/reset`). The clock is not turned back.
     pub fn reset(&self) -> Result<(), WorldError> {

@@ -272,7 +272,7 @@ pub struct TooManyFaults {
 
 /// The scripted and random faults of one fake, and the per-operation call
 /// counts they are matched against.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct FaultPlan {
     scripted: Vec<Fault>,
     random: Option<(f64, Vec<FaultKind>, StdRng)>,

@@ -11,9 +11,14 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::load::unknown;
+use super::relations::Kind;
 use super::World;
+
+mod index;
+
 use crate::call::ApiError;
 use crate::document::{WorldDoc, WorldError};
+pub(crate) use index::AccessIndex;
 
 /// The message of the API's `403` for a resource the token may not see
 /// (terraform-provider-equinix issue 743).
@@ -168,9 +173,9 @@ impl Access {
             Self::All => true,
             Self::Token(g) => {
                 g.organizations.contains(&id)
-                    || w.projects
+                    || w.children_of(Kind::Project, Kind::Organization, id)
                         .iter()
-                        .any(|(p, rec)| rec.organization() == id && g.projects.contains(p))
+                        .any(|p| g.projects.contains(p))
             }
         }
     }
@@ -205,7 +210,7 @@ impl World {
     /// token of the world is its user; an API key is its user's, or its
     /// project's, read-only or not.
     pub(crate) fn access_of(&self, token: &str) -> Option<Access> {
-        if let Some(t) = self.tokens.iter().find(|t| t.rec.token == token) {
+        if let Some(t) = self.access.token(token).and_then(|i| self.tokens.get(i)) {
             return Some(Access::Token(self.grant_of_user(t.user())));
         }
         let key = self.api_key_of_token(token)?;
@@ -236,24 +241,23 @@ impl World {
                 .extend(self.organizations.keys().copied());
             return grant;
         }
-        for t in self.tokens.iter().filter(|t| t.user() == user) {
+        for t in self
+            .access
+            .tokens_of(user)
+            .iter()
+            .filter_map(|i| self.tokens.get(*i))
+        {
             grant.projects.extend(t.rec.projects.iter().copied());
             grant
                 .organizations
                 .extend(t.rec.organizations.iter().copied());
         }
-        grant.organizations.extend(
-            self.organizations
-                .values()
-                .filter(|o| o.rec.members.contains(&user))
-                .map(|o| o.rec.id),
-        );
-        grant.projects.extend(
-            self.projects
-                .iter()
-                .filter(|(_, p)| grant.organizations.contains(&p.organization()))
-                .map(|(id, _)| *id),
-        );
+        grant.organizations.extend(self.access.member_of(user));
+        for o in &grant.organizations {
+            grant
+                .projects
+                .extend(self.children_of(Kind::Project, Kind::Organization, *o));
+        }
         grant.projects.extend(self.projects_of_member(user));
         grant
     }

@@ -31,6 +31,11 @@ pub struct WorldCounts {
     pub competitor_devices: u64,
     /// Reboots performed.
     pub reboots: u64,
+    /// Records of each kind the world holds now (`device`,
+    /// `ip_reservation`, `virtual_network`, ...; a kind with none is
+    /// absent): counted as every table is written, so every table is
+    /// here, a new one too.
+    pub records: BTreeMap<String, u64>,
 }
 
 /// A list, as JSON bytes, of views.
@@ -81,6 +86,12 @@ impl World {
             ssh_keys: self.ssh_keys.len() as u64,
             devices_created: self.devices.created(),
             competitor_devices: self.devices.competitors(),
+            records: self
+                .journal
+                .live()
+                .iter()
+                .map(|(kind, n)| (kind.replace([' ', '-'], "_"), *n))
+                .collect(),
             ..Default::default()
         };
         for d in self.devices.values() {

@@ -42,6 +42,8 @@
 //! - `list`, `render`, `load`: what every list, view and loader shares.
 //! - `request`: how a request body is read (`null` as absent).
 //! - `inspect`: what tests and `/_fake/state` look at ([`WorldCounts`]).
+//! - `saved`: what a change of the world is in its document, for the
+//!   durable log (`crate::state`).
 //! - `timings`: [`Timings`], how long each lifecycle phase lasts.
 
 mod access;
@@ -60,6 +62,7 @@ pub(crate) mod relations;
 pub(crate) mod render;
 pub(crate) mod request;
 mod resource;
+pub(crate) mod saved;
 mod timings;
 mod world;
 

@@ -9,7 +9,10 @@
 //! whole tree is checked before anything changes), by the timed removal
 //! of deleted devices ([`World::remove_record`]), and after every load
 //! ([`World::dangling`]: no record names one the world lacks), so what
-//! the API leaves behind can always be saved and loaded again.
+//! the API leaves behind can always be saved and loaded again. A delete
+//! finds a parent's children through the world's index (`index`: kept
+//! from the journal's changes as the children change), never by reading
+//! whole tables.
 //!
 //! ```text
 //! child            → parent             on delete
@@ -76,6 +79,10 @@ use super::device::{DeviceState, FAILED_PROVISIONING_PROJECT};
 use super::World;
 use crate::call::ApiError;
 use crate::document::WorldError;
+
+mod index;
+
+pub(crate) use index::LinkIndex;
 
 /// A kind of record the world keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -168,14 +175,40 @@ pub(crate) struct Relation {
     pub(crate) child: Kind,
     pub(crate) parent: Kind,
     pub(crate) on_delete: OnDelete,
-    /// Every link of this relation in `w`: `(child, parent)`. A token's
+    /// Who keeps its links, and how one record's are read. A token's
     /// index in the world's list is its ID here (tokens have none).
-    links: fn(&World) -> Vec<(Uuid, Uuid)>,
+    links: Linked,
 }
+
+/// Where a relation's links are kept, and how one record's are read.
+#[derive(Clone, Copy)]
+pub(crate) enum Linked {
+    /// By the child: the parents the child with this ID names (none when
+    /// the world does not hold it). The world's index ([`LinkIndex`])
+    /// finds a parent's children, kept as the children change.
+    ByChild(fn(&World, Uuid) -> Vec<Uuid>),
+    /// By the parent: the children the parent with this ID lists (a spot
+    /// market request's devices), read from the parent itself.
+    ByParent(fn(&World, Uuid) -> Vec<Uuid>),
+}
+
+use Linked::{ByChild, ByParent};
 
 /// `Uuid` of a token's index (tokens have no ID of their own).
 fn token_key(index: usize) -> Uuid {
     Uuid::from_u128(index as u128)
+}
+
+/// The token whose key ([`token_key`]) is `id`.
+fn token(w: &World, id: Uuid) -> Option<&super::access::KeptToken> {
+    usize::try_from(id.as_u128())
+        .ok()
+        .and_then(|i| w.tokens.get(i))
+}
+
+/// The one parent named, if any.
+fn one(parent: Option<Uuid>) -> Vec<Uuid> {
+    parent.into_iter().collect()
 }
 
 /// The declared relations (the table in the module's documentation).
@@ -187,12 +220,7 @@ pub(crate) static RELATIONS: &[Relation] = &[
         child: Kind::Project,
         parent: Kind::Organization,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.projects
-                .values()
-                .filter_map(|p| Some((p.rec.id, p.rec.organization?)))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.projects.get(&id).and_then(|p| p.rec.organization))),
     },
     Relation {
         child: Kind::Device,
@@ -200,7 +228,7 @@ pub(crate) static RELATIONS: &[Relation] = &[
         on_delete: OnDelete::Restrict("Cannot delete a project that has devices"),
         // A device whose provisioning failed has left for a project no
         // world holds (as the real API moved it): not a link.
-        links: |w| device_links(w, false),
+        links: ByChild(|w, id| device_link(w, id, false)),
     },
     // packngo's test teardown deletes its device and at once its project,
     // and fails on any error: a device already deleted (deprovisioning)
@@ -209,51 +237,31 @@ pub(crate) static RELATIONS: &[Relation] = &[
         child: Kind::Device,
         parent: Kind::Project,
         on_delete: OnDelete::Cascade,
-        links: |w| device_links(w, true),
+        links: ByChild(|w, id| device_link(w, id, true)),
     },
     Relation {
         child: Kind::HardwareReservation,
         parent: Kind::Project,
         on_delete: OnDelete::Restrict("Cannot delete a project that has hardware reservations"),
-        links: |w| {
-            w.reservations
-                .values()
-                .map(|r| (r.rec.id, r.rec.project))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.reservations.get(&id).map(|r| r.rec.project))),
     },
     Relation {
         child: Kind::SshKey,
         parent: Kind::Project,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.ssh_keys
-                .values()
-                .filter_map(|k| Some((k.rec.id, k.rec.project?)))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.ssh_keys.get(&id).and_then(|k| k.rec.project))),
     },
     Relation {
         child: Kind::License,
         parent: Kind::Project,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.licenses
-                .values()
-                .map(|l| (l.rec.id, l.rec.project))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.licenses.get(&id).map(|l| l.rec.project))),
     },
     Relation {
         child: Kind::SpotMarketRequest,
         parent: Kind::Project,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.spot_requests
-                .values()
-                .map(|r| (r.rec.id, r.rec.project))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.spot_requests.get(&id).map(|r| r.rec.project))),
     },
     // The request keeps the list of its devices: deleting it drops the
     // links (its devices stay, unless `force_termination` deletes them
@@ -262,58 +270,42 @@ pub(crate) static RELATIONS: &[Relation] = &[
         child: Kind::Device,
         parent: Kind::SpotMarketRequest,
         on_delete: OnDelete::Unlink,
-        links: |w| {
+        links: ByParent(|w, id| {
             w.spot_requests
-                .values()
-                .flat_map(|r| w.request_devices(r).map(move |d| (d, r.rec.id)))
-                .collect()
-        },
+                .get(&id)
+                .map(|r| w.request_devices(r).collect())
+                .unwrap_or_default()
+        }),
     },
     Relation {
         child: Kind::Batch,
         parent: Kind::Project,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.batches
-                .values()
-                .map(|b| (b.rec.id, b.rec.project))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.batches.get(&id).map(|b| b.rec.project))),
     },
     // As a spot market request's: the batch keeps the list.
     Relation {
         child: Kind::Device,
         parent: Kind::Batch,
         on_delete: OnDelete::Unlink,
-        links: |w| {
+        links: ByParent(|w, id| {
             w.batches
-                .values()
-                .flat_map(|b| w.batch_devices(b).map(move |d| (d, b.rec.id)))
-                .collect()
-        },
+                .get(&id)
+                .map(|b| w.batch_devices(b).collect())
+                .unwrap_or_default()
+        }),
     },
     Relation {
         child: Kind::SelfServiceReservation,
         parent: Kind::Project,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.self_service_reservations
-                .values()
-                .map(|r| (r.rec.id, r.rec.project))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.self_service_reservations.get(&id).map(|r| r.rec.project))),
     },
     Relation {
         child: Kind::IpReservation,
         parent: Kind::Project,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.ips
-                .reservations()
-                .values()
-                .map(|r| (r.rec.id, r.rec.project))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.ips.reservations().get(&id).map(|r| r.rec.project))),
     },
     Relation {
         child: Kind::IpAssignment,
@@ -321,80 +313,48 @@ pub(crate) static RELATIONS: &[Relation] = &[
         on_delete: OnDelete::Restrict(
             "The IP reservation has assignments: unassign its addresses before deleting it",
         ),
-        links: |w| {
-            w.ips
-                .assignments()
-                .values()
-                .map(|a| (a.rec.id, a.reservation))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.ips.assignments().get(&id).map(|a| a.reservation))),
     },
     Relation {
         child: Kind::IpAssignment,
         parent: Kind::Device,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.ips
-                .assignments()
-                .values()
-                .map(|a| (a.rec.id, a.rec.device))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.ips.assignments().get(&id).map(|a| a.rec.device))),
     },
     Relation {
         child: Kind::VirtualNetwork,
         parent: Kind::Project,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.vlans
-                .values()
-                .map(|v| (v.rec.id, v.rec.project))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.vlans.get(&id).map(|v| v.rec.project))),
     },
     Relation {
         child: Kind::Port,
         parent: Kind::Device,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.ports
-                .iter()
-                .map(|(id, p)| (*id, p.state.device))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.ports.get(&id).map(|p| p.state.device))),
     },
     Relation {
         child: Kind::Port,
         parent: Kind::VirtualNetwork,
         on_delete: OnDelete::Restrict("Cannot delete Virtual Network when port is assigned"),
-        links: |w| {
+        links: ByChild(|w, id| {
             w.ports
-                .iter()
-                .flat_map(|(id, p)| p.state.vlans.iter().map(move |v| (*id, *v)))
-                .collect()
-        },
+                .get(&id)
+                .map(|p| p.state.vlans.clone())
+                .unwrap_or_default()
+        }),
     },
     Relation {
         child: Kind::BgpSession,
         parent: Kind::Device,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.bgp_sessions
-                .values()
-                .map(|s| (s.rec.id, s.rec.device))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.bgp_sessions.get(&id).map(|s| s.rec.device))),
     },
     Relation {
         child: Kind::MetalGateway,
         parent: Kind::Project,
         on_delete: OnDelete::Restrict("Cannot delete a project that has Metal Gateways"),
-        links: |w| {
-            w.gateways
-                .values()
-                .map(|g| (g.rec.id, g.rec.project))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.gateways.get(&id).map(|g| g.rec.project))),
     },
     // metal-cli's gateway test makes a gateway it never deletes, and its
     // cleanup deletes the VLAN (stopping on any error but a 404): the
@@ -403,12 +363,7 @@ pub(crate) static RELATIONS: &[Relation] = &[
         child: Kind::MetalGateway,
         parent: Kind::VirtualNetwork,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.gateways
-                .values()
-                .map(|g| (g.rec.id, g.rec.virtual_network))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.gateways.get(&id).map(|g| g.rec.virtual_network))),
     },
     Relation {
         child: Kind::MetalGateway,
@@ -416,31 +371,26 @@ pub(crate) static RELATIONS: &[Relation] = &[
         // The real API's words (terraform-provider-equinix PR 138's log),
         // the reservation's delete prefixing `IP Reservation "<cidr>" error:`.
         on_delete: OnDelete::Restrict("Cannot delete with associated metal gateway"),
-        links: |w| {
-            w.gateways
-                .values()
-                .map(|g| (g.rec.id, g.rec.ip_reservation))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.gateways.get(&id).map(|g| g.rec.ip_reservation))),
     },
     // A private block made with its gateway goes with it.
     Relation {
         child: Kind::IpReservation,
         parent: Kind::MetalGateway,
         on_delete: OnDelete::Cascade,
-        links: |w| {
+        links: ByParent(|w, id| {
             w.gateways
-                .values()
+                .get(&id)
                 .filter(|g| g.rec.own_block)
-                .map(|g| (g.rec.ip_reservation, g.rec.id))
-                .collect()
-        },
+                .map(|g| vec![g.rec.ip_reservation])
+                .unwrap_or_default()
+        }),
     },
     Relation {
         child: Kind::Vrf,
         parent: Kind::Project,
         on_delete: OnDelete::Restrict("Cannot delete a project that has VRFs"),
-        links: |w| w.vrfs.values().map(|v| (v.rec.id, v.rec.project)).collect(),
+        links: ByChild(|w, id| one(w.vrfs.get(&id).map(|v| v.rec.project))),
     },
     Relation {
         child: Kind::IpReservation,
@@ -448,35 +398,19 @@ pub(crate) static RELATIONS: &[Relation] = &[
         on_delete: OnDelete::Restrict(
             "The VRF is in use: delete its IP reservations (and their gateways) first",
         ),
-        links: |w| {
-            w.ips
-                .reservations()
-                .values()
-                .filter_map(|r| Some((r.rec.id, r.rec.vrf?)))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.ips.reservations().get(&id).and_then(|r| r.rec.vrf))),
     },
     Relation {
         child: Kind::Interconnection,
         parent: Kind::Organization,
         on_delete: OnDelete::Restrict("Cannot delete an organization that has interconnections"),
-        links: |w| {
-            w.interconnections
-                .values()
-                .map(|c| (c.rec.id, c.rec.organization))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.interconnections.get(&id).map(|c| c.rec.organization))),
     },
     Relation {
         child: Kind::Interconnection,
         parent: Kind::Project,
         on_delete: OnDelete::Restrict("Cannot delete a project that has interconnections"),
-        links: |w| {
-            w.interconnections
-                .values()
-                .filter_map(|c| Some((c.rec.id, c.rec.project?)))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.interconnections.get(&id).and_then(|c| c.rec.project))),
     },
     Relation {
         child: Kind::VirtualCircuit,
@@ -484,24 +418,19 @@ pub(crate) static RELATIONS: &[Relation] = &[
         on_delete: OnDelete::Restrict(
             "The connection has virtual circuits: delete them before deleting it",
         ),
-        links: |w| circuit_links(w, false),
+        links: ByChild(|w, id| circuit_link(w, id, false)),
     },
     Relation {
         child: Kind::VirtualCircuit,
         parent: Kind::Interconnection,
         on_delete: OnDelete::Cascade,
-        links: |w| circuit_links(w, true),
+        links: ByChild(|w, id| circuit_link(w, id, true)),
     },
     Relation {
         child: Kind::VirtualCircuit,
         parent: Kind::Vrf,
         on_delete: OnDelete::Restrict("The VRF is in use: delete its virtual circuits first"),
-        links: |w| {
-            w.virtual_circuits
-                .values()
-                .filter_map(|vc| Some((vc.rec.id, vc.rec.vrf?)))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.virtual_circuits.get(&id).and_then(|vc| vc.rec.vrf))),
     },
     Relation {
         child: Kind::VirtualCircuit,
@@ -509,12 +438,7 @@ pub(crate) static RELATIONS: &[Relation] = &[
         on_delete: OnDelete::Restrict(
             "The IP reservation holds the subnet of a virtual circuit: delete the circuit first",
         ),
-        links: |w| {
-            w.virtual_circuits
-                .values()
-                .filter_map(|vc| Some((vc.rec.id, vc.rec.vrf_block?)))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.virtual_circuits.get(&id).and_then(|vc| vc.rec.vrf_block))),
     },
     Relation {
         child: Kind::VirtualCircuit,
@@ -522,23 +446,18 @@ pub(crate) static RELATIONS: &[Relation] = &[
         on_delete: OnDelete::Restrict(
             "The virtual network is attached to a virtual circuit: detach it before deleting it",
         ),
-        links: |w| {
-            w.virtual_circuits
-                .values()
-                .filter_map(|vc| Some((vc.rec.id, vc.rec.virtual_network?)))
-                .collect()
-        },
+        links: ByChild(|w, id| {
+            one(w
+                .virtual_circuits
+                .get(&id)
+                .and_then(|vc| vc.rec.virtual_network))
+        }),
     },
     Relation {
         child: Kind::VrfRoute,
         parent: Kind::Vrf,
         on_delete: OnDelete::Restrict("The VRF is in use: delete its routes first"),
-        links: |w| {
-            w.vrf_routes
-                .values()
-                .map(|r| (r.rec.id, r.rec.vrf))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.vrf_routes.get(&id).map(|r| r.rec.vrf))),
     },
     Relation {
         child: Kind::VrfRoute,
@@ -546,34 +465,24 @@ pub(crate) static RELATIONS: &[Relation] = &[
         on_delete: OnDelete::Restrict(
             "The IP reservation holds the next hop of a VRF route: delete the route first",
         ),
-        links: |w| {
-            w.vrf_routes
-                .values()
-                .filter_map(|r| Some((r.rec.id, w.route_block(r)?)))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.vrf_routes.get(&id).and_then(|r| w.route_block(r)))),
     },
     Relation {
         child: Kind::BgpDynamicNeighbor,
         parent: Kind::MetalGateway,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.bgp_dynamic_neighbors
-                .values()
-                .map(|n| (n.rec.id, n.rec.metal_gateway))
-                .collect()
-        },
+        links: ByChild(|w, id| {
+            one(w
+                .bgp_dynamic_neighbors
+                .get(&id)
+                .map(|n| n.rec.metal_gateway))
+        }),
     },
     Relation {
         child: Kind::ElasticIp,
         parent: Kind::MetalGateway,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.elastic_ips
-                .values()
-                .map(|e| (e.rec.id, e.rec.metal_gateway))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.elastic_ips.get(&id).map(|e| e.rec.metal_gateway))),
     },
     Relation {
         child: Kind::ElasticIp,
@@ -581,211 +490,185 @@ pub(crate) static RELATIONS: &[Relation] = &[
         on_delete: OnDelete::Restrict(
             "The IP reservation holds an elastic IP of a Metal Gateway: remove it first",
         ),
-        links: |w| {
-            w.elastic_ips
-                .values()
-                .map(|e| (e.rec.id, e.rec.ip_reservation))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.elastic_ips.get(&id).map(|e| e.rec.ip_reservation))),
     },
     Relation {
         child: Kind::GlobalBgpRange,
         parent: Kind::Project,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.global_bgp_ranges
-                .values()
-                .map(|r| (r.rec.id, r.rec.project))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.global_bgp_ranges.get(&id).map(|r| r.rec.project))),
     },
     Relation {
         child: Kind::VirtualCircuit,
         parent: Kind::Project,
         on_delete: OnDelete::Restrict("Cannot delete a project that has virtual circuits"),
-        links: |w| {
-            w.virtual_circuits
-                .values()
-                .map(|vc| (vc.rec.id, vc.rec.project))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.virtual_circuits.get(&id).map(|vc| vc.rec.project))),
     },
     Relation {
         child: Kind::PortVlanBatch,
         parent: Kind::Device,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.port_vlan_batches
-                .values()
-                .map(|b| (b.rec.id, b.device))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.port_vlan_batches.get(&id).map(|b| b.device))),
     },
     Relation {
         child: Kind::Token,
         parent: Kind::Project,
         on_delete: OnDelete::Unlink,
-        links: |w| {
-            w.tokens
-                .iter()
-                .enumerate()
-                .flat_map(|(i, t)| t.rec.projects.iter().map(move |p| (token_key(i), *p)))
-                .collect()
-        },
+        links: ByChild(|w, id| {
+            token(w, id)
+                .map(|t| t.rec.projects.clone())
+                .unwrap_or_default()
+        }),
     },
     Relation {
         child: Kind::Token,
         parent: Kind::Organization,
         on_delete: OnDelete::Unlink,
-        links: |w| {
-            w.tokens
-                .iter()
-                .enumerate()
-                .flat_map(|(i, t)| t.rec.organizations.iter().map(move |o| (token_key(i), *o)))
-                .collect()
-        },
+        links: ByChild(|w, id| {
+            token(w, id)
+                .map(|t| t.rec.organizations.clone())
+                .unwrap_or_default()
+        }),
     },
     Relation {
         child: Kind::ApiKey,
         parent: Kind::Project,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.api_keys
-                .values()
-                .filter_map(|k| Some((k.rec.id, k.rec.project?)))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.api_keys.get(&id).and_then(|k| k.rec.project))),
     },
     Relation {
         child: Kind::ApiKey,
         parent: Kind::User,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.api_keys
-                .values()
+        links: ByChild(|w, id| {
+            one(w
+                .api_keys
+                .get(&id)
                 .filter(|k| k.rec.project.is_none())
-                .map(|k| (k.rec.id, k.user))
-                .collect()
-        },
+                .map(|k| k.user))
+        }),
     },
     Relation {
         child: Kind::Membership,
         parent: Kind::Project,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.memberships
-                .values()
-                .map(|m| (m.rec.id, m.rec.project))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.memberships.get(&id).map(|m| m.rec.project))),
     },
     Relation {
         child: Kind::Membership,
         parent: Kind::User,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.memberships
-                .values()
-                .map(|m| (m.rec.id, m.rec.user))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.memberships.get(&id).map(|m| m.rec.user))),
     },
     Relation {
         child: Kind::Invitation,
         parent: Kind::Organization,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.invitations
-                .values()
-                .map(|i| (i.rec.id, i.rec.organization))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.invitations.get(&id).map(|i| i.rec.organization))),
     },
     Relation {
         child: Kind::Invitation,
         parent: Kind::Project,
         on_delete: OnDelete::Cascade,
-        links: |w| {
+        links: ByChild(|w, id| {
             w.invitations
-                .values()
-                .flat_map(|i| i.rec.projects.iter().map(|p| (i.rec.id, *p)))
-                .collect()
-        },
+                .get(&id)
+                .map(|i| i.rec.projects.clone())
+                .unwrap_or_default()
+        }),
     },
     Relation {
         child: Kind::Transfer,
         parent: Kind::Project,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.transfers
-                .values()
-                .map(|t| (t.rec.id, t.rec.project))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.transfers.get(&id).map(|t| t.rec.project))),
     },
     Relation {
         child: Kind::Transfer,
         parent: Kind::Organization,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.transfers
-                .values()
-                .map(|t| (t.rec.id, t.rec.target_organization))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.transfers.get(&id).map(|t| t.rec.target_organization))),
     },
     Relation {
         child: Kind::Email,
         parent: Kind::User,
         on_delete: OnDelete::Cascade,
-        links: |w| w.emails.values().map(|e| (e.rec.id, e.rec.user)).collect(),
+        links: ByChild(|w, id| one(w.emails.get(&id).map(|e| e.rec.user))),
     },
     Relation {
         child: Kind::PaymentMethod,
         parent: Kind::Organization,
         on_delete: OnDelete::Cascade,
-        links: |w| {
-            w.payment_methods
-                .values()
-                .map(|m| (m.rec.id, m.rec.organization))
-                .collect()
-        },
+        links: ByChild(|w, id| one(w.payment_methods.get(&id).map(|m| m.rec.organization))),
     },
 ];
 
-/// The devices of the projects the world holds, with their project:
-/// those deprovisioning (`deleted`), or the others.
-fn device_links(w: &World, deleted: bool) -> Vec<(Uuid, Uuid)> {
-    w.devices
-        .values()
+/// The project of device `id`, when it is deprovisioning (`deleted`), or
+/// when it is not; none for a device of the failed-provisioning project.
+fn device_link(w: &World, id: Uuid, deleted: bool) -> Vec<Uuid> {
+    one(w
+        .devices
+        .get(&id)
         .filter(|d| d.rec.project != FAILED_PROVISIONING_PROJECT)
         .filter(|d| (d.state() == DeviceState::Deprovisioning) == deleted)
-        .map(|d| (d.rec.id, d.rec.project))
-        .collect()
+        .map(|d| d.rec.project))
 }
 
-/// The circuits on shared connections (`shared`: made with them and
-/// going with them) or on dedicated ones, with their connection.
-fn circuit_links(w: &World, shared: bool) -> Vec<(Uuid, Uuid)> {
-    w.virtual_circuits
-        .values()
+/// The connection of circuit `id`, when it is a shared connection
+/// (`shared`: made with it and going with it) or a dedicated one (or one
+/// the world does not hold).
+fn circuit_link(w: &World, id: Uuid, shared: bool) -> Vec<Uuid> {
+    one(w
+        .virtual_circuits
+        .get(&id)
         .filter(|vc| {
             w.interconnections
                 .get(&vc.rec.interconnection)
                 .is_none_or(|c| c.rec.kind.is_shared() == shared)
         })
-        .map(|vc| (vc.rec.id, vc.rec.interconnection))
-        .collect()
+        .map(|vc| vc.rec.interconnection))
 }
 
 impl Relation {
-    /// The children of `parent` in `w`.
-    fn children(&self, w: &World, parent: Uuid) -> Vec<Uuid> {
-        (self.links)(w)
-            .into_iter()
-            .filter(|(_, p)| *p == parent)
-            .map(|(c, _)| c)
-            .collect()
+    /// The children of `parent` in `w` (this relation the `index`th of
+    /// [`RELATIONS`]), in ID order: from the world's index, or the
+    /// parent's own list.
+    pub(crate) fn children(&self, w: &World, index: usize, parent: Uuid) -> Vec<Uuid> {
+        match self.links {
+            ByChild(parents) => {
+                let found: Vec<Uuid> = w.links.children(index, parent).collect();
+                // Every delete of every debug build checks the index
+                // against the tables themselves.
+                debug_assert_eq!(
+                    found,
+                    w.ids(self.child)
+                        .into_iter()
+                        .filter(|c| parents(w, *c).contains(&parent))
+                        .collect::<Vec<_>>(),
+                    "the index of {:?} -> {:?}",
+                    self.child,
+                    self.parent
+                );
+                found
+            }
+            ByParent(children) => children(w, parent),
+        }
+    }
+
+    /// Every link of this relation in `w`: `(child, parent)`.
+    fn all_links(&self, w: &World) -> Vec<(Uuid, Uuid)> {
+        match self.links {
+            ByChild(parents) => w
+                .ids(self.child)
+                .into_iter()
+                .flat_map(|c| parents(w, c).into_iter().map(move |p| (c, p)))
+                .collect(),
+            ByParent(children) => w
+                .ids(self.parent)
+                .into_iter()
+                .flat_map(|p| children(w, p).into_iter().map(move |c| (c, p)))
+                .collect(),
+        }
     }
 }
 
@@ -847,6 +730,7 @@ impl World {
         if !self.holds(kind, id) {
             return Err(ApiError::not_found());
         }
+        self.sync_links();
         let plan = self.plan(kind, id, true)?;
         self.apply(plan, at);
         Ok(())
@@ -858,6 +742,7 @@ impl World {
     /// device's removal (a test checks), so nothing is skipped there.
     pub(crate) fn remove_record(&mut self, kind: Kind, id: Uuid, at: Instant) {
         if self.holds(kind, id) {
+            self.sync_links();
             if let Ok(plan) = self.plan(kind, id, false) {
                 self.apply(plan, at);
             }
@@ -878,8 +763,12 @@ impl World {
                 continue;
             }
             plan.remove.push((kind, id));
-            for r in RELATIONS.iter().filter(|r| r.parent == kind) {
-                let children = r.children(self, id);
+            for (i, r) in RELATIONS
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.parent == kind)
+            {
+                let children = r.children(self, i, id);
                 match r.on_delete {
                     OnDelete::Restrict(message) if restrict => {
                         if !children.is_empty() {
@@ -1019,13 +908,15 @@ impl World {
             Kind::Organization => t.rec.organizations.retain(|x| *x != p),
             _ => {}
         }
+        // Tokens are no table: the index hears of it here.
+        self.relink(Kind::Token, c);
     }
 
     /// The first link of a loaded world to a record it does not hold, as
     /// the world document's error.
     pub(crate) fn dangling(&self) -> Result<(), WorldError> {
         for r in RELATIONS {
-            for (child, parent) in (r.links)(self) {
+            for (child, parent) in r.all_links(self) {
                 if !self.holds(r.parent, parent) {
                     let from = match r.child {
                         Kind::Token => format!("token {}", child.as_u128()),

@@ -118,6 +118,10 @@ pub(crate) struct World {
     pub(crate) payment_methods: billing::PaymentMethods,
     /// The support requests sent (not saved).
     pub(crate) support: support::SupportLog,
+    /// Each parent's children under the relations (`model/relations.rs`).
+    pub(crate) links: super::relations::LinkIndex,
+    /// What the access checks find by index (`model/access/index.rs`).
+    pub(crate) access: super::access::AccessIndex,
 }
 
 impl World {
@@ -166,6 +170,8 @@ impl World {
             emails: Default::default(),
             payment_methods: Default::default(),
             support: support::SupportLog::default(),
+            links: Default::default(),
+            access: Default::default(),
         }
     }
 
@@ -289,6 +295,7 @@ impl World {
         let loaded = self.load_records(doc, now);
         self.drain(now);
         self.journal.set_recording(true);
+        self.index_links();
         loaded
     }
 
@@ -297,6 +304,8 @@ impl World {
         for resource in resources() {
             (resource.load)(self, doc, now)?;
         }
+        // The tokens are checked against the API keys' by index.
+        self.index_access();
         self.tokens = KeptToken::load(self, doc)?;
         Ok(())
     }

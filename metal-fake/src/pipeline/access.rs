@@ -50,11 +50,24 @@ impl Guard {
 /// target; for an operation the fake does not model, the path's first
 /// segment's resource (a test's handler).
 fn target_of(operation: &'static Operation) -> Option<Target> {
-    match modelled().find(|m| std::ptr::eq(m.operation, operation)) {
-        Some(m) => Some(m.target),
-        None => resource_of(operation.path).map(|of| Target::Param { param: "id", of }),
-    }
+    TARGETS.get(operation.id).copied().flatten()
 }
+
+/// Every operation's target by its operationId, found once (a request
+/// looks its own up, never walking the operations).
+static TARGETS: std::sync::LazyLock<std::collections::HashMap<&'static str, Option<Target>>> =
+    std::sync::LazyLock::new(|| {
+        let mut targets = std::collections::HashMap::new();
+        for m in modelled() {
+            targets.entry(m.operation.id).or_insert(Some(m.target));
+        }
+        for op in metal_api::operation::ALL {
+            targets.entry(op.id).or_insert_with(|| {
+                resource_of(op.path).map(|of| Target::Param { param: "id", of })
+            });
+        }
+        targets
+    });
 
 impl Pipeline {
     /// Sets the ID the path names, and stops with `403` when the caller

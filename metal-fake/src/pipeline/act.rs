@@ -56,6 +56,15 @@ impl Pipeline {
             // A test's handler runs unlocked: it may inspect the fake.
             Action::Custom(handler, call) => handler(&call),
         };
+        // The change is made but cannot be kept (the state file's write
+        // failed): no call is answered as if it were.
+        let result = match self.store.state_failure() {
+            Some(why) => Err(ApiError::new(
+                503,
+                format!("metal-fake cannot keep its state: {why}"),
+            )),
+            None => result,
+        };
         let outcome = match cx.fault {
             Some(FaultKind::FailAfter { status }) => Outcome::Failed { status },
             Some(FaultKind::DropAfter) => Outcome::Dropped,

@@ -51,3 +51,36 @@ pub fn first_line(child: &mut Child) -> String {
         .unwrap();
     line
 }
+
+/// A started server and its root URL (without `/metal/v1`); killed when
+/// dropped.
+pub struct Running {
+    /// The server's process.
+    pub child: Child,
+    /// `http://HOST:PORT`.
+    pub root: String,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the binary with `token` and `args` and reads its URL line (a
+/// server that prints another first line is killed and its stderr shown).
+pub fn start(token: &str, args: &[&str]) -> Running {
+    let mut child = command(token, args).spawn().unwrap();
+    let line = first_line(&mut child);
+    let Some(url) = line.trim().strip_prefix("metal-fake listening on ") else {
+        let _ = child.kill();
+        let out = child.wait_with_output().unwrap();
+        panic!(
+            "unexpected first line {line:?}; stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    let root = url.trim_end_matches("/metal/v1").to_string();
+    Running { child, root }
+}

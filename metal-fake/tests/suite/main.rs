@@ -58,6 +58,7 @@ mod server;
 mod server_bounds;
 mod spot_market;
 mod ssh_key_race;
+mod state_file;
 mod via;
 mod virtual_networks;
 mod vrfs;

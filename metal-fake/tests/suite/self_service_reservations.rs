@@ -130,10 +130,68 @@ async fn each_refusal_of_a_reservation_once_and_nothing_is_made() {
         assert!(errors(&reply).contains(refusal), "{refusal}: {reply}");
     }
     assert!(via.fake().world().self_service_reservations.is_empty());
+    assert_eq!(
+        via.fake().world().reservations.len(),
+        2,
+        "no hardware ordered"
+    );
     let (status, _) = via
         .call("POST", &reservations(unknown), Some(order(DA, 1, 12)))
         .await;
     assert_eq!(status, 404);
+}
+
+#[tokio::test]
+async fn a_reservation_makes_its_hardware_reservations_and_a_device_goes_on_one_both_ways() {
+    for via in Via::both(world()).await {
+        let (status, made) = via
+            .call("POST", &reservations(PROJECT), Some(order(DA, 2, 12)))
+            .await;
+        assert_eq!(status, 201, "{made}");
+        let seeded = [INACTIVE, ACTIVE];
+        let (_, list) = via
+            .call(
+                "GET",
+                &format!("/projects/{PROJECT}/hardware-reservations?per_page=100"),
+                None,
+            )
+            .await;
+        let ordered: Vec<&Value> = list["hardware_reservations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| !seeded.contains(&r["id"].as_str().unwrap()))
+            .collect();
+        assert_eq!(ordered.len(), 2, "one a server: {list}");
+        for r in &ordered {
+            assert_eq!(r["provisionable"], true, "{r}");
+            assert_eq!(r["plan"]["slug"], "c3.small.x86", "{r}");
+            assert_eq!(r["facility"]["code"], "da11", "in its metro: {r}");
+        }
+        let on = ordered[0]["id"].as_str().unwrap();
+        let (status, device) = via
+            .call(
+                "POST",
+                &format!("/projects/{PROJECT}/devices"),
+                Some(
+                    json!({"hardware_reservation_id": on, "plan": "c3.small.x86",
+                    "operating_system": "ubuntu_24_04", "hostname": "on-ordered"}),
+                ),
+            )
+            .await;
+        assert_eq!(status, 201, "{device}");
+        assert_eq!(
+            device["hardware_reservation"]["href"],
+            format!("/metal/v1/hardware-reservations/{on}"),
+            "{device}"
+        );
+        let (_, r) = via
+            .call("GET", &format!("/hardware-reservations/{on}"), None)
+            .await;
+        assert_eq!(r["provisionable"], false, "it holds the device: {r}");
+        let saved = via.fake().world();
+        assert_eq!(saved.reservations.len(), 4, "saved with the world");
+    }
 }
 
 #[tokio::test]

@@ -494,6 +494,42 @@ async fn a_spot_bid_given_as_text_is_taken_as_the_number() {
     }
 }
 
+#[tokio::test(start_paused = true)]
+async fn end_at_ends_the_spot_instances_at_that_time_on_the_fake_s_clock() {
+    let fake = fake();
+    // An hour from now on the fake's clock (its wall time starts at the
+    // real time, in whole seconds).
+    let end = chrono::Utc::now() + chrono::Duration::seconds(3600);
+    let mut body = request("da", 2, 2, 0.15);
+    body["end_at"] = json!(end.to_rfc3339());
+    let (status, made) = call(&fake, "POST", &requests(), Some(body)).await;
+    assert_eq!(status, 201, "{made}");
+    let id = made["id"].as_str().unwrap();
+    let devices: Vec<String> = made["devices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(devices.len(), 2);
+    fake.advance(Duration::from_secs(3590)).unwrap();
+    for d in &devices {
+        let (status, read) = call(&fake, "GET", &format!("/devices/{d}"), None).await;
+        assert_eq!((status, read["state"].as_str()), (200, Some("active")));
+    }
+    fake.advance(Duration::from_secs(20)).unwrap();
+    for d in &devices {
+        let (status, _) = call(&fake, "GET", &format!("/devices/{d}"), None).await;
+        assert_eq!(status, 404, "ended at end_at");
+    }
+    let (status, read) = call(&fake, "GET", &format!("/spot-market-requests/{id}"), None).await;
+    assert_eq!(status, 200, "the request stays");
+    assert_eq!(read["devices"], json!([]), "{read}");
+    // Their machines are free again.
+    let (status, again) = call(&fake, "POST", &requests(), Some(request("da", 2, 2, 0.15))).await;
+    assert_eq!(status, 201, "{again}");
+}
+
 #[tokio::test]
 async fn requests_and_prices_are_seeded_and_saved_and_refused_when_inconsistent() {
     let fake = fake();

@@ -370,3 +370,41 @@ async fn over_http_every_vlan_reply_matches_the_spec() {
     assert!(server.replies() >= 14, "{}", server.replies());
     server.check_and_stop().await;
 }
+
+#[tokio::test(start_paused = true)]
+async fn the_state_counts_every_table_a_vlan_among_them() {
+    let fake = fake();
+    let records = |fake: &Fake| fake.snapshot().world.records;
+    let before = records(&fake);
+    assert_eq!(before.get("project"), Some(&2), "{before:?}");
+    assert_eq!(before.get("device"), Some(&1), "{before:?}");
+    assert_eq!(before.get("virtual_network"), None, "{before:?}");
+    let vlan = create(&fake, PROJECT, json!({"metro": "sv"})).await;
+    let made = records(&fake);
+    assert_eq!(made.get("virtual_network"), Some(&1), "{made:?}");
+    let (status, _) = call(
+        &fake,
+        "DELETE",
+        &format!("/virtual-networks/{}", vlan["id"].as_str().unwrap()),
+        None,
+    )
+    .await;
+    assert_eq!(status, 204);
+    assert_eq!(records(&fake), before, "the delete is counted too");
+    // Every kind the saved world lists is counted, as many as it lists.
+    let doc = fake.world();
+    let listed = [
+        ("organization", doc.organizations.len()),
+        ("project", doc.projects.len()),
+        ("device", doc.devices.len()),
+        ("hardware_reservation", doc.reservations.len()),
+        ("ip_reservation", doc.ip_reservations.len()),
+    ];
+    for (kind, n) in listed {
+        assert_eq!(
+            before.get(kind).copied().unwrap_or(0),
+            n as u64,
+            "{kind}: {before:?}"
+        );
+    }
+}

@@ -35,6 +35,9 @@ pub(crate) enum Due {
     /// A device's `termination_time` has come: it is deleted; stale when
     /// it is gone.
     Terminate { id: Uuid },
+    /// A spot market request's `end_at` comes: its spot instances still
+    /// there end (are deleted).
+    SpotRequestEnd { id: Uuid },
     /// A port VLAN assignment batch moves on from `from` (queued: in
     /// progress; in progress: applied); stale unless it is still there.
     PortVlanBatch {
@@ -89,6 +92,9 @@ impl World {
     /// queue the next, which comes out in turn when it too is due). Cheap
     /// when nothing is due.
     pub(crate) fn drain(&mut self, now: Instant) {
+        // What the last lock wrote, told to the relations' index (so what
+        // waits for it stays small).
+        self.sync_links();
         if self.due.next_at().is_none_or(|at| at > now) {
             return;
         }
@@ -105,6 +111,7 @@ impl World {
                 Due::PortVlanBatch { id, from } => self.batch_step(id, from, at),
                 Due::MetalGateway { id } => self.gateway_gone(id, at),
                 Due::Terminate { id } => self.terminate_device(id, at),
+                Due::SpotRequestEnd { id } => self.end_spot_request(id, at),
             }
         }
         self.journal.set_cause(cause);

@@ -1,7 +1,7 @@
 //! The journal: every change the world's tables went through, in order,
 //! in a bounded ring.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use tokio::time::Instant;
 use uuid::Uuid;
@@ -34,6 +34,26 @@ pub(crate) enum Cause {
     Due,
     /// The fake itself: a competitor, the control API, a test's arrangement.
     Fake,
+}
+
+/// What changed, for the durable log (`crate::state`): a record of a
+/// table, or a part of the world kept outside the tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Touched {
+    /// A record was made, changed or removed.
+    Record {
+        /// Its kind.
+        kind: Kind,
+        /// Its ID.
+        id: Uuid,
+        /// Whether it was removed.
+        deleted: bool,
+        /// The device it concerned (a port's device).
+        device: Option<Uuid>,
+    },
+    /// The pool of machines at this place in the world's capacity took
+    /// or gave back a machine.
+    Pool(usize),
 }
 
 /// One change of one record.
@@ -94,6 +114,16 @@ pub(crate) struct Journal {
     /// Each live device's project, so that a change of what a device has
     /// (a port, a BGP session) names the project it concerned.
     projects: HashMap<Uuid, Uuid>,
+    /// How many records of each kind the tables hold: every insert and
+    /// removal of every table passes here (also while a document loads),
+    /// so a new table is counted without an edit.
+    live: BTreeMap<&'static str, u64>,
+    /// What changed since the durable log last took it, in order; `None`
+    /// while nothing takes it (no state file).
+    feed: Option<Vec<Touched>>,
+    /// The records written since the relations' index last took them
+    /// (`World::sync_links`).
+    relinks: Vec<(Kind, Uuid)>,
 }
 
 impl Journal {
@@ -110,7 +140,48 @@ impl Journal {
             recording: true,
             organizations: HashMap::new(),
             projects: HashMap::new(),
+            live: BTreeMap::new(),
+            feed: None,
+            relinks: Vec::new(),
         }
+    }
+
+    /// The records written since the last take, in order (the relations'
+    /// index relinks them).
+    pub(crate) fn take_relinks(&mut self) -> Vec<(Kind, Uuid)> {
+        std::mem::take(&mut self.relinks)
+    }
+
+    /// Whether what changes is kept for the durable log
+    /// ([`Journal::take_feed`]); off, nothing is kept.
+    pub(crate) fn set_feeding(&mut self, on: bool) {
+        self.feed = on.then(Vec::new);
+    }
+
+    /// Whether what changes is kept for the durable log.
+    pub(crate) fn is_feeding(&self) -> bool {
+        self.feed.is_some()
+    }
+
+    /// Notes a change outside the tables for the durable log.
+    pub(crate) fn touch(&mut self, touched: Touched) {
+        if self.recording {
+            if let Some(feed) = &mut self.feed {
+                feed.push(touched);
+            }
+        }
+    }
+
+    /// What changed since the last take, in order (empty while not
+    /// feeding).
+    pub(crate) fn take_feed(&mut self) -> Vec<Touched> {
+        self.feed.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// How many records of each kind the tables hold now, by
+    /// [`Kind::name`] (a kind with none is absent).
+    pub(crate) fn live(&self) -> &BTreeMap<&'static str, u64> {
+        &self.live
     }
 
     /// The next record sequence number (creation order across all
@@ -175,6 +246,18 @@ impl Journal {
         mut scope: Scope,
         label: Option<String>,
     ) {
+        match change {
+            Change::Created => *self.live.entry(kind.name()).or_default() += 1,
+            Change::Deleted => {
+                if let Some(n) = self.live.get_mut(kind.name()) {
+                    *n = n.saturating_sub(1);
+                    if *n == 0 {
+                        self.live.remove(kind.name());
+                    }
+                }
+            }
+            Change::Updated(_) | Change::Seeded => {}
+        }
         if kind == Kind::Project {
             match (change, scope.organization) {
                 (Change::Deleted, _) => {
@@ -202,6 +285,13 @@ impl Journal {
         if !self.recording {
             return;
         }
+        self.relinks.push((kind, record));
+        self.touch(Touched::Record {
+            kind,
+            id: record,
+            deleted: change == Change::Deleted,
+            device: scope.device,
+        });
         let (cause, by) = (self.cause, self.actor);
         self.push(Entry {
             seq: 0,

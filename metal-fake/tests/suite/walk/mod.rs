@@ -202,6 +202,50 @@ fn a_short_walk_keeps_every_invariant() {
 }
 
 #[test]
+fn a_walk_with_a_state_file_leaves_it_holding_the_world() {
+    let (spec, docs) = specs(&[]);
+    let dir = std::env::temp_dir().join(format!("metal-fake-walk-state-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&SHORT_SEED.to_le_bytes());
+    let steps = prop::collection::vec(step(), SHORT_STEPS);
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
+    );
+    for case in 0..SHORT_CASES {
+        let path = dir.join(format!("case-{case}.json"));
+        let (state, _) =
+            metal_fake::state::StateFile::open(&path, metal_fake::state::SyncPolicy::EveryChange)
+                .unwrap();
+        let walk = proptest::strategy::ValueTree::current(&steps.new_tree(&mut runner).unwrap());
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .start_paused(true)
+            .build()
+            .unwrap();
+        let (violations, trace) = rt.block_on(async {
+            let mut w = run::Walk::start(&spec, &docs, run::fake().state_file(state)).await;
+            for s in &walk {
+                w.step(s).await;
+            }
+            w.state_file_holds_the_world(&path).await;
+            // Loaded through the control API: a new snapshot, held too.
+            w.round_trip().await;
+            w.state_file_holds_the_world(&path).await;
+            (w.checker.violations, w.trace)
+        });
+        assert!(
+            violations.is_empty(),
+            "case {case}: {}\ncalls:\n{trace}",
+            violations.join("\n")
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 #[ignore = "long walk: run with --ignored"]
 fn the_long_walk() {
     let steps = std::env::var("METAL_WALK_STEPS")

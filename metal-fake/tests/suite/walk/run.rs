@@ -564,6 +564,55 @@ impl<'s> Walk<'s> {
             .collect()
     }
 
+    /// The state file at `path` (the fake's, synced before every reply)
+    /// holds the world now: its snapshot with its log replayed is the
+    /// world the fake saves, but for the times in a phase and to a release,
+    /// which a replay counts to its last record.
+    pub async fn state_file_holds_the_world(&mut self, path: &std::path::Path) {
+        self.faults_off().await;
+        let (status, world) = self.control("GET", "/_fake/world", None).await;
+        assert_eq!(status, 200, "{world}");
+        let replayed =
+            metal_fake::state::StateFile::open(path, metal_fake::state::SyncPolicy::EveryChange)
+                .map(|(_, doc)| doc);
+        let replayed = match replayed {
+            Ok(Some(doc)) => serde_json::to_value(doc).unwrap_or_default(),
+            other => {
+                self.checker
+                    .link(format!("the state file does not load: {other:?}"), false);
+                return;
+            }
+        };
+        let untimed = |mut doc: Value| {
+            for (section, field) in [
+                ("devices", "state_elapsed_seconds"),
+                ("reservations", "released_in_seconds"),
+            ] {
+                for entry in doc
+                    .get_mut(section)
+                    .and_then(Value::as_array_mut)
+                    .into_iter()
+                    .flatten()
+                {
+                    entry.as_object_mut().map(|e| e.remove(field));
+                }
+            }
+            doc
+        };
+        let (world, replayed) = (untimed(world), untimed(replayed));
+        let differ: Vec<&String> = world
+            .as_object()
+            .into_iter()
+            .flat_map(|m| m.keys())
+            .filter(|k| world.get(k.as_str()) != replayed.get(k.as_str()))
+            .collect();
+        self.checker.link(
+            format!("the state file replays to another world: {differ:?} differ"),
+            world == replayed,
+        );
+        let _ = writeln!(self.trace, "state file replayed");
+    }
+
     /// The world saved, loaded again and saved again: equal.
     pub async fn round_trip(&mut self) {
         self.faults_off().await;

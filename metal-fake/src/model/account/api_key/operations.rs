@@ -110,7 +110,7 @@ fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
 impl World {
     /// The API key whose token is `token`.
     pub(crate) fn api_key_of_token(&self, token: &str) -> Option<&Kept> {
-        self.api_keys.values().find(|k| k.rec.token == token)
+        self.api_keys.get(&self.access.api_key(token)?)
     }
 
     /// A new key of `project`, or of `user` when `project` is `None`.
@@ -142,8 +142,7 @@ impl World {
         let id = Uuid::new_v4();
         let token = loop {
             let t = format!("{}{}", Uuid::new_v4().simple(), Uuid::new_v4().simple());
-            if self.api_key_of_token(&t).is_none() && !self.tokens.iter().any(|w| w.rec.token == t)
-            {
+            if self.api_key_of_token(&t).is_none() && self.access.token(&t).is_none() {
                 break t;
             }
         };

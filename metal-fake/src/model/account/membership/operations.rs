@@ -181,9 +181,9 @@ impl World {
 
     /// The projects `user` is a member of.
     pub(crate) fn projects_of_member(&self, user: Uuid) -> impl Iterator<Item = Uuid> + '_ {
-        self.memberships
-            .values()
-            .filter(move |m| m.rec.user == user)
+        self.children_of(Kind::Membership, Kind::User, user)
+            .into_iter()
+            .filter_map(|m| self.memberships.get(&m))
             .map(|m| m.rec.project)
     }
 }

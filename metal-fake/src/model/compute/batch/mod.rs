@@ -14,7 +14,7 @@ mod rules;
 mod view;
 
 pub(crate) use operations::RESOURCE;
-pub(crate) use record::Kept;
+pub(crate) use record::{entry, Kept};
 pub use record::{Batch, DeviceBatchState};
 pub(crate) use view::COLLECTION;
 

@@ -115,9 +115,15 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
     doc.batches = oldest_first(w.batches.iter(), |b| b.meta.seq)
         .into_iter()
-        .map(|b| Batch {
-            devices: w.batch_devices(b).collect(),
-            ..b.rec.clone()
-        })
+        .map(|b| entry(w, b))
         .collect();
+}
+
+/// One batch's entry in a world document, naming the devices it made
+/// that are still there.
+pub(crate) fn entry(w: &World, b: &Kept) -> Batch {
+    Batch {
+        devices: w.batch_devices(b).collect(),
+        ..b.rec.clone()
+    }
 }

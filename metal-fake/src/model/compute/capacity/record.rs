@@ -89,6 +89,19 @@ pub(crate) struct Table {
     pub(super) taken: HashMap<Uuid, usize>,
 }
 
+impl Table {
+    /// The pool at `index` of the world's capacity (pools are fixed when
+    /// the world loads, so an index names one pool for the world's life).
+    pub(crate) fn pool(&self, index: usize) -> Option<&Capacity> {
+        self.pools.get(index)
+    }
+
+    /// Every pool, in the world document's order.
+    pub(crate) fn pools(&self) -> &[Capacity] {
+        &self.pools
+    }
+}
+
 /// Loads the document's pools and those it inherits from the catalog:
 /// each naming one metro or one facility and a plan of the catalog, no
 /// (place, plan) twice, each metro with a facility to place its machines

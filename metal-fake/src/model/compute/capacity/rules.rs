@@ -2,6 +2,7 @@
 //! from (and where the device goes), giving it back when the device is
 //! gone, and a capacity check.
 
+use crate::model::journal::Touched;
 use uuid::Uuid;
 
 use super::record::Capacity;
@@ -174,6 +175,7 @@ impl World {
         if let Some(c) = self.capacity.pools.get_mut(pool) {
             c.available = c.available.saturating_sub(1);
             self.capacity.taken.insert(device, pool);
+            self.journal.touch(Touched::Pool(pool));
         }
     }
 
@@ -204,8 +206,9 @@ impl World {
                     })
                 })
         });
-        if let Some(c) = pool.and_then(|i| self.capacity.pools.get_mut(i)) {
+        if let Some((i, c)) = pool.and_then(|i| Some((i, self.capacity.pools.get_mut(i)?))) {
             c.available = c.available.saturating_add(1);
+            self.journal.touch(Touched::Pool(i));
         }
     }
 

@@ -50,7 +50,7 @@ pub(crate) use failures::FailurePlan;
 pub use failures::{FailProvisioning, RandomFailures};
 pub(crate) use filter::DeviceFilter;
 pub(crate) use operations::RESOURCE;
-pub(crate) use record::{smallest_public_ipv4, Kept, Step, FAILED_PROVISIONING_PROJECT};
+pub(crate) use record::{entry, smallest_public_ipv4, Kept, Step, FAILED_PROVISIONING_PROJECT};
 pub use record::{Device, DeviceState, OwnAddress, OwnCidrs};
 pub(crate) use table::Devices;
 pub(crate) use view::{

@@ -607,10 +607,16 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, now: Instant) {
     doc.devices = oldest_first(w.devices.iter(), |d| d.meta.seq)
         .into_iter()
-        .map(|d| Device {
-            state: d.state(),
-            state_elapsed_seconds: Some(now.saturating_duration_since(d.live.since).as_secs_f64()),
-            ..d.rec.clone()
-        })
+        .map(|d| entry(d, now))
         .collect();
+}
+
+/// One device's entry in a world document at `now`: the state it reports
+/// and the time since its phase began.
+pub(crate) fn entry(d: &Kept, now: Instant) -> Device {
+    Device {
+        state: d.state(),
+        state_elapsed_seconds: Some(now.saturating_duration_since(d.live.since).as_secs_f64()),
+        ..d.rec.clone()
+    }
 }

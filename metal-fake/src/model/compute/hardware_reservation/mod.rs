@@ -19,7 +19,7 @@ mod view;
 
 pub(crate) use operations::RESOURCE;
 pub use record::HardwareReservation;
-pub(crate) use record::Kept;
+pub(crate) use record::{entry, Kept};
 pub(crate) use view::{ReservationView, COLLECTION};
 
 crate::model::journal::owned_table! {

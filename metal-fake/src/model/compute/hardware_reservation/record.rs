@@ -112,13 +112,19 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, now: Instant) {
     doc.reservations = oldest_first(w.reservations.iter(), |r| r.meta.seq)
         .into_iter()
-        .map(|r| HardwareReservation {
-            released_in_seconds: r
-                .live
-                .released_at
-                .filter(|at| *at > now)
-                .map(|at| at.duration_since(now).as_secs_f64()),
-            ..r.rec.clone()
-        })
+        .map(|r| entry(r, now))
         .collect();
+}
+
+/// One reservation's entry in a world document at `now`, with the time
+/// left before it is provisionable again.
+pub(crate) fn entry(r: &Kept, now: Instant) -> HardwareReservation {
+    HardwareReservation {
+        released_in_seconds: r
+            .live
+            .released_at
+            .filter(|at| *at > now)
+            .map(|at| at.duration_since(now).as_secs_f64()),
+        ..r.rec.clone()
+    }
 }

@@ -50,6 +50,35 @@ impl World {
             });
     }
 
+    /// A new active, provisionable reservation of `project` for `plan` in
+    /// `facility` (both of the catalog, as the caller checked), made at
+    /// `now`: what a self-service reservation orders.
+    pub(crate) fn add_reservation(
+        &mut self,
+        project: Uuid,
+        plan: &str,
+        facility: &str,
+        now: Instant,
+    ) -> Uuid {
+        let id = Uuid::new_v4();
+        let rec = super::HardwareReservation {
+            id,
+            project,
+            plan: plan.to_string(),
+            facility: facility.to_string(),
+            released_in_seconds: None,
+            inactive: false,
+        };
+        self.reservations
+            .rows()
+            .insert(&mut self.journal, id, now, |meta| super::record::Kept {
+                rec,
+                meta,
+                live: super::record::Live::default(),
+            });
+        id
+    }
+
     /// `moveHardwareReservation`: moves it to `project` (refused while it
     /// holds a locked device, or any device unless it stays where it is).
     pub(crate) fn move_reservation(

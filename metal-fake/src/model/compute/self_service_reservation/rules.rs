@@ -1,6 +1,7 @@
 //! The rules of self-service reservations: what a create may ask (items
 //! of a catalog plan in a metro where it is offered, by ID; a period of
-//! 12 or 36 months), and its price.
+//! 12 or 36 months), its price, and the hardware reservations it makes
+//! (one a server, provisionable, in the item's metro and plan).
 
 use metal_api::types;
 use tokio::time::Instant;
@@ -48,7 +49,10 @@ impl World {
     /// `createSelfServiceReservation`: each item names a plan and a metro
     /// of the catalog by ID (or slug and code), where the plan is
     /// offered, and a quantity; the period is 12 or 36 months. Every
-    /// problem is refused with `422`, before anything is made.
+    /// problem is refused with `422`, before anything is made. Each item
+    /// makes `quantity` provisionable hardware reservations of the project
+    /// for its plan, in the first facility of its metro, so devices can be
+    /// placed on them.
     pub(crate) fn create_self_service_reservation(
         &mut self,
         project: Uuid,
@@ -128,9 +132,32 @@ impl World {
                 messages: problems,
             });
         }
+        // Each item's servers go in the first facility of its metro (every
+        // item is in `items` now, in the body's order).
+        let mut places = Vec::with_capacity(items.len());
+        for (n, i) in items.iter().enumerate() {
+            match self.catalog.facilities.iter().find(|f| f.metro == i.metro) {
+                Some(f) => places.push(f.code.clone()),
+                None => problems.push(format!(
+                    "item[{n}]: metro {} has no facility for the servers",
+                    i.metro
+                )),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(ApiError {
+                status: 422,
+                messages: problems,
+            });
+        }
         room_for(
             "Self-service reservations",
             self.self_service_reservations.len(),
+        )?;
+        let servers: usize = items.iter().map(|i| i.quantity as usize).sum();
+        room_for(
+            "Hardware reservations",
+            (self.reservations.len() + servers).saturating_sub(1),
         )?;
         let id = Uuid::new_v4();
         let rec = SelfServiceReservation {
@@ -144,6 +171,13 @@ impl World {
             start_date: body.start_date,
             notes: body.notes.clone(),
         };
+        // The hardware it orders: one provisionable reservation a server,
+        // in the project, of the item's plan, in its metro.
+        for (i, facility) in rec.items.iter().zip(&places) {
+            for _ in 0..i.quantity {
+                self.add_reservation(project, &i.plan, facility, now);
+            }
+        }
         self.self_service_reservations
             .rows()
             .insert(&mut self.journal, id, now, |meta| Kept { rec, meta });

@@ -36,7 +36,7 @@ mod vrf_block;
 mod vrf_view;
 
 pub(crate) use operations::RESOURCE;
-pub(crate) use record::Table;
+pub(crate) use record::{entry, Table};
 pub use record::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
 pub(crate) use rules::Block;
 pub(crate) use view::{Addressing, AssignmentView, ParentBlock, COLLECTION};

@@ -361,9 +361,15 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
     doc.ip_reservations = oldest_first(&w.ips.reservations, |r| r.meta.seq)
         .into_iter()
-        .map(|r| IpReservation {
-            assignments: w.live_assignments(r).map(|a| a.rec.clone()).collect(),
-            ..r.rec.clone()
-        })
+        .map(|r| entry(w, r))
         .collect();
+}
+
+/// One reservation's entry in a world document, with the assignments
+/// whose device is still there.
+pub(crate) fn entry(w: &World, r: &Kept) -> IpReservation {
+    IpReservation {
+        assignments: w.live_assignments(r).map(|a| a.rec.clone()).collect(),
+        ..r.rec.clone()
+    }
 }

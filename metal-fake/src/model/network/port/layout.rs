@@ -83,10 +83,18 @@ pub(crate) fn port_id(device: Uuid, index: u8) -> Uuid {
     Uuid::from_u128(device.as_u128() ^ ((10 + u128::from(index)) << 96))
 }
 
+/// One more than the highest port number of any layout.
+const PORT_NUMBERS: u8 = 6;
+
 /// The device and number a port ID would name (the device may not
 /// exist), for each number a layout has.
 pub(crate) fn candidates(port: Uuid) -> impl Iterator<Item = (Uuid, u8)> {
-    (0u8..6).map(move |index| (port_id(port, index), index))
+    (0..PORT_NUMBERS).map(move |index| (port_id(port, index), index))
+}
+
+/// The IDs every port of `device` could have, whatever its layout.
+pub(crate) fn ids_of(device: Uuid) -> impl Iterator<Item = Uuid> {
+    (0..PORT_NUMBERS).map(move |index| port_id(device, index))
 }
 
 /// A MAC address, written without allocating.

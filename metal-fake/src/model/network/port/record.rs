@@ -193,15 +193,30 @@ pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
             p.slot.index,
         )
     });
-    doc.ports = kept
-        .into_iter()
-        .map(|p| Port {
-            device: p.device,
-            name: p.slot.name.to_string(),
-            bonded: p.bonded,
-            layer2: p.layer2,
-            virtual_networks: p.vlans.clone(),
-            native_virtual_network: p.native,
-        })
-        .collect();
+    doc.ports = kept.into_iter().map(entry).collect();
+}
+
+impl World {
+    /// The entries of `device`'s ports in a world document: those that are
+    /// not a fresh server's, in port order.
+    pub(crate) fn saved_ports_of(&self, device: Uuid) -> Vec<Port> {
+        super::layout::ids_of(device)
+            .filter_map(|id| self.ports.get(&id))
+            .map(|p| &p.state)
+            .filter(|p| !p.is_fresh())
+            .map(entry)
+            .collect()
+    }
+}
+
+/// One port's entry in a world document.
+pub(crate) fn entry(p: &State) -> Port {
+    Port {
+        device: p.device,
+        name: p.slot.name.to_string(),
+        bonded: p.bonded,
+        layer2: p.layer2,
+        virtual_networks: p.vlans.clone(),
+        native_virtual_network: p.native,
+    }
 }

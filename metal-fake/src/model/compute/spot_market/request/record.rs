@@ -37,7 +37,8 @@ pub struct SpotMarketRequest {
     pub devices_max: u32,
     /// The most it pays a device an hour, in US dollars.
     pub max_bid_price: f64,
-    /// When it ends, as its create said.
+    /// When it ends, as its create said: its devices still there are
+    /// deleted then, on the fake's clock.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub end_at: Option<DateTime<Utc>>,
     /// The devices it made, each one of `devices` of its project (a saved
@@ -113,6 +114,7 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
                 rec: r.clone(),
                 meta,
             });
+        w.queue_spot_end(r.id, r.end_at, now);
     }
     Ok(())
 }
@@ -122,9 +124,15 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
     doc.spot_market_requests = oldest_first(w.spot_requests.iter(), |r| r.meta.seq)
         .into_iter()
-        .map(|r| SpotMarketRequest {
-            devices: w.request_devices(r).collect(),
-            ..r.rec.clone()
-        })
+        .map(|r| entry(w, r))
         .collect();
+}
+
+/// One request's entry in a world document, naming the devices it made
+/// that are still there.
+pub(crate) fn entry(w: &World, r: &Kept) -> SpotMarketRequest {
+    SpotMarketRequest {
+        devices: w.request_devices(r).collect(),
+        ..r.rec.clone()
+    }
 }

@@ -1,6 +1,7 @@
 //! The rules of spot market requests: what a create may ask, the bid and
 //! the capacity it is checked against, the devices it makes through the
-//! device create path, and the delete.
+//! device create path, their end at `end_at` on the fake's clock, and the
+//! delete.
 
 use metal_api::types;
 use serde_json::{json, Map, Value};
@@ -11,6 +12,7 @@ use super::record::{Kept, SpotMarketRequest};
 use crate::call::{decode, ApiError};
 use crate::model::bounds::room_for;
 use crate::model::compute::spot_market::price::decimal;
+use crate::model::journal::Due;
 use crate::model::relations::Kind;
 use crate::model::World;
 
@@ -209,10 +211,40 @@ impl World {
             end_at: b.end_at,
             devices,
         };
+        let end_at = rec.end_at;
         self.spot_requests
             .rows()
             .insert(&mut self.journal, id, now, |meta| Kept { rec, meta });
+        self.queue_spot_end(id, end_at, now);
         Ok(id)
+    }
+
+    /// Queues the end of request `id` at `end_at` on the fake's clock (at
+    /// `now` for a time already past; nothing without one).
+    pub(crate) fn queue_spot_end(
+        &mut self,
+        id: Uuid,
+        end_at: Option<chrono::DateTime<chrono::Utc>>,
+        now: Instant,
+    ) {
+        let Some(end_at) = end_at else { return };
+        let at = self.clock.instant(end_at).max(now);
+        self.due.push(at, Due::SpotRequestEnd { id });
+    }
+
+    /// The request's `end_at` has come: each of its spot instances still
+    /// there ends as `deleteDevice` ends it (one still provisioning gone
+    /// at once), locked or not; the request stays, naming none.
+    pub(crate) fn end_spot_request(&mut self, id: Uuid, at: Instant) {
+        let Some(r) = self.spot_requests.get(&id) else {
+            return;
+        };
+        let devices: Vec<Uuid> = self.request_devices(r).collect();
+        for d in devices {
+            if self.delete_device(d, at).is_err() {
+                self.remove_record(Kind::Device, d, at);
+            }
+        }
     }
 
     /// `deleteSpotMarketRequest`: the request goes; with

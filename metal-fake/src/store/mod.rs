@@ -2,8 +2,13 @@
 //! world, the faults, the call log; beside it the handlers, the clock and
 //! the seed a reset returns to. Every look at the world first makes the
 //! lifecycle changes due by now on the fake's clock.
+//!
+//! - `persist`: the lock's guard, which writes what the world changed to
+//!   the state file's log (`crate::state`) before it lets go.
 
-use std::sync::{Mutex, MutexGuard};
+mod persist;
+
+use std::sync::Mutex;
 
 use tokio::time::Instant;
 use uuid::Uuid;
@@ -18,14 +23,18 @@ use crate::handlers::{Action, Handlers};
 use crate::log::{CallLog, Snapshot};
 use crate::model::FailurePlan;
 use crate::model::World;
+use crate::state::Writer;
+
+pub(crate) use persist::{sync_every, Locked};
 
 /// What a reset returns to: the world the fake was built with, and its
 /// faults.
 #[derive(Debug)]
 pub(crate) struct Seed {
     pub(crate) world: WorldDoc,
-    pub(crate) faults: Vec<Fault>,
-    pub(crate) random: Option<RandomFaults>,
+    /// The fault plan the fake starts with: checked once, when the seed is
+    /// made ([`Seed::new`]), so a reset never meets faults it cannot hold.
+    faults: FaultPlan,
     /// Scripted provisioning failures.
     pub(crate) failures: Vec<FailProvisioning>,
     /// Random provisioning failures.
@@ -33,21 +42,29 @@ pub(crate) struct Seed {
 }
 
 impl Seed {
-    /// The fault plan the fake starts with, or why its faults are too
-    /// many.
-    pub(crate) fn try_fault_plan(&self) -> Result<FaultPlan, TooManyFaults> {
-        let mut plan = FaultPlan::new(self.random.clone());
-        plan.extend(self.faults.clone())?;
-        Ok(plan)
+    /// The seed of `world` with these faults and failures, or why the
+    /// faults are too many.
+    pub(crate) fn new(
+        world: WorldDoc,
+        faults: Vec<Fault>,
+        random: Option<RandomFaults>,
+        failures: Vec<FailProvisioning>,
+        random_failures: Option<RandomFailures>,
+    ) -> Result<Self, TooManyFaults> {
+        let mut plan = FaultPlan::new(random);
+        plan.extend(faults)?;
+        Ok(Self {
+            world,
+            faults: plan,
+            failures,
+            random_failures,
+        })
     }
 
-    /// The fault plan the fake starts with: [`Seed::try_fault_plan`], which
-    /// `FakeBuilder::try_build` ran on these same faults before any store
-    /// was made (they are never changed), so it cannot fail here; the
-    /// random faults alone if it somehow did.
+    /// The fault plan the fake starts with, as it was seeded (the random
+    /// faults' generator at its start).
     pub(crate) fn fault_plan(&self) -> FaultPlan {
-        self.try_fault_plan()
-            .unwrap_or_else(|_| FaultPlan::new(self.random.clone()))
+        self.faults.clone()
     }
 
     /// Which devices of the seeded world fail to provision.
@@ -63,6 +80,9 @@ pub(crate) struct Store {
     handlers: Handlers,
     clock: Clock,
     seed: Seed,
+    /// The state file being written, if any (locked after `inner`, never
+    /// before).
+    state: Option<Mutex<Writer>>,
 }
 
 /// What the lock guards.
@@ -74,7 +94,15 @@ pub(crate) struct Inner {
 }
 
 impl Store {
-    pub(crate) fn new(world: World, seed: Seed, handlers: Handlers, clock: Clock) -> Self {
+    /// The store of `world`, writing what it changes to `state` if given.
+    pub(crate) fn new(
+        mut world: World,
+        seed: Seed,
+        handlers: Handlers,
+        clock: Clock,
+        state: Option<Writer>,
+    ) -> Self {
+        world.journal.set_feeding(state.is_some());
         Self {
             inner: Mutex::new(Inner {
                 world,
@@ -84,6 +112,7 @@ impl Store {
             handlers,
             clock,
             seed,
+            state: state.map(Mutex::new),
         }
     }
 
@@ -108,7 +137,7 @@ impl Store {
         let timings = inner.world.timings();
         let mut world = World::from_doc(&self.seed.world, timings, self.clock.wall(), self.now())?;
         world.devices.set_failures(self.seed.failure_plan());
-        inner.world = world;
+        inner.replace_world(world);
         inner.faults = self.seed.fault_plan();
         inner.log.clear_calls();
         Ok(())
@@ -122,7 +151,7 @@ impl Store {
         world
             .devices
             .set_failures(inner.world.devices.take_failures());
-        inner.world = world;
+        inner.replace_world(world);
         Ok(())
     }
 
@@ -132,15 +161,17 @@ impl Store {
         self.lock().world.to_doc(now)
     }
 
-    /// The lock, with the lifecycle changes due by now made.
-    pub(crate) fn lock(&self) -> MutexGuard<'_, Inner> {
+    /// The lock, with the lifecycle changes due by now made; what changes
+    /// while it is held is written to the state file when it is let go.
+    pub(crate) fn lock(&self) -> Locked<'_> {
         // A panic while the lock is held leaves the model as it was between
         // two whole operations at worst; keep serving rather than poison.
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut locked = Locked::new(self, inner);
         // The timed transitions due by now on the fake's clock (a device
         // provisioned, a deleted device leaving), before anyone looks.
-        inner.world.drain(self.clock.now());
-        inner
+        locked.world.drain(self.clock.now());
+        locked
     }
 
     /// Counts a connection task of a server that panicked.
@@ -157,5 +188,55 @@ impl Store {
     /// Reads `call` with its operation's handler (see [`Handlers::prepare`]).
     pub(crate) fn prepare(&self, call: Call) -> Result<Action, ApiError> {
         self.handlers.prepare(call)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::faults::{FaultKind, MAX_PENDING_FAULTS};
+
+    fn seed(faults: Vec<Fault>, random: Option<RandomFaults>) -> Result<Seed, TooManyFaults> {
+        Seed::new(WorldDoc::default(), faults, random, Vec::new(), None)
+    }
+
+    #[test]
+    fn faults_past_the_bound_are_a_typed_error_when_the_seed_is_made() {
+        let many = vec![Fault::any(FaultKind::BadGateway); MAX_PENDING_FAULTS + 1];
+        let err = seed(many, None).unwrap_err();
+        assert_eq!(
+            err,
+            TooManyFaults {
+                added: MAX_PENDING_FAULTS + 1,
+                room: MAX_PENDING_FAULTS
+            }
+        );
+    }
+
+    #[test]
+    fn every_reset_starts_from_the_seeded_faults_and_the_random_draws_again() {
+        let random = RandomFaults {
+            rate: 0.5,
+            seed: 3,
+            kinds: Vec::new(),
+        };
+        let s = seed(
+            vec![Fault::on("createDevice", FaultKind::DropAfter)],
+            Some(random),
+        )
+        .unwrap();
+        let draws = |mut plan: FaultPlan| {
+            let first = plan.next("createDevice", None);
+            let rest: Vec<_> = (0..50).map(|_| plan.next("op", None)).collect();
+            (first, rest)
+        };
+        let (first, rest) = draws(s.fault_plan());
+        assert_eq!(first, Some(FaultKind::DropAfter), "the scripted fault");
+        assert!(rest.iter().any(Option::is_some), "random faults too");
+        assert_eq!(
+            draws(s.fault_plan()),
+            (first, rest),
+            "a second plan is the seeded one again, not what the first used up"
+        );
     }
 }
