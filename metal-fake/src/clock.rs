@@ -66,7 +66,6 @@ impl Wall {
         let since = at.saturating_duration_since(self.start);
         self.start_wall + chrono::Duration::from_std(since).unwrap_or_default()
     }
-
 }
 
 impl Clock {

@@ -88,8 +88,14 @@ pub(crate) fn age(section: &str, entry: &mut Value, seconds: f64) {
 
 /// What a saved world leaves out that a replayed one may still name: the
 /// devices a spot market request or a batch made that are gone (their
-/// removal changes the device, not the list that named it).
+/// removal changes the device, not the list that named it), and the events
+/// the journal's ring has dropped since (it keeps the newest
+/// [`MAX_JOURNAL`](super::bounds::MAX_JOURNAL)).
 pub(crate) fn prune(doc: &mut Value) {
+    if let Some(events) = doc.get_mut("events").and_then(Value::as_array_mut) {
+        let over = events.len().saturating_sub(super::bounds::MAX_JOURNAL);
+        events.drain(..over);
+    }
     let devices: HashSet<String> = doc
         .get("devices")
         .and_then(Value::as_array)
@@ -129,7 +135,7 @@ impl World {
             };
             if let Some((Kind::Project | Kind::Organization, true)) = match t {
                 Touched::Record { kind, deleted, .. } => Some((*kind, *deleted)),
-                Touched::Pool(_) => None,
+                Touched::Pool(_) | Touched::Entry(_) => None,
             } {
                 // A token's scope drops a deleted project or organisation
                 // (outside the journal: tokens are no table).
@@ -158,6 +164,10 @@ impl World {
                 let p = self.capacity.pool(i)?;
                 let key = pool_key(p.metro.as_deref(), p.facility.as_deref(), &p.plan);
                 return Some(("capacity", Some(key)));
+            }
+            Touched::Entry(id) => {
+                let e = self.journal.get(id).filter(|e| super::event::is_event(e))?;
+                return Some(("events", Some(e.id.to_string())));
             }
             Touched::Record {
                 kind, id, device, ..
@@ -223,6 +233,7 @@ impl World {
             return Vec::new();
         };
         match section {
+            "events" => one(self.journal.get(id).map(|e| super::event::saved(self, e))),
             "organizations" => one(self.organizations.get(&id).map(|k| &k.rec)),
             "projects" => one(self.projects.get(&id).map(|k| &k.rec)),
             "devices" => one(self.devices.get(&id).map(|d| super::device::entry(d, now))),

@@ -112,7 +112,12 @@ async fn the_log_replays_to_the_world_the_fake_saves_ports_capacity_and_tokens_t
     // The device's steps on the fake's clock, journaled as they fall due.
     fake.advance(std::time::Duration::from_secs(90)).unwrap();
     let now = fake.world();
-    assert_eq!(now.capacity[0].available, 2, "{:?}", now.capacity);
+    let pool = now
+        .capacity
+        .iter()
+        .find(|c| c.facility.as_deref() == Some("da11") && c.plan == "c3.small.x86")
+        .expect("the world's own pool");
+    assert_eq!(pool.available, 2, "{:?}", now.capacity);
     assert!(now.tokens[0].projects.is_empty(), "{:?}", now.tokens);
     assert!(now.ports.iter().any(|p| p.name == "eth1" && !p.bonded));
     assert!(now.ssh_keys.iter().any(|k| k.id.to_string() == id(&kept)));

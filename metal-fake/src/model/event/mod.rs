@@ -16,5 +16,6 @@ mod view;
 
 pub(crate) use operations::RESOURCE;
 pub use seeded::Event;
-pub(crate) use seeded::Seeded;
+pub(crate) use seeded::{saved, Seeded};
+pub(crate) use view::is_event;
 pub(crate) use view::EventView;

@@ -14,7 +14,7 @@ use uuid::Uuid;
 use super::view::is_event;
 use crate::document::{WorldDoc, WorldError, MAX_NAME};
 use crate::model::bounds::MAX_JOURNAL;
-use crate::model::journal::Scope;
+use crate::model::journal::{Entry, Scope};
 use crate::model::render::Expand;
 use crate::model::World;
 
@@ -137,31 +137,35 @@ pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), Wo
 /// Saves every event the journal holds, oldest first: a seeded one as it
 /// was loaded, one of the world's changes as its reply shows it.
 pub(crate) fn save(w: &World, doc: &mut WorldDoc, _: Instant) {
-    let plain = Expand::default();
     doc.events = w
         .journal
         .entries()
         .filter(|e| is_event(e))
-        .map(|e| match &e.seeded {
-            Some(s) => (**s).clone(),
-            None => {
-                let view = w.event_view(e, &plain);
-                let (kind, body, relationships) = view.parts();
-                Event {
-                    id: e.id,
-                    kind,
-                    body,
-                    interpolated: None,
-                    state: None,
-                    created_at: w.clock.wall(e.at),
-                    organization: e.scope.organization,
-                    project: e.scope.project,
-                    device: e.scope.device,
-                    modified_by: e.by,
-                    relationships,
-                    ip: None,
-                }
-            }
-        })
+        .map(|e| saved(w, e))
         .collect();
+}
+
+/// The event of journal entry `e` as a world document holds it.
+pub(crate) fn saved(w: &World, e: &Entry) -> Event {
+    match &e.seeded {
+        Some(s) => (**s).clone(),
+        None => {
+            let view = w.event_view(e, &Expand::default());
+            let (kind, body, relationships) = view.parts();
+            Event {
+                id: e.id,
+                kind,
+                body,
+                interpolated: None,
+                state: None,
+                created_at: w.clock.wall(e.at),
+                organization: e.scope.organization,
+                project: e.scope.project,
+                device: e.scope.device,
+                modified_by: e.by,
+                relationships,
+                ip: None,
+            }
+        }
+    }
 }

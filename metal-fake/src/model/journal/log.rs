@@ -54,6 +54,9 @@ pub(crate) enum Touched {
     /// The pool of machines at this place in the world's capacity took
     /// or gave back a machine.
     Pool(usize),
+    /// The journal kept an entry with this ID (an event, if its kind is
+    /// one: the document's `events` hold it).
+    Entry(Uuid),
 }
 
 /// One change of one record.
@@ -361,6 +364,7 @@ impl Journal {
     fn push(&mut self, mut entry: Entry) {
         self.last += 1;
         entry.seq = self.last;
+        self.touch(Touched::Entry(entry.id));
         if self.entries.len() == self.capacity {
             self.entries.pop_front();
         }

@@ -96,7 +96,9 @@ impl World {
             });
         // Its maker is a member of it, when it would not see it otherwise
         // (a token that sees the organisation only through another of its
-        // projects does not see a new one there).
+        // projects does not see a new one there); the grant reads the
+        // relations' index, told of the new project first.
+        self.sync_links();
         if let Some(user) = caller.user(self).filter(|u| *u != self.user) {
             if !self.grant_of_user(user).projects.contains(&id) {
                 crate::model::membership::insert(self, id, user, vec!["admin".into()], now);
