@@ -354,6 +354,7 @@ class Lifecycle:
         one = metalv1.MetrosApi(self.api).get_metro(first.id)
         check(one.code == first.code and one.name == first.name, f"metro {first.id} reads {one!r}")
         self.metro = first.code
+        self.metro_name = first.name
         plans = metalv1.PlansApi(self.api).find_plans_by_project(self.project).plans
         check(plans and plans[0].name, f"the project's plans {plans!r}")
         self.plan = plans[0].slug
@@ -397,10 +398,13 @@ class Lifecycle:
         self.wait_state(device.id, "active")
         read = self.devices.find_device_by_id(device.id)
         # The SDK has no facilities API: the device's facility carries the
-        # catalog's name (the metro's name and the code).
+        # catalog's name, which starts with its metro's ("Amsterdam 6" in
+        # Amsterdam), and the metro it is in.
         check(
-            read.facility.metro.code == self.metro and read.facility.name.upper().endswith(read.facility.code.upper()),
-            f"facility {read.facility!r}",
+            read.facility.metro.code == self.metro
+            and read.facility.code
+            and read.facility.name.startswith(self.metro_name),
+            f"facility {read.facility!r}, want one in {self.metro_name}",
         )
         addresses = read.ip_addresses
         check(
