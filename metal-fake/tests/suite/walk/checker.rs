@@ -151,6 +151,9 @@ impl Checker {
                     }
                 }
             }
+            if call.op == "acceptTransferRequest" {
+                self.transferred(path_ids.last().copied());
+            }
             for (op, kind) in MOVES {
                 if *op == call.op {
                     for t in self.things.values_mut() {
@@ -206,6 +209,47 @@ impl Checker {
                 fate: Fate::Live,
             },
         );
+    }
+
+    /// A transfer request accepted (or perhaps, under a fault): its
+    /// project now depends on the organisation the request named too, so
+    /// that organisation's delete (which takes its empty projects) leaves
+    /// the project unsure. A transfer the checker did not follow may have
+    /// moved any project: every project is unsure then.
+    fn transferred(&mut self, transfer: Option<Uuid>) {
+        let named = transfer
+            .and_then(|t| self.things.get(&t))
+            .map(|t| t.parents.clone());
+        let is_project = |t: &Thing| {
+            t.get
+                .as_deref()
+                .is_some_and(|g| g.starts_with("/projects/"))
+        };
+        match named {
+            Some(named) => {
+                let projects: Vec<Uuid> = named
+                    .iter()
+                    .copied()
+                    .filter(|p| self.things.get(p).is_some_and(is_project))
+                    .collect();
+                for p in projects {
+                    if let Some(t) = self.things.get_mut(&p) {
+                        for n in &named {
+                            if *n != p && !t.parents.contains(n) {
+                                t.parents.push(*n);
+                            }
+                        }
+                    }
+                }
+            }
+            None => {
+                for t in self.things.values_mut() {
+                    if is_project(t) && t.fate == Fate::Live {
+                        t.fate = Fate::Unsure;
+                    }
+                }
+            }
+        }
     }
 
     /// Every thing that depends on `id`, transitively, is unsure now.
