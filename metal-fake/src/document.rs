@@ -51,7 +51,8 @@ pub use crate::model::{
     Batch, BgpConfig, Capacity, CapacityLevel, CatalogChoice, Counted, Device, DeviceBatchState,
     DeviceState, Drive, Facility, HardwareReservation, License, Metro, OperatingSystem,
     Organization, OwnAddress, OwnCidrs, Period, Plan, PlanMetro, PlanSpecs, Price, Project,
-    ReservationItem, SelfServiceReservation, SpotMarketRequest, SpotPrice, SshKey, Token,
+    ProjectType, ReservationItem, SelfServiceReservation, SpotMarketRequest, SpotPrice, SshKey,
+    Token,
 };
 pub use crate::model::{BatchAssignment, BatchAssignmentState, BatchState, PortVlanBatch};
 pub use crate::model::{

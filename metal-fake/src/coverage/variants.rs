@@ -57,16 +57,6 @@ pub(crate) const VARIANTS: &[Variant] = &[
         "type=public_ipv6",
         "as for private_ipv4: the Terraform provider's reserved IP block docs and validation, metal-cli's `ip request` help",
     ),
-    Variant {
-        operation: "createProject",
-        variant: "type=vmce",
-        status: Status::Ignored("the project is made, and reads `type: default`"),
-    },
-    Variant {
-        operation: "createOrganizationProject",
-        variant: "type=vmce",
-        status: Status::Ignored("the project is made, and reads `type: default`"),
-    },
 ];
 
 /// Variants the spec does not type (its property is a plain string), each

@@ -113,7 +113,7 @@ pub use metal_gateway::MetalGateway;
 pub use organization::Organization;
 pub use port::Port;
 pub use port_vlan_batch::{BatchAssignment, BatchAssignmentState, BatchState, PortVlanBatch};
-pub use project::{BgpConfig, Project};
+pub use project::{BgpConfig, Project, ProjectType};
 pub(crate) use resource::{Modelled, Prepare, Prepared, Resource, Target};
 pub use ssh_key::SshKey;
 pub use timings::Timings;

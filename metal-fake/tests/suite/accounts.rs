@@ -938,3 +938,59 @@ async fn a_project_carries_its_organisation_s_default_payment_method() {
     );
     assert_ne!(read["payment_method"]["href"], json!(before));
 }
+
+/// A project's `type` is what its create asked (`vmce`, or `default`
+/// when it named none), from either create, and the world keeps it.
+#[tokio::test(start_paused = true)]
+async fn a_project_keeps_the_type_its_create_asked_for() {
+    let fake = fake();
+    let (status, vmce) = call(
+        &fake,
+        ACME,
+        "POST",
+        "/projects",
+        json!({"name": "vmware", "type": "vmce", "organization_id": ACME_ORG}),
+    )
+    .await;
+    assert_eq!(status, 201, "{vmce}");
+    assert_eq!(vmce["type"], "vmce");
+    let (status, plain) = call(
+        &fake,
+        ACME,
+        "POST",
+        &format!("/organizations/{ACME_ORG}/projects"),
+        json!({"name": "plain"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{plain}");
+    assert_eq!(plain["type"], "default");
+    let (status, other) = call(
+        &fake,
+        ACME,
+        "POST",
+        &format!("/organizations/{ACME_ORG}/projects"),
+        json!({"name": "other", "type": "vmce"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{other}");
+    assert_eq!(other["type"], "vmce");
+    let (_, bad) = call(
+        &fake,
+        ACME,
+        "POST",
+        "/projects",
+        json!({"name": "bad", "type": "kubernetes"}),
+    )
+    .await;
+    assert!(bad["errors"].is_array(), "{bad}");
+    // Saved and loaded, each keeps its type.
+    let saved = fake.world();
+    let again = Fake::builder().world(saved).build();
+    for p in [&vmce, &plain, &other] {
+        let id = p["id"].as_str().unwrap();
+        let (status, read) =
+            call(&again, ACME, "GET", &format!("/projects/{id}"), json!(null)).await;
+        assert_eq!(status, 200, "{read}");
+        assert_eq!(read["type"], p["type"], "{read}");
+    }
+}

@@ -17,7 +17,7 @@ mod view;
 pub use bgp::BgpConfig;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
-pub use record::Project;
+pub use record::{Project, ProjectType};
 pub(crate) use view::{ProjectField, COLLECTION};
 
 crate::model::journal::owned_table! {

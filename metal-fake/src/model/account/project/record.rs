@@ -34,6 +34,49 @@ pub struct Project {
     /// Its BGP configuration (absent: BGP is off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bgp_config: Option<BgpConfig>,
+    /// Its type: `default` (absent), or `vmce` (a VMware Cloud Essentials
+    /// project), as its create asked.
+    #[serde(
+        default,
+        rename = "type",
+        skip_serializing_if = "ProjectType::is_default"
+    )]
+    pub project_type: ProjectType,
+}
+
+/// A project's `type`: the spec's two values.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum ProjectType {
+    /// A project of bare-metal devices.
+    #[default]
+    Default,
+    /// A VMware Cloud Essentials project.
+    Vmce,
+}
+
+impl ProjectType {
+    /// Its name in the API.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Default => "default",
+            Self::Vmce => "vmce",
+        }
+    }
+
+    fn is_default(&self) -> bool {
+        *self == Self::Default
+    }
 }
 
 impl Project {
@@ -57,6 +100,7 @@ impl Project {
             customdata: serde_json::Map::new(),
             backend_transfer_enabled: false,
             bgp_config: None,
+            project_type: ProjectType::Default,
         }
     }
 

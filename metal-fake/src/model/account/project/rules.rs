@@ -6,7 +6,7 @@ use crate::model::relations::Kind;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record::{Kept, Project};
+use super::record::{Kept, Project, ProjectType};
 use crate::call::ApiError;
 use crate::document::MAX_NAME;
 use crate::model::access::Owner;
@@ -85,6 +85,10 @@ impl World {
         let rec = Project {
             tags: body.tags.clone(),
             customdata: body.customdata.clone(),
+            project_type: match body.type_ {
+                Some(types::ProjectCreateInputType::Vmce) => ProjectType::Vmce,
+                Some(types::ProjectCreateInputType::Default) | None => ProjectType::Default,
+            },
             ..Project::named(id, name.to_string(), organization)
         };
         self.projects

@@ -58,7 +58,7 @@ impl World {
             name: p.name(),
             created_at: Stamp(self.clock.wall(p.meta.created)),
             updated_at: Stamp(self.clock.wall(p.meta.updated)),
-            type_: "default",
+            type_: p.rec.project_type.as_str(),
             organization: Stub::new(organization::COLLECTION, p.organization()),
             tags: &p.rec.tags,
             customdata: &p.rec.customdata,
