@@ -9,8 +9,13 @@
 //!   `--check` fails, with a diff, when `openapi/metal.json` is not what
 //!   that upstream spec produces, and skips, saying so, when the upstream
 //!   file is absent. `PATH` defaults to [`DEFAULT_UPSTREAM`].
+//! - `cargo xtask layers` prints the import graph of the library crates
+//!   (files, arrows, circles, arrows running back up a layer); `--check`
+//!   fails on a circle or an upward arrow without its reason (module
+//!   [`layers`]).
 
 mod generate;
+mod layers;
 mod patches;
 mod refs;
 mod spec;
@@ -59,6 +64,13 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// The library crates' import graphs: circles and upward arrows.
+    Layers {
+        /// Exit non-zero on a circle not allowed, or an upward arrow
+        /// without its `// up:` reason.
+        #[arg(long)]
+        check: bool,
+    },
 }
 
 fn workspace_root() -> PathBuf {
@@ -96,6 +108,7 @@ fn run() -> Result<ExitCode> {
             generate_command(&root, false)
         }
         Command::Generate { check } => generate_command(&root, check),
+        Command::Layers { check } => layers_command(&root, check),
     }
 }
 
@@ -125,6 +138,52 @@ fn spec_command(root: &Path, from: &Path, check: bool) -> Result<ExitCode> {
     );
     eprintln!("{}", spec::diff(&current, &generated));
     Ok(ExitCode::FAILURE)
+}
+
+fn layers_command(root: &Path, check: bool) -> Result<ExitCode> {
+    let mut wrong = 0;
+    let mut allowed_met = std::collections::BTreeSet::new();
+    for krate in layers::CRATES {
+        let graph = layers::Graph::read(root, krate)?;
+        let f = graph.check()?;
+        println!(
+            "{krate}: {} files in {} folders; {} arrows between files, {} between folders; {} circles; {} arrows up ({} with a reason)",
+            f.files,
+            f.rooms,
+            f.arrows,
+            f.room_arrows,
+            f.circles.len(),
+            f.explained_up.len() + f.unexplained_up.len(),
+            f.explained_up.len()
+        );
+        for c in &f.circles {
+            println!("  circle of {} files: {}", c.len(), c.join(", "));
+        }
+        for m in &f.mutual {
+            println!("  two-way: {m}");
+        }
+        for a in &f.unexplained_up {
+            println!("  up without a reason: {a}");
+        }
+        if !check {
+            for a in &f.explained_up {
+                println!("  up: {a}");
+            }
+        }
+        wrong += f.circles.len() + f.unexplained_up.len();
+        allowed_met.extend(f.allowed_met);
+    }
+    for (krate, files, _) in layers::ALLOWED_CIRCLES {
+        if !allowed_met.contains(&(krate.to_string(), files.to_string())) {
+            println!("  allowed circle no longer there (remove it from ALLOWED_CIRCLES): {krate}: {files}");
+            wrong += 1;
+        }
+    }
+    if check && wrong > 0 {
+        eprintln!("{wrong} problem(s) in the import graphs (`cargo xtask layers` lists them)");
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn generate_command(root: &Path, check: bool) -> Result<ExitCode> {
