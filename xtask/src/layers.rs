@@ -249,7 +249,7 @@ impl Crate {
             match item {
                 syn::Item::Mod(m) => {
                     let name = m.ident.to_string();
-                    let path = [&at[..], &[name.clone()]].concat();
+                    let path = [&at[..], std::slice::from_ref(&name)].concat();
                     module.names.insert(name.clone(), path.clone());
                     match &m.content {
                         Some((_, inner)) => children.push((path, file.to_path_buf(), Some(inner))),
@@ -323,10 +323,10 @@ impl Crate {
         match first.as_str() {
             "crate" | "self" | "super" => absolute(at, path, self),
             _ => {
-                let child = [at, &[first.clone()]].concat();
+                let child = [at, std::slice::from_ref(first)].concat();
                 self.modules
                     .contains_key(&child)
-                    .then(|| [&at[..], path].concat())
+                    .then(|| [at, path].concat())
             }
         }
     }
