@@ -10,8 +10,9 @@ use crate::http;
 
 use crate::common::schema;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
+use metal_api::operation::{self, Method};
 use metal_api::shape::{self, Shape};
 use metal_fake::document::WorldDoc;
 use metal_fake::Fake;
@@ -36,6 +37,103 @@ const BEYOND: &[(&str, &str, &str)] = &[
         "Plan_available_in_metros_inner",
         "*",
         "with include=available_in_metros each entry is the whole metro (the Terraform provider reads its code)",
+    ),
+];
+
+/// Properties the fake sends with another shape than the spec's, or
+/// beyond it with a shape, because the real API sent them so (real
+/// clients decode them so): (schema, property, its shape, whether an array
+/// of it, why). Each value is checked against that shape.
+const RETYPED: &[(&str, &str, &str, bool, &str)] = &[
+    (
+        "InvitationList",
+        "invitations",
+        "Invitation",
+        true,
+        "the spec types the items as Membership; the list is of invitations (packngo's `invitationsRoot` decodes `[]Invitation`; metalv1 keeps their keys as a Membership's additional properties)",
+    ),
+    (
+        "SpotMarketRequest",
+        "facilities",
+        "Facility",
+        true,
+        "the spec has one Href; packngo's `SpotMarketRequest.Facilities` is `[]Facility`, and the Terraform data source reads `Facilities[].Code`",
+    ),
+    (
+        "SpotMarketRequest",
+        "devices",
+        "Device",
+        true,
+        "beyond the spec: packngo's `SpotMarketRequest.Devices`, which the Terraform resource waits on",
+    ),
+    (
+        "SpotMarketRequest",
+        "plan",
+        "Plan",
+        false,
+        "beyond the spec: packngo's `SpotMarketRequest.Plan`, whose slug `TestAccSpotMarketRequestBasic` checks",
+    ),
+];
+
+/// Schemas the spec writes as objects with named properties where the real
+/// API sent a map keyed by codes: (schema, the shape of each value, why).
+/// Their keys are neither checked nor counted as properties.
+const MAPS: &[(&str, &str, &str)] = &[
+    (
+        "SpotPricesReport",
+        "SpotPricesPerFacility",
+        "keyed by facility code (the spec lists 2019's facilities as properties); packngo's `PriceMap` is a map, the Terraform price data source indexes it by code",
+    ),
+    (
+        "SpotMarketPricesPerMetroReport",
+        "SpotPricesPerFacility",
+        "keyed by metro code, as the facility report",
+    ),
+    (
+        "SpotPricesPerFacility",
+        "SpotPricesPerBaremetal",
+        "keyed by plan slug (the spec lists 2019's plans as properties)",
+    ),
+    (
+        "SpotPricesPerNewFacility",
+        "SpotPricesPerBaremetal",
+        "keyed by plan slug, as SpotPricesPerFacility",
+    ),
+];
+
+/// Shapes that are no objects (the spec's list of numbers).
+const NOT_OBJECTS: &[&str] = &["SpotPricesDatapointsList"];
+
+/// Reads whose spec reply schema is not what their path answers: (the
+/// operation, the schema checked instead, why).
+const REPLY_AS: &[(&str, &str, &str)] = &[
+    (
+        "findInterconnectionPortEvents",
+        "EventList",
+        "the spec gives one Event for a paginated `/events` path (`page`, `per_page`), where its siblings (`findInterconnectionEvents`, `findDeviceEvents`) give EventList",
+    ),
+    (
+        "findVirtualCircuitEvents",
+        "EventList",
+        "as findInterconnectionPortEvents",
+    ),
+    ("findVrfRouteEvents", "EventList", "as findInterconnectionPortEvents"),
+];
+
+/// References the real API sent as an `{"href": ...}` by default although
+/// their schema requires more, so a strict client (metalv1) reads them
+/// only with `include`: (the schema holding it, the property, evidence).
+/// The walk reads each with its `include` too.
+const HREF_BY_DEFAULT: &[(&str, &str, &str)] = &[
+    (
+        "MetalGateway",
+        "ip_reservation",
+        "metal-cli's test helper creates and deletes gateways with `include=ip_reservation`; the Terraform provider includes it to tell a gateway from a VRF gateway",
+    ),
+    (
+        "VrfMetalGateway",
+        "ip_reservation",
+        "as MetalGateway's",
     ),
 ];
 
@@ -131,14 +229,33 @@ const MISSING: &[(&str, &[&str], &str)] = &[
 ];
 
 /// The checks of one reply, collected.
-struct Check<'a> {
-    what: &'a str,
+struct Check {
     problems: Vec<String>,
     /// The (schema, property) entries of [`MISSING`] that excused a key.
-    used: &'a mut BTreeSet<(&'static str, &'static str)>,
+    used: BTreeSet<(&'static str, &'static str)>,
+    /// Each property of each object checked (a stub aside), and whether
+    /// some object held it.
+    seen: BTreeMap<(&'static str, &'static str), bool>,
 }
 
-impl Check<'_> {
+impl Check {
+    fn new() -> Self {
+        Self {
+            problems: Vec::new(),
+            used: BTreeSet::new(),
+            seen: BTreeMap::new(),
+        }
+    }
+
+    /// Takes in what `other` found.
+    fn absorb(&mut self, other: Check) {
+        self.problems.extend(other.problems);
+        self.used.extend(other.used);
+        for (k, v) in other.seen {
+            *self.seen.entry(k).or_default() |= v;
+        }
+    }
+
     fn value(&mut self, name: &str, at: &str, value: &Value) {
         let Some(s) = shape::find(name) else {
             self.problems.push(format!("{at}: no shape {name}"));
@@ -147,22 +264,24 @@ impl Check<'_> {
         if !s.one_of.is_empty() {
             // The alternative that fits: the one without problems, else the
             // one with the fewest.
-            let mut best: Option<Vec<String>> = None;
+            let mut best: Option<Check> = None;
             for alt in s.one_of {
-                let mut inner = Check {
-                    what: self.what,
-                    problems: Vec::new(),
-                    used: self.used,
-                };
+                let mut inner = Check::new();
                 inner.value(alt, at, value);
                 if inner.problems.is_empty() {
+                    self.absorb(inner);
                     return;
                 }
-                if best.as_ref().is_none_or(|b| inner.problems.len() < b.len()) {
-                    best = Some(inner.problems);
+                if best
+                    .as_ref()
+                    .is_none_or(|b| inner.problems.len() < b.problems.len())
+                {
+                    best = Some(inner);
                 }
             }
-            self.problems.extend(best.unwrap_or_default());
+            if let Some(best) = best {
+                self.absorb(best);
+            }
             return;
         }
         self.object(s, at, value);
@@ -174,48 +293,96 @@ impl Check<'_> {
                 .push(format!("{at}: {} is not an object: {value}", s.name));
             return;
         };
-        let beyond_all = BEYOND.iter().any(|(n, k, _)| *n == s.name && *k == "*");
-        for (key, v) in map {
-            let here = format!("{at}.{key}");
-            match s.property(key) {
-                Some(p) => {
-                    if !p.values.is_empty() {
-                        let items: Vec<&Value> = match v {
-                            Value::Array(a) if p.array => a.iter().collect(),
-                            other => vec![other],
-                        };
-                        for item in items {
-                            let text = item.as_str().map_or_else(|| item.to_string(), String::from);
-                            if !p.values.contains(&text.as_str()) {
-                                self.problems.push(format!(
-                                    "{here}: {text:?} is none of the spec's values {:?}",
-                                    p.values
-                                ));
-                            }
-                        }
-                    }
-                    if let Some(inner) = p.shape {
-                        match v {
-                            Value::Array(items) if p.array => {
-                                for (i, item) in items.iter().enumerate() {
-                                    self.nested(inner, &format!("{here}[{i}]"), item);
-                                }
-                            }
-                            Value::Null => {}
-                            other => self.nested(inner, &here, other),
-                        }
-                    }
-                }
-                None if beyond_all
-                    || BEYOND.iter().any(|(n, k, _)| *n == s.name && k == key)
+        if let Some((_, inner, _)) = MAPS.iter().find(|(n, _, _)| *n == s.name) {
+            for (key, v) in map {
+                self.nested((s.name, "*"), inner, &format!("{at}.{key}"), v);
+            }
+            return;
+        }
+        // A closed schema (`additionalProperties: false`) takes no key
+        // beyond its own, whatever a client reads.
+        let beyond = |key: &str| {
+            !s.closed
+                && (BEYOND
+                    .iter()
+                    .any(|(n, k, _)| *n == s.name && (*k == "*" || *k == key))
                     || schema::BEYOND_SPEC
                         .iter()
-                        .any(|(n, k, _)| *n == s.name && k == key) => {}
-                None => self.problems.push(format!("{here}: not in {}", s.name)),
+                        .any(|(n, k, _)| *n == s.name && *k == key))
+        };
+        for (key, v) in map {
+            let here = format!("{at}.{key}");
+            if let Some((_, _, inner, array, _)) = RETYPED
+                .iter()
+                .find(|(n, k, ..)| *n == s.name && k == key)
+            {
+                match v {
+                    Value::Array(items) if *array => {
+                        for (i, item) in items.iter().enumerate() {
+                            self.nested((s.name, key), inner, &format!("{here}[{i}]"), item);
+                        }
+                    }
+                    other if !*array => self.nested((s.name, key), inner, &here, other),
+                    other => self.problems.push(format!("{here}: not an array: {other}")),
+                }
+                continue;
+            }
+            let Some(p) = s.property(key) else {
+                if !beyond(key) {
+                    self.problems.push(format!("{here}: not in {}", s.name));
+                }
+                continue;
+            };
+            if v.is_null() {
+                // metalv1 reads a null as unset; the spec refuses it
+                // unless `nullable`, so the fake leaves the key out.
+                if !p.nullable {
+                    self.problems.push(format!(
+                        "{here}: null, which {}.{} does not allow (leave it out)",
+                        s.name, p.name
+                    ));
+                }
+                continue;
+            }
+            if !p.values.is_empty() {
+                let items: Vec<&Value> = match v {
+                    Value::Array(a) if p.array => a.iter().collect(),
+                    other => vec![other],
+                };
+                for item in items {
+                    let text = item.as_str().map_or_else(|| item.to_string(), String::from);
+                    if !p.values.contains(&text.as_str()) {
+                        self.problems.push(format!(
+                            "{here}: {text:?} is none of the spec's values {:?}",
+                            p.values
+                        ));
+                    }
+                }
+            }
+            if let Some(inner) = p.shape {
+                match v {
+                    Value::Array(items) if p.array => {
+                        for (i, item) in items.iter().enumerate() {
+                            self.nested((s.name, p.name), inner, &format!("{here}[{i}]"), item);
+                        }
+                    }
+                    other => self.nested((s.name, p.name), inner, &here, other),
+                }
             }
         }
         for p in s.properties {
+            let held = map.get(p.name).is_some_and(|v| !v.is_null());
+            *self.seen.entry((s.name, p.name)).or_default() |= held;
             if map.contains_key(p.name) {
+                continue;
+            }
+            if p.required {
+                // metalv1 refuses the whole reply ("no value given for
+                // required property").
+                self.problems.push(format!(
+                    "{at}: {}.{} is required and missing",
+                    s.name, p.name
+                ));
                 continue;
             }
             match MISSING
@@ -233,15 +400,53 @@ impl Check<'_> {
     }
 
     /// A nested object: an `{"href": ...}` alone stands for a thing not
-    /// included.
-    fn nested(&mut self, name: &str, at: &str, value: &Value) {
+    /// included, where its schema requires nothing else (a strict client
+    /// refuses a stub of a schema with other required properties).
+    fn nested(&mut self, owner: (&str, &str), name: &str, at: &str, value: &Value) {
+        if NOT_OBJECTS.contains(&name) {
+            return;
+        }
         if let Value::Object(map) = value {
             if map.len() == 1 && map.contains_key("href") {
+                if HREF_BY_DEFAULT
+                    .iter()
+                    .any(|(n, k, _)| (*n, *k) == owner)
+                {
+                    return;
+                }
+                for required in required_of(name) {
+                    if required != "href" {
+                        self.problems.push(format!(
+                            "{at}: an href alone stands for {name}, which requires {required}"
+                        ));
+                    }
+                }
                 return;
             }
         }
         self.value(name, at, value);
     }
+}
+
+/// The properties every alternative of `name` requires (its own, when it
+/// is no `oneOf`).
+fn required_of(name: &str) -> Vec<&'static str> {
+    let Some(s) = shape::find(name) else {
+        return Vec::new();
+    };
+    if s.one_of.is_empty() {
+        return s
+            .properties
+            .iter()
+            .filter(|p| p.required)
+            .map(|p| p.name)
+            .collect();
+    }
+    let mut alternatives = s.one_of.iter().map(|alt| required_of(alt));
+    let first = alternatives.next().unwrap_or_default();
+    alternatives.fold(first, |all, next| {
+        all.into_iter().filter(|p| next.contains(p)).collect()
+    })
 }
 
 /// The seeded dedicated port, its port and its circuit.
@@ -359,14 +564,129 @@ fn world() -> WorldDoc {
         "device": "0d000000-0000-4000-8000-000000000002",
         "relationships": ["/metal/v1/devices/0d000000-0000-4000-8000-000000000002"]
     }]);
+    // The account family, billing, and what the compute and network
+    // families hold beyond one of each above.
+    doc["projects"][2]["bgp_config"] = json!({"asn": 65000, "deployment_type": "local"});
+    doc["users"] = json!([{
+        "id": USER, "first_name": "Road", "last_name": "Runner", "email": "road@runner.example",
+        "phone_number": "+1 555 0100", "timezone": "America/Denver"
+    }]);
+    doc["organizations"][0]["members"] = json!([USER]);
+    doc["memberships"] = json!([{"id": MEMBERSHIP, "project": prod, "user": USER, "roles": ["collaborator"]}]);
+    doc["api_keys"] = json!([
+        {"id": USER_API_KEY, "token": "user-api-key", "description": "ci"},
+        {"id": PROJECT_API_KEY, "token": "project-api-key", "project": prod, "description": "deploy", "read_only": true}
+    ]);
+    doc["invitations"] = json!([{
+        "id": INVITATION, "organization": acme, "invitee": "wile@acme.example",
+        "projects": [prod], "roles": ["collaborator"]
+    }]);
+    doc["transfers"] = json!([{
+        "id": TRANSFER, "project": "0b000000-0000-4000-8000-000000000002",
+        "target_organization": "0a000000-0000-4000-8000-000000000002"
+    }]);
+    doc["emails"] = json!([{"id": EMAIL, "user": USER, "address": "road@runner.example", "verified": true}]);
+    doc["payment_methods"] = json!([{
+        "id": PAYMENT_METHOD, "organization": acme, "name": "visa", "default": true,
+        "cardholder_name": "Wile E. Coyote"
+    }]);
+    doc["batches"] = json!([{
+        "id": BATCH, "project": prod, "quantity": 1, "state": "completed",
+        "devices": ["0d000000-0000-4000-8000-000000000001"]
+    }]);
+    doc["spot_market_requests"] = json!([{
+        "id": SPOT_REQUEST, "project": prod, "plan": "c3.small.x86", "metro": "da",
+        "devices_min": 1, "devices_max": 1, "max_bid_price": 0.5
+    }]);
+    doc["bgp_sessions"] = json!([{
+        "id": BGP_SESSION, "device": "0d000000-0000-4000-8000-000000000002",
+        "address_family": "ipv4", "default_route": true
+    }]);
+    doc["bgp_dynamic_neighbors"] = json!([{
+        "id": DYNAMIC_NEIGHBOR, "metal_gateway": "0a400000-0000-4000-8000-000000000001",
+        "bgp_neighbor_range": "192.168.100.0/30", "bgp_neighbor_asn": 65100, "tags": ["peers"]
+    }]);
+    doc["elastic_ips"] = json!([{
+        "id": ELASTIC_IP, "metal_gateway": "0a400000-0000-4000-8000-000000000001",
+        "ip_reservation": "0f000000-0000-4000-8000-000000000001",
+        "address": "147.75.200.12", "cidr": 32, "next_hop": "192.168.100.2"
+    }]);
+    doc["ports"] = json!([{
+        "device": "0d000000-0000-4000-8000-000000000002", "name": "bond0",
+        "virtual_networks": ["0a300000-0000-4000-8000-000000000001"]
+    }]);
     serde_json::from_value(doc).unwrap()
 }
+
+/// The second user, a member of acme-prod.
+const USER: &str = "0e100000-0000-4000-8000-000000000001";
+const MEMBERSHIP: &str = "0e100000-0000-4000-8000-000000000002";
+const USER_API_KEY: &str = "0e100000-0000-4000-8000-000000000003";
+const PROJECT_API_KEY: &str = "0e100000-0000-4000-8000-000000000004";
+const INVITATION: &str = "0e100000-0000-4000-8000-000000000005";
+const TRANSFER: &str = "0e100000-0000-4000-8000-000000000006";
+const EMAIL: &str = "0e100000-0000-4000-8000-000000000007";
+const PAYMENT_METHOD: &str = "0e100000-0000-4000-8000-000000000008";
+const BATCH: &str = "0e200000-0000-4000-8000-000000000001";
+const SPOT_REQUEST: &str = "0e200000-0000-4000-8000-000000000002";
+const BGP_SESSION: &str = "0e300000-0000-4000-8000-000000000001";
+const DYNAMIC_NEIGHBOR: &str = "0e300000-0000-4000-8000-000000000002";
+const ELASTIC_IP: &str = "0e300000-0000-4000-8000-000000000003";
 
 /// The seeded event.
 const EVENT: &str = "0e000000-0000-4000-8000-0000000000e1";
 
+/// What the walk reads that the world names only once it runs: a
+/// device's port, a metro's ID, a port's VLAN batch and assignment.
+struct Live {
+    port: String,
+    metro: String,
+    port_batch: String,
+    port_assignment: String,
+    /// Two hours before now, in Unix seconds.
+    hours_ago: u64,
+}
+
+impl Live {
+    /// Reads them, making the port's VLAN batch.
+    async fn new(fake: &Fake) -> Self {
+        let get = |path: String| async move {
+            let (status, body) = http::in_process(fake, TOKEN, "GET", &path, None).await;
+            assert_eq!(status, 200, "{path}: {body}");
+            body
+        };
+        let device = get("/devices/0d000000-0000-4000-8000-000000000002".into()).await;
+        let port = device["network_ports"][0]["id"].as_str().unwrap().to_string();
+        let metros = get("/locations/metros".into()).await;
+        let metro = metros["metros"][0]["id"].as_str().unwrap().to_string();
+        let (status, batch) = http::in_process(
+            fake,
+            TOKEN,
+            "POST",
+            &format!("/ports/{port}/vlan-assignments/batches"),
+            Some(json!({"vlan_assignments": [{"vlan": "1000", "state": "unassigned"}]})),
+        )
+        .await;
+        assert_eq!(status, 201, "{batch}");
+        let assignments = get(format!("/ports/{port}/vlan-assignments")).await;
+        Self {
+            port_batch: batch["id"].as_str().unwrap().to_string(),
+            port_assignment: assignments["vlan_assignments"][0]["id"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no assignment: {assignments}"))
+                .to_string(),
+            port,
+            metro,
+            hours_ago: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+                .saturating_sub(7200),
+        }
+    }
+}
+
 /// The modelled reads, each with its path (with and without `include`).
-fn reads() -> Vec<(&'static str, String)> {
+fn reads(live: &Live) -> Vec<(&'static str, String)> {
     let prod = "0b000000-0000-4000-8000-000000000001";
     let globex = "0b000000-0000-4000-8000-000000000003";
     let acme = "0a000000-0000-4000-8000-000000000001";
@@ -564,33 +884,207 @@ fn reads() -> Vec<(&'static str, String)> {
             "findOrganizationEvents",
             "/organizations/0a000000-0000-4000-8000-000000000002/events".to_string(),
         ),
+        // The account family.
+        ("findUsers", "/users".to_string()),
+        ("findUserById", format!("/users/{USER}")),
+        ("findEmailById", format!("/emails/{EMAIL}")),
+        ("findMembershipById", format!("/memberships/{MEMBERSHIP}")),
+        ("findProjectMemberships", format!("/projects/{prod}/memberships")),
+        ("findAPIKeys", "/user/api-keys".to_string()),
+        ("findProjectAPIKeys", format!("/projects/{prod}/api-keys")),
+        ("findInvitations", "/invitations".to_string()),
+        ("findInvitationById", format!("/invitations/{INVITATION}")),
+        (
+            "findOrganizationInvitations",
+            format!("/organizations/{acme}/invitations"),
+        ),
+        ("findProjectInvitations", format!("/projects/{prod}/invitations")),
+        ("findTransferRequestById", format!("/transfers/{TRANSFER}")),
+        (
+            "findOrganizationTransfers",
+            format!("/organizations/{acme}/transfers"),
+        ),
+        ("findPaymentMethodById", format!("/payment-methods/{PAYMENT_METHOD}")),
+        (
+            "findOrganizationPaymentMethods",
+            format!("/organizations/{acme}/payment-methods"),
+        ),
+        ("findOrganizationInvoices", format!("/organizations/{acme}/invoices")),
+        // An organisation's view of the world and the catalog.
+        ("findOrganizationDevices", format!("/organizations/{acme}/devices")),
+        ("findPlansByOrganization", format!("/organizations/{acme}/plans")),
+        (
+            "findOperatingSystemsByOrganization",
+            format!("/organizations/{acme}/operating-systems"),
+        ),
+        (
+            "findFacilitiesByOrganization",
+            format!("/organizations/{acme}/facilities"),
+        ),
+        ("getMetro", format!("/locations/metros/{}", live.metro)),
+        // Compute beyond devices.
+        ("findBatchById", format!("/batches/{BATCH}")),
+        ("findBatchesByProject", format!("/projects/{prod}/batches")),
+        ("findSpotMarketPrices", "/market/spot/prices".to_string()),
+        ("findMetroSpotMarketPrices", "/market/spot/prices/metros".to_string()),
+        (
+            "findSpotMarketPricesHistory",
+            format!(
+                "/market/spot/prices/history?facility=da11&plan=c3.small.x86&from={}&until={}",
+                live.hours_ago,
+                live.hours_ago + 3600
+            ),
+        ),
+        (
+            "findSpotMarketRequestById",
+            format!("/spot-market-requests/{SPOT_REQUEST}"),
+        ),
+        (
+            "listSpotMarketRequests",
+            format!("/projects/{prod}/spot-market-requests"),
+        ),
+        // The network family.
+        ("findPortById", format!("/ports/{}", live.port)),
+        (
+            "findPortVlanAssignments",
+            format!("/ports/{}/vlan-assignments", live.port),
+        ),
+        (
+            "findPortVlanAssignmentByPortIdAndAssignmentId",
+            format!("/ports/{}/vlan-assignments/{}", live.port, live.port_assignment),
+        ),
+        (
+            "findPortVlanAssignmentBatches",
+            format!("/ports/{}/vlan-assignments/batches", live.port),
+        ),
+        (
+            "findPortVlanAssignmentBatchByPortIdAndBatchId",
+            format!(
+                "/ports/{}/vlan-assignments/batches/{}",
+                live.port, live.port_batch
+            ),
+        ),
+        ("findVirtualNetworks", format!("/projects/{globex}/virtual-networks")),
+        (
+            "getVirtualNetwork",
+            "/virtual-networks/0a300000-0000-4000-8000-000000000001".to_string(),
+        ),
+        (
+            "findMetalGatewayById",
+            "/metal-gateways/0a400000-0000-4000-8000-000000000001".to_string(),
+        ),
+        (
+            "findMetalGatewayById",
+            "/metal-gateways/0a400000-0000-4000-8000-000000000001?include=ip_reservation"
+                .to_string(),
+        ),
+        (
+            "findMetalGatewaysByProject",
+            format!("/projects/{globex}/metal-gateways"),
+        ),
+        (
+            "findMetalGatewaysByProject",
+            format!("/projects/{globex}/metal-gateways?include=ip_reservation"),
+        ),
+        (
+            "getMetalGatewayElasticIps",
+            "/metal-gateways/0a400000-0000-4000-8000-000000000001/ips".to_string(),
+        ),
+        (
+            "getBgpDynamicNeighbors",
+            "/metal-gateways/0a400000-0000-4000-8000-000000000001/bgp-dynamic-neighbors"
+                .to_string(),
+        ),
+        (
+            "findBgpDynamicNeighborById",
+            format!("/bgp-dynamic-neighbors/{DYNAMIC_NEIGHBOR}"),
+        ),
+        ("findBgpSessionById", format!("/bgp/sessions/{BGP_SESSION}")),
+        ("findBgpSessions", format!("/devices/{device}/bgp/sessions")),
+        ("findProjectBgpSessions", format!("/projects/{globex}/bgp/sessions")),
+        ("getBgpNeighborData", format!("/devices/{device}/bgp/neighbors")),
+        (
+            "findInterconnectionEvents",
+            format!("/connections/{DEDICATED}/events"),
+        ),
+        (
+            "findInterconnectionPortEvents",
+            format!("/connections/{DEDICATED}/ports/{DEDICATED_PORT}/events"),
+        ),
+        ("findVirtualCircuitEvents", format!("/virtual-circuits/{CIRCUIT}/events")),
+        ("findVrfRouteEvents", format!("/routes/{route}/events")),
     ]
+}
+
+/// The modelled reads with a reply body that answer no `200` in any
+/// world, each with a path and why: the test checks that they do not.
+const NEVER_200: &[(&str, &str, &str)] = &[
+    (
+        "getInvoiceById",
+        "/invoices/0e400000-0000-4000-8000-000000000001",
+        "the fake bills nothing: no invoice exists (an organisation's list is empty)",
+    ),
+    (
+        "getDeviceFirmwareSets",
+        "/devices/0d000000-0000-4000-8000-000000000002/firmware-sets",
+        "the fake models no firmware sets; the spec's 404 for a device without one",
+    ),
+];
+
+/// Every read of the spec (a `GET` with a reply body), which the fake
+/// all models.
+fn spec_reads() -> BTreeSet<&'static str> {
+    operation::ALL
+        .iter()
+        .filter(|op| op.method == Method::Get && shape::reply(op.id).is_some())
+        .map(|op| op.id)
+        .collect()
 }
 
 #[tokio::test]
 async fn every_read_has_every_property_of_its_schema_and_no_other() {
     let fake = Fake::builder().token(TOKEN).world(world()).build();
-    let mut used = BTreeSet::new();
+    let live = Live::new(&fake).await;
+    let mut all = Check::new();
     let mut problems = Vec::new();
-    let mut operations = BTreeSet::new();
-    for (operation, path) in reads() {
+    let mut walked = BTreeSet::new();
+    for (operation, path) in reads(&live) {
         let (status, body) = http::in_process(&fake, TOKEN, "GET", &path, None).await;
         assert_eq!(status, 200, "{operation} {path}: {body}");
-        let reply = shape::reply(operation).unwrap_or_else(|| panic!("{operation} has no reply"));
-        let mut check = Check {
-            what: &path,
-            problems: Vec::new(),
-            used: &mut used,
-        };
+        let reply = REPLY_AS
+            .iter()
+            .find(|(op, ..)| *op == operation)
+            .map(|(_, schema, _)| *schema)
+            .or_else(|| shape::reply(operation))
+            .unwrap_or_else(|| panic!("{operation} has no reply"));
+        let mut check = Check::new();
         check.value(reply, reply, &body);
-        let what = check.what.to_string();
         problems.extend(
-            check
-                .problems
+            std::mem::take(&mut check.problems)
                 .into_iter()
-                .map(|p| format!("GET {what}: {p}")),
+                .map(|p| format!("GET {path}: {p}")),
         );
-        operations.insert(operation);
+        all.absorb(check);
+        walked.insert(operation);
+    }
+    for (operation, path, why) in NEVER_200 {
+        let (status, body) = http::in_process(&fake, TOKEN, "GET", path, None).await;
+        assert_eq!(status, 404, "{operation} ({why}) answered {status}: {body}");
+        walked.insert(operation);
+    }
+    // How complete the replies are: the share of the properties of every
+    // schema the walk met (each once) that some reply held.
+    let present = all.seen.values().filter(|held| **held).count();
+    let share = 100.0 * present as f64 / all.seen.len() as f64;
+    println!(
+        "replies_both_ways: {} reads walked; {present} of {} properties present ({share:.1}%)",
+        walked.len(),
+        all.seen.len()
+    );
+    for ((schema, property), held) in &all.seen {
+        if !held {
+            println!("  absent: {schema}.{property}");
+        }
     }
     assert!(
         problems.is_empty(),
@@ -602,13 +1096,19 @@ async fn every_read_has_every_property_of_its_schema_and_no_other() {
     for (schema, properties, _) in MISSING {
         for property in *properties {
             assert!(
-                used.contains(&(*schema, *property)),
+                all.used.contains(&(*schema, *property)),
                 "MISSING lists {schema}.{property}, which every reply sends"
             );
         }
     }
-    // Every modelled read with a body is walked.
-    assert_eq!(operations.len(), 65, "{operations:?}");
+    // Every read of the spec is walked (the fake models all of them), and
+    // nothing else.
+    let spec = spec_reads();
+    let unwalked: Vec<_> = spec.difference(&walked).collect();
+    assert!(unwalked.is_empty(), "reads not walked: {unwalked:?}");
+    let unknown: Vec<_> = walked.difference(&spec).collect();
+    assert!(unknown.is_empty(), "walked, but no read of the spec: {unknown:?}");
+    assert!(share >= 95.0, "{share:.1}% of the properties present");
 }
 
 /// The check fails what it should: a missing key, an extra key, a value
@@ -616,12 +1116,7 @@ async fn every_read_has_every_property_of_its_schema_and_no_other() {
 #[test]
 fn the_check_has_teeth() {
     let run = |name: &str, v: Value| {
-        let mut used = BTreeSet::new();
-        let mut c = Check {
-            what: "t",
-            problems: Vec::new(),
-            used: &mut used,
-        };
+        let mut c = Check::new();
         c.value(name, name, &v);
         c.problems
     };
@@ -653,4 +1148,86 @@ fn the_check_has_teeth() {
     let mut wrong = facility(json!({"href": "/m"}));
     wrong["features"] = json!(["teleport"]);
     assert_eq!(run("Facility", wrong).len(), 1);
+}
+
+/// What a strict client (metalv1) refuses fails the check too: a required
+/// property missing (nested too), an href alone for a schema that requires
+/// more, a `null` the spec does not allow, any key beyond a closed schema's.
+#[test]
+fn the_check_fails_what_strict_clients_refuse() {
+    let run = |name: &str, v: Value| {
+        let mut c = Check::new();
+        c.value(name, name, &v);
+        c.problems
+    };
+    // The spec's `required`, as metalv1's decoders check it.
+    let required = |name: &str| required_of(name);
+    assert_eq!(required("Address"), ["address", "country", "zip_code"]);
+    assert_eq!(required("BgpSession"), ["address_family"]);
+    assert_eq!(required("Href"), ["href"]);
+    assert_eq!(required("UserLite"), ["id", "short_id"]);
+    assert_eq!(required("VrfIpReservation"), ["type", "vrf"]);
+    assert_eq!(required("IPReservation"), ["type"]);
+    // A missing required property is a problem whatever the allow-list
+    // says (Facility.address is nested: its zip_code is missing).
+    let facility = json!({"id": "f", "code": "da11", "name": "Dallas 11", "features": [],
+        "ip_ranges": [], "metro": {"href": "/m"},
+        "address": {"address": "1 Main", "country": "US", "address2": "", "city": "",
+                    "state": "", "coordinates": {"latitude": "", "longitude": ""}}});
+    assert_eq!(
+        run("Facility", facility),
+        ["Facility.address: Address.zip_code is required and missing"]
+    );
+    // An href alone is a stub only where nothing else is required.
+    let session = json!({"address_family": "ipv4", "created_at": "2024-01-01T00:00:00Z",
+        "default_route": false, "device": {"href": "/d"}, "href": "/s", "id": "s",
+        "learned_routes": [], "status": "up", "updated_at": "2024-01-01T00:00:00Z"});
+    assert!(run("BgpSession", session.clone()).is_empty());
+    let mut user_stub = session.clone();
+    user_stub.as_object_mut().unwrap().remove("address_family");
+    assert_eq!(
+        run("BgpSession", user_stub),
+        ["BgpSession: BgpSession.address_family is required and missing"]
+    );
+    let mut device = json!({"created_by": {"href": "/u"}});
+    assert!(run("Device", device.clone())
+        .contains(&"Device.created_by: an href alone stands for Device_created_by, which requires id".to_string()));
+    // A null only where the spec says `nullable`.
+    device = json!({"description": null});
+    assert!(run("Device", device).contains(
+        &"Device.description: null, which Device.description does not allow (leave it out)"
+            .to_string()
+    ));
+    assert!(!run("BgpConfig", json!({"md5": null}))
+        .iter()
+        .any(|p| p.contains("md5")));
+    // A closed schema takes no key beyond its own, even one a client reads.
+    assert!(shape::find("IPReservation").unwrap().closed);
+    assert!(run("IPReservation", json!({"type": "public_ipv4", "vrf": {"href": "/v"}}))
+        .contains(&"IPReservation.vrf: not in IPReservation".to_string()));
+    // An enum value outside the spec's.
+    assert!(run("BgpSession", json!({"address_family": "ipv5"}))
+        .iter()
+        .any(|p| p.contains("\"ipv5\" is none of the spec's values")));
+}
+
+/// The allow-lists hold together: no entry excuses a required property,
+/// none names a property its schema lacks, every reason is given, and no
+/// key beyond the spec is claimed for a closed schema.
+#[test]
+fn the_allow_lists_are_well_formed() {
+    for (schema, properties, why) in MISSING {
+        let s = shape::find(schema).unwrap_or_else(|| panic!("MISSING names {schema}"));
+        assert!(!why.is_empty(), "{schema}: no reason");
+        for property in *properties {
+            let p = s
+                .property(property)
+                .unwrap_or_else(|| panic!("MISSING names {schema}.{property}"));
+            assert!(!p.required, "{schema}.{property} is required");
+        }
+    }
+    for (schema, _, why) in BEYOND {
+        let s = shape::find(schema).unwrap_or_else(|| panic!("BEYOND names {schema}"));
+        assert!(!why.is_empty() && !s.closed, "{schema}");
+    }
 }
