@@ -39,6 +39,10 @@ pub(crate) struct ProjectView<'a> {
     volumes: Empty,
     max_devices: EmptyObject,
     network_status: EmptyObject,
+    /// Its devices, as links, oldest first: packngo's `Project.Devices`.
+    devices: Vec<Stub>,
+    /// Its SSH keys, as links, oldest first: packngo's `Project.SSHKeys`.
+    ssh_keys: Vec<Stub>,
 }
 
 /// `{}`.
@@ -83,7 +87,36 @@ impl World {
             volumes: Empty,
             max_devices: EmptyObject {},
             network_status: EmptyObject {},
+            devices: self.project_devices(id),
+            ssh_keys: self.project_keys(id),
         }
+    }
+
+    /// The devices of project `id`, as links, oldest first.
+    fn project_devices(&self, id: Uuid) -> Vec<Stub> {
+        let mut devices: Vec<_> = self
+            .devices
+            .values()
+            .filter(|d| d.rec.project == id)
+            .collect();
+        devices.sort_by_key(|d| d.meta.seq);
+        devices
+            .into_iter()
+            .map(|d| Stub::new(crate::model::device::COLLECTION, d.rec.id))
+            .collect()
+    }
+
+    /// The SSH keys of project `id`, as links, oldest first.
+    fn project_keys(&self, id: Uuid) -> Vec<Stub> {
+        let mut keys: Vec<_> = self
+            .ssh_keys
+            .values()
+            .filter(|k| k.rec.project == Some(id))
+            .collect();
+        keys.sort_by_key(|k| k.meta.seq);
+        keys.into_iter()
+            .map(|k| Stub::new(crate::model::ssh_key::COLLECTION, k.rec.id))
+            .collect()
     }
 
     /// The project `id` where a record names it: the whole project when
