@@ -15,7 +15,8 @@ pub const BEYOND_SPEC: &[(&str, &str, &str)] = &[
 
 /// The spec, with `additionalProperties: false` added to every object
 /// schema that lists its properties, so a reply with a field the spec does
-/// not know fails (but for those of [`BEYOND_SPEC`]).
+/// not know fails (but for those of [`BEYOND_SPEC`]), and `nullable`
+/// read as JSON Schema reads a null.
 pub fn strict_spec() -> Value {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi/metal.json");
     let mut spec: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
@@ -25,6 +26,25 @@ pub fn strict_spec() -> Value {
             .and_then(Value::as_object_mut)
             .unwrap_or_else(|| panic!("the spec has no schema {schema} with properties"));
         properties.insert(field.to_string(), json!({ "$ref": reference }));
+    }
+    // OpenAPI 3.0's `nullable: true` is JSON Schema's `null` among the
+    // types, which the validator reads.
+    fn nullable(v: &mut Value) {
+        match v {
+            Value::Object(o) => {
+                if o.get("nullable") == Some(&Value::Bool(true)) {
+                    if let Some(Value::String(t)) = o.get("type").cloned() {
+                        o.insert("type".into(), json!([t, "null"]));
+                    }
+                }
+                o.values_mut().for_each(nullable);
+            }
+            Value::Array(a) => a.iter_mut().for_each(nullable),
+            _ => {}
+        }
+    }
+    if let Some(schemas) = spec.pointer_mut("/components/schemas") {
+        nullable(schemas);
     }
     if let Some(Value::Object(schemas)) = spec.pointer_mut("/components/schemas") {
         for schema in schemas.values_mut() {
