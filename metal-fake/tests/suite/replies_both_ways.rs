@@ -193,7 +193,7 @@ const MISSING: &[(&str, &[&str], &str)] = &[
     (
         "IPReservation",
         &["available"],
-        "no client reads it and no public source gives its values (packngo's IPAddressReservation has no such field)",
+        "no public source gives its value: packngo decodes it (`IPAddressReservation.Available`, a string) but neither it nor any client here reads it",
     ),
     (
         "BgpConfig",
