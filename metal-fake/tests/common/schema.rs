@@ -15,18 +15,10 @@ pub const BEYOND_SPEC: &[(&str, &str, &str)] = &[
 
 /// The spec, with `additionalProperties: false` added to every object
 /// schema that lists its properties, so a reply with a field the spec does
-/// not know fails (but for those of [`BEYOND_SPEC`]), and `nullable`
-/// read as JSON Schema reads a null.
+/// not know fails (but for those of [`BEYOND_SPEC`]).
 pub fn strict_spec() -> Value {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi/metal.json");
     let mut spec: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    for (schema, field, reference) in BEYOND_SPEC {
-        let properties = spec
-            .pointer_mut(&format!("/components/schemas/{schema}/properties"))
-            .and_then(Value::as_object_mut)
-            .unwrap_or_else(|| panic!("the spec has no schema {schema} with properties"));
-        properties.insert(field.to_string(), json!({ "$ref": reference }));
-    }
     // OpenAPI 3.0's `nullable: true` is JSON Schema's `null` among the
     // types, which the validator reads.
     fn nullable(v: &mut Value) {
@@ -45,6 +37,13 @@ pub fn strict_spec() -> Value {
     }
     if let Some(schemas) = spec.pointer_mut("/components/schemas") {
         nullable(schemas);
+    }
+    for (schema, field, reference) in BEYOND_SPEC {
+        let properties = spec
+            .pointer_mut(&format!("/components/schemas/{schema}/properties"))
+            .and_then(Value::as_object_mut)
+            .unwrap_or_else(|| panic!("the spec has no schema {schema} with properties"));
+        properties.insert(field.to_string(), json!({ "$ref": reference }));
     }
     if let Some(Value::Object(schemas)) = spec.pointer_mut("/components/schemas") {
         for schema in schemas.values_mut() {
