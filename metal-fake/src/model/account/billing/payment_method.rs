@@ -254,19 +254,13 @@ impl World {
             expiration_month: m.rec.expiration_month.as_deref(),
             expiration_year: m.rec.expiration_year.as_deref(),
             billing_address: m.rec.billing_address.as_ref(),
-            projects: if m.rec.default {
-                let mut paid: Vec<_> = self
-                    .projects
+            projects: Stub::oldest_first(
+                crate::model::project::COLLECTION,
+                self.projects
                     .values()
-                    .filter(|p| p.organization() == m.rec.organization)
-                    .collect();
-                paid.sort_by_key(|p| p.meta.seq);
-                paid.into_iter()
-                    .map(|p| Stub::new(crate::model::project::COLLECTION, p.rec.id))
-                    .collect()
-            } else {
-                Vec::new()
-            },
+                    .filter(|p| m.rec.default && p.organization() == m.rec.organization),
+                |p| (p.meta.seq, p.rec.id),
+            ),
         }
     }
 

@@ -94,29 +94,20 @@ impl World {
 
     /// The devices of project `id`, as links, oldest first.
     fn project_devices(&self, id: Uuid) -> Vec<Stub> {
-        let mut devices: Vec<_> = self
-            .devices
-            .values()
-            .filter(|d| d.rec.project == id)
-            .collect();
-        devices.sort_by_key(|d| d.meta.seq);
-        devices
-            .into_iter()
-            .map(|d| Stub::new(crate::model::device::COLLECTION, d.rec.id))
-            .collect()
+        Stub::oldest_first(
+            crate::model::device::COLLECTION,
+            self.devices.values().filter(|d| d.rec.project == id),
+            |d| (d.meta.seq, d.rec.id),
+        )
     }
 
     /// The SSH keys of project `id`, as links, oldest first.
     fn project_keys(&self, id: Uuid) -> Vec<Stub> {
-        let mut keys: Vec<_> = self
-            .ssh_keys
-            .values()
-            .filter(|k| k.rec.project == Some(id))
-            .collect();
-        keys.sort_by_key(|k| k.meta.seq);
-        keys.into_iter()
-            .map(|k| Stub::new(crate::model::ssh_key::COLLECTION, k.rec.id))
-            .collect()
+        Stub::oldest_first(
+            crate::model::ssh_key::COLLECTION,
+            self.ssh_keys.values().filter(|k| k.rec.project == Some(id)),
+            |k| (k.meta.seq, k.rec.id),
+        )
     }
 
     /// The project `id` where a record names it: the whole project when
