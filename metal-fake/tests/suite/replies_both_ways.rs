@@ -1197,9 +1197,23 @@ async fn every_read_has_every_property_of_its_schema_and_no_other() {
     let mut all = Check::new();
     let mut problems = Vec::new();
     let mut walked = BTreeSet::new();
+    // With METAL_FAKE_WRITE_REPLIES=FILE, each reply (with its operation,
+    // path and the spec's reply schema) is written to FILE, one JSON a
+    // line, for metalv1's own decoders (`TestRepliesDecode` in
+    // `tests/clients/go/metalv1`).
+    let mut written = std::env::var_os("METAL_FAKE_WRITE_REPLIES").map(|file| {
+        std::fs::File::create(&file)
+            .unwrap_or_else(|e| panic!("METAL_FAKE_WRITE_REPLIES {file:?}: {e}"))
+    });
     for (operation, path) in reads(&live) {
         let (status, body) = http::in_process(&fake, TOKEN, "GET", &path, None).await;
         assert_eq!(status, 200, "{operation} {path}: {body}");
+        if let Some(file) = written.as_mut() {
+            use std::io::Write;
+            let line = json!({"operation": operation, "path": path,
+                              "schema": shape::reply(operation), "body": body});
+            writeln!(file, "{line}").expect("the replies file takes a line");
+        }
         let reply = REPLY_AS
             .iter()
             .find(|(op, ..)| *op == operation)
