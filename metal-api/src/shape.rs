@@ -3,7 +3,9 @@
 //! property names (resolved through `$ref` and `allOf`, as the spec has
 //! them), what each property holds, and each operation's success reply
 //! schema. A test checks a reply against them both ways: no key its schema
-//! lacks, and none of its keys missing.
+//! lacks, and none of its keys missing; and as a strict client (one that
+//! refuses a reply without a required property, a `null` the spec does not
+//! allow, or an unknown key on a closed object) would read it.
 //!
 //! ```
 //! use metal_api::shape;
@@ -13,6 +15,13 @@
 //! assert!(state.values.contains(&"active"));
 //! let plan = device.property("plan").unwrap();
 //! assert_eq!((plan.shape, plan.array), (Some("Plan"), false));
+//! // What a strict client refuses: a missing required property, an unknown
+//! // key on a closed object.
+//! let address = shape::find("Address").unwrap();
+//! assert!(address.property("zip_code").unwrap().required);
+//! assert!(!address.property("city").unwrap().required);
+//! assert!(shape::find("IPReservation").unwrap().closed);
+//! assert!(shape::find("BgpConfig").unwrap().property("md5").unwrap().nullable);
 //! // `Device_metro` is `allOf` `Metro`: its properties are Metro's.
 //! assert!(shape::find("Device_metro").unwrap().property("country").is_some());
 //! ```
@@ -25,6 +34,9 @@ pub struct Shape {
     /// The schemas it is one of (`oneOf` or `anyOf`), by name; empty for
     /// a schema with properties.
     pub one_of: &'static [&'static str],
+    /// Whether it takes no property it does not list
+    /// (`additionalProperties: false`).
+    pub closed: bool,
     /// Its properties, sorted by name.
     pub properties: &'static [Property],
 }
@@ -42,6 +54,11 @@ pub struct Property {
     /// The values the spec knows for it (or each item), `enum` or
     /// `x-known-values`; empty when it names none.
     pub values: &'static [&'static str],
+    /// Whether the schema requires it (its `required`, with its `allOf`
+    /// parts').
+    pub required: bool,
+    /// Whether the spec allows it to be `null` (`nullable: true`).
+    pub nullable: bool,
 }
 
 impl Shape {

@@ -42,6 +42,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 pub use crate::model::Event;
+pub use crate::model::{Address, BillingAddress, Coordinates};
 pub use crate::model::{
     AddressFamily, BgpDynamicNeighbor, BgpSession, ElasticIp, GlobalBgpRange, MetalGateway, Port,
     RouteStatus, VirtualNetwork, Vrf, VrfRoute,

@@ -403,26 +403,91 @@
 //! | one availability: whether a plan can be had in a metro or facility is its capacity pools (see "On-demand devices and capacity"); `/plans` lists in `available_in` and `available_in_metros` exactly the places with a machine free now, `/capacity` and `/capacity/metros` report `unavailable` exactly there where none is, the checks say `available` exactly where as many are free, and a create as the plan is sold succeeds exactly there; a (plan, place) a document marks `limited` is listed and `limited`, one marked `unavailable` or of 0 machines is listed nowhere and refused, one of N machines stops at N creates | the issue's model: real clients read `available_in_metros` and then create (the Terraform provider's acceptance tests pick a plan by `available_in_metros` and `deployment_types`); the real API's `/plans`, `/capacity` and create agreed. **Thin**: the real `available_in` was where a plan was offered, not stock now; the fake makes it follow the stock so that the four never disagree | world document: `capacity[]` (`available`, `level`), `plans[].metros` | `every_plan_and_metro_of_the_catalog_agrees_with_itself`, `a_world_inherits_the_catalog_and_may_narrow_or_override_an_entry`, `a_pool_seeded_unavailable_or_emptied_is_unavailable_to_all_four` |
 //! | a world document inherits the catalog: each entry of a code or slug the catalog has overrides the fields it gives and keeps the catalog's others (a plan's `metros` given also replaces the catalog's capacity of that plan); other entries are added; `"catalog": "none"` keeps the document's entries alone (each still filled from the catalog's entry of its code or slug, but a plan's metros); a saved world says `"catalog": "none"` and lists everything | LocalStack and moto serve a region's real catalog by default; the rules of merging are the fake's | world document: `catalog` | `a_world_inherits_the_catalog_and_may_narrow_or_override_an_entry`, `a_world_that_lists_a_plan_in_a_metro_creates_there_on_demand` |
 //!
-//! Left out: the facilities' street addresses and IP ranges, and the
-//! operating systems' image lifecycle dates (`replies_both_ways`' list):
-//! no public source gives them for the whole catalog.
+//! Left out: the facilities' street addresses and the operating systems'
+//! image lifecycle dates (`replies_both_ways`' list): no public source
+//! gives them for the whole catalog. A facility's `ip_ranges` are the
+//! fake's own address pools (see "Replies checked both ways").
 //!
 //! # Replies checked both ways, and the catalog
 //!
-//! `cargo xtask generate` writes each response schema's properties and
-//! known values (`metal_api::shape`); `tests/replies_both_ways.rs` walks
-//! every modelled read (with and without `include`) and checks each reply,
-//! nested objects too, for keys its schema lacks, keys of its schema it
-//! lacks (but a short list, each with its reason, in the test), and values
-//! outside the spec's known values.
+//! `cargo xtask generate` writes each response schema's properties, known
+//! values, required properties, `nullable` and closedness
+//! (`metal_api::shape`; the response patch keeps `required` and
+//! `additionalProperties: false` as `x-required` and
+//! `x-additional-properties`, which progenitor does not read).
+//! `tests/suite/replies_both_ways.rs` walks every read of the spec (each
+//! `GET` of `metal_api::operation::ALL` with a reply body: 115, the list
+//! derived from the table, so a read not walked fails the test; the two
+//! that answer no `200` in any world are checked for their `404`), with
+//! and without `include`, in a world with one of each thing and the
+//! optional fields set on one of each, and checks each reply, nested
+//! objects too, both ways: no key its schema lacks, no key of its schema
+//! missing but those of a short allow-list (`MISSING`, each with its
+//! reason, below), every value among the spec's known values. It also
+//! reads each reply as a strict client does (equinix-sdk-go's metalv1,
+//! whose generated decoders refuse a reply without a required property
+//! (`services/metalv1/model_address.go`, `model_user_limited.go`: "no
+//! value given for required property"),
+//! with an enum value outside the spec, or, for `IPReservation`
+//! (`additionalProperties: false`), with a key beyond the schema's): a
+//! required property missing is a problem (nested too: `Address`'s
+//! `address`, `country`, `zip_code`; `BgpSession`'s `address_family`;
+//! `Href`'s `href`; `UserLite`'s `id`, `short_id`; `UserLimited`'s `id`;
+//! `VrfIpReservation`'s `type`, `vrf`; `IPReservation`'s `type`;
+//! `FirmwareSet`'s `name`, `uuid`; `VrfVirtualCircuit`'s `vrf`;
+//! `AWSFabricProvider`'s `account_id`, `type`), and so is an `{"href"}`
+//! alone standing for a schema that requires more, a `null` where the spec
+//! does not say `nullable`, and a key beyond a closed schema's whatever a
+//! client reads. It prints how complete the replies are (the share of the
+//! properties of every schema the walk meets that some reply holds, a
+//! `null` counting where the spec allows it) and fails under 95%:
+//! `cargo test -p metal-fake --all-features --test suite --
+//! replies_both_ways::every --nocapture`. metalv1's own models decode
+//! the replies the walk writes (`METAL_FAKE_WRITE_REPLIES=FILE`; the Go
+//! test `TestRepliesDecode` in `tests/clients/go/metalv1`, its comment
+//! says how): 126 of 130, and it refuses exactly the four the real API's
+//! replies would have failed too (a spot market request's `facilities`
+//! list, a gateway read without `include=ip_reservation`; rows below). Before this walk covered every
+//! read (65 reads): 515 of 572 (90.0%); every read with the replies as they
+//! were: 679 of 746 (91.0%); now 748 of 775 (96.5%).
 //!
 //! | behaviour | evidence | configurable | test |
 //! | --- | --- | --- | --- |
+//! | a project lists its `devices` and `ssh_keys` as `{href}` links, oldest first | packngo's `Project` (`Devices []Device`, `SSHKeys []SSHKey`, decoded from the real API's links); the spec's `Project.devices` and `ssh_keys` (`Href` arrays) | no | `complete_replies::a_project_lists_its_devices_and_keys` |
+//! | an organisation carries `address` and `billing_address` whole (`address`, `address2`, `city`, `state`, `zip_code`, `country`, `coordinates`), `logo` and `enforce_2fa_at` when set; a create or update takes `address`, `billing_address` and `enforce_2fa_at`; an address without `address`, `country` or `zip_code` is `422` and changes nothing | metal-cli's test helper creates organisations with `include=address,billing_address` because "API spec says organization address.address is required, but the address is not included by default" (`test/helper/helper.go`): the real API's default lacked the required fields, which metalv1 refuses; the fake always sends them whole, which every client reads. The Terraform provider's organisation resource requires `address` (with `address`, `city`, `country`, `zip_code`); packngo's `TestAccOrgBasic` creates and updates one. **Thin**: the refusal's wording; the spec's `OrganizationInput` has no `logo`, so only a world document sets it | world document: `organizations[].address`, `billing_address`, `logo`, `enforce_2fa_at` | `complete_replies::an_organisation_keeps_the_addresses_a_create_and_an_update_give` |
+//! | a user carries `last_login_at` (when the world made it: the fake has no web logins), `max_projects` and `max_organizations` (the most records of a kind the fake holds, 100 000); another user shows as defaults the project of its oldest membership and that project's organisation | packngo's `User` (`MaxProjects *int`, `LastLogin`); the spec's `User`. **Thin**: the real limits and logins are the account's, not public | world document: `users[]`, `memberships[]` | `every_read_has_every_property_of_its_schema_and_no_other` |
+//! | a payment method carries `card_type`, `email`, `expiration_month`, `expiration_year` and `billing_address` (`country_code_alpha2`, `postal_code`, `street_address`) when known, and `projects`: its organisation's projects while it is the default (as each project's `payment_method` names it), else none; an update takes `expiration_month`, `expiration_year` (a number, shown as text, as the spec types each) and `billing_address` | the spec's `PaymentMethod` and `PaymentMethodUpdateInput`; packngo's `TestAccProjectBasic` reads a project's `PaymentMethod.URL`. **Thin**: a method made through the API has no card details here (the real processor reported them from the nonce) | world document: `payment_methods[]` | `complete_replies::a_payment_method_shows_its_card_and_the_projects_it_pays_for` |
+//! | Metal Gateways carry `created_by` (the world's user, `{href}`); BGP dynamic neighbours `created_by` whole (`id`, `href`, `full_name`, avatars: the spec's `UserLimited` requires `id`, so a bare `{href}` would fail metalv1's `UserLimited.UnmarshalJSON`; **conflicting**: the spec's introduction says references are hrefs unless included, the fake follows the schema that metalv1 decodes); reserved IP blocks `requested_by` (the world's user) | the spec's `MetalGateway`, `VrfMetalGateway`, `BgpDynamicNeighbor` (`UserLimited`, required `id`) and `IPReservation` | no | `every_read_has_every_property_of_its_schema_and_no_other` |
+//! | a VLAN circuit's `bill_type` and a BGP configuration's `md5` are `null` when unset (the spec's two `nullable` reply properties); every other property the real API sent as `null` is left out (the spec's schema would refuse the null, metalv1 reads both as unset) | the spec's `nullable` on `VlanVirtualCircuit.bill_type` and `BgpConfig.md5` | no | `every_read_has_every_property_of_its_schema_and_no_other`, `the_check_fails_what_strict_clients_refuse` |
+//! | a connection's port carries `switch_id` (a made-up short ID, stable per port); a facility `ip_ranges`: the fake's own public pools, the same everywhere (`147.64.0.0/10`, `147.128.0.0/9`, `139.178.64.0/18`, `2604:1380::/32`), which hold every public address a device or a reserved block gets | the spec's `InterconnectionPort.switch_id` and `Facility.ip_ranges` (its example: `2604:1380::/36`, `147.75.192.0/21`). **Thin**: the real ranges were per facility, for GeoIP | no | `complete_replies::a_facility_s_ip_ranges_hold_its_devices_public_addresses` |
+//! | where the spec's reply schema is not what the real API sent, the fake follows the clients and the walk checks against what they decode: an invitation list's items are invitations (the spec: `Membership`); a spot market request's `facilities` is a list of facilities and it carries `devices` and `plan` (the spec: one `Href`, neither); the spot price reports are maps keyed by facility or metro code, then plan slug (the spec lists 2019's codes as properties); `findInterconnectionPortEvents`, `findVirtualCircuitEvents` and `findVrfRouteEvents` answer an `EventList` (the spec: one `Event`, for paginated `/events` paths whose siblings answer `EventList`) | packngo's `invitationsRoot`, `SpotMarketRequest` (`Facilities []Facility`, `Devices`, `Plan`; `TestAccSpotMarketRequestBasic` reads `Plan.Slug`) and `PriceMap`; the Terraform spot request data source reads `Facilities[].Code`; the spec's own sibling operations | no | `every_read_has_every_property_of_its_schema_and_no_other` (`RETYPED`, `MAPS`, `REPLY_AS`) |
+//! | a Metal Gateway's `ip_reservation` is an `{href}` unless included, as the real API sent it, although `IPReservation` requires `type`: a strict client includes it | metal-cli's test helper creates and deletes gateways with `include=ip_reservation`; the Terraform provider includes it to tell a gateway from a VRF gateway | `include=ip_reservation` | `every_read_has_every_property_of_its_schema_and_no_other` (`HREF_BY_DEFAULT`; the walk reads both) |
+//!
+//! Left out of the replies (the walk's `MISSING`, each with its reason):
+//! `null` in the real API until set or for another kind of thing, which
+//! the spec's schema refuses (a device's description, iPXE URL, spot price,
+//! termination time and hardware reservation; its firmware set, custom
+//! image and disk layout, none of which the fake models; a reservation's
+//! custom rate, end date and device; a port's bond, native VLAN and network
+//! type by kind; an assignment's next hop and parent block; a block's
+//! details, facility, gateway and requester by kind; a BGP route object;
+//! an event's state and IP; a project's BGP configuration until requested;
+//! an organisation's and a user's optional fields until set; a user's
+//! defaults without a membership; an API key's project or user by kind;
+//! a connection's mode, project and provider by type; a circuit's NNI
+//! VLAN, VLAN and provider connection until given; a VLAN's description
+//! and facility; `Meta.next` and `previous` on the last and first page);
+//! secrets (an invitation's `nonce`); and values no client reads and no
+//! public source gives (a user's `fraud_score`, an organisation's `terms`,
+//! a project's `url`, a block's `available` (packngo decodes it as text,
+//! no client reads it), a spot request's `instances`,
+//! a connection's deprecated `token` and Fabric `authorization_code`, the
+//! facilities' street addresses, the operating systems' image lifecycle).
 //! | a device carries `created_by` (the world's user, as `UserLite`), `actions` (`power_off`, `reboot`, `rescue`, `reinstall` while active; `power_on`, `reinstall` while inactive; none otherwise), `billing_cycle` (`hourly` unless the create said), `bonding_mode` 5, `network_frozen` false, `iqn` (`iqn.<year>-<month>.net.packet:device.<short id>`), `sos` (`sos.<facility>.platformequinix.com`), and its whole `operating_system` | the spec's `Device`; packngo's `Device` (`root_password`, `network_frozen`, `actions`); the iqn and SOS host formats as Metal's console docs showed them. **Thin**: the bonding mode and the action names are as recalled from real replies, not re-read here | no | `every_read_has_every_property_of_its_schema_and_no_other` |
 //! | `root_password` is in a device's replies from its create until a day after provisioning (or a reinstall) ends, then left out; 14 letters and digits, stable per device | the Terraform provider's basic device test checks `root_password` is set on a new device; the real API stopped showing it a day after provisioning (as issue 30 states it) | no (a day) | `every_read_has_every_property_of_its_schema_and_no_other` |
 //! | `GET /user` carries `created_at`, `updated_at` (when the world was seeded), `avatar_url`, `avatar_thumb_url` (Gravatar's default image), `emails` (one `{href}`), `two_factor_auth` (`""`: off); organisations carry `created_at`, `updated_at`, `credit_amount` 0, `members` and `memberships` (the world's user); projects `members`, `memberships`, `invitations` and `volumes` (`[]`), `max_devices` and `network_status` (`{}`) and `bgp_config` (`{href}`, once requested); a hardware reservation its `switch_uuid` (its device's) | metal-cli crashes on `metal user get` and `metal organization get` without `created_at` (issue 30); the spec's `User`, `Organization`, `Project`, `HardwareReservation`. Membership and email IDs are made up (derived, stable) | no | `every_read_has_every_property_of_its_schema_and_no_other` |
 //! | metros carry their real `name` and `country` (the catalog's, see "The catalog"); an unknown code is named by its upper-cased code, in `US` | as below | world document: `metros[].name`, `metros[].country` | `the_catalog_has_real_names_and_the_document_can_say_otherwise` |
-//! | facilities carry `name` (the catalog's; for a code it lacks, the metro's name and the code: `Dallas DA11`), `features` (the catalog's; else `baremetal`, `backend_transfer`, `layer_2`, `global_ipv4` unless given) and their metro | the spec's `Facility` and its known feature values | world document: `facilities[].name`, `facilities[].features` | `the_catalog_has_real_names_and_the_document_can_say_otherwise` |
+//! | facilities carry `name` (the catalog's; for a code it lacks, the metro's name and the code: `Dallas DA11`), `features` (the catalog's; else `baremetal`, `backend_transfer`, `layer_2`, `global_ipv4` unless given), `ip_ranges` (below) and their metro | the spec's `Facility` and its known feature values | world document: `facilities[].name`, `facilities[].features` | `the_catalog_has_real_names_and_the_document_can_say_otherwise` |
 //! | plans carry `specs` (`cpus`, `memory`, `drives`, `nics`, `features`), `pricing` (`{"hour": ...}`), `deployment_types`, `class`, `line`, `type`, `categories`, `legacy`, `description` (the catalog's, else `on_demand` and `spot_market`, the slug, `baremetal`, `standard`, `compute` and `current_gen`, false, the name), `available_in` (the facilities) and `available_in_metros` (the metros) where its machines can be had now (see "The catalog"), each `{href, price}`; with `include=available_in` or `include=available_in_metros` each place is whole (metro: `id`, `code`, `name`, `country`; facility: `id`, `code`, `name`, `features`, `metro`) beside its `price`. A slug the catalog lacks has no specs or price unless the document gives them | the Terraform provider's plans data source lists with `Includes: available_in, available_in_metros` and reads each entry's `Code` (`internal/resources/metal/plans/datasource.go`), and its acceptance tests pick a plan by `available_in_metros` and `deployment_types`; juju's Equinix provider picks plans by `line`, `pricing`, `specs.memory`, `specs.cpus[0].count`, `deployment_types` and `available_in_metros[].code`. The whole place beside `price` is beyond the spec's `Plan_available_in_*_inner` (`href`, `price` only) | world document: `plans[]` | `the_catalog_has_real_names_and_the_document_can_say_otherwise` |
 //! | operating systems carry `name` (the catalog's, else the slug), `distro`, `distro_label`, `version`, `provisionable_on` (every plan unless given), `licensed`, `pricing` (the catalog's or the document's, else `{}`), `preinstallable` and `default_operating_system` false; a device shows its whole operating system | the spec's `OperatingSystem`; the catalog (below) | world document: `operating_systems[]` | `the_catalog_has_real_names_and_the_document_can_say_otherwise` |
 //! | `POST /projects/{id}/bgp-configs` with `"md5": ""` is accepted as no password | metal-cli's `project bgp-enable` always sends `md5` (issue 30); the spec's md5 pattern refuses `""` | no | `an_empty_md5_is_no_password` |

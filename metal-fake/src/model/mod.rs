@@ -82,7 +82,7 @@ pub(crate) use access::ACCESS_DENIED;
 pub use api_key::ApiKey;
 pub use bgp_dynamic_neighbor::BgpDynamicNeighbor;
 pub use bgp_session::{AddressFamily, BgpSession};
-pub use billing::PaymentMethod;
+pub use billing::{BillingAddress, PaymentMethod};
 pub use capacity::{Capacity, CapacityLevel};
 pub use catalog::{
     CatalogChoice, Counted, Drive, Facility, Metro, OperatingSystem, Plan, PlanMetro, PlanSpecs,
@@ -110,7 +110,7 @@ pub use ip_reservation::{IpAssignment, IpReservation, IpReservationState, IpRese
 pub use license::License;
 pub use membership::Membership;
 pub use metal_gateway::MetalGateway;
-pub use organization::Organization;
+pub use organization::{Address, Coordinates, Organization};
 pub use port::Port;
 pub use port_vlan_batch::{BatchAssignment, BatchAssignmentState, BatchState, PortVlanBatch};
 pub use project::{BgpConfig, Project, ProjectType};

@@ -162,6 +162,20 @@ impl Stub {
             href: Href::new(collection, id),
         }
     }
+
+    /// Links to `things` of `collection`, oldest first: `key` gives each
+    /// one's place in creation order and its ID.
+    pub(crate) fn oldest_first<T>(
+        collection: &'static str,
+        things: impl IntoIterator<Item = T>,
+        key: impl Fn(&T) -> (u64, Uuid),
+    ) -> Vec<Self> {
+        let mut keys: Vec<(u64, Uuid)> = things.into_iter().map(|t| key(&t)).collect();
+        keys.sort_unstable();
+        keys.into_iter()
+            .map(|(_, id)| Self::new(collection, id))
+            .collect()
+    }
 }
 
 /// A thing where another record names it: whole (included), or an

@@ -22,6 +22,7 @@ mod catalog;
 mod circuit_variants;
 mod clients_rely_on;
 mod clock;
+mod complete_replies;
 mod conformance;
 mod conformance_lists;
 mod control;

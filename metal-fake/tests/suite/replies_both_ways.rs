@@ -1,17 +1,23 @@
-//! Every modelled read's reply checked both ways against the spec's reply
-//! shapes (`metal_api::shape`, generated from `openapi/metal.json`): no key
-//! its schema lacks (but the few of [`schema::BEYOND_SPEC`] and
-//! [`BEYOND`]), no key of its schema missing (but those of [`MISSING`],
-//! each with its reason), and every value of a property with known values
-//! among them. Nested objects are checked against their own schemas; an
-//! `{"href": ...}` alone is a thing not included, and stands for it.
+//! Every read of the spec (each `GET` of `metal_api::operation::ALL` with
+//! a reply body, all of which the fake models) has its reply checked both
+//! ways against the spec's reply shapes (`metal_api::shape`, generated from
+//! `openapi/metal.json`): no key its schema lacks (but the few of
+//! [`schema::BEYOND_SPEC`], [`BEYOND`] and [`RETYPED`]), no key of its
+//! schema missing (but those of [`MISSING`], each with its reason), and
+//! every value of a property with known values among them; and as a strict
+//! client (metalv1) reads it: no required property missing, no `null` the
+//! spec does not allow, no key beyond a closed schema's, no `{"href": ...}`
+//! alone for a schema that requires more (but [`HREF_BY_DEFAULT`]).
+//! Nested objects are checked against their own schemas. The walk prints
+//! how complete the replies are, and fails under 95%.
 
 use crate::http;
 
 use crate::common::schema;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
+use metal_api::operation::{self, Method};
 use metal_api::shape::{self, Shape};
 use metal_fake::document::WorldDoc;
 use metal_fake::Fake;
@@ -39,8 +45,119 @@ const BEYOND: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// Properties the fake sends with another shape than the spec's, or
+/// beyond it with a shape, because the real API sent them so (real
+/// clients decode them so): (schema, property, its shape, whether an array
+/// of it, why). Each value is checked against that shape.
+const RETYPED: &[(&str, &str, &str, bool, &str)] = &[
+    (
+        "InvitationList",
+        "invitations",
+        "Invitation",
+        true,
+        "the spec types the items as Membership; the list is of invitations (packngo's `invitationsRoot` decodes `[]Invitation`; metalv1 keeps their keys as a Membership's additional properties)",
+    ),
+    (
+        "SpotMarketRequest",
+        "facilities",
+        "Facility",
+        true,
+        "the spec has one Href; packngo's `SpotMarketRequest.Facilities` is `[]Facility`, and the Terraform data source reads `Facilities[].Code`",
+    ),
+    (
+        "SpotMarketRequest",
+        "devices",
+        "Device",
+        true,
+        "beyond the spec: packngo's `SpotMarketRequest.Devices`, which the Terraform resource waits on",
+    ),
+    (
+        "SpotMarketRequest",
+        "plan",
+        "Plan",
+        false,
+        "beyond the spec: packngo's `SpotMarketRequest.Plan`, whose slug `TestAccSpotMarketRequestBasic` checks",
+    ),
+];
+
+/// Schemas the spec writes as objects with named properties where the real
+/// API sent a map keyed by codes: (schema, the shape of each value, why).
+/// Their keys are neither checked nor counted as properties.
+const MAPS: &[(&str, &str, &str)] = &[
+    (
+        "SpotPricesReport",
+        "SpotPricesPerFacility",
+        "keyed by facility code (the spec lists 2019's facilities as properties); packngo's `PriceMap` is a map, the Terraform price data source indexes it by code",
+    ),
+    (
+        "SpotMarketPricesPerMetroReport",
+        "SpotPricesPerFacility",
+        "keyed by metro code, as the facility report",
+    ),
+    (
+        "SpotPricesPerFacility",
+        "SpotPricesPerBaremetal",
+        "keyed by plan slug (the spec lists 2019's plans as properties)",
+    ),
+    (
+        "SpotPricesPerNewFacility",
+        "SpotPricesPerBaremetal",
+        "keyed by plan slug, as SpotPricesPerFacility",
+    ),
+];
+
+/// Shapes that are no objects (the spec's list of numbers).
+const NOT_OBJECTS: &[&str] = &["SpotPricesDatapointsList"];
+
+/// Reads whose spec reply schema is not what their path answers: (the
+/// operation, the schema checked instead, why).
+const REPLY_AS: &[(&str, &str, &str)] = &[
+    (
+        "findInterconnectionPortEvents",
+        "EventList",
+        "the spec gives one Event for a paginated `/events` path (`page`, `per_page`), where its siblings (`findInterconnectionEvents`, `findDeviceEvents`) give EventList",
+    ),
+    (
+        "findVirtualCircuitEvents",
+        "EventList",
+        "as findInterconnectionPortEvents",
+    ),
+    ("findVrfRouteEvents", "EventList", "as findInterconnectionPortEvents"),
+];
+
+/// References the real API sent as an `{"href": ...}` by default although
+/// their schema requires more, so a strict client (metalv1) reads them
+/// only with `include`: (the schema holding it, the property, evidence).
+/// The walk reads each with its `include` too.
+const HREF_BY_DEFAULT: &[(&str, &str, &str)] = &[
+    (
+        "MetalGateway",
+        "ip_reservation",
+        "metal-cli's test helper creates and deletes gateways with `include=ip_reservation`; the Terraform provider includes it to tell a gateway from a VRF gateway",
+    ),
+    (
+        "VrfMetalGateway",
+        "ip_reservation",
+        "as MetalGateway's",
+    ),
+];
+
+/// Properties the real API sent as `null` although the spec does not say
+/// `nullable`, where a client relies on the key being there: (schema,
+/// property, why). A `null` there is no problem (metalv1 reads it as
+/// unset), and counts as present.
+const SENT_NULL: &[(&str, &str, &str)] = &[
+    (
+        "Meta",
+        "next",
+        "null on the last page: packngo's list loops decode every page into one struct, so a next left out would keep the page before's",
+    ),
+    ("Meta", "previous", "null on the first page, as next"),
+];
+
 /// Properties of a schema the fake does not send: (schema, properties,
-/// reason). Each is a thing the fake does not model, or a value the real
+/// reason). Each reason is one of: a secret; a value no client reads and
+/// no public source gives; or a value the real
 /// API sent as `null` until set, which the spec's schema (no `nullable`
 /// the validator reads) would refuse, so the fake leaves it out.
 const MISSING: &[(&str, &[&str], &str)] = &[
@@ -51,13 +168,23 @@ const MISSING: &[(&str, &[&str], &str)] = &[
     ),
     (
         "Device",
-        &["description", "firmware_set_id", "image_url", "ipxe_script_url", "spot_price_max", "storage", "termination_time"],
-        "null until set in the real API; the devices here set none",
+        &["description", "ipxe_script_url", "spot_price_max", "termination_time"],
+        "null until set (a spot price only on a spot instance, an iPXE URL only with custom_ipxe)",
+    ),
+    (
+        "Device",
+        &["hardware_reservation"],
+        "null for a device on demand",
+    ),
+    (
+        "Device",
+        &["firmware_set_id", "image_url", "storage"],
+        "null unless the create named a firmware set, a custom image or a disk layout, none of which the fake models",
     ),
     (
         "HardwareReservation",
         &["custom_rate", "termination_time", "device"],
-        "null until set (a device: while it holds none)",
+        "null until set (a contract's own rate, an end date; a device while it holds none)",
     ),
     (
         "Port",
@@ -72,73 +199,159 @@ const MISSING: &[(&str, &[&str], &str)] = &[
     ),
     (
         "IPReservation",
-        &["available", "details", "facility", "metal_gateway", "requested_by"],
-        "null until set (details, facility); availability, gateways and requesters are not modelled",
+        &["details", "facility", "metal_gateway"],
+        "null until set (details; a facility only for a block made in one; a gateway only while one uses the block)",
     ),
-    ("BgpConfig", &["md5", "route_object"], "null until set; route objects are not modelled"),
-    ("Vrf", &["description"], "null until set"),
+    (
+        "IPReservation",
+        &["requested_by"],
+        "null for a device's own block, which no one requested",
+    ),
+    (
+        "IPReservation",
+        &["available"],
+        "no public source gives its value: packngo decodes it (`IPAddressReservation.Available`, a string) but neither it nor any client here reads it",
+    ),
+    (
+        "BgpConfig",
+        &["route_object"],
+        "null until set (an AS-SET for route filters, which the fake does not model)",
+    ),
     (
         "Event",
         &["created_at", "href", "id", "ip", "modified_by", "state"],
         "null in the real API: state and ip of its own events (a recorded events reply), and all but type and body of a provisioning step still to come (a recorded create reply)",
     ),
     (
-        "VrfIpReservation",
-        &["details"],
-        "null until set (as IPReservation's)",
+        "Project",
+        &["bgp_config"],
+        "null until BGP is requested",
     ),
     (
         "Project",
-        &["bgp_config", "devices", "ssh_keys", "url"],
-        "bgp_config until requested; devices and keys as hrefs would make every project list grow with the world (lists of each serve them)",
+        &["url"],
+        "no client reads it and no public source gives its value (packngo's Project.URL is the href)",
     ),
     (
         "Organization",
-        &["address", "billing_address", "description", "enforce_2fa_at", "logo", "terms", "twitter", "website"],
-        "null until an update sets them, which the fake does not model",
+        &["address", "billing_address", "description", "enforce_2fa_at", "logo", "twitter", "website"],
+        "null until set (the world or a create or update gives them)",
+    ),
+    (
+        "Organization",
+        &["terms"],
+        "no client reads it and no public source gives its values (packngo's Organization has no such field)",
+    ),
+    (
+        "Address",
+        &["address2", "city", "coordinates", "state"],
+        "null until set",
     ),
     (
         "User",
-        &["fraud_score", "last_login_at", "max_organizations", "max_projects", "phone_number", "timezone"],
-        "account settings and limits the fake does not model",
+        &["phone_number", "timezone"],
+        "null until set",
+    ),
+    (
+        "User",
+        &["default_organization_id", "default_project_id"],
+        "null for a user who is a member of no project",
+    ),
+    (
+        "User",
+        &["fraud_score"],
+        "Metal's own risk score of the account: no client reads it (packngo's User has no such field) and its values are not public",
+    ),
+    (
+        "Invitation",
+        &["nonce"],
+        "a secret: the token of the invitation's link, sent to the invitee only",
+    ),
+    (
+        "AuthToken",
+        &["project", "user"],
+        "a user's key has no project, a project's key no user (packngo's APIKey has both, one null)",
     ),
     (
         "Interconnection",
-        &["authorization_code", "fabric_provider", "mode", "project", "token"],
-        "a dedicated port is no project's; authorization codes are not modelled; fabric_provider only on a shared_port_vlan_to_csp connection; mode only on dedicated ports (the spec: shared connections won't have it); the single token is the older service_tokens",
+        &["fabric_provider", "mode", "project"],
+        "a dedicated port is no project's; fabric_provider only on a shared_port_vlan_to_csp connection; mode only on dedicated ports (the spec: shared connections won't have it)",
     ),
-    ("InterconnectionPort", &["switch_id"], "switches are not modelled"),
+    (
+        "Interconnection",
+        &["authorization_code", "token"],
+        "token is deprecated (the spec), the service tokens stand for it; authorization_code is what Fabric reads of a Metal-billed connection, and the fake models no Fabric side",
+    ),
     (
         "VlanVirtualCircuit",
-        &["bill_type", "provider_connection_id", "nni_vlan", "virtual_network", "vnid"],
-        "null until set (bill_type, provider connections are not modelled); a shared connection's circuit has no nni_vlan, and none carries a VLAN until one is given",
+        &["nni_vlan", "virtual_network", "vnid"],
+        "a shared connection's circuit has no nni_vlan, and none carries a VLAN until one is given",
+    ),
+    (
+        "VlanVirtualCircuit",
+        &["provider_connection_id"],
+        "null until the cloud provider's side exists, which the fake does not model",
+    ),
+    (
+        "VirtualNetwork",
+        &["description"],
+        "null until set",
+    ),
+    (
+        "VirtualNetwork",
+        &["facility"],
+        "null for a VLAN made in a metro (only one made in a facility, before metros, has it)",
     ),
     (
         "Facility",
-        &["address", "ip_ranges"],
-        "street addresses and a facility's IP ranges are not modelled",
+        &["address"],
+        "the data centres' street addresses: none of the catalog's sources (the clients' source, tests and docs, the spec's examples) gives them",
     ),
     (
         "IPReservation_facility",
-        &["address", "ip_ranges"],
-        "the facility of a device's own block, as Facility: street addresses and IP ranges are not modelled",
+        &["address"],
+        "the facility of a device's own block, as Facility",
     ),
     (
         "OperatingSystem",
         &["build_date", "deprecation_date", "end_of_life_date", "end_of_service_date", "lifecycle_state", "release_date", "release_notes"],
-        "image lifecycles are not modelled",
+        "Metal's image lifecycle: no client reads it and no public source gives its values",
+    ),
+    (
+        "SpotMarketRequest",
+        &["instances"],
+        "no client reads it (packngo's SpotMarketRequest lists `devices`) and no public source gives its value",
     ),
 ];
 
 /// The checks of one reply, collected.
-struct Check<'a> {
-    what: &'a str,
+struct Check {
     problems: Vec<String>,
     /// The (schema, property) entries of [`MISSING`] that excused a key.
-    used: &'a mut BTreeSet<(&'static str, &'static str)>,
+    used: BTreeSet<(&'static str, &'static str)>,
+    /// Each property of each object checked (a stub aside), and whether
+    /// some object held it.
+    seen: BTreeMap<(&'static str, &'static str), bool>,
 }
 
-impl Check<'_> {
+impl Check {
+    fn new() -> Self {
+        Self {
+            problems: Vec::new(),
+            used: BTreeSet::new(),
+            seen: BTreeMap::new(),
+        }
+    }
+
+    /// Takes in what `other` found.
+    fn absorb(&mut self, other: Check) {
+        self.problems.extend(other.problems);
+        self.used.extend(other.used);
+        for (k, v) in other.seen {
+            *self.seen.entry(k).or_default() |= v;
+        }
+    }
+
     fn value(&mut self, name: &str, at: &str, value: &Value) {
         let Some(s) = shape::find(name) else {
             self.problems.push(format!("{at}: no shape {name}"));
@@ -147,22 +360,24 @@ impl Check<'_> {
         if !s.one_of.is_empty() {
             // The alternative that fits: the one without problems, else the
             // one with the fewest.
-            let mut best: Option<Vec<String>> = None;
+            let mut best: Option<Check> = None;
             for alt in s.one_of {
-                let mut inner = Check {
-                    what: self.what,
-                    problems: Vec::new(),
-                    used: self.used,
-                };
+                let mut inner = Check::new();
                 inner.value(alt, at, value);
                 if inner.problems.is_empty() {
+                    self.absorb(inner);
                     return;
                 }
-                if best.as_ref().is_none_or(|b| inner.problems.len() < b.len()) {
-                    best = Some(inner.problems);
+                if best
+                    .as_ref()
+                    .is_none_or(|b| inner.problems.len() < b.problems.len())
+                {
+                    best = Some(inner);
                 }
             }
-            self.problems.extend(best.unwrap_or_default());
+            if let Some(best) = best {
+                self.absorb(best);
+            }
             return;
         }
         self.object(s, at, value);
@@ -174,48 +389,99 @@ impl Check<'_> {
                 .push(format!("{at}: {} is not an object: {value}", s.name));
             return;
         };
-        let beyond_all = BEYOND.iter().any(|(n, k, _)| *n == s.name && *k == "*");
-        for (key, v) in map {
-            let here = format!("{at}.{key}");
-            match s.property(key) {
-                Some(p) => {
-                    if !p.values.is_empty() {
-                        let items: Vec<&Value> = match v {
-                            Value::Array(a) if p.array => a.iter().collect(),
-                            other => vec![other],
-                        };
-                        for item in items {
-                            let text = item.as_str().map_or_else(|| item.to_string(), String::from);
-                            if !p.values.contains(&text.as_str()) {
-                                self.problems.push(format!(
-                                    "{here}: {text:?} is none of the spec's values {:?}",
-                                    p.values
-                                ));
-                            }
-                        }
-                    }
-                    if let Some(inner) = p.shape {
-                        match v {
-                            Value::Array(items) if p.array => {
-                                for (i, item) in items.iter().enumerate() {
-                                    self.nested(inner, &format!("{here}[{i}]"), item);
-                                }
-                            }
-                            Value::Null => {}
-                            other => self.nested(inner, &here, other),
-                        }
-                    }
-                }
-                None if beyond_all
-                    || BEYOND.iter().any(|(n, k, _)| *n == s.name && k == key)
+        if let Some((_, inner, _)) = MAPS.iter().find(|(n, _, _)| *n == s.name) {
+            for (key, v) in map {
+                self.nested((s.name, "*"), inner, &format!("{at}.{key}"), v);
+            }
+            return;
+        }
+        // A closed schema (`additionalProperties: false`) takes no key
+        // beyond its own, whatever a client reads.
+        let beyond = |key: &str| {
+            !s.closed
+                && (BEYOND
+                    .iter()
+                    .any(|(n, k, _)| *n == s.name && (*k == "*" || *k == key))
                     || schema::BEYOND_SPEC
                         .iter()
-                        .any(|(n, k, _)| *n == s.name && k == key) => {}
-                None => self.problems.push(format!("{here}: not in {}", s.name)),
+                        .any(|(n, k, _)| *n == s.name && *k == key))
+        };
+        for (key, v) in map {
+            let here = format!("{at}.{key}");
+            if let Some((_, _, inner, array, _)) =
+                RETYPED.iter().find(|(n, k, ..)| *n == s.name && k == key)
+            {
+                match v {
+                    Value::Array(items) if *array => {
+                        for (i, item) in items.iter().enumerate() {
+                            self.nested((s.name, key), inner, &format!("{here}[{i}]"), item);
+                        }
+                    }
+                    other if !*array => self.nested((s.name, key), inner, &here, other),
+                    other => self.problems.push(format!("{here}: not an array: {other}")),
+                }
+                continue;
+            }
+            let Some(p) = s.property(key) else {
+                if !beyond(key) {
+                    self.problems.push(format!("{here}: not in {}", s.name));
+                }
+                continue;
+            };
+            if v.is_null() {
+                // metalv1 reads a null as unset; the spec refuses it
+                // unless `nullable`, so the fake leaves the key out.
+                if !null_allowed(s.name, p) {
+                    self.problems.push(format!(
+                        "{here}: null, which {}.{} does not allow (leave it out)",
+                        s.name, p.name
+                    ));
+                }
+                continue;
+            }
+            if !p.values.is_empty() {
+                let items: Vec<&Value> = match v {
+                    Value::Array(a) if p.array => a.iter().collect(),
+                    other => vec![other],
+                };
+                for item in items {
+                    let text = item.as_str().map_or_else(|| item.to_string(), String::from);
+                    if !p.values.contains(&text.as_str()) {
+                        self.problems.push(format!(
+                            "{here}: {text:?} is none of the spec's values {:?}",
+                            p.values
+                        ));
+                    }
+                }
+            }
+            if let Some(inner) = p.shape {
+                match v {
+                    Value::Array(items) if p.array => {
+                        for (i, item) in items.iter().enumerate() {
+                            self.nested((s.name, p.name), inner, &format!("{here}[{i}]"), item);
+                        }
+                    }
+                    other => self.nested((s.name, p.name), inner, &here, other),
+                }
             }
         }
         for p in s.properties {
+            // A null is present only where the spec allows it (a problem
+            // above elsewhere).
+            let held = map
+                .get(p.name)
+                .is_some_and(|v| !v.is_null() || null_allowed(s.name, p));
+            *self.seen.entry((s.name, p.name)).or_default() |= held;
             if map.contains_key(p.name) {
+                continue;
+            }
+            if p.required {
+                // metalv1 refuses the whole reply ("no value given for
+                // required property").
+                self.problems.push(format!(
+                    "{at}: {}.{} is required and missing",
+                    s.name, p.name
+                ));
                 continue;
             }
             match MISSING
@@ -233,15 +499,59 @@ impl Check<'_> {
     }
 
     /// A nested object: an `{"href": ...}` alone stands for a thing not
-    /// included.
-    fn nested(&mut self, name: &str, at: &str, value: &Value) {
+    /// included, where its schema requires nothing else (a strict client
+    /// refuses a stub of a schema with other required properties).
+    fn nested(&mut self, owner: (&str, &str), name: &str, at: &str, value: &Value) {
+        if NOT_OBJECTS.contains(&name) {
+            return;
+        }
         if let Value::Object(map) = value {
             if map.len() == 1 && map.contains_key("href") {
+                if HREF_BY_DEFAULT.iter().any(|(n, k, _)| (*n, *k) == owner) {
+                    return;
+                }
+                for required in required_of(name) {
+                    if required != "href" {
+                        self.problems.push(format!(
+                            "{at}: an href alone stands for {name}, which requires {required}"
+                        ));
+                    }
+                }
                 return;
             }
         }
         self.value(name, at, value);
     }
+}
+
+/// Whether `null` is a value of property `p` of schema `schema`: the
+/// spec's `nullable`, or [`SENT_NULL`].
+fn null_allowed(schema: &str, p: &shape::Property) -> bool {
+    p.nullable
+        || SENT_NULL
+            .iter()
+            .any(|(n, k, _)| *n == schema && *k == p.name)
+}
+
+/// The properties every alternative of `name` requires (its own, when it
+/// is no `oneOf`).
+fn required_of(name: &str) -> Vec<&'static str> {
+    let Some(s) = shape::find(name) else {
+        return Vec::new();
+    };
+    if s.one_of.is_empty() {
+        return s
+            .properties
+            .iter()
+            .filter(|p| p.required)
+            .map(|p| p.name)
+            .collect();
+    }
+    let mut alternatives = s.one_of.iter().map(|alt| required_of(alt));
+    let first = alternatives.next().unwrap_or_default();
+    alternatives.fold(first, |all, next| {
+        all.into_iter().filter(|p| next.contains(p)).collect()
+    })
 }
 
 /// The seeded dedicated port, its port and its circuit.
@@ -359,14 +669,192 @@ fn world() -> WorldDoc {
         "device": "0d000000-0000-4000-8000-000000000002",
         "relationships": ["/metal/v1/devices/0d000000-0000-4000-8000-000000000002"]
     }]);
+    // The account family, billing, and what the compute and network
+    // families hold beyond one of each above.
+    doc["projects"][2]["bgp_config"] = json!({"asn": 65000, "deployment_type": "local"});
+    doc["users"] = json!([{
+        "id": USER, "first_name": "Road", "last_name": "Runner", "email": "road@runner.example",
+        "phone_number": "+1 555 0100", "timezone": "America/Denver"
+    }]);
+    doc["organizations"][0]["members"] = json!([USER]);
+    doc["memberships"] =
+        json!([{"id": MEMBERSHIP, "project": prod, "user": USER, "roles": ["collaborator"]}]);
+    doc["api_keys"] = json!([
+        {"id": USER_API_KEY, "token": "user-api-key", "description": "ci"},
+        {"id": PROJECT_API_KEY, "token": "project-api-key", "project": prod, "description": "deploy", "read_only": true}
+    ]);
+    doc["invitations"] = json!([{
+        "id": INVITATION, "organization": acme, "invitee": "wile@acme.example",
+        "projects": [prod], "roles": ["collaborator"]
+    }]);
+    doc["transfers"] = json!([{
+        "id": TRANSFER, "project": "0b000000-0000-4000-8000-000000000002",
+        "target_organization": "0a000000-0000-4000-8000-000000000002"
+    }]);
+    doc["emails"] =
+        json!([{"id": EMAIL, "user": USER, "address": "road@runner.example", "verified": true}]);
+    doc["payment_methods"] = json!([{
+        "id": PAYMENT_METHOD, "organization": acme, "name": "visa", "default": true,
+        "cardholder_name": "Wile E. Coyote"
+    }]);
+    doc["batches"] = json!([{
+        "id": BATCH, "project": prod, "quantity": 1, "state": "completed",
+        "devices": ["0d000000-0000-4000-8000-000000000001"]
+    }]);
+    doc["spot_market_requests"] = json!([{
+        "id": SPOT_REQUEST, "project": prod, "plan": "c3.small.x86", "metro": "da",
+        "devices_min": 1, "devices_max": 1, "max_bid_price": 0.5
+    }]);
+    doc["bgp_sessions"] = json!([{
+        "id": BGP_SESSION, "device": "0d000000-0000-4000-8000-000000000002",
+        "address_family": "ipv4", "default_route": true
+    }]);
+    doc["bgp_dynamic_neighbors"] = json!([{
+        "id": DYNAMIC_NEIGHBOR, "metal_gateway": "0a400000-0000-4000-8000-000000000001",
+        "bgp_neighbor_range": "192.168.100.0/30", "bgp_neighbor_asn": 65100, "tags": ["peers"]
+    }]);
+    doc["elastic_ips"] = json!([{
+        "id": ELASTIC_IP, "metal_gateway": "0a400000-0000-4000-8000-000000000001",
+        "ip_reservation": "0f000000-0000-4000-8000-000000000001",
+        "address": "147.75.200.12", "cidr": 32, "next_hop": "192.168.100.2"
+    }]);
+    doc["ports"] = json!([{
+        "device": "0d000000-0000-4000-8000-000000000002", "name": "bond0",
+        "virtual_networks": ["0a300000-0000-4000-8000-000000000001"]
+    }]);
+    // What a thing holds once set, set on one of each (a thing without
+    // it shows what the allow-list says).
+    doc["organizations"][0]["description"] = json!("Roadrunner catchers");
+    doc["organizations"][0]["website"] = json!("https://acme.example");
+    doc["organizations"][0]["twitter"] = json!("@acme");
+    doc["organizations"][0]["logo"] = json!("https://acme.example/logo.png");
+    doc["organizations"][0]["enforce_2fa_at"] = json!("2024-07-01T00:00:00Z");
+    doc["organizations"][0]["address"] = json!({
+        "address": "1 Desert Road", "address2": "Suite 2", "city": "Tucson", "state": "AZ",
+        "zip_code": "85701", "country": "US",
+        "coordinates": {"latitude": "32.2226", "longitude": "-110.9747"}
+    });
+    doc["organizations"][0]["billing_address"] =
+        json!({"address": "1 Desert Road", "zip_code": "85701", "country": "US"});
+    doc["payment_methods"][0]["card_type"] = json!("Visa");
+    doc["payment_methods"][0]["email"] = json!("billing@acme.example");
+    doc["payment_methods"][0]["expiration_month"] = json!("12");
+    doc["payment_methods"][0]["expiration_year"] = json!("2030");
+    doc["payment_methods"][0]["billing_address"] = json!({
+        "country_code_alpha2": "US", "postal_code": "85701", "street_address": "1 Desert Road"
+    });
+    doc["projects"][2]["bgp_config"]["md5"] = json!("s3cret-md5");
+    doc["devices"][1]["description"] = json!("the database");
+    doc["devices"][1]["termination_time"] = json!("2099-01-01T00:00:00Z");
+    doc["devices"].as_array_mut().unwrap().push(json!({
+        "id": "0d000000-0000-4000-8000-000000000003", "project": prod, "plan": "c3.small.x86",
+        "facility": "da11", "hostname": "pxe-spot", "state": "active",
+        "operating_system": "custom_ipxe", "ipxe_script_url": "https://boot.example/ipxe",
+        "always_pxe": true, "spot_instance": true, "spot_price_max": 0.5
+    }));
+    doc["virtual_networks"][0]["description"] = json!("gateway VLAN");
+    doc["virtual_networks"].as_array_mut().unwrap().extend([
+        json!({"id": "0a300000-0000-4000-8000-000000000002", "project": "0b000000-0000-4000-8000-000000000003",
+               "metro": "sv", "vxlan": 1001}),
+    ]);
+    doc["ip_reservations"][0]["details"] = json!("load balancers");
+    doc["ip_reservations"][1]["details"] = json!("the VRF's first block");
+    doc["ip_reservations"].as_array_mut().unwrap().push(json!({
+        "id": "0f000000-0000-4000-8000-000000000003",
+        "project": "0b000000-0000-4000-8000-000000000003",
+        "type": "private_ipv4", "network": "10.1.0.0", "cidr": 29, "metro": "sv"
+    }));
+    // A Metal Gateway (no VRF) on its private block.
+    doc["metal_gateways"].as_array_mut().unwrap().push(json!({
+        "id": "0a400000-0000-4000-8000-000000000002",
+        "project": "0b000000-0000-4000-8000-000000000003",
+        "virtual_network": "0a300000-0000-4000-8000-000000000002",
+        "ip_reservation": "0f000000-0000-4000-8000-000000000003"
+    }));
+    doc["vrfs"][0]["description"] = json!("the VRF");
+    doc["spot_market_requests"][0]["end_at"] = json!("2099-01-01T00:00:00Z");
+    doc["ports"][0]["native_virtual_network"] = json!("0a300000-0000-4000-8000-000000000001");
+    doc["interconnections"].as_array_mut().unwrap().push(json!({
+        "id": "0c000000-0000-4000-8000-0000000000c3", "organization": acme, "project": prod,
+        "name": "to aws", "metro": "da", "type": "shared_port_vlan_to_csp", "redundancy": "primary",
+        "speed": 50_000_000, "ports": ["0c000000-0000-4000-8000-0000000000d4"],
+        "fabric_provider": {"type": "CSP_AWS", "account_id": "123456789012", "location": "us-east-1"}
+    }));
     serde_json::from_value(doc).unwrap()
 }
+
+/// The second user, a member of acme-prod.
+const USER: &str = "0e100000-0000-4000-8000-000000000001";
+const MEMBERSHIP: &str = "0e100000-0000-4000-8000-000000000002";
+const USER_API_KEY: &str = "0e100000-0000-4000-8000-000000000003";
+const PROJECT_API_KEY: &str = "0e100000-0000-4000-8000-000000000004";
+const INVITATION: &str = "0e100000-0000-4000-8000-000000000005";
+const TRANSFER: &str = "0e100000-0000-4000-8000-000000000006";
+const EMAIL: &str = "0e100000-0000-4000-8000-000000000007";
+const PAYMENT_METHOD: &str = "0e100000-0000-4000-8000-000000000008";
+const BATCH: &str = "0e200000-0000-4000-8000-000000000001";
+const SPOT_REQUEST: &str = "0e200000-0000-4000-8000-000000000002";
+const BGP_SESSION: &str = "0e300000-0000-4000-8000-000000000001";
+const DYNAMIC_NEIGHBOR: &str = "0e300000-0000-4000-8000-000000000002";
+const ELASTIC_IP: &str = "0e300000-0000-4000-8000-000000000003";
 
 /// The seeded event.
 const EVENT: &str = "0e000000-0000-4000-8000-0000000000e1";
 
+/// What the walk reads that the world names only once it runs: a
+/// device's port, a metro's ID, a port's VLAN batch and assignment.
+struct Live {
+    port: String,
+    metro: String,
+    port_batch: String,
+    port_assignment: String,
+    /// Two hours before now, in Unix seconds.
+    hours_ago: u64,
+}
+
+impl Live {
+    /// Reads them, making the port's VLAN batch.
+    async fn new(fake: &Fake) -> Self {
+        let get = |path: String| async move {
+            let (status, body) = http::in_process(fake, TOKEN, "GET", &path, None).await;
+            assert_eq!(status, 200, "{path}: {body}");
+            body
+        };
+        let device = get("/devices/0d000000-0000-4000-8000-000000000002".into()).await;
+        let port = device["network_ports"][0]["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let metros = get("/locations/metros".into()).await;
+        let metro = metros["metros"][0]["id"].as_str().unwrap().to_string();
+        let (status, batch) = http::in_process(
+            fake,
+            TOKEN,
+            "POST",
+            &format!("/ports/{port}/vlan-assignments/batches"),
+            Some(json!({"vlan_assignments": [{"vlan": "1000", "state": "unassigned"}]})),
+        )
+        .await;
+        assert_eq!(status, 201, "{batch}");
+        let assignments = get(format!("/ports/{port}/vlan-assignments")).await;
+        Self {
+            port_batch: batch["id"].as_str().unwrap().to_string(),
+            port_assignment: assignments["vlan_assignments"][0]["id"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no assignment: {assignments}"))
+                .to_string(),
+            port,
+            metro,
+            hours_ago: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs())
+                .saturating_sub(7200),
+        }
+    }
+}
+
 /// The modelled reads, each with its path (with and without `include`).
-fn reads() -> Vec<(&'static str, String)> {
+fn reads(live: &Live) -> Vec<(&'static str, String)> {
     let prod = "0b000000-0000-4000-8000-000000000001";
     let globex = "0b000000-0000-4000-8000-000000000003";
     let acme = "0a000000-0000-4000-8000-000000000001";
@@ -394,6 +882,8 @@ fn reads() -> Vec<(&'static str, String)> {
         ),
         ("findProjectById", format!("/projects/{prod}")),
         ("findProjects", "/projects".to_string()),
+        // A middle page: `next` and `previous` both.
+        ("findProjects", "/projects?per_page=1&page=2".to_string()),
         (
             "findBgpConfigByProject",
             format!("/projects/{prod}/bgp-config"),
@@ -564,33 +1054,221 @@ fn reads() -> Vec<(&'static str, String)> {
             "findOrganizationEvents",
             "/organizations/0a000000-0000-4000-8000-000000000002/events".to_string(),
         ),
+        // The account family.
+        ("findUsers", "/users".to_string()),
+        ("findUserById", format!("/users/{USER}")),
+        ("findEmailById", format!("/emails/{EMAIL}")),
+        ("findMembershipById", format!("/memberships/{MEMBERSHIP}")),
+        ("findProjectMemberships", format!("/projects/{prod}/memberships")),
+        ("findAPIKeys", "/user/api-keys".to_string()),
+        ("findProjectAPIKeys", format!("/projects/{prod}/api-keys")),
+        ("findInvitations", "/invitations".to_string()),
+        ("findInvitationById", format!("/invitations/{INVITATION}")),
+        (
+            "findOrganizationInvitations",
+            format!("/organizations/{acme}/invitations"),
+        ),
+        ("findProjectInvitations", format!("/projects/{prod}/invitations")),
+        ("findTransferRequestById", format!("/transfers/{TRANSFER}")),
+        (
+            "findOrganizationTransfers",
+            format!("/organizations/{acme}/transfers"),
+        ),
+        ("findPaymentMethodById", format!("/payment-methods/{PAYMENT_METHOD}")),
+        (
+            "findOrganizationPaymentMethods",
+            format!("/organizations/{acme}/payment-methods"),
+        ),
+        ("findOrganizationInvoices", format!("/organizations/{acme}/invoices")),
+        // An organisation's view of the world and the catalog.
+        ("findOrganizationDevices", format!("/organizations/{acme}/devices")),
+        ("findPlansByOrganization", format!("/organizations/{acme}/plans")),
+        (
+            "findOperatingSystemsByOrganization",
+            format!("/organizations/{acme}/operating-systems"),
+        ),
+        (
+            "findFacilitiesByOrganization",
+            format!("/organizations/{acme}/facilities"),
+        ),
+        ("getMetro", format!("/locations/metros/{}", live.metro)),
+        // Compute beyond devices.
+        ("findBatchById", format!("/batches/{BATCH}")),
+        ("findBatchesByProject", format!("/projects/{prod}/batches")),
+        ("findSpotMarketPrices", "/market/spot/prices".to_string()),
+        ("findMetroSpotMarketPrices", "/market/spot/prices/metros".to_string()),
+        (
+            "findSpotMarketPricesHistory",
+            format!(
+                "/market/spot/prices/history?facility=da11&plan=c3.small.x86&from={}&until={}",
+                live.hours_ago,
+                live.hours_ago + 3600
+            ),
+        ),
+        (
+            "findSpotMarketRequestById",
+            format!("/spot-market-requests/{SPOT_REQUEST}"),
+        ),
+        (
+            "listSpotMarketRequests",
+            format!("/projects/{prod}/spot-market-requests"),
+        ),
+        // The network family.
+        ("findPortById", format!("/ports/{}", live.port)),
+        (
+            "findPortVlanAssignments",
+            format!("/ports/{}/vlan-assignments", live.port),
+        ),
+        (
+            "findPortVlanAssignmentByPortIdAndAssignmentId",
+            format!("/ports/{}/vlan-assignments/{}", live.port, live.port_assignment),
+        ),
+        (
+            "findPortVlanAssignmentBatches",
+            format!("/ports/{}/vlan-assignments/batches", live.port),
+        ),
+        (
+            "findPortVlanAssignmentBatchByPortIdAndBatchId",
+            format!(
+                "/ports/{}/vlan-assignments/batches/{}",
+                live.port, live.port_batch
+            ),
+        ),
+        ("findVirtualNetworks", format!("/projects/{globex}/virtual-networks")),
+        (
+            "getVirtualNetwork",
+            "/virtual-networks/0a300000-0000-4000-8000-000000000001".to_string(),
+        ),
+        (
+            "findMetalGatewayById",
+            "/metal-gateways/0a400000-0000-4000-8000-000000000001".to_string(),
+        ),
+        (
+            "findMetalGatewayById",
+            "/metal-gateways/0a400000-0000-4000-8000-000000000001?include=ip_reservation"
+                .to_string(),
+        ),
+        (
+            "findMetalGatewaysByProject",
+            format!("/projects/{globex}/metal-gateways"),
+        ),
+        (
+            "findMetalGatewaysByProject",
+            format!("/projects/{globex}/metal-gateways?include=ip_reservation"),
+        ),
+        (
+            "getMetalGatewayElasticIps",
+            "/metal-gateways/0a400000-0000-4000-8000-000000000001/ips".to_string(),
+        ),
+        (
+            "getBgpDynamicNeighbors",
+            "/metal-gateways/0a400000-0000-4000-8000-000000000001/bgp-dynamic-neighbors"
+                .to_string(),
+        ),
+        (
+            "findBgpDynamicNeighborById",
+            format!("/bgp-dynamic-neighbors/{DYNAMIC_NEIGHBOR}"),
+        ),
+        ("findBgpSessionById", format!("/bgp/sessions/{BGP_SESSION}")),
+        ("findBgpSessions", format!("/devices/{device}/bgp/sessions")),
+        ("findProjectBgpSessions", format!("/projects/{globex}/bgp/sessions")),
+        ("getBgpNeighborData", format!("/devices/{device}/bgp/neighbors")),
+        (
+            "findInterconnectionEvents",
+            format!("/connections/{DEDICATED}/events"),
+        ),
+        (
+            "findInterconnectionPortEvents",
+            format!("/connections/{DEDICATED}/ports/{DEDICATED_PORT}/events"),
+        ),
+        ("findVirtualCircuitEvents", format!("/virtual-circuits/{CIRCUIT}/events")),
+        ("findVrfRouteEvents", format!("/routes/{route}/events")),
     ]
+}
+
+/// The modelled reads with a reply body that answer no `200` in any
+/// world, each with a path and why: the test checks that they do not.
+const NEVER_200: &[(&str, &str, &str)] = &[
+    (
+        "getInvoiceById",
+        "/invoices/0e400000-0000-4000-8000-000000000001",
+        "the fake bills nothing: no invoice exists (an organisation's list is empty)",
+    ),
+    (
+        "getDeviceFirmwareSets",
+        "/devices/0d000000-0000-4000-8000-000000000002/firmware-sets",
+        "the fake models no firmware sets; the spec's 404 for a device without one",
+    ),
+];
+
+/// Every read of the spec (a `GET` with a reply body), which the fake
+/// all models.
+fn spec_reads() -> BTreeSet<&'static str> {
+    operation::ALL
+        .iter()
+        .filter(|op| op.method == Method::Get && shape::reply(op.id).is_some())
+        .map(|op| op.id)
+        .collect()
 }
 
 #[tokio::test]
 async fn every_read_has_every_property_of_its_schema_and_no_other() {
     let fake = Fake::builder().token(TOKEN).world(world()).build();
-    let mut used = BTreeSet::new();
+    let live = Live::new(&fake).await;
+    let mut all = Check::new();
     let mut problems = Vec::new();
-    let mut operations = BTreeSet::new();
-    for (operation, path) in reads() {
+    let mut walked = BTreeSet::new();
+    // With METAL_FAKE_WRITE_REPLIES=FILE, each reply (with its operation,
+    // path and the spec's reply schema) is written to FILE, one JSON a
+    // line, for metalv1's own decoders (`TestRepliesDecode` in
+    // `tests/clients/go/metalv1`).
+    let mut written = std::env::var_os("METAL_FAKE_WRITE_REPLIES").map(|file| {
+        std::fs::File::create(&file)
+            .unwrap_or_else(|e| panic!("METAL_FAKE_WRITE_REPLIES {file:?}: {e}"))
+    });
+    for (operation, path) in reads(&live) {
         let (status, body) = http::in_process(&fake, TOKEN, "GET", &path, None).await;
         assert_eq!(status, 200, "{operation} {path}: {body}");
-        let reply = shape::reply(operation).unwrap_or_else(|| panic!("{operation} has no reply"));
-        let mut check = Check {
-            what: &path,
-            problems: Vec::new(),
-            used: &mut used,
-        };
+        if let Some(file) = written.as_mut() {
+            use std::io::Write;
+            let line = json!({"operation": operation, "path": path,
+                              "schema": shape::reply(operation), "body": body});
+            writeln!(file, "{line}").expect("the replies file takes a line");
+        }
+        let reply = REPLY_AS
+            .iter()
+            .find(|(op, ..)| *op == operation)
+            .map(|(_, schema, _)| *schema)
+            .or_else(|| shape::reply(operation))
+            .unwrap_or_else(|| panic!("{operation} has no reply"));
+        let mut check = Check::new();
         check.value(reply, reply, &body);
-        let what = check.what.to_string();
         problems.extend(
-            check
-                .problems
+            std::mem::take(&mut check.problems)
                 .into_iter()
-                .map(|p| format!("GET {what}: {p}")),
+                .map(|p| format!("GET {path}: {p}")),
         );
-        operations.insert(operation);
+        all.absorb(check);
+        walked.insert(operation);
+    }
+    for (operation, path, why) in NEVER_200 {
+        let (status, body) = http::in_process(&fake, TOKEN, "GET", path, None).await;
+        assert_eq!(status, 404, "{operation} ({why}) answered {status}: {body}");
+        walked.insert(operation);
+    }
+    // How complete the replies are: the share of the properties of every
+    // schema the walk met (each once) that some reply held.
+    let present = all.seen.values().filter(|held| **held).count();
+    let share = 100.0 * present as f64 / all.seen.len() as f64;
+    println!(
+        "replies_both_ways: {} reads walked; {present} of {} properties present ({share:.1}%)",
+        walked.len(),
+        all.seen.len()
+    );
+    for ((schema, property), held) in &all.seen {
+        if !held {
+            println!("  absent: {schema}.{property}");
+        }
     }
     assert!(
         problems.is_empty(),
@@ -599,16 +1277,27 @@ async fn every_read_has_every_property_of_its_schema_and_no_other() {
         problems.join("\n")
     );
     // Every entry of the allow-list excuses something: none is stale.
-    for (schema, properties, _) in MISSING {
-        for property in *properties {
-            assert!(
-                used.contains(&(*schema, *property)),
-                "MISSING lists {schema}.{property}, which every reply sends"
-            );
-        }
-    }
-    // Every modelled read with a body is walked.
-    assert_eq!(operations.len(), 65, "{operations:?}");
+    let stale: Vec<String> = MISSING
+        .iter()
+        .flat_map(|(schema, properties, _)| properties.iter().map(move |p| (*schema, *p)))
+        .filter(|entry| !all.used.contains(entry))
+        .map(|(schema, property)| format!("{schema}.{property}"))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "MISSING lists what every reply sends: {stale:?}"
+    );
+    // Every read of the spec is walked (the fake models all of them), and
+    // nothing else.
+    let spec = spec_reads();
+    let unwalked: Vec<_> = spec.difference(&walked).collect();
+    assert!(unwalked.is_empty(), "reads not walked: {unwalked:?}");
+    let unknown: Vec<_> = walked.difference(&spec).collect();
+    assert!(
+        unknown.is_empty(),
+        "walked, but no read of the spec: {unknown:?}"
+    );
+    assert!(share >= 95.0, "{share:.1}% of the properties present");
 }
 
 /// The check fails what it should: a missing key, an extra key, a value
@@ -616,12 +1305,7 @@ async fn every_read_has_every_property_of_its_schema_and_no_other() {
 #[test]
 fn the_check_has_teeth() {
     let run = |name: &str, v: Value| {
-        let mut used = BTreeSet::new();
-        let mut c = Check {
-            what: "t",
-            problems: Vec::new(),
-            used: &mut used,
-        };
+        let mut c = Check::new();
         c.value(name, name, &v);
         c.problems
     };
@@ -653,4 +1337,117 @@ fn the_check_has_teeth() {
     let mut wrong = facility(json!({"href": "/m"}));
     wrong["features"] = json!(["teleport"]);
     assert_eq!(run("Facility", wrong).len(), 1);
+}
+
+/// What a strict client (metalv1) refuses fails the check too: a required
+/// property missing (nested too), an href alone for a schema that requires
+/// more, a `null` the spec does not allow, any key beyond a closed schema's.
+#[test]
+fn the_check_fails_what_strict_clients_refuse() {
+    let run = |name: &str, v: Value| {
+        let mut c = Check::new();
+        c.value(name, name, &v);
+        c.problems
+    };
+    // The spec's `required`, as metalv1's decoders check it.
+    let required = |name: &str| required_of(name);
+    assert_eq!(required("Address"), ["address", "country", "zip_code"]);
+    assert_eq!(required("BgpSession"), ["address_family"]);
+    assert_eq!(required("Href"), ["href"]);
+    assert_eq!(required("UserLite"), ["id", "short_id"]);
+    assert_eq!(required("VrfIpReservation"), ["type", "vrf"]);
+    assert_eq!(required("IPReservation"), ["type"]);
+    // A missing required property is a problem whatever the allow-list
+    // says (Facility.address is nested: its zip_code is missing).
+    let facility = json!({"id": "f", "code": "da11", "name": "Dallas 11", "features": [],
+        "ip_ranges": [], "metro": {"href": "/m"},
+        "address": {"address": "1 Main", "country": "US", "address2": "", "city": "",
+                    "state": "", "coordinates": {"latitude": "", "longitude": ""}}});
+    assert_eq!(
+        run("Facility", facility),
+        ["Facility.address: Address.zip_code is required and missing"]
+    );
+    // An href alone is a stub only where nothing else is required.
+    let session = json!({"address_family": "ipv4", "created_at": "2024-01-01T00:00:00Z",
+        "default_route": false, "device": {"href": "/d"}, "href": "/s", "id": "s",
+        "learned_routes": [], "status": "up", "updated_at": "2024-01-01T00:00:00Z"});
+    assert!(run("BgpSession", session.clone()).is_empty());
+    let mut user_stub = session.clone();
+    user_stub.as_object_mut().unwrap().remove("address_family");
+    assert_eq!(
+        run("BgpSession", user_stub),
+        ["BgpSession: BgpSession.address_family is required and missing"]
+    );
+    let mut device = json!({"created_by": {"href": "/u"}});
+    assert!(run("Device", device.clone()).contains(
+        &"Device.created_by: an href alone stands for Device_created_by, which requires id"
+            .to_string()
+    ));
+    // A null only where the spec says `nullable`.
+    device = json!({"description": null});
+    assert!(run("Device", device).contains(
+        &"Device.description: null, which Device.description does not allow (leave it out)"
+            .to_string()
+    ));
+    assert!(!run("BgpConfig", json!({"md5": null}))
+        .iter()
+        .any(|p| p.contains("md5")));
+    assert!(!run("Meta", json!({"next": null}))
+        .iter()
+        .any(|p| p.contains("next")));
+    // A closed schema takes no key beyond its own, even one a client reads.
+    assert!(shape::find("IPReservation").unwrap().closed);
+    assert!(run(
+        "IPReservation",
+        json!({"type": "public_ipv4", "vrf": {"href": "/v"}})
+    )
+    .contains(&"IPReservation.vrf: not in IPReservation".to_string()));
+    // An enum value outside the spec's.
+    assert!(run("BgpSession", json!({"address_family": "ipv5"}))
+        .iter()
+        .any(|p| p.contains("\"ipv5\" is none of the spec's values")));
+    // A reference the real API sent as an href by default passes alone;
+    // what the allow-lists reshape is still checked.
+    assert!(
+        !run("MetalGateway", json!({"ip_reservation": {"href": "/i"}}))
+            .iter()
+            .any(|p| p.contains("ip_reservation"))
+    );
+    assert!(run(
+        "SpotPricesReport",
+        json!({"da11": {"c3.small.x86": {"price": 0.1, "x": 1}}})
+    )
+    .contains(&"SpotPricesReport.da11.c3.small.x86.x: not in SpotPricesPerBaremetal".to_string()));
+    assert!(run(
+        "SpotMarketRequest",
+        json!({"facilities": [{"code": "da11", "x": 1}]})
+    )
+    .contains(&"SpotMarketRequest.facilities[0].x: not in Facility".to_string()));
+}
+
+/// The allow-lists hold together: no entry excuses a required property,
+/// none names a property its schema lacks, every reason is given, and no
+/// key beyond the spec is claimed for a closed schema.
+#[test]
+fn the_allow_lists_are_well_formed() {
+    for (schema, properties, why) in MISSING {
+        let s = shape::find(schema).unwrap_or_else(|| panic!("MISSING names {schema}"));
+        assert!(!why.is_empty(), "{schema}: no reason");
+        for property in *properties {
+            let p = s
+                .property(property)
+                .unwrap_or_else(|| panic!("MISSING names {schema}.{property}"));
+            assert!(!p.required, "{schema}.{property} is required");
+        }
+    }
+    for (schema, property, why) in SENT_NULL {
+        let p = shape::find(schema)
+            .and_then(|s| s.property(property))
+            .unwrap_or_else(|| panic!("SENT_NULL names {schema}.{property}"));
+        assert!(!why.is_empty() && !p.nullable, "{schema}.{property}");
+    }
+    for (schema, _, why) in BEYOND {
+        let s = shape::find(schema).unwrap_or_else(|| panic!("BEYOND names {schema}"));
+        assert!(!why.is_empty() && !s.closed, "{schema}");
+    }
 }

@@ -3,7 +3,11 @@
 //! them), what each property holds (another schema, a list of one, or one
 //! of known values), and which schema each operation's success reply is.
 //! `metal_api::shape` includes the output, so a test can check a reply
-//! both ways: no key the schema lacks, and none of its keys missing.
+//! both ways: no key the schema lacks, and none of its keys missing; and
+//! as a strict client reads it: each required property (`required`, or
+//! the `x-required` the response patch keeps it as) there, a `null` only
+//! where the spec says `nullable`, and no other key on a closed object
+//! (`additionalProperties: false`, kept as `x-additional-properties`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -20,6 +24,29 @@ struct Property {
     shape: Option<String>,
     array: bool,
     values: Vec<String>,
+    required: bool,
+    nullable: bool,
+}
+
+/// The properties `schema` itself requires: its `required`, or the
+/// `x-required` the response patch moved it to.
+fn required(schema: &Value) -> Vec<&str> {
+    schema
+        .get("required")
+        .or_else(|| schema.get("x-required"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
+/// Whether `schema` is closed: `additionalProperties: false`, or the
+/// `x-additional-properties: false` the response patch moved it to.
+fn closed(schema: &Value) -> bool {
+    ["additionalProperties", "x-additional-properties"]
+        .iter()
+        .any(|k| schema.get(*k) == Some(&Value::Bool(false)))
 }
 
 /// The name of the schema `reference` names.
@@ -61,11 +88,14 @@ fn property(name: &str, schema: &Value) -> Result<Property> {
         shape,
         array,
         values: values(inner),
+        required: false,
+        nullable: schema.get("nullable") == Some(&Value::Bool(true)),
     })
 }
 
 /// The properties of `schema`, its `allOf` parts' merged in order (a later
-/// part's property replaces an earlier one of the same name).
+/// part's property replaces an earlier one of the same name); a property
+/// is required when any part requires it.
 fn properties(
     schemas: &serde_json::Map<String, Value>,
     schema: &Value,
@@ -89,9 +119,24 @@ fn properties(
             out.extend(properties(schemas, resolved, depth + 1)?);
         }
     }
+    let mut names: Vec<String> = out
+        .values()
+        .filter(|p| p.required)
+        .map(|p| p.name.clone())
+        .collect();
+    if let Some(parts) = schema.get("allOf").and_then(Value::as_array) {
+        // A part may require without listing properties.
+        names.extend(parts.iter().flat_map(required).map(str::to_string));
+    }
+    names.extend(required(schema).into_iter().map(str::to_string));
     if let Some(own) = schema.get("properties").and_then(Value::as_object) {
         for (name, s) in own {
             out.insert(name.clone(), property(name, s)?);
+        }
+    }
+    for name in &names {
+        if let Some(p) = out.get_mut(name) {
+            p.required = true;
         }
     }
     Ok(out)
@@ -142,7 +187,8 @@ pub fn generate(spec: &Value, header: &str) -> Result<String> {
         }
         write!(
             out,
-            "    Shape {{ name: {name:?}, one_of: &{one_of:?}, properties: &["
+            "    Shape {{ name: {name:?}, one_of: &{one_of:?}, closed: {}, properties: &[",
+            closed(schema)
         )?;
         for p in props.values() {
             let shape = match &p.shape {
@@ -151,8 +197,8 @@ pub fn generate(spec: &Value, header: &str) -> Result<String> {
             };
             write!(
                 out,
-                "\n        Property {{ name: {:?}, shape: {shape}, array: {}, values: &{:?} }},",
-                p.name, p.array, p.values
+                "\n        Property {{ name: {:?}, shape: {shape}, array: {}, values: &{:?}, required: {}, nullable: {} }},",
+                p.name, p.array, p.values, p.required, p.nullable
             )?;
         }
         out.push_str(if props.is_empty() {
@@ -215,20 +261,29 @@ mod tests {
                 "200": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Wrap"}}}},
                 "404": {}}}}},
             "components": {"schemas": {
-                "Metro": {"type": "object", "properties": {
+                "Metro": {"type": "object", "x-required": ["code"], "x-additional-properties": false,
+                          "properties": {
                     "code": {"type": "string"},
                     "state": {"type": "string", "x-known-values": ["a", "b"]}}},
                 "Wrap": {"allOf": [{"$ref": "#/components/schemas/Metro"},
+                                   {"required": ["tags"]},
                                    {"type": "object", "properties": {
-                                       "tags": {"type": "array", "items": {"$ref": "#/components/schemas/Metro"}}}}]},
+                                       "tags": {"type": "array", "nullable": true,
+                                                "items": {"$ref": "#/components/schemas/Metro"}}}}]},
                 "Either": {"oneOf": [{"$ref": "#/components/schemas/Metro"}]},
                 "Numbers": {"type": "array", "items": {"type": "number"}}
             }}
         });
         let text = generate(&spec, "").unwrap();
-        assert!(text.contains("Shape { name: \"Wrap\", one_of: &[], properties: &[\n        Property { name: \"code\", shape: None, array: false, values: &[] },\n        Property { name: \"state\", shape: None, array: false, values: &[\"a\", \"b\"] },\n        Property { name: \"tags\", shape: Some(\"Metro\"), array: true, values: &[] },"), "{text}");
+        assert!(text.contains("Shape { name: \"Wrap\", one_of: &[], closed: false, properties: &[\n        Property { name: \"code\", shape: None, array: false, values: &[], required: true, nullable: false },\n        Property { name: \"state\", shape: None, array: false, values: &[\"a\", \"b\"], required: false, nullable: false },\n        Property { name: \"tags\", shape: Some(\"Metro\"), array: true, values: &[], required: true, nullable: true },"), "{text}");
         assert!(
-            text.contains("Shape { name: \"Either\", one_of: &[\"Metro\"], properties: &[] },"),
+            text.contains(
+                "Shape { name: \"Either\", one_of: &[\"Metro\"], closed: false, properties: &[] },"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("Shape { name: \"Metro\", one_of: &[], closed: true, properties: &[\n        Property { name: \"code\", shape: None, array: false, values: &[], required: true, nullable: false },"),
             "{text}"
         );
         assert!(!text.contains("Numbers"), "{text}");

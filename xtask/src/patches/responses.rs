@@ -27,7 +27,11 @@ pub fn open_response_enums(spec: &mut Value, response_schemas: &BTreeSet<String>
 
 /// Patch 3. Response objects have no required properties (except `href`
 /// in `Href`) and accept properties they do not list, and response strings
-/// have no length or pattern limits.
+/// have no length or pattern limits. The facts stay, where no generator
+/// reads them: the required properties as `x-required`, and a closed
+/// object as `x-additional-properties: false` (as the enums' values stay
+/// in `x-known-values`), for the tests that check a reply as a strict
+/// client (equinix-sdk-go's metalv1) would read it.
 ///
 /// Why: the API answers with `{"href": "..."}` stubs for every nested object
 /// that was not included (`created_by`, a facility's address, ...). A stub
@@ -44,11 +48,15 @@ pub fn relax_response_constraints(spec: &mut Value, response_schemas: &BTreeSet<
     let names: BTreeSet<String> = response_schemas.difference(&keep).cloned().collect();
     for schema in walk::schemas_mut(spec, &names).map(|(_, s)| s) {
         walk::visit_schemas(schema, &mut |obj| {
-            for key in ["required", "minLength", "maxLength", "pattern"] {
+            if let Some(required) = obj.remove("required") {
+                obj.insert("x-required".into(), required);
+            }
+            for key in ["minLength", "maxLength", "pattern"] {
                 obj.remove(key);
             }
             if obj.get("additionalProperties") == Some(&Value::Bool(false)) {
                 obj.remove("additionalProperties");
+                obj.insert("x-additional-properties".into(), Value::Bool(false));
             }
         });
     }
@@ -85,6 +93,10 @@ mod tests {
         let schemas = &spec["components"]["schemas"];
         assert!(schemas["D"].get("required").is_none());
         assert!(schemas["D"].get("additionalProperties").is_none());
+        // The facts stay where no generator reads them.
+        assert_eq!(schemas["D"]["x-required"], json!(["id"]));
+        assert_eq!(schemas["D"]["x-additional-properties"], json!(false));
+        assert_eq!(schemas["User"]["x-required"], json!(["id"]));
         assert_eq!(schemas["Input"]["additionalProperties"], json!(false));
         assert!(schemas["User"].get("required").is_none());
         assert_eq!(schemas["Href"]["required"], json!(["href"]));

@@ -157,7 +157,21 @@ pub(crate) struct FacilityView<'a> {
     name: &'a str,
     features: &'a [String],
     metro: MetroView<'a>,
+    /// The public ranges its addresses come from: the fake's pools, the
+    /// same in every facility ([`IP_RANGES`]).
+    ip_ranges: &'static [&'static str],
 }
+
+/// The public ranges every facility's addresses come from: the fake's
+/// made-up pools (devices' own public IPv4 blocks in `147.75.0.0` to
+/// `147.213.255.255`, reserved public IPv4 blocks in `139.178.64.0/18`,
+/// devices' own IPv6 blocks in `2604:1380::/32`).
+pub(crate) const IP_RANGES: &[&str] = &[
+    "147.64.0.0/10",
+    "147.128.0.0/9",
+    "139.178.64.0/18",
+    "2604:1380::/32",
+];
 
 /// A metro in a reply.
 #[derive(Serialize)]
@@ -270,6 +284,7 @@ impl Catalog {
                 .and_then(|f| f.features.as_deref())
                 .unwrap_or_default(),
             metro: self.metro_view(code),
+            ip_ranges: IP_RANGES,
         }
     }
 

@@ -10,7 +10,7 @@ mod invoice;
 mod payment_method;
 
 pub(crate) use invoice::RESOURCE as INVOICES;
-pub use payment_method::PaymentMethod;
+pub use payment_method::{BillingAddress, PaymentMethod};
 pub(crate) use payment_method::{
     Kept, COLLECTION as PAYMENT_METHOD_COLLECTION, RESOURCE as PAYMENT_METHODS,
 };

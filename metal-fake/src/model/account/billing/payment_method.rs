@@ -47,6 +47,67 @@ pub struct PaymentMethod {
     /// The cardholder's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cardholder_name: Option<String>,
+    /// The card's brand, as the processor reports it (`Visa`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub card_type: Option<String>,
+    /// The card's billing email address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    /// The month the card expires (`01` to `12`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expiration_month: Option<String>,
+    /// The year the card expires.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expiration_year: Option<String>,
+    /// The card's billing address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub billing_address: Option<BillingAddress>,
+}
+
+/// A card's billing address: the spec's `PaymentMethodBillingAddress`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BillingAddress {
+    /// Its country, as a two-letter ISO 3166-1 code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub country_code_alpha2: Option<String>,
+    /// Its postal code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub postal_code: Option<String>,
+    /// Its street address.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub street_address: Option<String>,
+}
+
+impl BillingAddress {
+    /// The address an update's `billing_address` gives: its three fields,
+    /// each text (`422` for one that is not).
+    fn of(given: &serde_json::Map<String, serde_json::Value>) -> Result<Self, ApiError> {
+        let field = |name: &str| match given.get(name) {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(serde_json::Value::String(v)) => Ok(Some(v.clone())),
+            Some(_) => Err(ApiError::unprocessable(format!(
+                "billing_address.{name} must be text"
+            ))),
+        };
+        Ok(Self {
+            country_code_alpha2: field("country_code_alpha2")?,
+            postal_code: field("postal_code")?,
+            street_address: field("street_address")?,
+        })
+    }
+
+    /// Why its fields are out of bounds.
+    fn too_long(&self) -> Option<String> {
+        [
+            &self.country_code_alpha2,
+            &self.postal_code,
+            &self.street_address,
+        ]
+        .into_iter()
+        .flatten()
+        .find_map(|v| too_long("billing_address", v, MAX_NAME))
+    }
 }
 
 /// A payment method as the world keeps it.
@@ -101,11 +162,23 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
                 m.organization,
             ));
         }
-        let problem = too_long("name", &m.name, MAX_NAME).or_else(|| {
-            m.cardholder_name
-                .as_deref()
-                .and_then(|c| too_long("cardholder_name", c, MAX_NAME))
-        });
+        let problem = too_long("name", &m.name, MAX_NAME)
+            .or_else(|| {
+                [
+                    ("cardholder_name", &m.cardholder_name),
+                    ("card_type", &m.card_type),
+                    ("email", &m.email),
+                    ("expiration_month", &m.expiration_month),
+                    ("expiration_year", &m.expiration_year),
+                ]
+                .into_iter()
+                .find_map(|(name, v)| v.as_deref().and_then(|v| too_long(name, v, MAX_NAME)))
+            })
+            .or_else(|| {
+                m.billing_address
+                    .as_ref()
+                    .and_then(BillingAddress::too_long)
+            });
         if let Some(problem) = problem {
             return Err(WorldError::Inconsistent(format!(
                 "payment method {}: {problem}",
@@ -143,6 +216,19 @@ struct PaymentMethodView<'a> {
     created_by_user: Stub,
     created_at: Stamp,
     updated_at: Stamp,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    card_type: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    email: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expiration_month: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expiration_year: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    billing_address: Option<&'a BillingAddress>,
+    /// The projects it pays for: its organisation's, when it is the
+    /// organisation's default (as each project's `payment_method` says).
+    projects: Vec<Stub>,
 }
 
 /// A list of payment methods.
@@ -163,6 +249,18 @@ impl World {
             created_by_user: Stub::new(user::COLLECTION, self.user),
             created_at: Stamp(self.clock.wall(m.meta.created)),
             updated_at: Stamp(self.clock.wall(m.meta.updated)),
+            card_type: m.rec.card_type.as_deref(),
+            email: m.rec.email.as_deref(),
+            expiration_month: m.rec.expiration_month.as_deref(),
+            expiration_year: m.rec.expiration_year.as_deref(),
+            billing_address: m.rec.billing_address.as_ref(),
+            projects: Stub::oldest_first(
+                crate::model::project::COLLECTION,
+                self.projects
+                    .values()
+                    .filter(|p| m.rec.default && p.organization() == m.rec.organization),
+                |p| (p.meta.seq, p.rec.id),
+            ),
         }
     }
 
@@ -229,6 +327,11 @@ fn create_payment_method(call: &Call) -> Result<Prepared, ApiError> {
                     name: body.name.clone(),
                     default: false,
                     cardholder_name: None,
+                    card_type: None,
+                    email: None,
+                    expiration_month: None,
+                    expiration_year: None,
+                    billing_address: None,
                 },
                 meta,
             });
@@ -268,6 +371,11 @@ fn find_payment_method_by_id(call: &Call) -> Result<Prepared, ApiError> {
 fn update_payment_method(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
     let body: types::PaymentMethodUpdateInput = call.json()?;
+    let billing_address = body
+        .billing_address
+        .as_ref()
+        .map(BillingAddress::of)
+        .transpose()?;
     refuse([
         body.name
             .as_deref()
@@ -275,6 +383,10 @@ fn update_payment_method(call: &Call) -> Result<Prepared, ApiError> {
         body.cardholder_name
             .as_deref()
             .and_then(|n| too_long("Cardholder name", n, MAX_NAME)),
+        body.expiration_month
+            .as_deref()
+            .and_then(|n| too_long("Expiration month", n, MAX_NAME)),
+        billing_address.as_ref().and_then(BillingAddress::too_long),
     ])?;
     acts(move |w, _, now| {
         let organization = w
@@ -286,6 +398,15 @@ fn update_payment_method(call: &Call) -> Result<Prepared, ApiError> {
                 }
                 if let Some(v) = &body.cardholder_name {
                     m.rec.cardholder_name = Some(v.clone());
+                }
+                if let Some(v) = &body.expiration_month {
+                    m.rec.expiration_month = Some(v.clone());
+                }
+                if let Some(v) = body.expiration_year {
+                    m.rec.expiration_year = Some(v.to_string());
+                }
+                if let Some(v) = &billing_address {
+                    m.rec.billing_address = Some(v.clone());
                 }
                 m.rec.organization
             })

@@ -5,7 +5,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::operations::insert;
-use super::record::Organization;
+use super::record::{Address, Coordinates, Organization};
 use crate::call::ApiError;
 use crate::document::MAX_NAME;
 use crate::model::access::Access;
@@ -32,14 +32,76 @@ pub(crate) fn check(o: &Organization) -> Option<String> {
             .then(|| format!("Customdata is too long (maximum is {MAX_TEXT} bytes)")),
         (o.members.len() > crate::document::MAX_RECORDS)
             .then(|| "Members are too many".to_string()),
+        o.logo
+            .as_deref()
+            .and_then(|l| too_long("Logo", l, MAX_NAME)),
     ]
     .into_iter()
+    .chain(
+        [&o.address, &o.billing_address]
+            .into_iter()
+            .flatten()
+            .map(address_bounds),
+    )
     .flatten()
     .next()
 }
 
+/// Why an address's fields are out of bounds.
+fn address_bounds(a: &Address) -> Option<String> {
+    let c = a.coordinates.as_ref();
+    [
+        Some(a.address.as_str()),
+        a.address2.as_deref(),
+        a.city.as_deref(),
+        a.state.as_deref(),
+        Some(a.zip_code.as_str()),
+        Some(a.country.as_str()),
+        c.map(|c| c.latitude.as_str()),
+        c.map(|c| c.longitude.as_str()),
+    ]
+    .into_iter()
+    .flatten()
+    .find_map(|v| too_long("An address field", v, MAX_NAME))
+}
+
+/// An address of a request: `422` without its `address`, `country` or
+/// `zip_code` (the spec's `Address` requires them, as the Terraform
+/// provider's organisation resource does).
+fn address(which: &str, a: &types::Address) -> Result<Address, ApiError> {
+    let given = |field: &str, v: &Option<String>| match v.as_deref().map(str::trim) {
+        Some(v) if !v.is_empty() => Ok(v.to_string()),
+        _ => Err(ApiError::unprocessable(format!(
+            "{which} {field} can't be blank"
+        ))),
+    };
+    Ok(Address {
+        address: given("address", &a.address)?,
+        address2: a.address2.clone(),
+        city: a.city.clone(),
+        state: a.state.clone(),
+        zip_code: given("zip_code", &a.zip_code)?,
+        country: given("country", &a.country)?,
+        coordinates: a.coordinates.as_ref().and_then(|c| {
+            Some(Coordinates {
+                latitude: c.latitude.clone()?,
+                longitude: c.longitude.clone()?,
+            })
+        }),
+    })
+}
+
 /// `body`'s fields over `o`'s (a field left out is left alone).
-fn apply(o: &mut Organization, body: &types::OrganizationInput) {
+fn apply(o: &mut Organization, body: &types::OrganizationInput) -> Result<(), ApiError> {
+    if let Some(a) = &body.address {
+        o.address = Some(address("Address", a)?);
+    }
+    if let Some(a) = &body.billing_address {
+        o.billing_address = Some(address("Billing address", a)?);
+    }
+    if let Some(at) = body.enforce_2fa_at {
+        o.enforce_2fa_at = Some(at);
+    }
     if let Some(v) = &body.name {
         o.name.clone_from(v);
     }
@@ -55,6 +117,7 @@ fn apply(o: &mut Organization, body: &types::OrganizationInput) {
     if let Some(v) = &body.customdata {
         o.customdata.clone_from(v);
     }
+    Ok(())
 }
 
 impl World {
@@ -92,7 +155,7 @@ impl World {
         }
         let id = Uuid::new_v4();
         let mut rec = Organization::named(id, &name);
-        apply(&mut rec, body);
+        apply(&mut rec, body)?;
         if maker != self.user {
             rec.members.push(maker);
         }
@@ -109,7 +172,7 @@ impl World {
         now: Instant,
     ) -> Result<(), ApiError> {
         let mut rec = self.organization(id)?.rec.clone();
-        apply(&mut rec, body);
+        apply(&mut rec, body)?;
         if rec.name.trim().is_empty() {
             return Err(ApiError::unprocessable("Name can't be blank"));
         }

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use uuid::Uuid;
 
-use super::record::Kept;
+use super::record::{Address, Kept};
 use crate::model::render::{Href, Stamp, Stub};
 use crate::model::resource::Scope;
 use crate::model::World;
@@ -35,6 +35,17 @@ pub(crate) struct OrganizationView<'a> {
     /// The fake bills nothing.
     credit_amount: f32,
     customdata: &'a serde_json::Map<String, serde_json::Value>,
+    /// Whole: metal-cli's test helper asks `include=address,billing_address`
+    /// because metalv1 refuses the default, which lacks the required
+    /// fields; the fake always sends them whole.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    address: Option<&'a Address>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    billing_address: Option<&'a Address>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    logo: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    enforce_2fa_at: Option<Stamp>,
 }
 
 impl World {
@@ -81,6 +92,10 @@ impl World {
                 .collect(),
             credit_amount: 0.0,
             customdata: &o.rec.customdata,
+            address: o.rec.address.as_ref(),
+            billing_address: o.rec.billing_address.as_ref(),
+            logo: o.rec.logo.as_deref(),
+            enforce_2fa_at: o.rec.enforce_2fa_at.map(Stamp),
         }
     }
 }

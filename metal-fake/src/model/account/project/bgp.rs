@@ -65,7 +65,7 @@ enum BgpConfigView<'a> {
         href: Href,
         asn: i64,
         deployment_type: &'a str,
-        #[serde(skip_serializing_if = "Option::is_none")]
+        /// `null` without a password, as the spec allows.
         md5: Option<&'a str>,
         max_prefix: u32,
         status: &'static str,

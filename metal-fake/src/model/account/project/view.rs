@@ -39,6 +39,10 @@ pub(crate) struct ProjectView<'a> {
     volumes: Empty,
     max_devices: EmptyObject,
     network_status: EmptyObject,
+    /// Its devices, as links, oldest first: packngo's `Project.Devices`.
+    devices: Vec<Stub>,
+    /// Its SSH keys, as links, oldest first: packngo's `Project.SSHKeys`.
+    ssh_keys: Vec<Stub>,
 }
 
 /// `{}`.
@@ -83,7 +87,27 @@ impl World {
             volumes: Empty,
             max_devices: EmptyObject {},
             network_status: EmptyObject {},
+            devices: self.project_devices(id),
+            ssh_keys: self.project_keys(id),
         }
+    }
+
+    /// The devices of project `id`, as links, oldest first.
+    fn project_devices(&self, id: Uuid) -> Vec<Stub> {
+        Stub::oldest_first(
+            crate::model::device::COLLECTION,
+            self.devices.values().filter(|d| d.rec.project == id),
+            |d| (d.meta.seq, d.rec.id),
+        )
+    }
+
+    /// The SSH keys of project `id`, as links, oldest first.
+    fn project_keys(&self, id: Uuid) -> Vec<Stub> {
+        Stub::oldest_first(
+            crate::model::ssh_key::COLLECTION,
+            self.ssh_keys.values().filter(|k| k.rec.project == Some(id)),
+            |k| (k.meta.seq, k.rec.id),
+        )
     }
 
     /// The project `id` where a record names it: the whole project when

@@ -19,7 +19,7 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::User;
-pub(crate) use view::{Avatar, UserLite, COLLECTION};
+pub(crate) use view::{Avatar, UserLimited, UserLite, COLLECTION};
 
 crate::model::journal::owned_table! {
     /// The world's users, by ID: written only here.

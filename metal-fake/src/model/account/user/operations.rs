@@ -152,6 +152,23 @@ impl World {
         Some((organization, project))
     }
 
+    /// The defaults user `id` shows the caller: the caller's own (as
+    /// [`World::defaults_of`]), else the project of its oldest membership
+    /// and that project's organisation (none without a membership).
+    fn user_defaults(&self, scope: &Scope, id: Uuid) -> Option<(Uuid, Uuid)> {
+        if scope.user_or_denied(self).ok() == Some(id) {
+            return self.defaults_of(scope);
+        }
+        let project = self
+            .memberships
+            .values()
+            .filter(|m| m.rec.user == id && self.projects.contains_key(&m.rec.project))
+            .min_by_key(|m| m.meta.seq)?
+            .rec
+            .project;
+        Some((self.projects.get(&project)?.organization(), project))
+    }
+
     /// Whether the caller sees user `id`: itself, or one that shares a
     /// project with it.
     fn sees_user(&self, scope: &Scope, id: Uuid) -> bool {
@@ -227,7 +244,7 @@ fn find_users(call: &Call) -> Result<Prepared, ApiError> {
             listed,
             |u| u.meta.seq,
             &listing,
-            |u| w.user_view(u, None),
+            |u| w.user_view(u, w.user_defaults(scope, u.rec.id)),
         );
         reply(&page)
     })
@@ -235,7 +252,7 @@ fn find_users(call: &Call) -> Result<Prepared, ApiError> {
 
 fn find_user_by_id(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
-    acts(move |w, _, _| reply(&w.user_view(w.user_rec(id)?, None)))
+    acts(move |w, scope, _| reply(&w.user_view(w.user_rec(id)?, w.user_defaults(scope, id))))
 }
 
 fn find_user_customdata(call: &Call) -> Result<Prepared, ApiError> {

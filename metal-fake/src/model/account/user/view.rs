@@ -25,6 +25,17 @@ pub(crate) struct UserLite<'a> {
     updated_at: Stamp,
 }
 
+/// The world's own user in short, where the spec names a `UserLimited`
+/// (its `id` required).
+#[derive(Serialize)]
+pub(crate) struct UserLimited {
+    id: Uuid,
+    href: Href,
+    full_name: String,
+    avatar_url: Avatar,
+    avatar_thumb_url: Avatar,
+}
+
 /// A Gravatar URL of the default image, as the real API gave one to a
 /// user without a picture.
 #[derive(Clone, Copy)]
@@ -65,6 +76,12 @@ pub(crate) struct UserView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     default_project_id: Option<Uuid>,
     customdata: &'a serde_json::Map<String, serde_json::Value>,
+    /// The fake has no web logins: when the world made the user.
+    last_login_at: Stamp,
+    /// The most projects and organisations the user may make: the most
+    /// records of a kind the fake holds.
+    max_projects: usize,
+    max_organizations: usize,
 }
 
 impl World {
@@ -99,6 +116,21 @@ impl World {
             default_organization_id: defaults.map(|d| d.0),
             default_project_id: defaults.map(|d| d.1),
             customdata: &u.rec.customdata,
+            last_login_at: Stamp(self.clock.wall(u.meta.created)),
+            max_projects: crate::document::MAX_RECORDS,
+            max_organizations: crate::document::MAX_RECORDS,
+        }
+    }
+
+    /// The world's own user where the spec names a `UserLimited`.
+    pub(crate) fn user_limited(&self) -> UserLimited {
+        let lite = self.user_lite();
+        UserLimited {
+            id: self.user,
+            href: Href::new(COLLECTION, self.user),
+            full_name: lite.full_name,
+            avatar_url: Avatar(self.user),
+            avatar_thumb_url: Avatar(self.user),
         }
     }
 

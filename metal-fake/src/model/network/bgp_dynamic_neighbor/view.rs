@@ -5,6 +5,7 @@ use uuid::Uuid;
 
 use super::record::Kept;
 use crate::model::render::{Href, Stamp, Stub};
+use crate::model::user::UserLimited;
 use crate::model::World;
 
 /// The collection of neighbours' paths and hrefs.
@@ -23,7 +24,8 @@ pub(crate) struct NeighborView<'a> {
     state: &'static str,
     tags: &'a [String],
     metal_gateway: Stub,
-    created_by: Stub,
+    /// Whole: the spec's `UserLimited` requires its `id`.
+    created_by: UserLimited,
     created_at: Stamp,
     updated_at: Stamp,
 }
@@ -40,7 +42,7 @@ impl World {
             state: ACTIVE,
             tags: &rec.tags,
             metal_gateway: Stub::new(crate::model::metal_gateway::COLLECTION, rec.metal_gateway),
-            created_by: Stub::new(crate::model::user::COLLECTION, self.user),
+            created_by: self.user_limited(),
             created_at: Stamp(self.clock.wall(n.meta.created)),
             updated_at: Stamp(self.clock.wall(n.meta.updated)),
         }

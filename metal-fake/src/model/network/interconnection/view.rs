@@ -14,7 +14,7 @@ use super::record::{
 use crate::model::catalog::{FacilityView, MetroView};
 use crate::model::organization::{self, OrganizationView};
 use crate::model::project::ProjectField;
-use crate::model::render::{Expand, Stamp, Stub, API_PREFIX};
+use crate::model::render::{Expand, ShortId, Stamp, Stub, API_PREFIX};
 use crate::model::resource::Scope;
 use crate::model::virtual_circuit::VcView;
 use crate::model::World;
@@ -81,6 +81,8 @@ pub(crate) struct PortView<'a> {
     link_status: &'static str,
     organization: Stub,
     virtual_circuits: Vec<VcView<'a>>,
+    /// Its switch's short ID: made up, stable per port.
+    switch_id: ShortId,
 }
 
 /// A shared connection's service token in a reply.
@@ -221,6 +223,7 @@ impl World {
                 .into_iter()
                 .map(|vc| self.vc_view(vc, &expand.nested("virtual_circuits"), now))
                 .collect(),
+            switch_id: ShortId(id),
         })
     }
 }

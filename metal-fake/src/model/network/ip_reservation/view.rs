@@ -47,6 +47,9 @@ pub(crate) struct ReservationView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     metal_gateway: Option<GatewayLite>,
     created_at: Stamp,
+    /// Who asked for it: the world's own user, who makes what the fake
+    /// makes.
+    requested_by: Stub,
 }
 
 /// The addresses a reservation or an assignment holds, as both show them
@@ -220,6 +223,7 @@ impl World {
                 .map(|f| self.catalog.facility_view(f)),
             metal_gateway: self.gateway_of_block(rec.id).map(|g| self.gateway_lite(g)),
             created_at: Stamp(self.clock.wall(r.meta.created)),
+            requested_by: Stub::new(crate::model::user::COLLECTION, self.user),
         }
     }
 

@@ -41,6 +41,8 @@ pub(crate) struct GatewayView<'a> {
     vrf: Option<VrfField<'a>>,
     created_at: Stamp,
     updated_at: Stamp,
+    /// The world's own user, who makes what the fake makes.
+    created_by: Stub,
 }
 
 /// A gateway's block: included, or a stub.
@@ -103,6 +105,7 @@ impl World {
             vrf,
             created_at: made,
             updated_at: made,
+            created_by: Stub::new(crate::model::user::COLLECTION, self.user),
         }
     }
 

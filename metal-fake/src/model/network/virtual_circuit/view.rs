@@ -44,6 +44,9 @@ pub(crate) struct VlanVcView<'a> {
     name: &'a str,
     description: &'a str,
     bill: bool,
+    /// `null`, as the spec allows: how a Fabric circuit is billed, which
+    /// the fake does not say.
+    bill_type: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     nni_vlan: Option<u16>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -116,6 +119,7 @@ impl World {
             name: &rec.name,
             description: rec.description.as_deref().unwrap_or_default(),
             bill: false,
+            bill_type: None,
             nni_vlan: rec.nni_vlan,
             vnid: rec
                 .virtual_network
