@@ -465,21 +465,6 @@ impl Config {
 mod tests {
     use super::*;
 
-    #[cfg(not(any(
-        feature = "rustls-ring",
-        feature = "rustls-aws-lc",
-        feature = "native-tls"
-    )))]
-    #[test]
-    fn without_a_tls_backend_https_is_refused_and_http_works() {
-        let err = build(|b| b).unwrap_err();
-        assert!(matches!(err, ConfigError::NoTls { .. }), "{err}");
-        let c = build(|b| b.base_url("http://127.0.0.1:9/metal/v1")).unwrap();
-        c.client().unwrap();
-        // A caller's own client may have TLS of its own.
-        build(|b| b.http_client(reqwest::Client::new())).unwrap();
-    }
-
     fn build(f: impl FnOnce(ConfigBuilder) -> ConfigBuilder) -> Result<Config, ConfigError> {
         f(Config::builder().auth_token("secret-token")).build()
     }

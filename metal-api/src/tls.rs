@@ -168,12 +168,4 @@ mod tests {
             .build();
         assert!(unknown.is_err());
     }
-
-    #[test]
-    fn the_chosen_backend_builds_a_client() {
-        super::configure(reqwest::Client::builder())
-            .unwrap()
-            .build()
-            .unwrap();
-    }
 }
