@@ -240,6 +240,22 @@ impl Expand {
         }
     }
 
+    /// Whether the request names nothing to include or exclude.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.include.is_empty() && self.exclude.is_empty()
+    }
+
+    /// The names to include, comma-joined as a query gives them; `None`
+    /// when there are none.
+    pub(crate) fn include_text(&self) -> Option<String> {
+        (!self.include.is_empty()).then(|| self.include.join(","))
+    }
+
+    /// The names to exclude, comma-joined; `None` when there are none.
+    pub(crate) fn exclude_text(&self) -> Option<String> {
+        (!self.exclude.is_empty()).then(|| self.exclude.join(","))
+    }
+
     /// Whether `name` is included (itself or something under it).
     pub(crate) fn includes(&self, name: &str) -> bool {
         self.include.iter().any(|i| {
