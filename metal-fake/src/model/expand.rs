@@ -25,12 +25,7 @@ use metal_api::operation::Method;
 /// the coverage table counts them where the spec gives them.
 pub(crate) fn prepare(m: &'static Modelled, call: &Call) -> Result<Prepared, ApiError> {
     let mut prepared = (m.prepare)(call)?;
-    let text = |name: &str| {
-        call.peek(name)
-            .is_some()
-            .then(|| call.text(name))
-            .flatten()
-    };
+    let text = |name: &str| call.peek(name).is_some().then(|| call.text(name)).flatten();
     let expand = Expand::parse(text("include").as_deref(), text("exclude").as_deref());
     if expand.is_empty() {
         return Ok(prepared);
@@ -43,14 +38,16 @@ pub(crate) fn prepare(m: &'static Modelled, call: &Call) -> Result<Prepared, Api
     Ok(prepared)
 }
 
-/// The collection of a whole catalog thing that carries no `href` of its
-/// own, by the property that names it, so that its exclusion has one.
-fn catalog_collection(property: &str) -> Option<&'static str> {
+/// The collection of a whole thing that carries no `href` of its own (the
+/// catalog's, a VRF's circuits), by the property that names it, so that
+/// its exclusion has one.
+fn collection_of(property: &str) -> Option<&'static str> {
     Some(match property {
-        "facility" => "facilities",
+        "facility" | "facilities" => "facilities",
         "metro" => "locations/metros",
         "plan" => "plans",
         "operating_system" => "operating-systems",
+        "virtual_circuits" => "virtual-circuits",
         _ => return None,
     })
 }
@@ -68,7 +65,7 @@ fn collapse(property: &str, value: &mut Value) {
         Some(href) => href.to_string(),
         None => {
             let (Some(collection), Some(id)) = (
-                catalog_collection(property),
+                collection_of(property),
                 map.get("id").and_then(Value::as_str),
             ) else {
                 return;
@@ -167,6 +164,9 @@ impl World {
         let href = stub.get("href")?.as_str()?;
         let path = href.strip_prefix(API_PREFIX).unwrap_or(href);
         let path = path.split('?').next()?;
+        if let Some(whole) = self.catalog_thing(path) {
+            return Some(whole);
+        }
         let (m, params) = read_of(path)?;
         let mut query = Vec::new();
         if let Some(text) = expand.include_text() {
@@ -179,6 +179,35 @@ impl World {
         let prepared = prepare(m, &call).ok()?;
         match (prepared.act)(self, scope, now).ok()? {
             Reply::Json(body) => serde_json::from_slice(&body).ok(),
+            _ => None,
+        }
+    }
+}
+
+impl World {
+    /// A facility, plan or operating system its href names (by ID, or by
+    /// code or slug), as a device shows it: the spec reads them only in
+    /// lists.
+    fn catalog_thing(&self, path: &str) -> Option<Value> {
+        let (collection, key) = path.trim_matches('/').split_once('/')?;
+        let id = |x: Option<uuid::Uuid>| x.is_some_and(|id| id.to_string() == key);
+        let c = &self.catalog;
+        match collection {
+            "facilities" => {
+                let f = c.facilities.iter().find(|f| f.code == key || id(f.id))?;
+                serde_json::to_value(self.catalog.facility_view(&f.code)).ok()
+            }
+            "plans" => {
+                let p = c.plans.iter().find(|p| p.slug == key || id(p.id))?;
+                serde_json::to_value(self.plan_view(&p.slug)).ok()
+            }
+            "operating-systems" => {
+                let o = c
+                    .operating_systems
+                    .iter()
+                    .find(|o| o.slug == key || id(o.id))?;
+                serde_json::to_value(self.catalog.operating_system_view(&o.slug)).ok()
+            }
             _ => None,
         }
     }

@@ -33,6 +33,7 @@ mod device_reads;
 mod device_variants;
 mod events;
 mod fault_classes;
+mod include;
 mod input_forms;
 mod interconnections;
 mod ip_availability;

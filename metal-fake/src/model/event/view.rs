@@ -166,7 +166,7 @@ impl World {
                 Some(s) => s.created_at,
                 None => self.clock.wall(e.at),
             })),
-            relationships: (!expand.excludes("relationships")).then(|| relationships(e)),
+            relationships: Some(relationships(e)),
             modified_by: if expand.excludes("modified_by") {
                 None
             } else {

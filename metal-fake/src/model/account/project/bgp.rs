@@ -72,8 +72,10 @@ enum BgpConfigView<'a> {
         created_at: Stamp,
         requested_at: Stamp,
         project: Stub,
-        sessions: [(); 0],
-        ranges: [(); 0],
+        /// The sessions of the project's devices, as links.
+        sessions: Vec<Stub>,
+        /// The project's global BGP ranges.
+        ranges: Vec<crate::model::global_bgp_range::RangeView<'a>>,
     },
     Off {},
 }
@@ -96,8 +98,14 @@ pub(super) fn find_bgp_config_by_project(call: &Call) -> Result<Prepared, ApiErr
                     created_at: at,
                     requested_at: at,
                     project: Stub::new(COLLECTION, id),
-                    sessions: [],
-                    ranges: [],
+                    sessions: w
+                        .bgp_sessions_where(|s| {
+                            w.devices.get(&s.rec.device).map(|d| d.rec.project) == Some(id)
+                        })
+                        .into_iter()
+                        .map(|s| Stub::new(crate::model::bgp_session::COLLECTION, s.rec.id))
+                        .collect(),
+                    ranges: w.global_bgp_ranges_of(id).global_bgp_ranges,
                 }
             }
             _ => BgpConfigView::Off {},

@@ -82,7 +82,7 @@ impl World {
             description: rec.description.as_deref(),
             tags: &rec.tags,
             metro_code: &rec.metro,
-            metro: (!expand.excludes("metro")).then(|| self.catalog.metro_of_code(&rec.metro)),
+            metro: Some(self.catalog.metro_of_code(&rec.metro)),
             facility: rec.facility.as_ref().map(|f| FacilityHref {
                 href: format!("{}/facilities/{f}", crate::model::render::API_PREFIX),
             }),
