@@ -24,9 +24,9 @@ use metal_api::operation::Method;
 /// `include` and `exclude`. Only a parameter the call gives is read, so
 /// the coverage table counts them where the spec gives them.
 pub(crate) fn prepare(m: &'static Modelled, call: &Call) -> Result<Prepared, ApiError> {
-    let mut prepared = (m.prepare)(call)?;
     let text = |name: &str| call.peek(name).is_some().then(|| call.text(name)).flatten();
     let expand = Expand::parse(text("include").as_deref(), text("exclude").as_deref());
+    let mut prepared = (m.prepare)(call)?;
     if expand.is_empty() {
         return Ok(prepared);
     }
@@ -39,8 +39,8 @@ pub(crate) fn prepare(m: &'static Modelled, call: &Call) -> Result<Prepared, Api
 }
 
 /// The collection of a whole thing that carries no `href` of its own (the
-/// catalog's, a VRF's circuits), by the property that names it, so that
-/// its exclusion has one.
+/// catalog's, a VRF's circuits, an event's maker), by the property that
+/// names it, so that its exclusion has one.
 fn collection_of(property: &str) -> Option<&'static str> {
     Some(match property {
         "facility" | "facilities" => "facilities",
@@ -48,6 +48,7 @@ fn collection_of(property: &str) -> Option<&'static str> {
         "plan" => "plans",
         "operating_system" => "operating-systems",
         "virtual_circuits" => "virtual-circuits",
+        "modified_by" | "created_by" | "created_by_user" => "users",
         _ => return None,
     })
 }

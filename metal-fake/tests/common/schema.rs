@@ -15,7 +15,8 @@ pub const BEYOND_SPEC: &[(&str, &str, &str)] = &[
 
 /// The spec, with `additionalProperties: false` added to every object
 /// schema that lists its properties, so a reply with a field the spec does
-/// not know fails (but for those of [`BEYOND_SPEC`]).
+/// not know fails (but for those of [`BEYOND_SPEC`]); an `{"href": ...}`
+/// alone stands for any object, a thing not included.
 pub fn strict_spec() -> Value {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi/metal.json");
     let mut spec: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
@@ -26,11 +27,17 @@ pub fn strict_spec() -> Value {
             .unwrap_or_else(|| panic!("the spec has no schema {schema} with properties"));
         properties.insert(field.to_string(), json!({ "$ref": reference }));
     }
+    // A thing not included (or excluded) is an `{"href": ...}` in its
+    // place (the spec's introduction), whatever its schema.
+    let link = json!({"type": "object", "properties": {"href": {"type": "string"}},
+                      "required": ["href"], "additionalProperties": false});
     if let Some(Value::Object(schemas)) = spec.pointer_mut("/components/schemas") {
         for schema in schemas.values_mut() {
             if let Value::Object(s) = schema {
                 if s.contains_key("properties") && !s.contains_key("additionalProperties") {
                     s.insert("additionalProperties".into(), Value::Bool(false));
+                    let closed = Value::Object(std::mem::take(s));
+                    *schema = json!({"anyOf": [closed, link.clone()]});
                 }
             }
         }
