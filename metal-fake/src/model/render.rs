@@ -295,9 +295,11 @@ pub(crate) struct Meta {
     last: PageLink,
     #[serde(rename = "self")]
     self_: PageLink,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// `null` on the last page, as the real API sent it: packngo's list
+    /// loops decode every page into one struct, so a `next` left out
+    /// would keep the previous page's and page forever.
     next: Option<PageLink>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// `null` on the first page.
     previous: Option<PageLink>,
 }
 

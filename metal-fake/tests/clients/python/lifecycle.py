@@ -502,7 +502,7 @@ class Lifecycle:
             len(mine) == 1 and mine[0].cidr == 29 and mine[0].type == "private_ipv4",
             f"the gateway's block among {blocks!r}",
         )
-        self.net.update(gateway=made["id"])
+        self.net.update(gateway=made["id"], gateway_block=f"{mine[0].network}/{mine[0].cidr}")
 
     def makes_a_vrf_with_a_route(self):
         vrfs = metalv1.VRFsApi(self.api)
@@ -544,10 +544,12 @@ class Lifecycle:
             and [(r.route, r.exact) for r in n.routes_out] == [("0.0.0.0/0", True)],
             f"neighbour {n!r}",
         )
-        check(
-            not any(r.route.startswith("10.") for r in n.routes_in or []),
-            f"a private block among the routes in: {n.routes_in!r}",
-        )
+        # The project's blocks and subnets (the device's own private one
+        # among them), not the gateway's private block.
+        routes = [r.route for r in n.routes_in or []]
+        held = self.net.get("gateway_block")
+        check(held not in routes, f"the gateway's block among the routes in: {routes!r}")
+        check(any(r.startswith("10.") for r in routes), f"no private subnet among the routes in: {routes!r}")
         self.net.update(session=made.id)
 
     def tears_the_network_down_each_refusal_once(self):
