@@ -1015,17 +1015,3 @@ async fn what_packngo_asks_for_is_whole() {
     .await;
     assert_eq!(g["ip_reservation"]["type"], "vrf", "{g}");
 }
-
-#[tokio::test(start_paused = true)]
-async fn scratch_facility() {
-    let fake = Fake::builder().token(TOKEN).build();
-    let (_, p) = http::in_process(&fake, TOKEN, "GET", "/projects", None).await;
-    let project = p["projects"][0]["id"].as_str().unwrap().to_string();
-    let (s, d) = http::in_process(&fake, TOKEN, "POST", &format!("/projects/{project}/devices"),
-        Some(json!({"facility": ["ny5"], "plan": "c3.small.x86", "operating_system": "ubuntu_18_04", "hostname": "x", "billing_cycle": "hourly"}))).await;
-    println!("{s} {d}");
-    let (_, c) = http::in_process(&fake, TOKEN, "GET", "/capacity", None).await;
-    println!("{}", c["capacity"]["ny5"]);
-    let (_, c) = http::in_process(&fake, TOKEN, "GET", "/capacity/metros", None).await;
-    println!("{}", c["capacity"]["ny"]);
-}

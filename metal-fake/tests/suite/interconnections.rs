@@ -234,15 +234,20 @@ async fn a_shared_connection_without_a_token_type_gets_z_side_tokens() {
         &fake,
         "POST",
         &format!("/projects/{PROJECT}/connections"),
-        Some(json!({"name": "testconn", "type": "shared", "redundancy": "redundant",
-                    "metro": "da", "project": PROJECT})),
+        Some(
+            json!({"name": "testconn", "type": "shared", "redundancy": "redundant",
+                    "metro": "da", "project": PROJECT}),
+        ),
     )
     .await;
     assert_eq!(status, 201, "{c}");
     assert_eq!(c["speed"], 0);
     let tokens = c["service_tokens"].as_array().unwrap();
     assert_eq!(tokens.len(), 2, "{c}");
-    assert!(tokens.iter().all(|t| t["service_token_type"] == "z_side"), "{c}");
+    assert!(
+        tokens.iter().all(|t| t["service_token_type"] == "z_side"),
+        "{c}"
+    );
     assert_eq!(c["ports"].as_array().unwrap().len(), 2);
 }
 

@@ -47,6 +47,7 @@ mod network;
 mod next_available;
 mod no_501;
 mod on_demand;
+mod packngo_suite;
 mod port_vlan_batches;
 mod ports;
 mod query_lists;

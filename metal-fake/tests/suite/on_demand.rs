@@ -167,7 +167,7 @@ async fn refusals_are_the_real_api_s() {
         ),
         // None of the facilities has the plan (packngo issue 121).
         (
-            json!({"facility": ["da12", "ams1"], "plan": "c3.small.x86", "operating_system": "ubuntu_24_04"}),
+            json!({"facility": ["da12", "ams1"], "plan": "n3.xlarge.x86", "operating_system": "ubuntu_24_04"}),
             "Facility can't be blank",
         ),
         // A facility shares its metro's capacity, and sv has none of
@@ -198,8 +198,10 @@ async fn facilities_are_tried_in_order_and_any_tries_every_one() {
     )
     .await;
     assert_eq!(status, 201, "{d}");
-    assert_eq!(d["facility"]["code"], "da11");
-    // da11 is empty now; `any` finds a machine in sv15, which shares its
+    // da12 shares its metro's machine, da11's: the device lands in the
+    // first facility asked.
+    assert_eq!(d["facility"]["code"], "da12");
+    // da's one is taken now; `any` finds a machine in sv15, which shares its
     // metro's pool (and is placed there, as asked).
     let (status, d) = create(
         &fake,
@@ -247,10 +249,10 @@ async fn capacity_lists_show_levels_per_facility_and_per_metro() {
     assert_eq!(status, 200);
     assert_eq!(
         facilities,
+        // A metro's facilities share its capacity: each shows its metro's.
         json!({"capacity": {
-            "da11": {"c3.small.x86": {"level": "normal"}},
-            "da12": {"m3.large.x86": {"level": "unavailable"}},
-            // sv15 shares its metro's pool.
+            "da11": {"c3.small.x86": {"level": "normal"}, "m3.large.x86": {"level": "unavailable"}},
+            "da12": {"c3.small.x86": {"level": "normal"}, "m3.large.x86": {"level": "unavailable"}},
             "sv15": {"c3.small.x86": {"level": "limited"}}
         }})
     );
