@@ -43,10 +43,12 @@ use uuid::Uuid;
 
 pub use crate::model::Event;
 pub use crate::model::{
+    Address, ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User,
+};
+pub use crate::model::{
     AddressFamily, BgpDynamicNeighbor, BgpSession, ElasticIp, GlobalBgpRange, MetalGateway, Port,
     RouteStatus, VirtualNetwork, Vrf, VrfRoute,
 };
-pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
 pub use crate::model::{
     Batch, BgpConfig, Capacity, CapacityLevel, CatalogChoice, Counted, Device, DeviceBatchState,
     DeviceState, Drive, Facility, HardwareReservation, License, Metro, OperatingSystem,

@@ -85,6 +85,7 @@
 //! | a reference whose href no read of the spec serves stays an href when included: a license's `licensee_product`, a project's `bgp_config` (read by its project only) and its owner's `memberships` entry (no record); facilities, plans and operating systems are whole from the catalog though the spec lists them only | the spec's paths | no | `every_reference_of_…` (`UNREADABLE`) |
 //! | a user's `emails` list its own address first (`default: true`, `verified: true`, an ID derived from the user's, readable by `findEmailById`, not deletable), then the others it added | packngo's `TestAccUsersList` reads `Emails[0].Address` of a user that added none; the spec's `Email.default` | no | `what_packngo_asks_for_is_whole` |
 //! | a BGP configuration lists `sessions` (the project's devices' sessions, hrefs unless included) and `ranges` (its global BGP ranges, whole) | packngo's `TestAccBGPSession` (`include=sessions`: one session, its ID) | no | `what_packngo_asks_for_is_whole` |
+//! | an organisation keeps the `address` and `billing_address` its create or update gave, and shows them only when included | metal-cli's organisation helper and commands ("API spec says organization address.address is required, but the address is not included by default"; they send `include=address,billing_address`); packngo's `TestAccOrgList` creates one with an address | world document: `organizations[].address`, `billing_address` | `an_organisation_s_addresses_are_shown_only_when_included` |
 //!
 //! # What real clients rely on
 //!

@@ -111,7 +111,7 @@ pub use ip_reservation::{IpAssignment, IpReservation, IpReservationState, IpRese
 pub use license::License;
 pub use membership::Membership;
 pub use metal_gateway::MetalGateway;
-pub use organization::Organization;
+pub use organization::{Address, Organization};
 pub use port::Port;
 pub use port_vlan_batch::{BatchAssignment, BatchAssignmentState, BatchState, PortVlanBatch};
 pub use project::{BgpConfig, Project};

@@ -1015,3 +1015,55 @@ async fn what_packngo_asks_for_is_whole() {
     .await;
     assert_eq!(g["ip_reservation"]["type"], "vrf", "{g}");
 }
+
+/// An organisation's addresses are not in its replies unless included
+/// (metal-cli's organisation helper: "the address is not included by
+/// default", so it asks `include=address,billing_address` on its create
+/// and update); included, each is as the create gave it.
+#[tokio::test(start_paused = true)]
+async fn an_organisation_s_addresses_are_shown_only_when_included() {
+    let (fake, _) = fake().await;
+    let address =
+        json!({"address": "Boston", "city": "Boston", "country": "US", "zip_code": "02108"});
+    let (status, made) = http::in_process(
+        &fake,
+        TOKEN,
+        "POST",
+        "/organizations?include=address,billing_address",
+        Some(json!({"name": "addressed", "address": address, "billing_address": address})),
+    )
+    .await;
+    assert_eq!(status, 201, "{made}");
+    assert_eq!(made["address"], address);
+    assert_eq!(made["billing_address"], address);
+    let path = format!("/organizations/{}", made["id"].as_str().unwrap());
+    let plain = get(&fake, &path).await;
+    assert!(
+        plain.get("address").is_none() && plain.get("billing_address").is_none(),
+        "{plain}"
+    );
+    let one = get(&fake, &format!("{path}?include=address")).await;
+    assert_eq!(
+        (&one["address"], one.get("billing_address")),
+        (&address, None)
+    );
+    let (status, updated) = http::in_process(
+        &fake,
+        TOKEN,
+        "PUT",
+        &format!("{path}?include=billing_address"),
+        Some(json!({"billing_address": {"address": "1 Main St", "country": "GB", "zip_code": "12345"}})),
+    )
+    .await;
+    assert_eq!(status, 200, "{updated}");
+    assert_eq!(updated["billing_address"]["country"], "GB");
+    let listed = get(&fake, "/organizations?include=address&per_page=100").await;
+    assert!(
+        listed["organizations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|o| o["address"] == address),
+        "{listed}"
+    );
+}

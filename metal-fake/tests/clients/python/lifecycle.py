@@ -228,6 +228,34 @@ class Lifecycle:
     def reads_the_device_until_active(self):
         self.wait_state(self.device.id, "active")
 
+    def reads_what_it_includes_and_excludes(self):
+        # The SDK sends include and exclude as lists, comma-joined; what
+        # it types as an Href keeps the whole thing's fields only in the
+        # raw reply, which is read here.
+        def device(**options):
+            return raw(self.devices.find_device_by_id_without_preload_content(self.device.id, **options), 200)
+
+        plain = device()
+        check(set(plain["project"]) == {"href"}, f"not included: project {plain['project']!r}")
+        check(all(set(k) == {"href"} for k in plain["ssh_keys"]), f"not included: keys {plain['ssh_keys']!r}")
+        got = device(include=["project", "ssh_keys"], exclude=["plan"])
+        check(
+            got["project"]["id"] == self.project and got["project"]["name"],
+            f"included: project {got['project']!r}",
+        )
+        check(
+            got["ssh_keys"] and all(k.get("fingerprint") for k in got["ssh_keys"]),
+            f"included: keys {got['ssh_keys']!r}",
+        )
+        check(set(got["plan"]) == {"href"}, f"excluded: plan {got['plan']!r}")
+        typed = self.devices.find_device_by_id(self.device.id, include=["project.organization"])
+        check(
+            typed.project.id == self.project and typed.project.organization.name,
+            f"dotted: project {typed.project!r}",
+        )
+        me = raw(metalv1.UsersApi(self.api).find_current_user_without_preload_content(include=["emails"]), 200)
+        check(me["emails"] and me["emails"][0].get("address") == me["email"], f"emails {me['emails']!r}")
+
     def lists_the_projects_devices_and_finds_it(self):
         listed = self.devices.find_project_devices_all_pages(self.project).devices or []
         mine = [d for d in listed if d.id == self.device.id]
@@ -731,6 +759,7 @@ def run(life):
         ("creates_a_device_on_a_reservation", reservations),
         ("refuses_delete_while_provisioning", reservations),
         ("reads_the_device_until_active", ["creates_a_device_on_a_reservation"]),
+        ("reads_what_it_includes_and_excludes", active + key),
         ("lists_the_projects_devices_and_finds_it", active),
         ("updates_description_and_tags", active),
         ("reboots", active),

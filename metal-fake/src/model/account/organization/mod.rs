@@ -15,7 +15,7 @@ mod view;
 
 pub(crate) use operations::{insert, RESOURCE};
 pub(crate) use record::Kept;
-pub use record::Organization;
+pub use record::{Address, Organization};
 pub(crate) use view::{OrganizationView, COLLECTION};
 
 crate::model::journal::owned_table! {

@@ -32,6 +32,21 @@ pub(crate) fn check(o: &Organization) -> Option<String> {
             .then(|| format!("Customdata is too long (maximum is {MAX_TEXT} bytes)")),
         (o.members.len() > crate::document::MAX_RECORDS)
             .then(|| "Members are too many".to_string()),
+        [&o.address, &o.billing_address]
+            .into_iter()
+            .flatten()
+            .flat_map(|a| {
+                [
+                    Some(&a.address),
+                    a.address2.as_ref(),
+                    a.city.as_ref(),
+                    a.state.as_ref(),
+                    Some(&a.zip_code),
+                    Some(&a.country),
+                ]
+            })
+            .flatten()
+            .find_map(|t| too_long("Address", t, MAX_NAME)),
     ]
     .into_iter()
     .flatten()
@@ -54,6 +69,12 @@ fn apply(o: &mut Organization, body: &types::OrganizationInput) {
     }
     if let Some(v) = &body.customdata {
         o.customdata.clone_from(v);
+    }
+    if let Some(v) = &body.address {
+        o.address = Some(super::record::Address::of(v));
+    }
+    if let Some(v) = &body.billing_address {
+        o.billing_address = Some(super::record::Address::of(v));
     }
 }
 

@@ -4,7 +4,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::record::Kept;
-use crate::model::render::{Href, Stamp, Stub};
+use crate::model::render::{Expand, Href, Stamp, Stub};
 use crate::model::resource::Scope;
 use crate::model::World;
 
@@ -35,14 +35,31 @@ pub(crate) struct OrganizationView<'a> {
     /// The fake bills nothing.
     credit_amount: f32,
     customdata: &'a serde_json::Map<String, serde_json::Value>,
+    /// Only when included: "the address is not included by default"
+    /// (metal-cli's organisation helper, which asks for both).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    address: Option<&'a super::record::Address>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    billing_address: Option<&'a super::record::Address>,
 }
 
 impl World {
-    /// `o` as the API shows it to `caller`.
+    /// `o` as the API shows it to `caller`, its addresses left out.
     pub(crate) fn organization_view<'a>(
         &'a self,
         o: &'a Kept,
         caller: &Scope,
+    ) -> OrganizationView<'a> {
+        self.organization_view_with(o, caller, &Expand::default())
+    }
+
+    /// `o` as the API shows it to `caller`, with its addresses when
+    /// `expand` includes them.
+    pub(crate) fn organization_view_with<'a>(
+        &'a self,
+        o: &'a Kept,
+        caller: &Scope,
+        expand: &Expand,
     ) -> OrganizationView<'a> {
         let mut projects: Vec<_> = self
             .projects
@@ -81,6 +98,16 @@ impl World {
                 .collect(),
             credit_amount: 0.0,
             customdata: &o.rec.customdata,
+            address: o
+                .rec
+                .address
+                .as_ref()
+                .filter(|_| expand.includes("address")),
+            billing_address: o
+                .rec
+                .billing_address
+                .as_ref()
+                .filter(|_| expand.includes("billing_address")),
         }
     }
 }
