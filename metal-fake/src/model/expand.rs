@@ -214,12 +214,15 @@ impl World {
     }
 }
 
+/// A modelled read and the path parameters of one call of it.
+type Read = (&'static Modelled, Vec<(String, String)>);
+
 /// The modelled `GET` whose path `path` (below the API's root) is, and
 /// its path parameters: of the paths it matches, the one with the most
 /// literal segments (`/ips/{id}` rather than a path of parameters only).
-fn read_of(path: &str) -> Option<(&'static Modelled, Vec<(String, String)>)> {
+fn read_of(path: &str) -> Option<Read> {
     let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
-    let mut best: Option<(usize, &'static Modelled, Vec<(String, String)>)> = None;
+    let mut best: Option<(usize, Read)> = None;
     for m in super::modelled() {
         let op = m.operation;
         if op.method != Method::Get {
@@ -243,11 +246,11 @@ fn read_of(path: &str) -> Option<(&'static Modelled, Vec<(String, String)>)> {
                 }
             }
         });
-        if fits && best.as_ref().is_none_or(|(l, _, _)| literal > *l) {
-            best = Some((literal, m, params));
+        if fits && best.as_ref().is_none_or(|(l, _)| literal > *l) {
+            best = Some((literal, (m, params)));
         }
     }
-    best.map(|(_, m, params)| (m, params))
+    best.map(|(_, read)| read)
 }
 
 #[cfg(test)]
