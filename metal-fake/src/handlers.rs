@@ -8,14 +8,14 @@ use std::sync::Arc;
 use metal_api::operation::Operation;
 
 use crate::call::{ApiError, Call, Reply};
-use crate::model::{modelled, Prepare, Prepared};
+use crate::model::{modelled, Modelled, Prepared};
 
 /// A handler a test gives for one operation.
 pub(crate) type Custom = Arc<dyn Fn(&Call) -> Result<Reply, ApiError> + Send + Sync>;
 
 #[derive(Clone)]
 enum Handler {
-    Model(Prepare),
+    Model(&'static Modelled),
     Custom(Custom),
     Unmodelled,
 }
@@ -36,7 +36,7 @@ impl Default for Handlers {
     fn default() -> Self {
         Self(
             modelled()
-                .map(|m| (m.operation.id, Handler::Model(m.prepare)))
+                .map(|m| (m.operation.id, Handler::Model(m)))
                 .collect(),
         )
     }
@@ -78,7 +78,7 @@ impl Handlers {
     pub(crate) fn prepare(&self, call: Call) -> Result<Action, ApiError> {
         let operation = call.operation();
         match self.0.get(operation.id) {
-            Some(Handler::Model(prepare)) => prepare(&call).map(Action::Model),
+            Some(Handler::Model(m)) => crate::model::expand::prepare(m, &call).map(Action::Model),
             Some(Handler::Custom(handler)) => Ok(Action::Custom(handler.clone(), call)),
             Some(Handler::Unmodelled) | None => Err(ApiError::not_modelled(operation)),
         }

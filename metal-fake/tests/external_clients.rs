@@ -57,6 +57,13 @@
 //! project's IP reservation requests over the quota (none listed at
 //! first; `fail_on_approval_required` refused with `422`, else `pending`).
 //!
+//! And all three ask for what they read with `include` and `exclude`
+//! (`TestInclude` in the Go packages' `include_test.go`, steps of the
+//! Python script): a project's organisation and members, the user's
+//! emails, a device's keys and project (`project.organization` dotted, in
+//! packngo) with its plan excluded to an href, a BGP configuration's
+//! sessions; each an href alone when not asked for.
+//!
 //! Each test needs its toolchain (`go`; `python3` with `venv`, and PyPI
 //! reachable the first time: the virtualenv is kept under the target
 //! directory), so each is `#[ignore]`d with what it needs, which cargo's
@@ -241,5 +248,25 @@ fn equinix_sdk_go_metalv1_walks_layer_2() {
         "equinix_sdk_go_metalv1_walks_layer_2",
         "metalv1",
         "TestLayer2",
+    );
+}
+
+#[test]
+#[ignore = "needs go, and the Go module proxy the first time"]
+fn packngo_includes_what_it_asks_for() {
+    go_test(
+        "packngo_includes_what_it_asks_for",
+        "packngo",
+        "TestInclude",
+    );
+}
+
+#[test]
+#[ignore = "needs go, and the Go module proxy the first time"]
+fn equinix_sdk_go_metalv1_includes_what_it_asks_for() {
+    go_test(
+        "equinix_sdk_go_metalv1_includes_what_it_asks_for",
+        "metalv1",
+        "TestInclude",
     );
 }

@@ -57,7 +57,7 @@ fn read(m: &'static Modelled) -> Reading {
         .map(|s| serde_json::to_vec(&spec::body(s)).unwrap_or_default())
         .unwrap_or_default();
     let call = Call::new(op, params, pairs, Bytes::from(body));
-    let (_, names) = reading(|| (m.prepare)(&call).err());
+    let (_, names) = reading(|| crate::model::expand::prepare(m, &call).err());
     let names: BTreeSet<String> = names;
     let spec_names: Vec<&'static str> = query.iter().map(|(n, _)| *n).collect();
     let pending = pending_of(op);

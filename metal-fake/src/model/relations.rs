@@ -370,8 +370,27 @@ pub(crate) static RELATIONS: &[Relation] = &[
         parent: Kind::IpReservation,
         // The real API's words (terraform-provider-equinix PR 138's log),
         // the reservation's delete prefixing `IP Reservation "<cidr>" error:`.
+        // A gateway being deleted lets go of a public or private block it
+        // was given at once (packngo's TestAccMetalGatewayExistingReservation
+        // deletes the block right after the gateway); a VRF's block (and
+        // one made with it, which goes with it) stays held until the
+        // gateway is gone (PR 138's block was a VRF's, and
+        // terraform-provider-equinix issue 135 names the VRF workflows).
         on_delete: OnDelete::Restrict("Cannot delete with associated metal gateway"),
-        links: ByChild(|w, id| one(w.gateways.get(&id).map(|g| g.rec.ip_reservation))),
+        links: ByChild(|w, id| {
+            one(w
+                .gateways
+                .get(&id)
+                .filter(|g| {
+                    !g.rec.deleting
+                        || g.rec.own_block
+                        || w.ips
+                            .reservations()
+                            .get(&g.rec.ip_reservation)
+                            .is_some_and(|r| r.rec.kind == crate::model::IpReservationType::Vrf)
+                })
+                .map(|g| g.rec.ip_reservation))
+        }),
     },
     // A private block made with its gateway goes with it.
     Relation {

@@ -254,6 +254,22 @@ impl Expand {
         }
     }
 
+    /// Whether the request names nothing to include or exclude.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.include.is_empty() && self.exclude.is_empty()
+    }
+
+    /// The names to include, comma-joined as a query gives them; `None`
+    /// when there are none.
+    pub(crate) fn include_text(&self) -> Option<String> {
+        (!self.include.is_empty()).then(|| self.include.join(","))
+    }
+
+    /// The names to exclude, comma-joined; `None` when there are none.
+    pub(crate) fn exclude_text(&self) -> Option<String> {
+        (!self.exclude.is_empty()).then(|| self.exclude.join(","))
+    }
+
     /// Whether `name` is included (itself or something under it).
     pub(crate) fn includes(&self, name: &str) -> bool {
         self.include.iter().any(|i| {
@@ -293,9 +309,11 @@ pub(crate) struct Meta {
     last: PageLink,
     #[serde(rename = "self")]
     self_: PageLink,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// `null` on the last page, as the real API sent it: packngo's list
+    /// loops decode every page into one struct, so a `next` left out
+    /// would keep the previous page's and page forever.
     next: Option<PageLink>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// `null` on the first page.
     previous: Option<PageLink>,
 }
 

@@ -11,7 +11,7 @@ use super::journal::{Cause, DueQueue, Journal};
 use super::timings::Timings;
 use super::{
     api_key, billing, device, email, hardware_reservation, invitation, membership, organization,
-    project, resources, ssh_key, support, transfer, user,
+    project, resources, ssh_key, support, transfer, user, Event,
 };
 use crate::clock::Wall;
 use crate::document::{WorldDoc, WorldError};
@@ -252,6 +252,55 @@ impl World {
                         inactive: false,
                     });
             }
+        }
+        // What a real account's history holds from its start: its
+        // organisation's and projects' creation, by its user (packngo's
+        // `TestAccListEvents` finds events on a fresh account).
+        let user = Uuid::new_v4();
+        doc.user = Some(user);
+        let at = clock.wall(now);
+        let created = |kind: &str, body: String, organization, project| Event {
+            id: Uuid::new_v4(),
+            kind: kind.to_string(),
+            body,
+            interpolated: None,
+            state: None,
+            created_at: at,
+            organization,
+            project,
+            device: None,
+            modified_by: Some(user),
+            relationships: Vec::new(),
+            ip: None,
+        };
+        let organizations: Vec<_> = doc
+            .organizations
+            .iter()
+            .map(|o| (o.id, o.name.clone()))
+            .collect();
+        for (id, name) in organizations {
+            doc.events.push(created(
+                "organization.created",
+                format!("Organization {name} was created by Fake User"),
+                Some(id),
+                None,
+            ));
+        }
+        let projects: Vec<_> = doc
+            .projects
+            .iter()
+            .map(|p| (p.id, p.name.clone()))
+            .collect();
+        for (id, name) in projects {
+            doc.events.push(created(
+                "project.created",
+                format!(
+                    "Project {} was created by Fake User",
+                    name.unwrap_or_default()
+                ),
+                None,
+                Some(id),
+            ));
         }
         let mut w = Self::empty(spec.timings, clock);
         w.implicit_machines = spec.on_demand;

@@ -15,7 +15,8 @@ pub const BEYOND_SPEC: &[(&str, &str, &str)] = &[
 
 /// The spec, with `additionalProperties: false` added to every object
 /// schema that lists its properties, so a reply with a field the spec does
-/// not know fails (but for those of [`BEYOND_SPEC`]).
+/// not know fails (but for those of [`BEYOND_SPEC`]); an `{"href": ...}`
+/// alone stands for any object, a thing not included.
 pub fn strict_spec() -> Value {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi/metal.json");
     let mut spec: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
@@ -45,11 +46,25 @@ pub fn strict_spec() -> Value {
             .unwrap_or_else(|| panic!("the spec has no schema {schema} with properties"));
         properties.insert(field.to_string(), json!({ "$ref": reference }));
     }
+    // A list's `meta.next` on its last page (`previous` on its first) is
+    // `null`, as the real API sent it (packngo's list loops rely on it).
+    for link in ["next", "previous"] {
+        if let Some(p) = spec.pointer_mut(&format!("/components/schemas/Meta/properties/{link}")) {
+            let schema = p.take();
+            *p = json!({"anyOf": [schema, {"type": "null"}]});
+        }
+    }
+    // A thing not included (or excluded) is an `{"href": ...}` in its
+    // place (the spec's introduction), whatever its schema.
+    let link = json!({"type": "object", "properties": {"href": {"type": "string"}},
+                      "required": ["href"], "additionalProperties": false});
     if let Some(Value::Object(schemas)) = spec.pointer_mut("/components/schemas") {
         for schema in schemas.values_mut() {
             if let Value::Object(s) = schema {
                 if s.contains_key("properties") && !s.contains_key("additionalProperties") {
                     s.insert("additionalProperties".into(), Value::Bool(false));
+                    let closed = Value::Object(std::mem::take(s));
+                    *schema = json!({"anyOf": [closed, link.clone()]});
                 }
             }
         }
@@ -57,10 +72,22 @@ pub fn strict_spec() -> Value {
     spec
 }
 
-/// The schema `$ref` of each (operationId, status) the spec documents;
-/// `None` for a documented status without a body.
+/// Success replies with a body where the spec gives none, because real
+/// clients read it (each also in `metal_fake::fidelity`): (operationId,
+/// status, the body's schema).
+pub const BODIES_BEYOND_SPEC: &[(&str, u16, &str)] = &[
+    // packngo's TestAccBGPSession reads the updated session's ID.
+    ("updateBgpSession", 200, "#/components/schemas/BgpSession"),
+];
+
+/// The schema `$ref` of each (operationId, status) the spec documents
+/// (or [`BODIES_BEYOND_SPEC`] adds); `None` for a documented status
+/// without a body.
 pub fn documented(spec: &Value) -> HashMap<(String, u16), Option<String>> {
-    let mut out = HashMap::new();
+    let mut out: HashMap<(String, u16), Option<String>> = BODIES_BEYOND_SPEC
+        .iter()
+        .map(|(id, status, schema)| ((id.to_string(), *status), Some(schema.to_string())))
+        .collect();
     for item in spec["paths"].as_object().unwrap().values() {
         for op in item.as_object().unwrap().values() {
             let Some(id) = op.get("operationId").and_then(Value::as_str) else {
@@ -71,7 +98,8 @@ pub fn documented(spec: &Value) -> HashMap<(String, u16), Option<String>> {
                     .pointer("/content/application~1json/schema/$ref")
                     .and_then(Value::as_str)
                     .map(str::to_string);
-                out.insert((id.to_string(), status.parse().unwrap()), schema);
+                out.entry((id.to_string(), status.parse().unwrap()))
+                    .or_insert(schema);
             }
         }
     }

@@ -297,3 +297,43 @@ async fn a_user_s_key_goes_with_its_user_s_rights_and_a_project_s_keys_with_the_
     );
     assert!(fake.world().api_keys.is_empty());
 }
+
+/// packngo's `APIKeys.Delete` sends every key's delete to
+/// `/user/api-keys/{id}`, a project's key too ("The API key can be either
+/// an User API key or a Project API key"), and its
+/// `TestAccAPIKeyCreateProject` deleted one so: the real API took it from
+/// a token that sees the project; another's token cannot.
+#[tokio::test(start_paused = true)]
+async fn a_project_key_is_deleted_through_the_user_s_path_as_packngo_sends_it() {
+    let fake = fake();
+    let (status, key) = call(
+        &fake,
+        ACME,
+        "POST",
+        &format!("/projects/{ACME_PROJECT}/api-keys"),
+        json!({"description": "packngo", "read_only": true}),
+    )
+    .await;
+    assert_eq!(status, 201, "{key}");
+    let path = format!("/user/api-keys/{}", key["id"].as_str().unwrap());
+    let (status, _) = call(&fake, GLOBEX, "DELETE", &path, Value::Null).await;
+    assert!(status == 403 || status == 404, "{status}");
+    let (status, body) = call(&fake, ACME, "DELETE", &path, Value::Null).await;
+    assert_eq!(status, 204, "{body}");
+    let (_, listed) = call(
+        &fake,
+        ACME,
+        "GET",
+        &format!("/projects/{ACME_PROJECT}/api-keys"),
+        Value::Null,
+    )
+    .await;
+    assert!(
+        listed["api_keys"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|k| k["id"] != key["id"]),
+        "{listed}"
+    );
+}

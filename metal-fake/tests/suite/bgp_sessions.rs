@@ -119,13 +119,22 @@ async fn a_session_needs_the_project_s_bgp_and_one_an_address_family() {
     let path = format!("/bgp/sessions/{}", s["id"].as_str().unwrap());
     let (status, got) = call(&fake, "GET", &format!("{path}?include=device"), None).await;
     assert_eq!((status, &got["device"]["id"]), (200, &json!(DEVICE)));
-    // The update's body is the default route alone.
+    // The update's body is the default route alone (the spec), or as
+    // packngo's `UpdateBGPSessionRequest` sends it; the reply is the
+    // session (packngo's TestAccBGPSession reads its ID from it).
     let (status, body) = call(&fake, "PUT", &path, Some(json!(true))).await;
-    assert_eq!((status, body), (200, Value::Null));
+    assert_eq!(
+        (status, &body["id"], &body["default_route"]),
+        (200, &s["id"], &json!(true))
+    );
     assert_eq!(
         call(&fake, "GET", &path, None).await.1["default_route"],
         true
     );
+    let (status, body) = call(&fake, "PUT", &path, Some(json!({"default_route": false}))).await;
+    assert_eq!((status, &body["default_route"]), (200, &json!(false)));
+    let (status, body) = call(&fake, "PUT", &path, Some(json!(true))).await;
+    assert_eq!((status, &body["default_route"]), (200, &json!(true)));
     assert_eq!(
         call(&fake, "PUT", &path, Some(json!({"x": 1}))).await.0,
         422
@@ -205,16 +214,52 @@ async fn the_neighbour_data_follows_the_sessions_and_the_project_s_config() {
         (&json!(true), &json!("Secret12345"))
     );
     assert_eq!(v4["multihop"], true);
+    // Routes in: the elastic block, then the project's own private subnets
+    // in the metro (each device's own block stands for them), never the
+    // gateway's block.
+    let routes: Vec<&str> = v4["routes_in"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            assert_eq!(r["exact"], false);
+            r["route"].as_str().unwrap()
+        })
+        .collect();
     assert_eq!(
-        v4["routes_in"],
-        json!([{"route": format!("{}/31", block["network"].as_str().unwrap()), "exact": false}])
+        routes[0],
+        format!("{}/31", block["network"].as_str().unwrap())
     );
+    let (_, device) = call(&fake, "GET", &format!("/devices/{DEVICE}"), None).await;
+    let own_private = device["ip_addresses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["public"] == false && a["address_family"] == 4)
+        .map(|a| format!("{}/{}", a["network"].as_str().unwrap(), a["cidr"]))
+        .unwrap();
+    assert!(routes.contains(&own_private.as_str()), "{routes:?}");
+    let (_, gateway_block) = call(
+        &fake,
+        "GET",
+        &format!(
+            "/metal-gateways/{}?include=ip_reservation",
+            gateway["id"].as_str().unwrap()
+        ),
+        None,
+    )
+    .await;
+    let held = format!(
+        "{}/{}",
+        gateway_block["ip_reservation"]["network"].as_str().unwrap(),
+        gateway_block["ip_reservation"]["cidr"]
+    );
+    assert!(!routes.contains(&held.as_str()), "{routes:?}");
     assert_eq!(
         v4["routes_out"],
         json!([{"route": "0.0.0.0/0", "exact": true}])
     );
     // Its customer address is the device's private IPv4 address.
-    let (_, device) = call(&fake, "GET", &format!("/devices/{DEVICE}"), None).await;
     let private = device["ip_addresses"]
         .as_array()
         .unwrap()
@@ -227,6 +272,22 @@ async fn the_neighbour_data_follows_the_sessions_and_the_project_s_config() {
     assert_eq!(v6["address_family"], 6);
     assert_eq!(v6["peer_ips"], json!(["fc00::e", "fc00::f"]));
     assert_eq!(v6["routes_out"], json!([]));
+    // The project's IPv6 subnets: the device's own block among them.
+    let own_v6 = device["ip_addresses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["address_family"] == 6)
+        .map(|a| format!("{}/{}", a["network"].as_str().unwrap(), a["cidr"]))
+        .unwrap();
+    assert!(
+        v6["routes_in"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["route"] == own_v6.as_str()),
+        "{v6}"
+    );
     // Another device has no sessions, so no neighbours.
     let (_, other) = call(
         &fake,

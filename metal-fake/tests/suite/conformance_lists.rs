@@ -671,7 +671,14 @@ async fn include_exclude(t: &Target) -> Result<(), String> {
     )
     .await?;
     let project_full = |d: &types::Device| d.project.as_ref().and_then(|p| p.id) == Some(t.project);
-    if !project_full(&created) || created.facility.is_some() || created.plan.is_none() {
+    // Excluded: an `{"href": ...}` in its place (the spec's introduction),
+    // so nothing of it but its link.
+    let facility_excluded = |f: Option<&types::Facility>| f.is_none_or(|f| f.code.is_none());
+    let plan_whole = |d: &types::Device| d.plan.as_ref().is_some_and(|p| p.slug.is_some());
+    if !project_full(&created)
+        || !facility_excluded(created.facility.as_ref())
+        || !plan_whole(&created)
+    {
         return Err("create reply ignored include/exclude".into());
     }
     let id = created.id.ok_or("no id")?;
@@ -693,9 +700,7 @@ async fn include_exclude(t: &Target) -> Result<(), String> {
     }
     let listed = body(api.find_project_devices().id(p).exclude("plan").send()).await?;
     let unexcluded = body(api.find_project_devices().id(p).send()).await?;
-    if listed.devices.iter().any(|d| d.plan.is_some())
-        || unexcluded.devices.iter().any(|d| d.plan.is_none())
-    {
+    if listed.devices.iter().any(plan_whole) || !unexcluded.devices.iter().all(plan_whole) {
         return Err("list ignored exclude".into());
     }
     let reservations = body(
@@ -708,7 +713,7 @@ async fn include_exclude(t: &Target) -> Result<(), String> {
     if reservations
         .hardware_reservations
         .iter()
-        .any(|r| r.facility.is_some())
+        .any(|r| !facility_excluded(r.facility.as_ref()))
     {
         return Err("reservation list ignored exclude".into());
     }

@@ -224,6 +224,33 @@ async fn a_shared_connection_makes_a_circuit_a_port_with_its_vlans_and_takes_the
     assert_eq!(call(&fake, "DELETE", &vlan_path, None).await.0, 204);
 }
 
+/// A shared connection made as packngo makes one, with neither a token
+/// type nor a speed (its TestAccConnectionProject): Z-side tokens, one a
+/// port, and no speed.
+#[tokio::test(start_paused = true)]
+async fn a_shared_connection_without_a_token_type_gets_z_side_tokens() {
+    let fake = fake();
+    let (status, c) = call(
+        &fake,
+        "POST",
+        &format!("/projects/{PROJECT}/connections"),
+        Some(
+            json!({"name": "testconn", "type": "shared", "redundancy": "redundant",
+                    "metro": "da", "project": PROJECT}),
+        ),
+    )
+    .await;
+    assert_eq!(status, 201, "{c}");
+    assert_eq!(c["speed"], 0);
+    let tokens = c["service_tokens"].as_array().unwrap();
+    assert_eq!(tokens.len(), 2, "{c}");
+    assert!(
+        tokens.iter().all(|t| t["service_token_type"] == "z_side"),
+        "{c}"
+    );
+    assert_eq!(c["ports"].as_array().unwrap().len(), 2);
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_connection_the_api_refused_is_refused_and_nothing_is_made() {
     let fake = fake();
@@ -285,11 +312,6 @@ async fn a_connection_the_api_refused_is_refused_and_nothing_is_made() {
             "does not support",
         ),
         (&on_project, shared(json!({"mode": "tunnel"})), "Tunnel"),
-        (
-            &on_project,
-            shared(json!({"service_token_type": null})),
-            "service_token_type",
-        ),
         (
             &on_project,
             shared(json!({"vlans": [v["vxlan"], other["vxlan"]]})),

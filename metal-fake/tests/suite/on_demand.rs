@@ -167,12 +167,13 @@ async fn refusals_are_the_real_api_s() {
         ),
         // None of the facilities has the plan (packngo issue 121).
         (
-            json!({"facility": ["da12", "ams1"], "plan": "c3.small.x86", "operating_system": "ubuntu_24_04"}),
+            json!({"facility": ["da12", "ams1"], "plan": "n3.xlarge.x86", "operating_system": "ubuntu_24_04"}),
             "Facility can't be blank",
         ),
-        // A metro's own pool is not a facility's.
+        // A facility shares its metro's capacity, and sv has none of
+        // this plan.
         (
-            json!({"facility": "sv15", "plan": "c3.small.x86", "operating_system": "ubuntu_24_04"}),
+            json!({"facility": "sv15", "plan": "n3.xlarge.x86", "operating_system": "ubuntu_24_04"}),
             "Facility can't be blank",
         ),
         (
@@ -197,11 +198,22 @@ async fn facilities_are_tried_in_order_and_any_tries_every_one() {
     )
     .await;
     assert_eq!(status, 201, "{d}");
-    assert_eq!(d["facility"]["code"], "da11");
-    // da11 is empty now; `any` finds nothing else of the plan in a facility.
-    let (status, reply) = create(
+    // da12 shares its metro's machine, da11's: the device lands in the
+    // first facility asked.
+    assert_eq!(d["facility"]["code"], "da12");
+    // da's one is taken now; `any` finds a machine in sv15, which shares its
+    // metro's pool (and is placed there, as asked).
+    let (status, d) = create(
         &fake,
         json!({"facility": "any", "plan": "c3.small.x86", "operating_system": "ubuntu_24_04"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{d}");
+    assert_eq!(d["facility"]["code"], "sv15");
+    // Neither da facility has one left, nor da's metro.
+    let (status, reply) = create(
+        &fake,
+        json!({"facility": ["da11", "da12"], "plan": "c3.small.x86", "operating_system": "ubuntu_24_04"}),
     )
     .await;
     assert_eq!(
@@ -210,7 +222,7 @@ async fn facilities_are_tried_in_order_and_any_tries_every_one() {
     );
 
     // A metro's pool places its devices in the metro's first facility, by
-    // code in any case, or by the metro's ID.
+    // the metro's ID, or by code in any case (`any` took one of sv's two).
     let (_, metros) = call(&fake, "GET", "/locations/metros", None).await;
     let sv_id = metros["metros"]
         .as_array()
@@ -219,13 +231,15 @@ async fn facilities_are_tried_in_order_and_any_tries_every_one() {
         .find(|m| m["code"] == "sv")
         .map(|m| m["id"].as_str().unwrap().to_string())
         .unwrap();
-    for metro in ["SV", sv_id.as_str()] {
-        let (status, d) = create(&fake, in_metro(metro, "c3.small.x86")).await;
-        assert_eq!(status, 201, "{metro}: {d}");
-        assert_eq!(d["facility"]["code"], "sv15");
-    }
-    let (status, _) = create(&fake, in_metro("sv", "c3.small.x86")).await;
-    assert_eq!(status, 422, "sv had two");
+    let (status, d) = create(&fake, in_metro(&sv_id, "c3.small.x86")).await;
+    assert_eq!(status, 201, "{d}");
+    assert_eq!(d["facility"]["code"], "sv15");
+    let (status, reply) = create(&fake, in_metro("SV", "c3.small.x86")).await;
+    assert_eq!(
+        (status, errors(&reply)),
+        (422, vec!["There aren't available servers in that metro"]),
+        "sv had two"
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -235,9 +249,11 @@ async fn capacity_lists_show_levels_per_facility_and_per_metro() {
     assert_eq!(status, 200);
     assert_eq!(
         facilities,
+        // A metro's facilities share its capacity: each shows its metro's.
         json!({"capacity": {
-            "da11": {"c3.small.x86": {"level": "normal"}},
-            "da12": {"m3.large.x86": {"level": "unavailable"}}
+            "da11": {"c3.small.x86": {"level": "normal"}, "m3.large.x86": {"level": "unavailable"}},
+            "da12": {"c3.small.x86": {"level": "normal"}, "m3.large.x86": {"level": "unavailable"}},
+            "sv15": {"c3.small.x86": {"level": "limited"}}
         }})
     );
     let (status, metros) = call(&fake, "GET", "/capacity/metros", None).await;
@@ -333,7 +349,8 @@ async fn capacity_checks_answer_per_line_and_echo_the_quantity_as_sent() {
         .iter()
         .map(|s| s["available"].as_bool().unwrap())
         .collect();
-    assert_eq!(available, vec![true, false, false]);
+    // sv15 shares its metro's two.
+    assert_eq!(available, vec![true, false, true]);
     assert_eq!(body["servers"][0]["facility"], "da11");
     // Without a quantity: one, echoed as the spec types it, a string
     // (found by the walk: it was the number 1).

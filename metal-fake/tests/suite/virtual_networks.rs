@@ -93,7 +93,22 @@ async fn vlans_are_numbered_from_1000_or_as_asked_and_unique_in_a_metro() {
     // In a facility: its metro, and no vxlan of the caller's.
     let in_facility = create(&fake, PROJECT, json!({"facility": "sv15"})).await;
     assert_eq!(in_facility["metro_code"], "sv");
-    assert_eq!(in_facility["facility"]["href"], "/metal/v1/facilities/sv15");
+    // Its facility by ID, and no metro (packngo's
+    // TestAccVirtualNetworksFacility: "Metro should be null in
+    // facility-enabled VLAN").
+    let (_, facilities) = call(&fake, "GET", "/facilities", None).await;
+    let sv15 = facilities["facilities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "sv15")
+        .unwrap()["id"]
+        .clone();
+    assert_eq!(
+        in_facility["facility"]["href"],
+        format!("/metal/v1/facilities/{}", sv15.as_str().unwrap())
+    );
+    assert!(in_facility.get("metro").is_none(), "{in_facility}");
     for (body, why) in [
         (json!({"facility": "sv15", "vxlan": 5}), "vxlan"),
         (json!({"metro": "da", "vxlan": 4000}), "between"),

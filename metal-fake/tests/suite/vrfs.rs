@@ -322,6 +322,41 @@ async fn a_vrf_gateway_names_its_vrf() {
     assert_eq!(got["metal_gateway"]["id"], g["id"]);
 }
 
+/// A VRF gateway's delete holds its block until the gateway is gone
+/// (terraform-provider-equinix PR 138: the VRF block's delete right
+/// after its gateway's was `422`), where a gateway on a public block lets
+/// go of it at once (`a_gateway_on_a_reserved_block_…`).
+#[tokio::test(start_paused = true)]
+async fn a_vrf_gateway_holds_its_block_until_it_is_gone() {
+    let fake = fake();
+    let v = vrf(&fake, "tfacc", json!(["192.168.100.0/25"])).await;
+    let (_, b) = block(&fake, &v, "192.168.100.0", 29).await;
+    let vlan = vlan(&fake).await;
+    let (_, g) = call(
+        &fake,
+        "POST",
+        &format!("/projects/{PROJECT}/metal-gateways"),
+        Some(json!({"virtual_network_id": vlan, "ip_reservation_id": b["id"]})),
+    )
+    .await;
+    let gateway = format!("/metal-gateways/{}", id(&g));
+    assert_eq!(call(&fake, "DELETE", &gateway, None).await.0, 202);
+    let block_path = format!("/ips/{}", id(&b));
+    let (status, body) = call(&fake, "DELETE", &block_path, None).await;
+    assert_eq!(
+        (status, body),
+        (
+            422,
+            json!({"errors": [
+                "IP Reservation \"192.168.100.0/29\" error: Cannot delete with associated metal gateway"
+            ]})
+        )
+    );
+    tokio::time::advance(std::time::Duration::from_secs(10)).await;
+    assert_eq!(call(&fake, "GET", &gateway, None).await.0, 404);
+    assert_eq!(call(&fake, "DELETE", &block_path, None).await.0, 204);
+}
+
 #[tokio::test(start_paused = true)]
 async fn bgp_dynamic_neighbors_take_a_range_of_a_vrf_gateway_s_block() {
     let fake = fake();

@@ -1,5 +1,6 @@
 //! The real API's catalog as data: the files of `metal-fake/catalog/`
-//! (one a table: metros, facilities, plans, operating systems, capacity),
+//! (one a table: metros, facilities, plans, operating systems, capacity,
+//! spot prices where a client shows one),
 //! each a list of the world document's own entries, built into the crate
 //! and parsed once. Facts only, from public sources (see
 //! [`crate::fidelity`]); a world document inherits them unless it says
@@ -12,6 +13,7 @@ use std::sync::LazyLock;
 
 use super::record::{Facility, Metro, OperatingSystem, Plan};
 use crate::model::capacity::Capacity;
+use crate::model::SpotPrice;
 
 /// The catalog's tables, as the files have them.
 #[derive(Debug, Default)]
@@ -21,6 +23,7 @@ pub(crate) struct Data {
     pub(crate) plans: Vec<Plan>,
     pub(crate) operating_systems: Vec<OperatingSystem>,
     pub(crate) capacity: Vec<Capacity>,
+    pub(crate) spot_prices: Vec<SpotPrice>,
 }
 
 /// The files, as built into the crate.
@@ -29,6 +32,7 @@ const FACILITIES: &str = include_str!("../../../catalog/facilities.json");
 const PLANS: &str = include_str!("../../../catalog/plans.json");
 const OPERATING_SYSTEMS: &str = include_str!("../../../catalog/operating_systems.json");
 const CAPACITY: &str = include_str!("../../../catalog/capacity.json");
+const SPOT_PRICES: &str = include_str!("../../../catalog/spot_prices.json");
 
 /// The files parsed, or why one does not parse.
 fn parse() -> Result<Data, (&'static str, serde_json::Error)> {
@@ -44,6 +48,7 @@ fn parse() -> Result<Data, (&'static str, serde_json::Error)> {
         plans: one("plans.json", PLANS)?,
         operating_systems: one("operating_systems.json", OPERATING_SYSTEMS)?,
         capacity: one("capacity.json", CAPACITY)?,
+        spot_prices: one("spot_prices.json", SPOT_PRICES)?,
     })
 }
 

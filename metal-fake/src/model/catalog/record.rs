@@ -239,6 +239,9 @@ pub(crate) struct Catalog {
     /// The catalog's own capacity the world inherits (see
     /// [`CatalogChoice::Metal`]), beside the document's.
     pub(crate) capacity: Vec<Capacity>,
+    /// The catalog's spot prices the world inherits, under the
+    /// document's.
+    pub(crate) spot_prices: Vec<crate::model::SpotPrice>,
 }
 
 impl Catalog {
@@ -450,9 +453,16 @@ impl Catalog {
             metros,
             facilities,
             capacity: Vec::new(),
+            spot_prices: Vec::new(),
         };
         if inherit {
             catalog.capacity = catalog.inherited_capacity(doc, &base.capacity);
+            catalog.spot_prices = base
+                .spot_prices
+                .iter()
+                .filter(|s| catalog.plan(&s.plan).is_some() && catalog.metro(&s.metro).is_some())
+                .cloned()
+                .collect();
         }
         catalog.check_names()?;
         Ok(catalog)

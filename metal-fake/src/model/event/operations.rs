@@ -12,7 +12,7 @@ use crate::model::access::Owner;
 use crate::model::journal::Entry;
 use crate::model::list::{self, Listing};
 use crate::model::relations::Kind;
-use crate::model::render::{reply, Expand, Href, API_PREFIX};
+use crate::model::render::{reply, Href, API_PREFIX};
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
 use crate::model::{
     device, interconnection, organization, project, virtual_circuit, vrf_route, World,
@@ -103,7 +103,7 @@ fn events_page_of(
             listed,
             |e| u64::MAX - e.seq,
             &listing,
-            |e| w.event_view(e, &listing.expand),
+            |e| w.event_view(e),
         );
         reply(&page)
     })
@@ -189,7 +189,7 @@ fn events_page(
             listed,
             |e| u64::MAX - e.seq,
             &listing,
-            |e| w.event_view(e, &listing.expand),
+            |e| w.event_view(e),
         );
         reply(&page)
     })
@@ -264,16 +264,12 @@ fn find_vrf_route_events(call: &Call) -> Result<Prepared, ApiError> {
 
 fn find_event_by_id(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
-    let expand = Expand::parse(
-        call.text("include").as_deref(),
-        call.text("exclude").as_deref(),
-    );
     acts(move |w, caller, _| {
         let view = w
             .journal
             .get(id)
             .filter(|e| is_event(e) && w.sees_event(e, caller))
-            .map(|e| w.event_view(e, &expand))
+            .map(|e| w.event_view(e))
             .ok_or_else(ApiError::not_found)?;
         reply(&view)
     })

@@ -15,7 +15,6 @@ use super::view::is_event;
 use crate::document::{WorldDoc, WorldError, MAX_NAME};
 use crate::model::bounds::MAX_JOURNAL;
 use crate::model::journal::{Entry, Scope};
-use crate::model::render::Expand;
 use crate::model::World;
 
 /// The longest body or interpolated text of a seeded event, in bytes.
@@ -150,7 +149,7 @@ pub(crate) fn saved(w: &World, e: &Entry) -> Event {
     match &e.seeded {
         Some(s) => (**s).clone(),
         None => {
-            let view = w.event_view(e, &Expand::default());
+            let view = w.event_view(e);
             let (kind, body, relationships) = view.parts();
             Event {
                 id: e.id,

@@ -11,7 +11,7 @@ use super::kinds::{describe, BOT, BOT_NAME};
 use crate::model::access::Owner;
 use crate::model::journal::{Cause, Entry};
 use crate::model::relations::Kind;
-use crate::model::render::{Expand, Href, Stamp, Stub};
+use crate::model::render::{Href, Stamp, Stub};
 use crate::model::resource::Scope;
 use crate::model::user::Avatar;
 use crate::model::World;
@@ -133,7 +133,7 @@ impl World {
     }
 
     /// `e` as an event (see [`is_event`]), with `expand`'s `exclude`.
-    pub(crate) fn event_view(&self, e: &Entry, expand: &Expand) -> EventView {
+    pub(crate) fn event_view(&self, e: &Entry) -> EventView {
         let (kind, body, state, ip) = match &e.seeded {
             Some(s) => (
                 Cow::Owned(s.kind.clone()),
@@ -166,12 +166,8 @@ impl World {
                 Some(s) => s.created_at,
                 None => self.clock.wall(e.at),
             })),
-            relationships: (!expand.excludes("relationships")).then(|| relationships(e)),
-            modified_by: if expand.excludes("modified_by") {
-                None
-            } else {
-                self.modified_by(e)
-            },
+            relationships: Some(relationships(e)),
+            modified_by: self.modified_by(e),
             ip,
         }
     }
@@ -324,6 +320,6 @@ impl World {
             label: None,
             seeded: None,
         };
-        self.event_view(&entry, &Expand::default())
+        self.event_view(&entry)
     }
 }

@@ -228,6 +228,37 @@ class Lifecycle:
     def reads_the_device_until_active(self):
         self.wait_state(self.device.id, "active")
 
+    def reads_what_it_includes_and_excludes(self):
+        # The SDK sends include and exclude as lists, comma-joined; what
+        # it types as an Href keeps the whole thing's fields only in the
+        # raw reply, which is read here.
+        def device(**options):
+            return raw(self.devices.find_device_by_id_without_preload_content(self.device.id, **options), 200)
+
+        plain = device()
+        check(set(plain["project"]) == {"href"}, f"not included: project {plain['project']!r}")
+        check(all(set(k) == {"href"} for k in plain["ssh_keys"]), f"not included: keys {plain['ssh_keys']!r}")
+        got = device(include=["project", "ssh_keys"], exclude=["plan"])
+        check(
+            got["project"]["id"] == self.project and got["project"]["name"],
+            f"included: project {got['project']!r}",
+        )
+        check(
+            got["ssh_keys"] and all(k.get("fingerprint") for k in got["ssh_keys"]),
+            f"included: keys {got['ssh_keys']!r}",
+        )
+        check(set(got["plan"]) == {"href"}, f"excluded: plan {got['plan']!r}")
+        dotted = device(include=["project.organization"])["project"]
+        check(
+            dotted["id"] == self.project and dotted["organization"].get("name"),
+            f"dotted: project {dotted!r}",
+        )
+        # The SDK's own types read what they model of it.
+        typed = self.devices.find_device_by_id(self.device.id, include=["project"])
+        check(typed.project.id == self.project and typed.project.name, f"typed: project {typed.project!r}")
+        me = raw(metalv1.UsersApi(self.api).find_current_user_without_preload_content(include=["emails"]), 200)
+        check(me["emails"] and me["emails"][0].get("address") == me["email"], f"emails {me['emails']!r}")
+
     def lists_the_projects_devices_and_finds_it(self):
         listed = self.devices.find_project_devices_all_pages(self.project).devices or []
         mine = [d for d in listed if d.id == self.device.id]
@@ -502,7 +533,7 @@ class Lifecycle:
             len(mine) == 1 and mine[0].cidr == 29 and mine[0].type == "private_ipv4",
             f"the gateway's block among {blocks!r}",
         )
-        self.net.update(gateway=made["id"])
+        self.net.update(gateway=made["id"], gateway_block=f"{mine[0].network}/{mine[0].cidr}")
 
     def makes_a_vrf_with_a_route(self):
         vrfs = metalv1.VRFsApi(self.api)
@@ -544,10 +575,12 @@ class Lifecycle:
             and [(r.route, r.exact) for r in n.routes_out] == [("0.0.0.0/0", True)],
             f"neighbour {n!r}",
         )
-        check(
-            not any(r.route.startswith("10.") for r in n.routes_in or []),
-            f"a private block among the routes in: {n.routes_in!r}",
-        )
+        # The project's blocks and subnets (the device's own private one
+        # among them), not the gateway's private block.
+        routes = [r.route for r in n.routes_in or []]
+        held = self.net.get("gateway_block")
+        check(held not in routes, f"the gateway's block among the routes in: {routes!r}")
+        check(any(r.startswith("10.") for r in routes), f"no private subnet among the routes in: {routes!r}")
         self.net.update(session=made.id)
 
     def tears_the_network_down_each_refusal_once(self):
@@ -729,6 +762,7 @@ def run(life):
         ("creates_a_device_on_a_reservation", reservations),
         ("refuses_delete_while_provisioning", reservations),
         ("reads_the_device_until_active", ["creates_a_device_on_a_reservation"]),
+        ("reads_what_it_includes_and_excludes", active + key),
         ("lists_the_projects_devices_and_finds_it", active),
         ("updates_description_and_tags", active),
         ("reboots", active),

@@ -232,7 +232,15 @@ fn delete_user_api_key(call: &Call) -> Result<Prepared, ApiError> {
     acts(move |w, caller, now| {
         let user = caller.user_or_denied(w)?;
         let k = w.api_key(id)?;
-        if k.rec.project.is_some() || k.user != user {
+        // The user's own keys, and (as packngo's `APIKeys.Delete` sends
+        // every delete here: "The API key can be either an User API key or
+        // a Project API key"; its TestAccAPIKeyCreateProject) the keys of
+        // projects it sees.
+        let theirs = match k.rec.project {
+            Some(p) => caller.sees(p),
+            None => k.user == user,
+        };
+        if !theirs {
             return Err(ApiError::not_found());
         }
         w.delete_record(Kind::ApiKey, id, now)?;

@@ -8,7 +8,7 @@
 mod operations;
 
 pub use operations::Email;
-pub(crate) use operations::{Kept, COLLECTION, RESOURCE};
+pub(crate) use operations::{primary_email_id, Kept, COLLECTION, RESOURCE};
 
 crate::model::journal::owned_table! {
     /// The world's users' email addresses besides their default, by ID: written only here.

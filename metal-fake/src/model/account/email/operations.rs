@@ -69,7 +69,17 @@ pub(crate) static RESOURCE: Resource = Resource {
 };
 
 fn owner(w: &World, id: Uuid) -> Option<Owner> {
-    w.emails.get(&id).map(|e| Owner::User(e.rec.user))
+    w.emails
+        .get(&id)
+        .map(|e| e.rec.user)
+        .or_else(|| w.primary_email_holder(id))
+        .map(Owner::User)
+}
+
+/// The ID of `user`'s own address (its `email`) as one of its emails: an
+/// ID derived from the user's, stable, no record of its own.
+pub(crate) fn primary_email_id(user: Uuid) -> Uuid {
+    Uuid::from_u128(user.as_u128() ^ 0x0e0e_0000_0000_0000_0000_0000_0000_0e0e)
 }
 
 /// Whether any user has `address`, as its default or besides.
@@ -160,6 +170,45 @@ impl World {
     fn email(&self, id: Uuid) -> Result<&Kept, ApiError> {
         self.emails.get(&id).ok_or_else(ApiError::not_found)
     }
+
+    /// The user whose own address `id` is (see [`primary_email_id`]),
+    /// while no record of its holds that address.
+    fn primary_email_holder(&self, id: Uuid) -> Option<Uuid> {
+        self.users
+            .values()
+            .find(|u| primary_email_id(u.rec.id) == id && self.primary_is_listed(u.rec.id))
+            .map(|u| u.rec.id)
+    }
+
+    /// Whether `user`'s own address is listed under its own derived ID:
+    /// no email record of its holds it (one made default by `updateEmail`
+    /// stands for it).
+    pub(crate) fn primary_is_listed(&self, user: Uuid) -> bool {
+        self.users.get(&user).is_some_and(|u| {
+            !self
+                .emails
+                .values()
+                .any(|e| e.rec.user == user && e.rec.address.eq_ignore_ascii_case(&u.rec.email))
+        })
+    }
+
+    /// The address `id` as the API shows it: a record, or a user's own.
+    fn any_email_view(&self, id: Uuid) -> Result<EmailView<'_>, ApiError> {
+        if let Ok(e) = self.email(id) {
+            return Ok(self.email_view(e));
+        }
+        let user = self
+            .primary_email_holder(id)
+            .and_then(|u| self.users.get(&u))
+            .ok_or_else(ApiError::not_found)?;
+        Ok(EmailView {
+            id,
+            href: Href::new(COLLECTION, id),
+            address: &user.rec.email,
+            default: true,
+            verified: true,
+        })
+    }
 }
 
 /// `createEmail`: an address of the caller's; `422` for one any user has.
@@ -193,7 +242,7 @@ fn create_email(call: &Call) -> Result<Prepared, ApiError> {
 
 fn find_email_by_id(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
-    acts(move |w, _, _| reply(&w.email_view(w.email(id)?)))
+    acts(move |w, _, _| reply(&w.any_email_view(id)?))
 }
 
 /// `updateEmail`: `default: true` makes it the user's `email`.
@@ -201,11 +250,14 @@ fn update_email(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
     let body: types::UpdateEmailInput = call.json()?;
     acts(move |w, _, now| {
-        let e = w.email(id)?.rec.clone();
-        if body.default == Some(true) {
-            w.set_user_email(e.user, &e.address, now)?;
+        // A user's own address is its default already.
+        if let Ok(e) = w.email(id) {
+            let e = e.rec.clone();
+            if body.default == Some(true) {
+                w.set_user_email(e.user, &e.address, now)?;
+            }
         }
-        reply(&w.email_view(w.email(id)?))
+        reply(&w.any_email_view(id)?)
     })
 }
 
@@ -213,7 +265,7 @@ fn update_email(call: &Call) -> Result<Prepared, ApiError> {
 fn delete_email(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
     acts(move |w, _, now| {
-        if w.email_view(w.email(id)?).default {
+        if w.any_email_view(id)?.default {
             return Err(ApiError::unprocessable(
                 "Cannot delete the default email address",
             ));

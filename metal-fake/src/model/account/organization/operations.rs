@@ -149,7 +149,7 @@ fn find_organizations(call: &Call) -> Result<Prepared, ApiError> {
             listed,
             |o| o.meta.seq,
             &listing,
-            |o| w.organization_view(o, caller),
+            |o| w.organization_view_with(o, caller, &listing.expand),
         );
         reply(&page)
     })
@@ -158,23 +158,26 @@ fn find_organizations(call: &Call) -> Result<Prepared, ApiError> {
 /// `createOrganization`: its maker is a member of it.
 fn create_organization(call: &Call) -> Result<Prepared, ApiError> {
     let body: types::OrganizationInput = call.json()?;
+    let expand = expand(call);
     acts(move |w, caller, now| {
         let id = w.create_organization(&body, caller, now)?;
-        reply(&w.organization_view(w.organization(id)?, caller))
+        reply(&w.organization_view_with(w.organization(id)?, caller, &expand))
     })
 }
 
 fn find_organization_by_id(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
-    acts(move |w, caller, _| reply(&w.organization_view(w.organization(id)?, caller)))
+    let expand = expand(call);
+    acts(move |w, caller, _| reply(&w.organization_view_with(w.organization(id)?, caller, &expand)))
 }
 
 fn update_organization(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
     let body: types::OrganizationInput = call.json()?;
+    let expand = expand(call);
     acts(move |w, caller, now| {
         w.update_organization(id, &body, now)?;
-        reply(&w.organization_view(w.organization(id)?, caller))
+        reply(&w.organization_view_with(w.organization(id)?, caller, &expand))
     })
 }
 

@@ -4,7 +4,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::record::{Address, Kept};
-use crate::model::render::{Href, Stamp, Stub};
+use crate::model::render::{Expand, Href, Stamp, Stub};
 use crate::model::resource::Scope;
 use crate::model::World;
 
@@ -35,9 +35,10 @@ pub(crate) struct OrganizationView<'a> {
     /// The fake bills nothing.
     credit_amount: f32,
     customdata: &'a serde_json::Map<String, serde_json::Value>,
-    /// Whole: metal-cli's test helper asks `include=address,billing_address`
-    /// because metalv1 refuses the default, which lacks the required
-    /// fields; the fake always sends them whole.
+    /// Only when included: "the address is not included by default"
+    /// (metal-cli's organisation helper, which asks for both because
+    /// metalv1 refuses the default the real API sent, which lacked the
+    /// required fields); whole when included.
     #[serde(skip_serializing_if = "Option::is_none")]
     address: Option<&'a Address>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -49,11 +50,22 @@ pub(crate) struct OrganizationView<'a> {
 }
 
 impl World {
-    /// `o` as the API shows it to `caller`.
+    /// `o` as the API shows it to `caller`, its addresses left out.
     pub(crate) fn organization_view<'a>(
         &'a self,
         o: &'a Kept,
         caller: &Scope,
+    ) -> OrganizationView<'a> {
+        self.organization_view_with(o, caller, &Expand::default())
+    }
+
+    /// `o` as the API shows it to `caller`, with its addresses when
+    /// `expand` includes them.
+    pub(crate) fn organization_view_with<'a>(
+        &'a self,
+        o: &'a Kept,
+        caller: &Scope,
+        expand: &Expand,
     ) -> OrganizationView<'a> {
         let mut projects: Vec<_> = self
             .projects
@@ -92,8 +104,16 @@ impl World {
                 .collect(),
             credit_amount: 0.0,
             customdata: &o.rec.customdata,
-            address: o.rec.address.as_ref(),
-            billing_address: o.rec.billing_address.as_ref(),
+            address: o
+                .rec
+                .address
+                .as_ref()
+                .filter(|_| expand.includes("address")),
+            billing_address: o
+                .rec
+                .billing_address
+                .as_ref()
+                .filter(|_| expand.includes("billing_address")),
             logo: o.rec.logo.as_deref(),
             enforce_2fa_at: o.rec.enforce_2fa_at.map(Stamp),
         }

@@ -60,22 +60,28 @@ impl BgpConfig {
 #[derive(Serialize)]
 #[serde(untagged)]
 enum BgpConfigView<'a> {
-    On {
-        id: Uuid,
-        href: Href,
-        asn: i64,
-        deployment_type: &'a str,
-        /// `null` without a password, as the spec allows.
-        md5: Option<&'a str>,
-        max_prefix: u32,
-        status: &'static str,
-        created_at: Stamp,
-        requested_at: Stamp,
-        project: Stub,
-        sessions: [(); 0],
-        ranges: [(); 0],
-    },
+    On(Box<BgpConfigOn<'a>>),
     Off {},
+}
+
+/// A BGP configuration that is on.
+#[derive(Serialize)]
+struct BgpConfigOn<'a> {
+    id: Uuid,
+    href: Href,
+    asn: i64,
+    deployment_type: &'a str,
+    /// `null` without a password, as the spec allows.
+    md5: Option<&'a str>,
+    max_prefix: u32,
+    status: &'static str,
+    created_at: Stamp,
+    requested_at: Stamp,
+    project: Stub,
+    /// The sessions of the project's devices, as links.
+    sessions: Vec<Stub>,
+    /// The project's global BGP ranges.
+    ranges: Vec<crate::model::global_bgp_range::RangeView<'a>>,
 }
 
 pub(super) fn find_bgp_config_by_project(call: &Call) -> Result<Prepared, ApiError> {
@@ -85,7 +91,7 @@ pub(super) fn find_bgp_config_by_project(call: &Call) -> Result<Prepared, ApiErr
         let view = match (&p.rec.bgp_config, p.bgp_requested) {
             (Some(c), Some(at)) => {
                 let at = Stamp(w.clock.wall(at));
-                BgpConfigView::On {
+                BgpConfigView::On(Box::new(BgpConfigOn {
                     id: c.id.unwrap_or_default(),
                     href: Href::new("bgp-configs", c.id.unwrap_or_default()),
                     asn: c.asn,
@@ -96,9 +102,15 @@ pub(super) fn find_bgp_config_by_project(call: &Call) -> Result<Prepared, ApiErr
                     created_at: at,
                     requested_at: at,
                     project: Stub::new(COLLECTION, id),
-                    sessions: [],
-                    ranges: [],
-                }
+                    sessions: w
+                        .bgp_sessions_where(|s| {
+                            w.devices.get(&s.rec.device).map(|d| d.rec.project) == Some(id)
+                        })
+                        .into_iter()
+                        .map(|s| Stub::new(crate::model::bgp_session::COLLECTION, s.rec.id))
+                        .collect(),
+                    ranges: w.global_bgp_ranges_of(id).global_bgp_ranges,
+                }))
             }
             _ => BgpConfigView::Off {},
         };

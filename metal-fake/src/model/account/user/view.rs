@@ -67,7 +67,7 @@ pub(crate) struct UserView<'a> {
     two_factor_auth: &'static str,
     avatar_url: Avatar,
     avatar_thumb_url: Avatar,
-    /// Its email addresses besides the primary one, as links.
+    /// Its email addresses, its own first, as links.
     emails: Vec<Stub>,
     created_at: Stamp,
     updated_at: Stamp,
@@ -105,11 +105,19 @@ impl World {
             two_factor_auth: if u.rec.two_factor { "app" } else { "" },
             avatar_url: Avatar(u.rec.id),
             avatar_thumb_url: Avatar(u.rec.id),
+            // Its own address first (packngo's TestAccUsersList reads
+            // `emails[0].address` of a user that added none).
             emails: self
-                .emails
-                .values()
-                .filter(|e| e.rec.user == u.rec.id)
-                .map(|e| Stub::new(crate::model::email::COLLECTION, e.rec.id))
+                .primary_is_listed(u.rec.id)
+                .then(|| crate::model::email::primary_email_id(u.rec.id))
+                .into_iter()
+                .chain(
+                    self.emails
+                        .values()
+                        .filter(|e| e.rec.user == u.rec.id)
+                        .map(|e| e.rec.id),
+                )
+                .map(|id| Stub::new(crate::model::email::COLLECTION, id))
                 .collect(),
             created_at: Stamp(self.clock.wall(u.meta.created)),
             updated_at: Stamp(self.clock.wall(u.meta.updated)),

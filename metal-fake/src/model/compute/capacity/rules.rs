@@ -81,8 +81,9 @@ impl World {
 
     /// Where machines of `plan` (a slug of the catalog) can be had now:
     /// the free machines of each metro (its own pools' and its
-    /// facilities'), and of each facility (its own pools': a metro's own
-    /// pool is not a facility's), counting only pools that can give one. The one table `/plans` (`available_in`,
+    /// facilities'), and of each facility (its metro's: a metro's
+    /// facilities share its capacity), counting only pools that can give
+    /// one. The one table `/plans` (`available_in`,
     /// `available_in_metros`), the capacity lists and checks and the
     /// on-demand create read.
     pub(crate) fn free_machines(&self, plan: &str) -> Free<'_> {
@@ -94,25 +95,34 @@ impl World {
             .filter(|c| c.plan == plan && c.has(1))
         {
             let n = u64::from(c.available);
-            match (&c.metro, &c.facility) {
-                (Some(m), _) => *free.metros.entry(m.as_str()).or_default() += n,
-                (None, Some(f)) => {
-                    *free.facilities.entry(f.as_str()).or_default() += n;
-                    if let Some(m) = self.metro_of(f) {
-                        *free.metros.entry(m).or_default() += n;
-                    }
-                }
-                (None, None) => {}
+            if let Some(m) = self.pool_metro(c) {
+                *free.metros.entry(m).or_default() += n;
+            }
+        }
+        // A metro's facilities share its capacity.
+        for f in &self.catalog.facilities {
+            if let Some(n) = free.metros.get(f.metro.as_str()) {
+                free.facilities.insert(f.code.as_str(), *n);
             }
         }
         free
+    }
+
+    /// The metro of a pool: its own, or its facility's.
+    pub(crate) fn pool_metro<'a>(&'a self, c: &'a Capacity) -> Option<&'a str> {
+        match (&c.metro, &c.facility) {
+            (Some(m), _) => Some(m.as_str()),
+            (None, Some(f)) => self.metro_of(f),
+            (None, None) => None,
+        }
     }
 
     /// The pool an on-demand create of `plan` (a slug of the catalog) at
     /// `place` takes its machine from, and the facility its device goes
     /// in; or the API's refusal. In a metro: the metro's own pool, then
     /// its facilities' pools, in the document's order. In facilities: each
-    /// facility's pool in the order asked (`any`: every facility's). An
+    /// facility's pool, else any of its metro's, in the order asked
+    /// (`any`: every facility's); the device goes in the facility asked. An
     /// unknown metro, or one unknown facility asked alone, is `422` "`X` is
     /// not a valid metro/facility".
     pub(crate) fn find_machine(
@@ -156,12 +166,20 @@ impl World {
                         codes.push(code);
                     }
                 }
+                // The facility's own pool, else any of its metro's: a
+                // metro's facilities share its capacity, retired ones too.
                 codes
                     .into_iter()
                     .find_map(|code| {
+                        let metro = self.metro_of(code);
                         pools
                             .iter()
                             .position(|c| is(c) && c.facility.as_deref() == Some(code))
+                            .or_else(|| {
+                                pools.iter().position(|c| {
+                                    is(c) && metro.is_some() && self.pool_metro(c) == metro
+                                })
+                            })
                             .map(|i| (i, code.to_string()))
                     })
                     .ok_or_else(|| ApiError::unprocessable(NO_FACILITY))

@@ -49,17 +49,24 @@ pub(crate) struct CheckList {
 }
 
 impl World {
-    /// Every facility with pools, each plan with the facility's level for
-    /// it: the best of its pools'.
+    /// Every facility of a metro with pools (a metro's facilities share
+    /// its capacity), each plan with the facility's level for it: the best
+    /// of its metro's pools'.
     pub(crate) fn facility_capacity(&self) -> CapacityList<'_> {
         let mut levels: BTreeMap<&str, BTreeMap<&str, CapacityLevel>> = BTreeMap::new();
         for c in &self.capacity.pools {
-            let Some(facility) = c.facility.as_deref() else {
-                continue;
-            };
-            let level = levels.entry(facility).or_default().entry(c.plan.as_str());
-            let best = level.or_insert(CapacityLevel::Unavailable);
-            *best = (*best).max(c.level_now());
+            let metro = self.pool_metro(c);
+            let facilities = self
+                .catalog
+                .facilities
+                .iter()
+                .filter(|f| metro == Some(f.metro.as_str()))
+                .map(|f| f.code.as_str());
+            for facility in facilities {
+                let level = levels.entry(facility).or_default().entry(c.plan.as_str());
+                let best = level.or_insert(CapacityLevel::Unavailable);
+                *best = (*best).max(c.level_now());
+            }
         }
         list(levels)
     }

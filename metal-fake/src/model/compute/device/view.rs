@@ -151,10 +151,9 @@ impl World {
             user: "root",
             // An on-demand device's server is cabled to a switch too.
             switch_uuid: Some(SwitchUuid(rec.reservation.unwrap_or(rec.id))),
-            plan: (!expand.excludes("plan")).then(|| self.plan_view(&rec.plan)),
-            facility: (!expand.excludes("facility"))
-                .then(|| self.catalog.facility_view(&rec.facility)),
-            metro: (!expand.excludes("metro")).then(|| self.catalog.metro_view(&rec.facility)),
+            plan: Some(self.plan_view(&rec.plan)),
+            facility: Some(self.catalog.facility_view(&rec.facility)),
+            metro: Some(self.catalog.metro_view(&rec.facility)),
             operating_system: self.catalog.operating_system_view(&rec.operating_system),
             project: self.project_field(rec.project, expand.includes("project")),
             project_lite: Stub::new(project::COLLECTION, rec.project),

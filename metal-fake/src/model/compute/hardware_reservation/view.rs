@@ -62,9 +62,8 @@ impl World {
             spare: false,
             need_of_service: false,
             switch_uuid: ShortId(rec.id),
-            plan: (!expand.excludes("plan")).then(|| self.plan_view(&rec.plan)),
-            facility: (!expand.excludes("facility"))
-                .then(|| self.catalog.facility_view(&rec.facility)),
+            plan: Some(self.plan_view(&rec.plan)),
+            facility: Some(self.catalog.facility_view(&rec.facility)),
             project: self.project_field(rec.project, expand.includes("project")),
             device,
         }

@@ -104,11 +104,27 @@ fn find_bgp_session_by_id(call: &Call) -> Result<Prepared, ApiError> {
 
 fn update_bgp_session(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
-    // The body is the default route alone, a JSON boolean.
-    let default_route: bool = call.json()?;
+    // The spec's body is the default route alone, a JSON boolean;
+    // packngo's `UpdateBGPSessionRequest` sends `{"default_route": b}`.
+    let default_route = match call.json_value()? {
+        serde_json::Value::Bool(b) => b,
+        serde_json::Value::Object(o) => o
+            .get("default_route")
+            .and_then(serde_json::Value::as_bool)
+            .ok_or_else(|| ApiError::unprocessable("default_route must be true or false"))?,
+        _ => {
+            return Err(ApiError::unprocessable(
+                "default_route must be true or false",
+            ))
+        }
+    };
     acts(move |w, _, now| {
         w.update_bgp_session(id, default_route, now)?;
-        Ok(Reply::Empty)
+        // The session as it is now: packngo's TestAccBGPSession reads the
+        // updated session's ID from the reply (the spec gives the 200 no
+        // body).
+        let s = w.bgp_sessions.get(&id).ok_or_else(ApiError::not_found)?;
+        reply(&w.bgp_session_view(s, &Default::default(), now))
     })
 }
 

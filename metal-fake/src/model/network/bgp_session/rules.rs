@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use super::record::{AddressFamily, BgpSession, Kept};
 use crate::call::ApiError;
-use crate::model::device::address_texts;
+use crate::model::device::{address_texts, own_blocks};
 use crate::model::project::BgpConfig;
 use crate::model::relations::Kind;
 use crate::model::{IpReservationType, World};
@@ -157,6 +157,38 @@ impl World {
             })
             .collect();
         blocks.sort_by_key(|r| r.meta.seq);
+        // The project's own subnets in the device's metro, which the real
+        // API listed as routes in beside its blocks (a public test fixture
+        // of a metadata BGP client: private IPv4 ranges, and the project's
+        // IPv6 /56s holding the device's address; packngo's
+        // TestAccBGPNeighbors finds a route in for a device of a project
+        // that reserved nothing). The fake has no per-metro parent
+        // subnets: each device's own private IPv4 and public IPv6 blocks
+        // stand for them (as in the project's IP reservations).
+        let mut devices: Vec<_> = self
+            .devices
+            .values()
+            .filter(|o| {
+                o.rec.project == d.rec.project
+                    && self
+                        .catalog
+                        .facility(&o.rec.facility)
+                        .map(|f| f.metro.as_str())
+                        == metro
+            })
+            .collect();
+        devices.sort_by_key(|o| o.meta.seq);
+        let subnets = |family: u8| -> Vec<Route> {
+            devices
+                .iter()
+                .flat_map(|o| own_blocks(o))
+                .filter(|b| b.address_family == family && (family == 6 || !b.public))
+                .map(|b| Route {
+                    route: format!("{}/{}", b.network, b.cidr),
+                    exact: false,
+                })
+                .collect()
+        };
         Ok(self
             .bgp_sessions_where(|s| s.rec.device == device)
             .into_iter()
@@ -173,10 +205,11 @@ impl World {
                                 route: format!("{}/{}", r.rec.network, r.rec.cidr),
                                 exact: false,
                             })
+                            .chain(subnets(4))
                             .collect(),
                         "0.0.0.0/0",
                     ),
-                    AddressFamily::Ipv6 => (addresses.get(1).cloned(), Vec::new(), "::/0"),
+                    AddressFamily::Ipv6 => (addresses.get(1).cloned(), subnets(6), "::/0"),
                 };
                 Neighbor {
                     family,

@@ -14,6 +14,7 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub use record::GlobalBgpRange;
 pub(crate) use record::Kept;
+pub(crate) use view::RangeView;
 
 crate::model::journal::owned_table! {
     /// The world's projects' global BGP ranges, by ID: written only here.

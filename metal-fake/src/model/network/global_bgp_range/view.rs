@@ -14,7 +14,7 @@ pub(crate) const COLLECTION: &str = "global-bgp-ranges";
 
 /// A range in a reply.
 #[derive(Serialize)]
-struct RangeView<'a> {
+pub(crate) struct RangeView<'a> {
     id: Uuid,
     href: Href,
     address_family: u8,
@@ -25,7 +25,7 @@ struct RangeView<'a> {
 /// A project's ranges.
 #[derive(Serialize)]
 pub(crate) struct RangeList<'a> {
-    global_bgp_ranges: Vec<RangeView<'a>>,
+    pub(crate) global_bgp_ranges: Vec<RangeView<'a>>,
 }
 
 impl World {

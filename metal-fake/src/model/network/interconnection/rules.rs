@@ -314,7 +314,16 @@ impl World {
         let redundancy = redundancy_of(body.redundancy.as_deref(), kind, body.vlans.len())?;
         let (metro, facility) = self.connection_place(body)?;
         let mode = mode_of(body.mode.as_deref())?;
-        let side = side_of(body.service_token_type.as_deref())?;
+        // A shared connection made without a token type gets Z-side
+        // tokens, as the real API's (packngo's TestAccConnectionProject
+        // and TestAccConnectionOrganization send none, nor a speed, which
+        // only a Z-side one may leave out; the Terraform provider's
+        // `service_token_type` is optional, its docs calling A-side "not
+        // generally available").
+        let side = match (kind, side_of(body.service_token_type.as_deref())?) {
+            (InterconnectionType::Shared, None) => Some(TokenSide::ZSide),
+            (_, side) => side,
+        };
         let speed = parse_speed(body.speed.as_ref())?;
         let fabric_provider = match kind {
             InterconnectionType::SharedPortVlanToCsp => {
@@ -353,12 +362,7 @@ impl World {
                     ));
                 }
                 match (shared, side) {
-                    (InterconnectionType::Shared, None) => {
-                        return Err(ApiError::unprocessable(
-                            "A shared connection needs a service_token_type: a_side or z_side",
-                        ))
-                    }
-                    (InterconnectionType::Shared, Some(_)) | (_, None) => {}
+                    (InterconnectionType::Shared, _) | (_, None) => {}
                     (other, Some(_)) => {
                         return Err(ApiError::unprocessable(format!(
                             "A {} connection has no service tokens: it takes no service_token_type",

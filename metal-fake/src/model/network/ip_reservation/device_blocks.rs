@@ -157,9 +157,8 @@ impl World {
             assignments: [assignment],
             project: self.project_field(rec.project, expand.includes("project")),
             project_lite: Stub::new(project::COLLECTION, rec.project),
-            metro: (!expand.excludes("metro")).then(|| self.catalog.metro_view(&rec.facility)),
-            facility: (!expand.excludes("facility"))
-                .then(|| self.catalog.facility_view(&rec.facility)),
+            metro: Some(self.catalog.metro_view(&rec.facility)),
+            facility: Some(self.catalog.facility_view(&rec.facility)),
             created_at: made,
         }
     }

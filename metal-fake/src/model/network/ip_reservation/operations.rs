@@ -15,7 +15,7 @@ use super::vrf_view::AnyReservationView;
 use crate::call::{decode, ApiError, Call, Reply};
 use crate::model::access::Owner;
 use crate::model::list::Listing;
-use crate::model::render::{reply, Expand};
+use crate::model::render::reply;
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
 use crate::model::World;
 use crate::model::{device, project};
@@ -205,7 +205,7 @@ fn find_ip_address_by_id(call: &Call) -> Result<Prepared, ApiError> {
         if let Some((d, b)) = w.device_block(id) {
             return reply(&w.device_block_view(d, b, &expand));
         }
-        assignment_reply(w, id, &expand)
+        assignment_reply(w, id)
     })
 }
 
@@ -245,20 +245,19 @@ fn find_ip_assignments(call: &Call) -> Result<Prepared, ApiError> {
 fn create_ip_assignment(call: &Call) -> Result<Prepared, ApiError> {
     let device = call.id("id")?;
     let body: types::IpAssignmentInput = call.json()?;
-    let expand = expand(call);
     acts(move |w, _, now| {
         let id = w.assign_ip(device, &body.address, now)?;
-        assignment_reply(w, id, &expand)
+        assignment_reply(w, id)
     })
 }
 
 /// The assignment `id` (whose device is there) as the reply.
-fn assignment_reply(w: &World, id: Uuid, expand: &Expand) -> Result<Reply, ApiError> {
+fn assignment_reply(w: &World, id: Uuid) -> Result<Reply, ApiError> {
     let a = w.live_assignment(id).ok_or_else(ApiError::not_found)?;
     let r = w
         .ips
         .reservations
         .get(&a.reservation)
         .ok_or_else(ApiError::not_found)?;
-    reply(&w.ip_assignment_view(a, r, expand))
+    reply(&w.ip_assignment_view(a, r))
 }

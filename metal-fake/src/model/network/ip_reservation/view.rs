@@ -188,12 +188,11 @@ impl World {
     ) -> ReservationView<'a> {
         let block = r.block();
         let rec = &r.rec;
-        let nested = expand.nested("assignments");
         let assignments = self
             .live_assignments(r)
             .map(|a| {
                 if expand.includes("assignments") {
-                    AssignmentField::Full(Box::new(self.ip_assignment_view(a, r, &nested)))
+                    AssignmentField::Full(Box::new(self.ip_assignment_view(a, r)))
                 } else {
                     AssignmentField::Stub(Stub::new(COLLECTION, a.rec.id))
                 }
@@ -213,13 +212,10 @@ impl World {
             assignments,
             project: self.project_field(rec.project, expand.includes("project")),
             project_lite: Stub::new(project::COLLECTION, rec.project),
-            metro: (!expand.excludes("metro"))
-                .then(|| self.metro_field(r))
-                .flatten(),
+            metro: self.metro_field(r),
             facility: rec
                 .facility
                 .as_deref()
-                .filter(|_| !expand.excludes("facility"))
                 .map(|f| self.catalog.facility_view(f)),
             metal_gateway: self.gateway_of_block(rec.id).map(|g| self.gateway_lite(g)),
             created_at: Stamp(self.clock.wall(r.meta.created)),
@@ -232,7 +228,6 @@ impl World {
         &'a self,
         a: &'a KeptAssignment,
         r: &'a Kept,
-        expand: &Expand,
     ) -> AssignmentView<'a> {
         let block = a.block();
         let parent = r.block();
@@ -244,9 +239,7 @@ impl World {
             state: "active",
             assigned_to: Stub::new(device::COLLECTION, a.rec.device),
             parent_block: ParentBlock::of(parent, r.rec.id),
-            metro: (!expand.excludes("metro"))
-                .then(|| self.metro_field(r))
-                .flatten(),
+            metro: self.metro_field(r),
             created_at: Stamp(self.clock.wall(a.meta.created)),
         }
     }
@@ -259,7 +252,7 @@ impl World {
             .filter_map(|id| {
                 let a = self.ips.assignments.get(&id)?;
                 let r = self.ips.reservations.get(&a.reservation)?;
-                Some(self.ip_assignment_view(a, r, &Expand::default()))
+                Some(self.ip_assignment_view(a, r))
             })
             .collect()
     }

@@ -87,11 +87,7 @@ impl World {
             customdata: &rec.customdata,
             project: self.project_field(rec.project, expand.includes("project")),
             project_lite: Stub::new(project::COLLECTION, rec.project),
-            metro: rec
-                .metro
-                .as_deref()
-                .filter(|_| !expand.excludes("metro"))
-                .map(|m| self.catalog.metro_of_code(m)),
+            metro: rec.metro.as_deref().map(|m| self.catalog.metro_of_code(m)),
             metal_gateway: self.gateway_of_block(rec.id).map(|g| self.gateway_lite(g)),
             vrf: self.vrf_field(
                 rec.vrf.unwrap_or_default(),

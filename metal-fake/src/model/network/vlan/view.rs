@@ -82,9 +82,20 @@ impl World {
             description: rec.description.as_deref(),
             tags: &rec.tags,
             metro_code: &rec.metro,
-            metro: (!expand.excludes("metro")).then(|| self.catalog.metro_of_code(&rec.metro)),
-            facility: rec.facility.as_ref().map(|f| FacilityHref {
-                href: format!("{}/facilities/{f}", crate::model::render::API_PREFIX),
+            // A VLAN made in a facility has no metro in its replies
+            // (packngo's TestAccVirtualNetworksFacility).
+            metro: rec
+                .facility
+                .is_none()
+                .then(|| self.catalog.metro_of_code(&rec.metro)),
+            facility: rec.facility.as_ref().map(|f| {
+                let id = self.catalog.facility(f).and_then(|x| x.id);
+                FacilityHref {
+                    href: match id {
+                        Some(id) => format!("{}/facilities/{id}", crate::model::render::API_PREFIX),
+                        None => format!("{}/facilities/{f}", crate::model::render::API_PREFIX),
+                    },
+                }
             }),
             assigned_to: self.project_field(rec.project, expand.includes("assigned_to")),
             assigned_to_virtual_circuit: self.vlan_has_circuit(rec.id),

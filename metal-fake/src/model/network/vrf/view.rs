@@ -64,7 +64,7 @@ impl World {
             bgp_dynamic_neighbors_enabled: rec.bgp_dynamic_neighbors_enabled,
             bgp_dynamic_neighbors_bfd_enabled: rec.bgp_dynamic_neighbors_bfd_enabled,
             bgp_dynamic_neighbors_export_route_map: rec.bgp_dynamic_neighbors_export_route_map,
-            metro: (!expand.excludes("metro")).then(|| self.catalog.metro_of_code(&rec.metro)),
+            metro: Some(self.catalog.metro_of_code(&rec.metro)),
             project: self.project_field(rec.project, expand.includes("project")),
             created_by: Stub::new(crate::model::user::COLLECTION, self.user),
             virtual_circuits: self.vrf_circuit_views(rec.id),

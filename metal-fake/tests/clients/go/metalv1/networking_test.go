@@ -12,6 +12,7 @@ package metalv1_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -44,6 +45,7 @@ func TestNetworking(t *testing.T) {
 	var (
 		device, metro, vlan, eth0, eth1        string
 		gateway, vrf, vrfBlock, route, session string
+		gatewayBlock                           string
 	)
 	// The device's port called name, as it reads now.
 	port := func(t *testing.T, name string) *metalv1.Port {
@@ -156,9 +158,11 @@ func TestNetworking(t *testing.T) {
 		if i < 0 {
 			t.Fatalf("no private block of gateway %s among %d", gateway, len(blocks.GetIpAddresses()))
 		}
-		if b := blocks.GetIpAddresses()[i].IPReservation; b.GetCidr() != 29 || b.GetType() != metalv1.IPRESERVATIONTYPE_PRIVATE_IPV4 {
+		b := blocks.GetIpAddresses()[i].IPReservation
+		if b.GetCidr() != 29 || b.GetType() != metalv1.IPRESERVATIONTYPE_PRIVATE_IPV4 {
 			t.Fatalf("the gateway's block %+v", b)
 		}
+		gatewayBlock = fmt.Sprintf("%s/%d", b.GetNetwork(), b.GetCidr())
 	})
 	steps.Run("makes a VRF with a route", active, func(t *testing.T) {
 		v, _, err := c.VRFsApi.CreateVrf(ctx, env.Project).VrfCreateInput(metalv1.VrfCreateInput{
@@ -218,10 +222,17 @@ func TestNetworking(t *testing.T) {
 			len(out) != 1 || out[0].GetRoute() != "0.0.0.0/0" || !out[0].GetExact() {
 			t.Fatalf("neighbour %+v", n)
 		}
+		// The project's blocks and subnets (the device's own private one
+		// among them), not the gateway's private block.
+		own := false
 		for _, r := range n.GetRoutesIn() {
-			if strings.HasPrefix(r.GetRoute(), "10.") {
-				t.Fatalf("a private block among the routes in: %+v", n.GetRoutesIn())
+			if gatewayBlock != "" && r.GetRoute() == gatewayBlock {
+				t.Fatalf("the gateway's block among the routes in: %+v", n.GetRoutesIn())
 			}
+			own = own || strings.HasPrefix(r.GetRoute(), "10.")
+		}
+		if !own {
+			t.Fatalf("no private subnet among the routes in: %+v", n.GetRoutesIn())
 		}
 	})
 	teardown := []string{

@@ -12,6 +12,7 @@
 package packngo_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -66,6 +67,7 @@ func TestNetworking(t *testing.T) {
 		eth0, eth1 *packngo.Port
 		gateway    *packngo.MetalGateway
 		block      string
+		blockCIDR  string
 		vrf        *packngo.VRF
 		vrfBlock   *packngo.IPAddressReservation
 		route      vrfRoute
@@ -173,6 +175,7 @@ func TestNetworking(t *testing.T) {
 			t.Fatalf("the block's gateway %+v, %v", read, err)
 		}
 		gateway, block = g, r.ID
+		blockCIDR = fmt.Sprintf("%s/%d", r.Network, r.CIDR)
 	})
 	steps.Run("makes a VRF with a route", []string{"creates a device and reads it until active"}, func(t *testing.T) {
 		v, _, err := c.VRFs.Create(env.Project, &packngo.VRFCreateRequest{
@@ -235,12 +238,18 @@ func TestNetworking(t *testing.T) {
 			len(n.RoutesOut) != 1 || n.RoutesOut[0].Route != "0.0.0.0/0" {
 			t.Fatalf("neighbour %+v", n)
 		}
-		// What a device may announce: the project's public blocks, not the
-		// gateway's private one.
+		// What a device may announce: the project's blocks and subnets
+		// (the device's own private one among them), not the gateway's
+		// private block.
+		own := false
 		for _, r := range n.RoutesIn {
-			if strings.HasPrefix(r.Route, "10.") {
-				t.Fatalf("a private block among the routes in: %+v", n.RoutesIn)
+			if blockCIDR != "" && r.Route == blockCIDR {
+				t.Fatalf("the gateway's block among the routes in: %+v", n.RoutesIn)
 			}
+			own = own || strings.HasPrefix(r.Route, "10.")
+		}
+		if !own {
+			t.Fatalf("no private subnet among the routes in: %+v", n.RoutesIn)
 		}
 	})
 	teardown := []string{

@@ -46,7 +46,8 @@ impl World {
     }
 
     /// The spot price of `plan` (a slug) in `metro` (a code): the world
-    /// document's, else [`SPOT_SHARE`] of the on-demand price; `None`
+    /// document's, else the catalog's, else [`SPOT_SHARE`] of the
+    /// on-demand price; `None`
     /// where the plan is not on the spot market there (its
     /// `deployment_types` lack `spot_market`, or it is not offered).
     pub(crate) fn spot_price(&self, plan: &str, metro: &str) -> Option<f64> {
@@ -62,6 +63,7 @@ impl World {
         let set = self
             .spot_prices
             .iter()
+            .chain(&self.catalog.spot_prices)
             .find(|s| s.plan == plan && s.metro == metro)
             .map(|s| s.price);
         let offered = self.on_demand_price(plan, metro);
