@@ -151,11 +151,22 @@
 //! 4. **Idempotent `create_device`.** The request must name a hardware
 //!    reservation ([`Error::NoReservation`] before any request). One witness
 //!    tag `wrapngo-idempotency-<uuid>` per call is added to a *clone* of the
-//!    request; each attempt first reads the reservation with
-//!    `include=device`: our witness → return that device; another device →
-//!    [`Error::RaceLost`]; none → create. A create refused with 409/422
-//!    because someone took the reservation between our read and our create
-//!    is also [`Error::RaceLost`] (we read once more to tell).
+//!    request. A first attempt creates at once, one request: no earlier
+//!    attempt of ours can be on the reservation, and a reservation someone
+//!    else holds refuses the create. The reservation is read (with
+//!    `include=device`) only where that read can tell something:
+//!    - before an attempt that follows one whose outcome was unknown (a lost
+//!      reply, a timeout, a 5xx after sending): our witness → return that
+//!      device, not a second; another device → [`Error::RaceLost`]; none →
+//!      create;
+//!    - after a create refused with 409/422: our witness (an earlier
+//!      attempt of ours got there, its create still in flight when we
+//!      looked) → that device; another device → [`Error::RaceLost`]; none →
+//!      the refusal ([`Error::Rejected`]).
+//!
+//!    So a call costs one request when nothing goes wrong, two when the
+//!    reservation was taken, and a read more per attempt after an unknown
+//!    outcome.
 //!    With `hardware_reservation_id: "next-available"` the API chooses the
 //!    reservation, so the witness cannot be read through it: after an
 //!    attempt whose outcome is unknown, the next attempt first lists the
