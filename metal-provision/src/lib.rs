@@ -26,8 +26,8 @@ pub mod report;
 
 pub use audit::{audit, shortfall, Audit};
 pub use controller::{
-    cleanup, run, run_tag, FailedDevice, InvalidName, Known, NoProgress, Outcome, Progress,
-    RunConfig, RunError, SshKeySpec,
+    cleanup, remove_duplicates, run, run_tag, FailedDevice, InvalidName, Known, NoProgress,
+    Outcome, Progress, RunConfig, RunError, SshKeySpec,
 };
 
 // The README's and the crates' READMEs' examples, compiled and run as

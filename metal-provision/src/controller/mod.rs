@@ -30,8 +30,9 @@ mod config;
 mod delete;
 mod outcome;
 mod run;
+mod survivor;
 
 pub use config::{run_tag, InvalidName, RunConfig, SshKeySpec, MAX_NAME_LEN};
-pub use delete::cleanup;
+pub use delete::{cleanup, remove_duplicates};
 pub use outcome::{FailedDevice, Known, NoProgress, Outcome, Progress, RunError};
 pub use run::{create_request, is_free, run};
