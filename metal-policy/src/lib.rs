@@ -167,6 +167,15 @@
 //!    So a call costs one request when nothing goes wrong, two when the
 //!    reservation was taken, and a read more per attempt after an unknown
 //!    outcome.
+//!
+//!    Across processes the reservation decides: calls naming one
+//!    reservation, from any number of processes, create one device between
+//!    them, and each other call ends with [`Error::RaceLost`] naming it,
+//!    at the cost of its refused create and one read. The policy knows no
+//!    hostnames: calls on different reservations for what a controller
+//!    means as one machine create a device each, and which to keep is the
+//!    controller's rule (`metal-provision`'s controller keeps the earliest
+//!    created that becomes active, and deletes the others only behind it).
 //!    With `hardware_reservation_id: "next-available"` the API chooses the
 //!    reservation, so the witness cannot be read through it: after an
 //!    attempt whose outcome is unknown, the next attempt first lists the
@@ -175,11 +184,13 @@
 //!    device carries the witness), none on a first attempt. A create
 //!    answered "no hardware reservation available" (`503` without
 //!    `Retry-After`) is [`Error::NoReservationAvailable`] at once, not
-//!    retried (see 3). Limit: a create still
+//!    retried (see 3). Limit, the one case left: a create still
 //!    in flight at the server when the list runs (the attempt timed out
 //!    before the server acted) is not in the list; the retry then creates a
 //!    second device, which the reservation-ID path cannot do (the server
-//!    refuses a taken reservation). *Reference:* it appended the tag to
+//!    refuses a taken reservation). Both carry the witness, the caller's
+//!    tags and hostname, so a controller's rule by hostname finds the
+//!    second as a duplicate. *Reference:* it appended the tag to
 //!    the caller's request and read the reservation without including the
 //!    device, so the device's tags were an href stub and the witness check
 //!    could not work.
