@@ -20,9 +20,10 @@
 //!
 //! Every device is waited for through one watch of the run's devices (one
 //! paged list of the project's devices serving every wait, a list every
-//! 250 ms while a device changes, up to 2 s apart while none does), and a
-//! waiting device holds no worker; `--poll` polls each device instead, as
-//! before the watch.
+//! thirtieth of `--provision-time` while a device changes, at least 250 ms
+//! and at most 2 s apart, up to 2 s apart while none does), and a waiting
+//! device holds no worker; `--poll` polls each device instead, as before
+//! the watch.
 //!
 //! The run's name (`--name`, default `provision`) is its identity: its
 //! hostnames are `<name>-<n>` and its devices carry the tag
@@ -98,6 +99,9 @@ const ATTEMPTS_METRIC: &str = "equinix_api_attempts_total";
 
 /// The most reservations a hostname may try after its device failed.
 const MAX_FAILED_RETRIES: usize = 100;
+
+/// The longest time between two lists of the run's watch.
+const WATCH_CEILING: Duration = Duration::from_secs(2);
 
 /// How many times the run audits again after removing duplicates another
 /// run of its name made.
@@ -652,10 +656,13 @@ async fn main_run(args: Args) -> Result<(), String> {
         max_interval: Duration::from_secs(2),
         max_elapsed_time: None,
     });
-    // The watch lists as often, at most: every 250 ms while a device
-    // changes, doubling to 2 s while none does.
-    run_config.watch = (!args.poll)
-        .then(|| WatchConfig::new().interval(run_config.poll_interval, Duration::from_secs(2)));
+    // The watch lists every thirtieth of the provisioning time while a
+    // device changes (no sooner than the polls, 250 ms, and no later than
+    // 2 s), doubling to 2 s while none does: a device is seen active at
+    // most a thirtieth of its provisioning late, and a longer provisioning
+    // costs no more lists per device.
+    let floor = (args.provision_time / 30).clamp(run_config.poll_interval, WATCH_CEILING);
+    run_config.watch = (!args.poll).then(|| WatchConfig::new().interval(floor, WATCH_CEILING));
     // Not one worker per device: a bounded number, each taking the next
     // device when it is done with one.
     run_config.workers = args
