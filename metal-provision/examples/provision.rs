@@ -78,8 +78,9 @@ use flags::parse_probability;
 const PROBE_DEADLINE: Duration = Duration::from_secs(10);
 
 /// The most devices a run asks the embedded fake for. The fake is sized
-/// from `--devices` (a quarter more reservations, plus two), and renders
-/// every reservation on each list call, so larger runs only go slower.
+/// from `--devices` (a quarter more reservations, plus two), and orders
+/// every reservation for each page of a list (rendering only the page), so
+/// larger runs only go slower.
 const MAX_EMBEDDED_DEVICES: usize = 10_000;
 
 /// Devices worked on at once per `--parallelism` slot. With the watch a
@@ -161,7 +162,7 @@ struct Args {
     #[arg(long, default_value_t = 6, value_parser = parse_failed_retries)]
     failed_retries: usize,
     /// Seed of the embedded fake's faults and provisioning failures (the
-    /// default's run meets a lost race and a failed device).
+    /// default's run meets a failed device).
     #[arg(long, default_value_t = 5)]
     seed: u64,
     /// The embedded fake's rate limit, requests per second (0: none).
