@@ -509,10 +509,7 @@ impl<'a> Worker<'a> {
                     e @ Error::Rejected {
                         status: 409 | 422, ..
                     },
-                ) => match self.still_free(reservation.id).await {
-                    true => Some(e),
-                    false => None,
-                },
+                ) => self.still_free(reservation.id).await.then_some(e),
                 Err(e) => Some(e),
             };
             match source {
