@@ -94,7 +94,7 @@ pub async fn remove_duplicates(
         .await?;
     let mut by_hostname: HashMap<String, Vec<types::Device>> = HashMap::new();
     for d in listed {
-        let tagged = d.tags.iter().any(|t| *t == config.run_tag);
+        let tagged = d.tags.contains(&config.run_tag);
         if let (true, Some(h)) = (tagged, d.hostname.clone()) {
             by_hostname.entry(h).or_default().push(d);
         }
