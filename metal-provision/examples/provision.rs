@@ -65,7 +65,8 @@ use metal_policy::{Client, ExponentialBackoff, Metal, Waiter, WatchConfig};
 use metal_provision::controller::is_free;
 use metal_provision::report::Requests;
 use metal_provision::{
-    audit, cleanup, remove_duplicates, run, shortfall, Progress, RunConfig, SshKeySpec,
+    audit, cleanup, remove_duplicates, run, shortfall, Audit, Outcome, Progress, RunConfig,
+    SshKeySpec,
 };
 use uuid::Uuid;
 
@@ -553,6 +554,17 @@ async fn report(
     }
 }
 
+/// The audit of what `outcome`'s run left on the server.
+async fn audited(
+    metal: &dyn Metal,
+    config: &RunConfig,
+    outcome: &Outcome,
+) -> Result<Audit, String> {
+    audit(metal, config.project, &config.run_tag, &outcome.known())
+        .await
+        .map_err(|e| format!("auditing the server's devices: {e}"))
+}
+
 async fn main_run(args: Args) -> Result<(), String> {
     let target = match &args.endpoint {
         Some(endpoint) => remote(&args, endpoint)?,
@@ -697,14 +709,7 @@ async fn main_run(args: Args) -> Result<(), String> {
 
     reporter.phase("auditing");
     let mut outcome = outcome;
-    let mut report = audit(
-        metal.as_ref(),
-        target.project,
-        &run_config.run_tag,
-        &outcome.known(),
-    )
-    .await
-    .map_err(|e| format!("auditing the server's devices: {e}"))?;
+    let mut report = audited(metal.as_ref(), &run_config, &outcome).await?;
     // Another run of this name may still be at work, and have made a
     // device for a hostname after this run settled it: removed behind
     // this run's active device, as that run would, then audited again.
@@ -722,14 +727,7 @@ async fn main_run(args: Args) -> Result<(), String> {
             "note: the audit found {} duplicates; removed {removed} behind this run's active devices",
             report.duplicates
         ));
-        report = audit(
-            metal.as_ref(),
-            target.project,
-            &run_config.run_tag,
-            &outcome.known(),
-        )
-        .await
-        .map_err(|e| format!("auditing the server's devices: {e}"))?;
+        report = audited(metal.as_ref(), &run_config, &outcome).await?;
     }
     if args.cleanup {
         reporter.phase("cleaning up");

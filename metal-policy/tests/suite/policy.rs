@@ -628,6 +628,18 @@ fn create_request(reservation: Uuid) -> types::CreateDeviceRequest {
     })
 }
 
+/// A create's reply: a new device with the request's tags.
+fn created(op: &metal_api::Operation, request: &common::Seen) -> Reply {
+    Reply::ok(
+        op,
+        types::Device {
+            id: Some(Uuid::new_v4()),
+            tags: request.tags(),
+            ..Default::default()
+        },
+    )
+}
+
 fn reservation_with(device: Option<types::Device>) -> types::HardwareReservation {
     types::HardwareReservation {
         device: device.map(Box::new),
@@ -768,14 +780,7 @@ async fn create_device_on_a_reservation_taken_by_someone_else_is_race_lost() {
 async fn create_device_on_a_free_reservation_is_one_request() {
     let reservation = Uuid::new_v4();
     let t = Script::new(Duration::ZERO, |op, r, _| match op.id {
-        "createDevice" => Reply::ok(
-            op,
-            types::Device {
-                id: Some(Uuid::new_v4()),
-                tags: r.tags(),
-                ..Default::default()
-            },
-        ),
+        "createDevice" => created(op, r),
         other => panic!("{other}"),
     });
     let c = client(t.clone()).build().unwrap();
@@ -802,14 +807,7 @@ async fn create_device_reads_the_reservation_only_after_an_unknown_outcome() {
             Reply::ok(op, reservation_with(None))
         }
         ("createDevice", 3) => Reply::Hang,
-        ("createDevice", _) => Reply::ok(
-            op,
-            types::Device {
-                id: Some(Uuid::new_v4()),
-                tags: r.tags(),
-                ..Default::default()
-            },
-        ),
+        ("createDevice", _) => created(op, r),
         other => panic!("{other:?}"),
     });
     let c = client(t.clone())
