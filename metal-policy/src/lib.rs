@@ -151,11 +151,31 @@
 //! 4. **Idempotent `create_device`.** The request must name a hardware
 //!    reservation ([`Error::NoReservation`] before any request). One witness
 //!    tag `wrapngo-idempotency-<uuid>` per call is added to a *clone* of the
-//!    request; each attempt first reads the reservation with
-//!    `include=device`: our witness → return that device; another device →
-//!    [`Error::RaceLost`]; none → create. A create refused with 409/422
-//!    because someone took the reservation between our read and our create
-//!    is also [`Error::RaceLost`] (we read once more to tell).
+//!    request. A first attempt creates at once, one request: no earlier
+//!    attempt of ours can be on the reservation, and a reservation someone
+//!    else holds refuses the create. The reservation is read (with
+//!    `include=device`) only where that read can tell something:
+//!    - before an attempt that follows one whose outcome was unknown (a lost
+//!      reply, a timeout, a 5xx after sending): our witness → return that
+//!      device, not a second; another device → [`Error::RaceLost`]; none →
+//!      create;
+//!    - after a create refused with 409/422: our witness (an earlier
+//!      attempt of ours got there, its create still in flight when we
+//!      looked) → that device; another device → [`Error::RaceLost`]; none →
+//!      the refusal ([`Error::Rejected`]).
+//!
+//!    So a call costs one request when nothing goes wrong, two when the
+//!    reservation was taken, and a read more per attempt after an unknown
+//!    outcome.
+//!
+//!    Across processes the reservation decides: calls naming one
+//!    reservation, from any number of processes, create one device between
+//!    them, and each other call ends with [`Error::RaceLost`] naming it,
+//!    at the cost of its refused create and one read. The policy knows no
+//!    hostnames: calls on different reservations for what a controller
+//!    means as one machine create a device each, and which to keep is the
+//!    controller's rule (`metal-provision`'s controller keeps the earliest
+//!    created that becomes active, and deletes the others only behind it).
 //!    With `hardware_reservation_id: "next-available"` the API chooses the
 //!    reservation, so the witness cannot be read through it: after an
 //!    attempt whose outcome is unknown, the next attempt first lists the
@@ -164,11 +184,13 @@
 //!    device carries the witness), none on a first attempt. A create
 //!    answered "no hardware reservation available" (`503` without
 //!    `Retry-After`) is [`Error::NoReservationAvailable`] at once, not
-//!    retried (see 3). Limit: a create still
+//!    retried (see 3). Limit, the one case left: a create still
 //!    in flight at the server when the list runs (the attempt timed out
 //!    before the server acted) is not in the list; the retry then creates a
 //!    second device, which the reservation-ID path cannot do (the server
-//!    refuses a taken reservation). *Reference:* it appended the tag to
+//!    refuses a taken reservation). Both carry the witness, the caller's
+//!    tags and hostname, so a controller's rule by hostname finds the
+//!    second as a duplicate. *Reference:* it appended the tag to
 //!    the caller's request and read the reservation without including the
 //!    device, so the device's tags were an href stub and the witness check
 //!    could not work.

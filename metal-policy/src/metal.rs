@@ -241,7 +241,10 @@ pub trait Metal: Send + Sync {
     /// Creates a device on the hardware reservation the request names,
     /// idempotently: however many attempts it takes, at most one device is
     /// created, and a reservation taken by someone else is
-    /// [`Error::RaceLost`].
+    /// [`Error::RaceLost`]. A first attempt is the create alone; the
+    /// reservation is read only after an attempt whose outcome was unknown,
+    /// or after a refused create, to tell a lost race (see the crate docs,
+    /// guarantee 4).
     ///
     /// `hardware_reservation_id: "next-available"` lets the API choose one
     /// of the project's provisionable reservations matching the plan and

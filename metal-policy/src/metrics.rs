@@ -26,8 +26,8 @@
 //!
 //! A request is one HTTP exchange, counted where every request passes (the
 //! policy's calls and the raw client it hands out alike); an attempt is one
-//! try of a call, which may make several requests (`create_device` reads
-//! the reservation, then creates). `outcome` is one of `ok`, `not_sent`,
+//! try of a call, which may make several requests (`create_device`, after
+//! an unknown outcome, reads the reservation, then creates). `outcome` is one of `ok`, `not_sent`,
 //! `throttled`, `unknown`, `rejected`, `no_reservation`, `decode`,
 //! `invalid`, `too_large`, or `final` (the operation reached its own
 //! answer: a race lost, a label conflict, no reservation available). `status_code` is the HTTP status, or `none` when no reply

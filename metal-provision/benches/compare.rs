@@ -726,7 +726,7 @@ fn requests_section() {
         .expect("a paused tokio runtime");
     let sizes: &[usize] = if quick() { &[100] } else { &[100, 1000] };
     out!("\n## 7. Requests: provisioning a fleet, polling each device vs one watch (in process, tokio's paused clock, no faults, no server limit)");
-    out!("Each run is `metal_provision::run` with `RunConfig::new`'s defaults (a worker per device) through `Fake::client` (16 in flight): *poll* waits on each device with the default schedule (1 s, x1.5, at most 30 s; jitter off, so the counts are exact) holding its worker; *watch* with `WatchConfig::new` (one list of the run's tagged devices, 1,000 a page, 2 s apart while a watched device changes, doubling to 60 s). Creates also read their reservation first (`create_device`'s witness), so the floor here is 2 requests a device.");
+    out!("Each run is `metal_provision::run` with `RunConfig::new`'s defaults (a worker per device) through `Fake::client` (16 in flight): *poll* waits on each device with the default schedule (1 s, x1.5, at most 30 s; jitter off, so the counts are exact) holding its worker; *watch* with `WatchConfig::new` (one list of the run's tagged devices, 1,000 a page, 2 s apart while a watched device changes, doubling to 60 s). A create is one request (`create_device` reads its reservation only after an unknown outcome or a refusal), so the floor here is 1 request a device.");
     out!("| devices | provisioning | wait | active | requests | per device | findDeviceById | findProjectDevices | createDevice | fleet time |");
     out!("|---|---|---|---|---|---|---|---|---|---|");
     for &n in sizes {
@@ -748,15 +748,15 @@ fn requests_section() {
         }
     }
     let (n, secs) = if quick() { (100, 60) } else { (1000, 600) };
-    out!("\nUnder a server limit R (the client paced to 1/R, 64 workers): {n} devices of {secs} s, fleet time on the fake's clock against max(provisioning time T, N / R), and against 2N/R + T: the last device is created no sooner than its create and reservation read and those of every device before it allow, and provisions for T after that. A device still waiting after `RunConfig::new`'s 30 minutes is not active.");
-    out!("| R | wait | active | requests | fleet time | max(T, N/R) | ratio | 2N/R + T | ratio |");
+    out!("\nUnder a server limit R (the client paced to 1/R, 64 workers): {n} devices of {secs} s, fleet time on the fake's clock against max(provisioning time T, N / R), and against N/R + T: the last device is created no sooner than its create and those of every device before it allow, and provisions for T after that. A device still waiting after `RunConfig::new`'s 30 minutes is not active.");
+    out!("| R | wait | active | requests | fleet time | max(T, N/R) | ratio | N/R + T | ratio |");
     out!("|---|---|---|---|---|---|---|---|---|");
     for r in [5u32, 1] {
         for watch in [false, true] {
             let spent = runtime.block_on(spend(n, Duration::from_secs(secs), watch, Some(r)));
             let fleet = spent.fleet.as_secs_f64();
             let floor = (secs as f64).max(n as f64 / f64::from(r));
-            let serial = 2.0 * n as f64 / f64::from(r) + secs as f64;
+            let serial = n as f64 / f64::from(r) + secs as f64;
             out!(
                 "| {r}/s | {} | {}/{n} | {} | {fleet:.0} s | {floor:.0} s | {:.2} | {serial:.0} s | {:.2} |",
                 if watch { "watch" } else { "poll" },

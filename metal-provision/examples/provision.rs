@@ -11,19 +11,30 @@
 //! tries the hostname on another reservation, up to `--failed-retries` (6)
 //! more times, so a hostname falls short only when seven devices in a row
 //! fail (one in ten million at the default rate). Its last line is
-//! `provisioned A/B devices in T s: N adopted, D duplicates, L lost, R retries, X race-lost, F failed`.
+//! `provisioned A/B devices in T s: N adopted, D duplicates, L lost, R retries, X race-lost, F failed`:
+//! of the devices of the run's tag on the server when it ends, N kept
+//! though another run made them, D beyond one for a hostname, and L
+//! hostnames this run made active that end with no device; R attempts
+//! repeated, X reservations found taken, F devices that failed to
+//! provision.
 //!
 //! Every device is waited for through one watch of the run's devices (one
 //! paged list of the project's devices serving every wait, a list every
-//! 250 ms while a device changes, up to 2 s apart while none does), and a
-//! waiting device holds no worker; `--poll` polls each device instead, as
-//! before the watch.
+//! thirtieth of `--provision-time` while a device changes, at least 250 ms
+//! and at most 2 s apart, up to 2 s apart while none does), and a waiting
+//! device holds no worker; `--poll` polls each device instead, as before
+//! the watch.
 //!
 //! The run's name (`--name`, default `provision`) is its identity: its
 //! hostnames are `<name>-<n>` and its devices carry the tag
 //! `provision-run=<name>`. The same command run again against the same
 //! project (after a crash, say) adopts the devices it finds instead of
-//! creating more, and reports them as adopted.
+//! creating more, and reports them as adopted. Several runs of one name
+//! at once end with one device per hostname (the controller's docs say
+//! how, and what a race costs); a run that ends while another is still at
+//! work deletes what that run made after this one settled a hostname,
+//! behind its own active device, before its audit counts duplicates (a
+//! `note:` line says so).
 //!
 //! `--endpoint URL` (or `METAL_API_URL`) targets another server instead (a
 //! running `metal-fake`, or the real API), with the token from
@@ -37,10 +48,11 @@
 //! (10 s), with a warning when every API attempt in that interval failed.
 //!
 //! Exit status: 0 when every device asked for became active and the audit
-//! found no duplicate and no lost device; 1 when the run failed (one
-//! `error:` line says why: fewer devices active than asked for, none, the
-//! audit's findings, or an unreachable endpoint, token or project); 2 for a
-//! bad command line.
+//! found no duplicate, no lost device and no device of the run's tag under
+//! a hostname it was not asked for; 1 when the run failed (one `error:`
+//! line says why: fewer devices active than asked for, none, the audit's
+//! findings, or an unreachable endpoint, token or project); 2 for a bad
+//! command line.
 
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -52,7 +64,10 @@ use metal_fake::{Fake, FaultKind, RandomFailures, RandomFaults, ServerConfig, Ti
 use metal_policy::{Client, ExponentialBackoff, Metal, Waiter, WatchConfig};
 use metal_provision::controller::is_free;
 use metal_provision::report::Requests;
-use metal_provision::{audit, cleanup, run, shortfall, Progress, RunConfig, SshKeySpec};
+use metal_provision::{
+    audit, cleanup, remove_duplicates, run, shortfall, Audit, Outcome, Progress, RunConfig,
+    SshKeySpec,
+};
 use uuid::Uuid;
 
 #[path = "shared/flags.rs"]
@@ -64,8 +79,9 @@ use flags::parse_probability;
 const PROBE_DEADLINE: Duration = Duration::from_secs(10);
 
 /// The most devices a run asks the embedded fake for. The fake is sized
-/// from `--devices` (a quarter more reservations, plus two), and renders
-/// every reservation on each list call, so larger runs only go slower.
+/// from `--devices` (a quarter more reservations, plus two), and orders
+/// every reservation for each page of a list (rendering only the page), so
+/// larger runs only go slower.
 const MAX_EMBEDDED_DEVICES: usize = 10_000;
 
 /// Devices worked on at once per `--parallelism` slot. With the watch a
@@ -86,14 +102,22 @@ const ATTEMPTS_METRIC: &str = "equinix_api_attempts_total";
 /// The most reservations a hostname may try after its device failed.
 const MAX_FAILED_RETRIES: usize = 100;
 
+/// The longest time between two lists of the run's watch.
+const WATCH_CEILING: Duration = Duration::from_secs(2);
+
+/// How many times the run audits again after removing duplicates another
+/// run of its name made.
+const MAX_AUDITS: usize = 3;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "provision",
     version,
     about = "Provision devices from hardware reservations through metal-policy",
     after_help = "Exit status: 0 when every device asked for became active and the audit found \
-                  no duplicate and no lost device; 1 when the run failed (one `error:` line says \
-                  why); 2 for a bad command line."
+                  no duplicate, no lost device and no device of the run under a hostname it was \
+                  not asked for; 1 when the run failed (one `error:` line says why); 2 for a bad \
+                  command line."
 )]
 struct Args {
     /// Target this API instead of the embedded fake.
@@ -139,7 +163,7 @@ struct Args {
     #[arg(long, default_value_t = 6, value_parser = parse_failed_retries)]
     failed_retries: usize,
     /// Seed of the embedded fake's faults and provisioning failures (the
-    /// default's run meets a lost race and a failed device).
+    /// default's run meets a failed device).
     #[arg(long, default_value_t = 5)]
     seed: u64,
     /// The embedded fake's rate limit, requests per second (0: none).
@@ -530,6 +554,17 @@ async fn report(
     }
 }
 
+/// The audit of what `outcome`'s run left on the server.
+async fn audited(
+    metal: &dyn Metal,
+    config: &RunConfig,
+    outcome: &Outcome,
+) -> Result<Audit, String> {
+    audit(metal, config.project, &config.run_tag, &outcome.known())
+        .await
+        .map_err(|e| format!("auditing the server's devices: {e}"))
+}
+
 async fn main_run(args: Args) -> Result<(), String> {
     let target = match &args.endpoint {
         Some(endpoint) => remote(&args, endpoint)?,
@@ -634,10 +669,13 @@ async fn main_run(args: Args) -> Result<(), String> {
         max_interval: Duration::from_secs(2),
         max_elapsed_time: None,
     });
-    // The watch lists as often, at most: every 250 ms while a device
-    // changes, doubling to 2 s while none does.
-    run_config.watch = (!args.poll)
-        .then(|| WatchConfig::new().interval(run_config.poll_interval, Duration::from_secs(2)));
+    // The watch lists every thirtieth of the provisioning time while a
+    // device changes (no sooner than the polls, 250 ms, and no later than
+    // 2 s), doubling to 2 s while none does: a device is seen active at
+    // most a thirtieth of its provisioning late, and a longer provisioning
+    // costs no more lists per device.
+    let floor = (args.provision_time / 30).clamp(run_config.poll_interval, WATCH_CEILING);
+    run_config.watch = (!args.poll).then(|| WatchConfig::new().interval(floor, WATCH_CEILING));
     // Not one worker per device: a bounded number, each taking the next
     // device when it is done with one.
     run_config.workers = args
@@ -670,10 +708,27 @@ async fn main_run(args: Args) -> Result<(), String> {
     }
 
     reporter.phase("auditing");
-    let known = outcome.known();
-    let report = audit(metal.as_ref(), target.project, &run_config.run_tag, &known)
-        .await
-        .map_err(|e| format!("auditing the server's devices: {e}"))?;
+    let mut outcome = outcome;
+    let mut report = audited(metal.as_ref(), &run_config, &outcome).await?;
+    // Another run of this name may still be at work, and have made a
+    // device for a hostname after this run settled it: removed behind
+    // this run's active device, as that run would, then audited again.
+    for _ in 0..MAX_AUDITS {
+        if report.duplicates == 0 {
+            break;
+        }
+        let removed = remove_duplicates(metal.as_ref(), &run_config, &mut outcome)
+            .await
+            .map_err(|e| format!("removing duplicates: {e}"))?;
+        if removed == 0 {
+            break;
+        }
+        bars.eprintln(&format!(
+            "note: the audit found {} duplicates; removed {removed} behind this run's active devices",
+            report.duplicates
+        ));
+        report = audited(metal.as_ref(), &run_config, &outcome).await?;
+    }
     if args.cleanup {
         reporter.phase("cleaning up");
         let deleted = cleanup(metal.as_ref(), &outcome.device_ids(), &run_config)

@@ -1,5 +1,6 @@
 //! Checking a run against the server: devices created twice, devices the
-//! run found and kept, devices the run does not know about.
+//! run found and kept, hostnames left without a device, and devices of the
+//! run's tag under hostnames it was not asked for.
 
 use std::collections::BTreeMap;
 
@@ -11,17 +12,26 @@ use crate::controller::Known;
 /// What the server holds for one run, compared with what the run knows.
 /// Devices being deleted (`deprovisioning`) are left out: they no longer
 /// count for their hostname.
+///
+/// With several runs of one name at work, a device another run made for
+/// one of this run's hostnames is neither lost nor unknown: it is that
+/// hostname's device, or a duplicate beside it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Audit {
     /// Devices on the server carrying the run's tag.
     pub on_server: usize,
-    /// Devices beyond one per hostname: a device created twice.
+    /// Devices beyond one per hostname: a hostname's device made twice.
     pub duplicates: usize,
     /// Devices on the server that the run did not create but found and
-    /// kept (left by an earlier run of the same name).
+    /// kept (left by an earlier run of the same name, or made by one
+    /// working beside it).
     pub adopted: usize,
-    /// Devices on the server that the run neither created nor found.
+    /// Hostnames the run made active that end with no device on the
+    /// server: devices lost.
     pub lost: usize,
+    /// Devices on the server under hostnames the run was not asked for,
+    /// which it neither created nor found.
+    pub unknown: usize,
 }
 
 /// Compares the devices carrying `run_tag` in a list with what the run
@@ -45,11 +55,24 @@ pub fn compare(devices: &[types::Device], run_tag: &str, known: &Known) -> Audit
     }
     let found = |d: &&&types::Device| d.id.is_some_and(|id| known.found.contains(&id));
     let created = |d: &&&types::Device| d.id.is_some_and(|id| known.created.contains(&id));
+    let asked = |d: &&&types::Device| {
+        d.hostname
+            .as_deref()
+            .is_some_and(|h| known.hostnames.contains_key(h))
+    };
     Audit {
         on_server: ours.len(),
         duplicates: by_hostname.values().map(|n| n.saturating_sub(1)).sum(),
         adopted: ours.iter().filter(found).filter(|d| !created(d)).count(),
-        lost: ours.iter().filter(|d| !found(d) && !created(d)).count(),
+        lost: known
+            .hostnames
+            .iter()
+            .filter(|(h, active)| active.is_some() && !by_hostname.contains_key(h.as_str()))
+            .count(),
+        unknown: ours
+            .iter()
+            .filter(|d| !asked(d) && !found(d) && !created(d))
+            .count(),
     }
 }
 
@@ -69,9 +92,9 @@ pub async fn audit(
 
 /// Why a finished run did not do what it was asked, if it did not: no
 /// device active, fewer active than asked for, or an audit that found
-/// duplicates or lost devices. One sentence (the parts joined by `; `), for
-/// the run's `error:` line; `None` when every device asked for is active and
-/// the audit is clean.
+/// duplicates, lost hostnames or unknown devices. One sentence (the parts
+/// joined by `; `), for the run's `error:` line; `None` when every device
+/// asked for is active and the audit is clean.
 pub fn shortfall(requested: usize, active: usize, audit: &Audit) -> Option<String> {
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
@@ -88,6 +111,12 @@ pub fn shortfall(requested: usize, active: usize, audit: &Audit) -> Option<Strin
             "the audit found {} and {}",
             plural(audit.duplicates, "duplicate", "duplicates"),
             plural(audit.lost, "lost device", "lost devices"),
+        ));
+    }
+    if audit.unknown > 0 {
+        reasons.push(format!(
+            "the audit found {} of the run's tag under a hostname it was not asked for",
+            plural(audit.unknown, "device", "devices"),
         ));
     }
     (!reasons.is_empty()).then(|| reasons.join("; "))
@@ -139,6 +168,17 @@ mod tests {
             shortfall(8, 8, &lost_only).as_deref(),
             Some("the audit found 0 duplicates and 1 lost device")
         );
+        let unknown = Audit {
+            on_server: 9,
+            unknown: 2,
+            ..Audit::default()
+        };
+        assert_eq!(
+            shortfall(8, 8, &unknown).as_deref(),
+            Some(
+                "the audit found 2 devices of the run's tag under a hostname it was not asked for"
+            )
+        );
     }
 
     fn device(id: Uuid, hostname: &str, tags: &[&str], state: &str) -> types::Device {
@@ -149,39 +189,58 @@ mod tests {
     }
 
     #[test]
-    fn counts_duplicates_adopted_and_lost_for_this_run_only() {
-        let [a, b, c, d, e, f] = [(); 6].map(|()| Uuid::new_v4());
+    fn counts_duplicates_adopted_lost_and_unknown_for_this_run_only() {
+        let [a, b, c, d, e, f, g] = [(); 7].map(|()| Uuid::new_v4());
         let devices = vec![
             device(a, "p-0", &["run"], "active"),
             device(b, "p-1", &["run"], "active"),
-            device(c, "p-1", &["run"], "active"), // created twice, and unknown
+            device(c, "p-1", &["run"], "active"), // made twice, by another run
             device(d, "p-0", &["other"], "active"), // another run's
             device(e, "p-2", &["run"], "provisioning"), // found and kept
-            device(f, "p-2", &["run"], "deprovisioning"), // being deleted
+            device(f, "p-3", &["run"], "deprovisioning"), // being deleted
+            device(g, "p-9", &["run"], "active"), // not a hostname asked for
         ];
+        let hostnames = |active: &[(&str, Uuid)]| {
+            ["p-0", "p-1", "p-2", "p-3"]
+                .iter()
+                .map(|h| {
+                    let kept = active.iter().find(|(k, _)| k == h).map(|(_, id)| *id);
+                    (h.to_string(), kept)
+                })
+                .collect()
+        };
         let known = Known {
             created: [a, b].into(),
             found: [e].into(),
+            hostnames: hostnames(&[("p-0", a), ("p-1", b), ("p-2", e), ("p-3", f)]),
         };
+        // p-3's device is being deleted and nothing replaces it: lost. The
+        // device another run made for p-1 is a duplicate, not unknown.
         assert_eq!(
             compare(&devices, "run", &known),
             Audit {
-                on_server: 4,
+                on_server: 5,
                 duplicates: 1,
                 adopted: 1,
-                lost: 1
+                lost: 1,
+                unknown: 1,
             }
         );
-        let all = Known {
-            created: [a, b, c].into(),
-            found: [e].into(),
+        // A hostname that fell short (no device active) is not lost: the
+        // run says it fell short already.
+        let short = Known {
+            hostnames: hostnames(&[("p-0", a), ("p-1", b), ("p-2", e)]),
+            ..known.clone()
         };
-        assert_eq!(compare(&devices, "run", &all).lost, 0);
-        // A device the run created is never counted as adopted.
+        assert_eq!(compare(&devices, "run", &short).lost, 0);
+        // A device the run created is never counted as adopted, nor as
+        // unknown, whatever its hostname.
         let both = Known {
-            created: [a, b, c, e].into(),
+            created: [a, b, c, e, g].into(),
             found: [e].into(),
+            ..known
         };
-        assert_eq!(compare(&devices, "run", &both).adopted, 0);
+        let audit = compare(&devices, "run", &both);
+        assert_eq!((audit.adopted, audit.unknown), (0, 0));
     }
 }

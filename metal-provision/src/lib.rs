@@ -8,12 +8,16 @@
 //!   key, keeps or creates one device per hostname through the
 //!   [`metal_policy::Metal`] trait (moving on to another reservation when a
 //!   race is lost, or a device fails to provision), and waits until each is
-//!   active; [`cleanup`] deletes them, waiting while the API refuses to
+//!   active; several runs of one name at once end with one device per
+//!   hostname (the controller's docs say how, and what a race costs);
+//!   [`remove_duplicates`] deletes what another run made after this one
+//!   settled; [`cleanup`] deletes them, waiting while the API refuses to
 //!   delete a device still provisioning.
 //! - [`audit`](mod@audit): compares the server's devices with what the run
-//!   knows: duplicates (a device created twice), adopted devices (found and
-//!   kept) and lost devices (on the server, unknown to the run);
-//!   [`shortfall`] says why a run fell short, if it did.
+//!   knows: duplicates (devices beyond one for a hostname), adopted devices
+//!   (found and kept), lost hostnames (made active, ending with no device)
+//!   and unknown devices (of the run's tag, under a hostname it was not
+//!   asked for); [`shortfall`] says why a run fell short, if it did.
 //! - [`report`]: the run's output for people, a table of its requests.
 //!
 //! The runnable program is `examples/provision.rs`
@@ -26,8 +30,8 @@ pub mod report;
 
 pub use audit::{audit, shortfall, Audit};
 pub use controller::{
-    cleanup, run, run_tag, FailedDevice, InvalidName, Known, NoProgress, Outcome, Progress,
-    RunConfig, RunError, SshKeySpec,
+    cleanup, remove_duplicates, run, run_tag, FailedDevice, InvalidName, Known, NoProgress,
+    Outcome, Progress, RunConfig, RunError, SshKeySpec,
 };
 
 // The README's and the crates' READMEs' examples, compiled and run as

@@ -2,9 +2,12 @@
 //! rows of `metal_fake::fidelity`): refusals while provisioning, devices
 //! that fail, the fields a controller waits for, locked devices and
 //! `PATCH`, and the reservation's release. Each runs against the in-process
-//! fake (the paused clock, default timings) and over HTTP (millisecond
-//! timings), and every HTTP reply is validated against
-//! `openapi/metal.json`. Both must report the same outcome.
+//! fake (the paused clock, default timings) and over HTTP (the same
+//! timings, on the fake's own clock, which the scenario moves on between
+//! reads instead of sleeping: real time moves it by milliseconds against
+//! timings of seconds to minutes, so a loaded machine changes nothing), and
+//! every HTTP reply is validated against `openapi/metal.json`. Both must
+//! report the same outcome.
 //!
 //! Requests the policy client cannot express (`PATCH`, a create it would
 //! turn into `RaceLost` first) go as raw JSON:
@@ -16,9 +19,9 @@ use crate::common;
 
 use std::time::Duration;
 
-use common::{create_request, provision, wait_gone, wait_provisionable, wait_state, Target};
+use common::{create_request, Target};
 use metal_api::types;
-use metal_fake::{FailProvisioning, FakeBuilder, ServerConfig, Timings};
+use metal_fake::{FailProvisioning, Fake, FakeBuilder, ServerConfig, Timings};
 use metal_policy::{Error, Fields, KeyOwner};
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -76,29 +79,14 @@ impl Scenario {
         }
     }
 
-    /// The fake this scenario needs, in-process (`http` false) or over HTTP.
-    fn fake(self, http: bool) -> FakeBuilder {
-        let base = if http {
-            Timings {
-                queued: Duration::from_millis(10),
-                provisioning: Duration::from_millis(40),
-                deprovisioning: Duration::from_millis(200),
-                reservation_release: Duration::from_secs(1),
-                ..Timings::uniform(Duration::from_millis(20))
-            }
-        } else {
-            Timings::default()
-        };
+    /// The fake this scenario needs, in-process and over HTTP alike.
+    fn fake(self) -> FakeBuilder {
+        let base = Timings::default();
         let timings = match self {
             // With the deprovisioning lag (off by default), whose reads and
             // second delete this scenario checks.
-            Self::DeleteWhileProvisioning if !http => Timings {
+            Self::DeleteWhileProvisioning => Timings {
                 deprovisioning: Duration::from_secs(30),
-                ..base
-            },
-            Self::FailedDeviceLeavesTheProject if http => Timings {
-                failed_moved_after: Some(Duration::from_millis(200)),
-                failed_forbidden_for: Duration::from_secs(1),
                 ..base
             },
             Self::FailedDeviceLeavesTheProject => Timings {
@@ -107,11 +95,7 @@ impl Scenario {
                 ..base
             },
             Self::ReleaseTakesMinutesAndListsMayBeStale => Timings {
-                stale_reservation_list: if http {
-                    Duration::from_secs(2)
-                } else {
-                    Duration::from_secs(60)
-                },
+                stale_reservation_list: Duration::from_secs(60),
                 ..base
             },
             _ => base,
@@ -137,7 +121,7 @@ impl Scenario {
 async fn lifecycle_scenarios_in_process() {
     let mut failures = Vec::new();
     for scenario in Scenario::ALL {
-        let t = Target::in_process_from(scenario.fake(false));
+        let t = Target::in_process_from(scenario.fake());
         let got = scenario.run(&t).await;
         if got.as_deref() != Ok(scenario.expected()) {
             failures.push(format!("{scenario:?}: {got:?}"));
@@ -150,7 +134,10 @@ async fn lifecycle_scenarios_in_process() {
 async fn lifecycle_scenarios_over_http() {
     let mut failures = Vec::new();
     for scenario in Scenario::ALL {
-        let t = Target::http_from(scenario.fake(true), ServerConfig::new(common::TOKEN)).await;
+        let mut t = Target::http_from(scenario.fake(), ServerConfig::new(common::TOKEN)).await;
+        // The in-process target's steps and patience, on the fake's clock.
+        let in_process = Target::in_process();
+        (t.poll, t.patience) = (in_process.poll, in_process.patience);
         let got = scenario.run(&t).await;
         if got.as_deref() != Ok(scenario.expected()) {
             failures.push(format!("{scenario:?}: {got:?}"));
@@ -251,24 +238,105 @@ async fn create(t: &Target, hostname: &str) -> Result<(Uuid, Uuid), String> {
     Ok((d.id.ok_or("created device without id")?, r))
 }
 
+/// Now, on the fake's clock (in-process, tokio's paused clock itself).
+fn now(t: &Target) -> Instant {
+    t.fake.as_ref().map_or_else(Instant::now, Fake::now)
+}
+
+/// Between two reads: in-process the paused clock sleeps `t.poll`; over
+/// HTTP the fake's clock is moved on by as much, and nothing waits.
+async fn pause(t: &Target) {
+    match (&t.server, &t.fake) {
+        (Some(_), Some(fake)) => {
+            fake.advance(t.poll).expect("the fake's clock moves on");
+            tokio::task::yield_now().await;
+        }
+        _ => sleep(t.poll).await,
+    }
+}
+
+/// Reads with `read` until it has an answer, pausing between reads, for
+/// at most the target's patience on the fake's clock; else `what` went
+/// wrong.
+async fn until<T>(
+    t: &Target,
+    what: &str,
+    mut read: impl AsyncFnMut() -> Result<Option<T>, String>,
+) -> Result<T, String> {
+    let deadline = now(t) + t.patience;
+    loop {
+        if let Some(answer) = read().await? {
+            return Ok(answer);
+        }
+        if now(t) > deadline {
+            return Err(what.into());
+        }
+        pause(t).await;
+    }
+}
+
+/// Waits until the device reports `want`.
+async fn wait_state(t: &Target, id: Uuid, want: &str) -> Result<(), String> {
+    until(t, &format!("device never reached {want}"), async || {
+        Ok((device(t, id).await?.state.as_deref() == Some(want)).then_some(()))
+    })
+    .await
+}
+
+/// Waits until a deleted device is gone (`404`), reading `deprovisioning`
+/// until then.
+async fn wait_gone(t: &Target, id: Uuid) -> Result<(), String> {
+    until(t, "deleted device never went away", async || {
+        match t.metal.get_device(id, &Fields::default()).await {
+            Err(e) if e.is_not_found() => Ok(Some(())),
+            Err(e) => Err(e.to_string()),
+            Ok(d) if d.state.as_deref() != Some("deprovisioning") => {
+                Err(format!("deleted device reads {:?}", d.state))
+            }
+            Ok(_) => Ok(None),
+        }
+    })
+    .await
+}
+
+/// Waits until the reservation is provisionable.
+async fn wait_provisionable(t: &Target, id: Uuid) -> Result<(), String> {
+    until(t, "reservation never became provisionable", async || {
+        let r = t.metal.get_reservation(id).await.map_err(err)?;
+        Ok((r.provisionable == Some(true) && r.device.is_none()).then_some(()))
+    })
+    .await
+}
+
+/// Creates a device on `reservation` and waits until it is active.
+async fn provision(t: &Target, reservation: Uuid, hostname: &str) -> Result<Uuid, String> {
+    let request = create_request(t, reservation, hostname).await?;
+    let device = t
+        .metal
+        .create_device(t.project, &request)
+        .await
+        .map_err(err)?;
+    let id = device.id.ok_or("created device without id")?;
+    wait_state(t, id, "active").await?;
+    Ok(id)
+}
+
 /// Polls a device until a read is refused with `status`; its messages.
 async fn wait_refused(t: &Target, id: Uuid, status: u16) -> Result<Vec<String>, String> {
-    let deadline = Instant::now() + t.patience;
-    loop {
-        match t.metal.get_device(id, &Fields::default()).await {
+    until(
+        t,
+        &format!("device never answered {status}"),
+        async || match t.metal.get_device(id, &Fields::default()).await {
             Err(Error::Rejected {
                 status: s,
                 messages,
                 ..
-            }) if s == status => return Ok(messages),
-            Err(e) if e.status() != Some(403) => return Err(e.to_string()),
-            _ => {}
-        }
-        if Instant::now() > deadline {
-            return Err(format!("device never answered {status}"));
-        }
-        sleep(t.poll).await;
-    }
+            }) if s == status => Ok(Some(messages)),
+            Err(e) if e.status() != Some(403) => Err(e.to_string()),
+            _ => Ok(None),
+        },
+    )
+    .await
 }
 
 // ------------------------------------------------------------ scenarios
@@ -583,7 +651,7 @@ async fn release_and_stale_list(t: &Target) -> Result<String, String> {
     let fake = t.fake.as_ref().ok_or("needs the fake")?;
     let r = t.reservation(None);
     let id = provision(t, r, "life-release").await?;
-    let deleted = Instant::now();
+    let deleted = now(t);
     t.metal.delete_device(id).await.map_err(err)?;
     wait_gone(t, id).await?;
     // Gone, and still not provisionable: the release counts from the
@@ -595,7 +663,7 @@ async fn release_and_stale_list(t: &Target) -> Result<String, String> {
         ));
     }
     wait_provisionable(t, r).await?;
-    let released = Instant::now();
+    let released = now(t);
     let release = fake.timings().reservation_release;
     if released - deleted < release {
         return Err(format!("released after {:?}", released - deleted));
@@ -609,19 +677,14 @@ async fn release_and_stale_list(t: &Target) -> Result<String, String> {
     if first != Some(false) {
         return Err(format!("the list agreed at once: {first:?}"));
     }
-    let deadline = Instant::now() + t.patience;
-    while listed(t.metal.list_reservations(t.project).await.map_err(err)?) != Some(true) {
-        if Instant::now() > deadline {
-            return Err("the list never agreed".into());
-        }
-        sleep(t.poll).await;
-    }
+    until(t, "the list never agreed", async || {
+        let all = t.metal.list_reservations(t.project).await.map_err(err)?;
+        Ok((listed(all) == Some(true)).then_some(()))
+    })
+    .await?;
     let stale = fake.timings().stale_reservation_list;
-    if Instant::now() - deleted < release + stale {
-        return Err(format!(
-            "the list agreed after {:?}",
-            Instant::now() - deleted
-        ));
+    if now(t) - deleted < release + stale {
+        return Err(format!("the list agreed after {:?}", now(t) - deleted));
     }
     Ok(Scenario::ReleaseTakesMinutesAndListsMayBeStale
         .expected()

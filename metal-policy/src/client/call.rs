@@ -138,8 +138,8 @@ impl From<AttemptError> for Failure {
 }
 
 /// A call the client names itself, because it is more than its requests:
-/// `create_device` reads a reservation, then creates, and is idempotent
-/// through its witness.
+/// `create_device` may read a reservation as well as create, and is
+/// idempotent through its witness.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Named {
     pub(crate) operation: &'static Operation,

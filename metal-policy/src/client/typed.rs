@@ -397,6 +397,12 @@ impl Metal for Client {
                 return self.create_next_available(project, &body, &witness).await
             }
         };
+        let race_lost = |device| {
+            Failure::Final(Error::RaceLost {
+                reservation,
+                device,
+            })
+        };
         self.run(
             idempotent(&op::CREATE_DEVICE),
             CallOptions::default(),
@@ -404,30 +410,30 @@ impl Metal for Client {
                 let body = body.clone();
                 let witness = witness.clone();
                 async move {
-                    // Did an earlier attempt (ours) or someone else get there?
-                    match reservation_holder(&at, reservation, &witness).await? {
-                        Holder::Ours(d) => return Ok(*d),
-                        Holder::Theirs(device) => {
-                            return Err(Failure::Final(Error::RaceLost {
-                                reservation,
-                                device,
-                            }))
+                    // A first attempt creates at once: nothing of ours can
+                    // be on the reservation yet, and a reservation someone
+                    // else holds refuses the create (409/422), read below.
+                    // After an attempt whose outcome is unknown, our
+                    // device may be there already: look before creating.
+                    if at.after_unknown {
+                        match reservation_holder(&at, reservation, &witness).await? {
+                            Holder::Ours(d) => return Ok(*d),
+                            Holder::Theirs(device) => return Err(race_lost(device)),
+                            Holder::Nobody => {}
                         }
-                        Holder::Nobody => {}
                     }
                     match at.reply(at.api.create_device().id(project).body(body).send().await) {
                         Ok(d) => Ok(d),
-                        // Taken between our read and our create (the API
-                        // answers 422): look again to tell a lost race.
+                        // Refused: the reservation is taken (by someone
+                        // else, or by an earlier attempt of ours still in
+                        // flight when we looked), or the request is bad.
+                        // One read tells which.
                         Err(AttemptError::Rejected {
                             status: status @ (409 | 422),
                             messages,
                         }) => match reservation_holder(&at, reservation, &witness).await? {
                             Holder::Ours(d) => Ok(*d),
-                            Holder::Theirs(device) => Err(Failure::Final(Error::RaceLost {
-                                reservation,
-                                device,
-                            })),
+                            Holder::Theirs(device) => Err(race_lost(device)),
                             Holder::Nobody => {
                                 Err(AttemptError::Rejected { status, messages }.into())
                             }

@@ -14,7 +14,7 @@ use common::loopback::{serve, Reply, Request, Server};
 use common::Fixed;
 use metal_api::types;
 use metal_policy::retry::MAX_THROTTLED_RETRIES;
-use metal_policy::{AttemptError, Client, ClientBuilder, Error, Metal};
+use metal_policy::{AttemptError, CallOptions, Client, ClientBuilder, Error, Metal};
 use uuid::Uuid;
 
 const TOKEN: &str = "hostile-test-secret-token";
@@ -63,18 +63,28 @@ async fn rate_limit_headers_that_overflow_every_clock_panic_nothing() {
             .await;
             let c = client(&server, Duration::ZERO)
                 .learn_rate(learn)
-                .deadline(Some(Duration::from_millis(200)))
                 .build()
                 .unwrap();
             // A request, the one after, and the one after that: each
             // reads the headers, and the learned pace of the ones before.
             // Without learning each goes at once; with it, one request left
             // until a readable reset that far away spaces them by the
-            // longest learned spacing (5 min; tests/learn.rs), so the
-            // deadline ends them.
+            // longest learned spacing (5 min; tests/learn.rs), so a short
+            // deadline of their own ends them. Only those that may wait
+            // that long have one: a call that must succeed has the
+            // client's 10 s, which no loaded machine's loopback reply
+            // takes.
             c.get_project(Uuid::new_v4()).await.unwrap();
+            let options = match learn {
+                true => CallOptions::new().deadline(Some(Duration::from_millis(200))),
+                false => CallOptions::new(),
+            };
             for _ in 0..2 {
-                match c.get_project(Uuid::new_v4()).await {
+                let project = Uuid::new_v4();
+                let call = c
+                    .call_with(options, |api| api.find_project_by_id().id(project).send())
+                    .await;
+                match call {
                     Ok(_) => {}
                     Err(Error::DeadlineExceeded { last: None, .. }) if learn => {}
                     Err(e) => panic!("Reset: {reset}, learning {learn}: {e:?}"),
@@ -89,33 +99,37 @@ async fn rate_limit_headers_that_overflow_every_clock_panic_nothing() {
 
 #[tokio::test]
 async fn a_429_whose_reset_overflows_every_clock_is_throttling_without_a_time() {
-    for reset in HOSTILE_NUMBERS {
-        let server = serve(move |n, _| match n {
-            0 => Reply::json(429, serde_json::json!({"errors": ["slow down"]}))
-                .header("x-ratelimit-reset", reset),
-            _ => Reply::json(200, project()),
-        })
-        .await;
-        // The 429 pauses the client (for the default 5 s when its Reset is
-        // no readable time, else for the longest pause); a 100 ms deadline
-        // ends the call during the pause.
-        let c = client(&server, Duration::ZERO)
-            .deadline(Some(Duration::from_millis(100)))
-            .build()
-            .unwrap();
-        let err = c.get_project(Uuid::new_v4()).await.unwrap_err();
-        assert!(
-            matches!(
-                &err,
-                Error::DeadlineExceeded {
-                    last: Some(AttemptError::Throttled { status: 429, .. }),
-                    ..
-                }
-            ),
-            "Reset: {reset}: {err:?}"
-        );
-        assert_eq!(server.served(), 1);
-    }
+    // Each Reset at once: the test takes one deadline, not five.
+    futures::future::join_all(HOSTILE_NUMBERS.map(a_429_whose_reset_is)).await;
+}
+
+async fn a_429_whose_reset_is(reset: &'static str) {
+    let server = serve(move |n, _| match n {
+        0 => Reply::json(429, serde_json::json!({"errors": ["slow down"]}))
+            .header("x-ratelimit-reset", reset),
+        _ => Reply::json(200, project()),
+    })
+    .await;
+    // The 429 pauses the client (for the default 5 s when its Reset is
+    // no readable time, else for the longest pause); a 2 s deadline
+    // ends the call during the pause, and is long enough for the 429
+    // to arrive first on a loaded machine.
+    let c = client(&server, Duration::ZERO)
+        .deadline(Some(Duration::from_secs(2)))
+        .build()
+        .unwrap();
+    let err = c.get_project(Uuid::new_v4()).await.unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            Error::DeadlineExceeded {
+                last: Some(AttemptError::Throttled { status: 429, .. }),
+                ..
+            }
+        ),
+        "Reset: {reset}: {err:?}"
+    );
+    assert_eq!(server.served(), 1);
 }
 
 /// A throttling reply that asks for no delay, or one in the past.

@@ -191,14 +191,14 @@ async fn every_request_takes_its_turn_from_the_shared_limiter() {
         tokio::join!(c.list_devices(project), c.create_device(project, &request),);
     assert_eq!(list.unwrap().len(), 3);
     created.unwrap();
-    // 3 pages + lookup + create (unknown) + lookup + create = 7 requests,
-    // each 2 s after the previous one, whoever made it.
+    // 3 pages + create (unknown) + lookup + create = 6 requests, each 2 s
+    // after the previous one, whoever made it.
     assert_eq!(t.count("findProjectDevices"), 3);
-    assert_eq!(t.count("findHardwareReservationById"), 2);
+    assert_eq!(t.count("findHardwareReservationById"), 1);
     assert_eq!(t.count("createDevice"), 2);
     let mut times: Vec<Duration> = t.times().into_iter().map(|t| t - t0).collect();
     times.sort();
-    let expected: Vec<Duration> = (0..7).map(|i| Duration::from_secs(2 * i)).collect();
+    let expected: Vec<Duration> = (0..6).map(|i| Duration::from_secs(2 * i)).collect();
     assert_eq!(times, expected);
 }
 
@@ -628,6 +628,18 @@ fn create_request(reservation: Uuid) -> types::CreateDeviceRequest {
     })
 }
 
+/// A create's reply: a new device with the request's tags.
+fn created(op: &metal_api::Operation, request: &common::Seen) -> Reply {
+    Reply::ok(
+        op,
+        types::Device {
+            id: Some(Uuid::new_v4()),
+            tags: request.tags(),
+            ..Default::default()
+        },
+    )
+}
+
 fn reservation_with(device: Option<types::Device>) -> types::HardwareReservation {
     types::HardwareReservation {
         device: device.map(Box::new),
@@ -689,7 +701,9 @@ async fn create_device_after_unknown_outcome_finds_its_own_device() {
     assert_eq!(d.id, Some(created));
     assert_eq!(request, before, "the caller's request is not changed");
     assert_eq!(t.count("createDevice"), 1, "created once");
-    assert_eq!(t.count("findHardwareReservationById"), 2);
+    // The first attempt creates without reading; only the attempt after
+    // the lost reply reads the reservation, and finds its witness there.
+    assert_eq!(t.ops(), ["createDevice", "findHardwareReservationById"]);
     let witness: Vec<String> = d
         .tags
         .iter()
@@ -721,6 +735,8 @@ async fn create_device_witness_is_reused_on_every_attempt() {
     c.create_device(Uuid::new_v4(), &create_request(reservation))
         .await
         .unwrap();
+    // Not sent is no unknown outcome: nothing to look for before creating.
+    assert_eq!(t.count("findHardwareReservationById"), 0);
     let witnesses: Vec<Vec<String>> = t
         .requests()
         .iter()
@@ -740,6 +756,11 @@ async fn create_device_on_a_reservation_taken_by_someone_else_is_race_lost() {
             op,
             reservation_with(Some(device(theirs, &["wrapngo-idempotency-someone-else"]))),
         ),
+        // The API refuses a create on a reservation that holds a device.
+        "createDevice" => Reply::errors(
+            422,
+            &["Hardware reservation already has a device provisioned on it"],
+        ),
         other => panic!("{other}"),
     });
     let c = client(t.clone()).build().unwrap();
@@ -751,7 +772,62 @@ async fn create_device_on_a_reservation_taken_by_someone_else_is_race_lost() {
         matches!(err, Error::RaceLost { reservation: r, device: Some(d) } if r == reservation && d == theirs),
         "{err:?}"
     );
-    assert_eq!(t.count("createDevice"), 0);
+    // The create first, refused; one read tells the race lost; no retry.
+    assert_eq!(t.ops(), ["createDevice", "findHardwareReservationById"]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn create_device_on_a_free_reservation_is_one_request() {
+    let reservation = Uuid::new_v4();
+    let t = Script::new(Duration::ZERO, |op, r, _| match op.id {
+        "createDevice" => created(op, r),
+        other => panic!("{other}"),
+    });
+    let c = client(t.clone()).build().unwrap();
+    let d = c
+        .create_device(Uuid::new_v4(), &create_request(reservation))
+        .await
+        .unwrap();
+    assert_eq!(t.ops(), ["createDevice"]);
+    assert!(d.tags.iter().any(|t| t.starts_with("wrapngo-idempotency-")));
+}
+
+#[tokio::test(start_paused = true)]
+async fn create_device_reads_the_reservation_only_after_an_unknown_outcome() {
+    // A 500 (unknown: the server may have acted), a timeout (unknown), a
+    // throttling reply (known: it did not act) and a success. The
+    // reservation is read before each attempt after the first unknown
+    // outcome, never before the first attempt.
+    let reservation = Uuid::new_v4();
+    let t = Script::new(Duration::ZERO, move |op, r, n| match (op.id, n) {
+        ("createDevice", 0) => Reply::throttled(1),
+        ("createDevice", 1) => Reply::rejected(500),
+        ("findHardwareReservationById", _) => {
+            assert_eq!(r.query("include").as_deref(), Some("device"));
+            Reply::ok(op, reservation_with(None))
+        }
+        ("createDevice", 3) => Reply::Hang,
+        ("createDevice", _) => created(op, r),
+        other => panic!("{other:?}"),
+    });
+    let c = client(t.clone())
+        .attempt_timeout(Some(Duration::from_secs(5)))
+        .build()
+        .unwrap();
+    c.create_device(Uuid::new_v4(), &create_request(reservation))
+        .await
+        .unwrap();
+    assert_eq!(
+        t.ops(),
+        [
+            "createDevice",
+            "createDevice",
+            "findHardwareReservationById",
+            "createDevice",
+            "findHardwareReservationById",
+            "createDevice",
+        ]
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -784,7 +860,7 @@ async fn create_device_refused_because_a_competitor_took_the_reservation_is_race
         matches!(err, Error::RaceLost { device: Some(d), .. } if d == theirs),
         "{err:?}"
     );
-    assert_eq!(t.count("createDevice"), 1);
+    assert_eq!(t.ops(), ["createDevice", "findHardwareReservationById"]);
 }
 
 #[tokio::test(start_paused = true)]
@@ -1341,12 +1417,14 @@ async fn attempts_and_requests_are_counted_apart_with_every_outcome() {
     let reservation = Uuid::new_v4();
     let theirs = Uuid::new_v4();
     let t = Script::new(Duration::ZERO, move |op, r, n| match op.id {
-        // One attempt of create_device makes two requests.
-        "findHardwareReservationById" if r.id() == reservation => {
-            Reply::ok(op, reservation_with(None))
-        }
+        // The refused attempt of create_device makes two requests.
         "findHardwareReservationById" => Reply::ok(op, reservation_with(Some(device(theirs, &[])))),
-        "createDevice" => Reply::ok(op, device(Uuid::new_v4(), &[])),
+        "createDevice"
+            if r.body.as_ref().unwrap()["hardware_reservation_id"] == reservation.to_string() =>
+        {
+            Reply::ok(op, device(Uuid::new_v4(), &[]))
+        }
+        "createDevice" => Reply::rejected(422),
         // Not sent, then throttled, then a body that does not decode.
         "findProjectById" => match n {
             3 => Reply::NotSent,
@@ -1374,8 +1452,9 @@ async fn attempts_and_requests_are_counted_apart_with_every_outcome() {
     assert_lines(
         &text,
         &[
-            r#"equinix_api_requests_total{endpoint="findHardwareReservationById",status_code="200"} 2"#,
+            r#"equinix_api_requests_total{endpoint="findHardwareReservationById",status_code="200"} 1"#,
             r#"equinix_api_requests_total{endpoint="createDevice",status_code="201"} 1"#,
+            r#"equinix_api_requests_total{endpoint="createDevice",status_code="422"} 1"#,
             r#"equinix_api_attempts_total{endpoint="createDevice",outcome="ok"} 1"#,
             r#"equinix_api_attempts_total{endpoint="createDevice",outcome="final"} 1"#,
             r#"equinix_api_requests_total{endpoint="findProjectById",status_code="none"} 1"#,

@@ -289,19 +289,39 @@ async fn connection_refused_is_not_sent() {
 }
 
 #[tokio::test]
-async fn create_device_on_the_wire_reads_the_reservation_with_its_device_then_creates_once() {
+async fn create_device_on_the_wire_creates_once_then_reads_the_reservation_with_its_device_after_a_refusal(
+) {
     let server = MockServer::start_async().await;
-    let (project, reservation, device) = (Uuid::new_v4(), Uuid::new_v4(), Uuid::new_v4());
-    let lookup = server
-        .mock_async(|when, then| {
-            when.method(GET)
-                .path(format!("/hardware-reservations/{reservation}"))
-                .query_param("include", "device")
-                .header("x-auth-token", TOKEN);
-            then.status(200)
-                .json_body(serde_json::json!({"id": reservation.to_string()}));
-        })
-        .await;
+    let (project, free, taken, device, theirs) = (
+        Uuid::new_v4(),
+        Uuid::new_v4(),
+        Uuid::new_v4(),
+        Uuid::new_v4(),
+        Uuid::new_v4(),
+    );
+    let lookup = |reservation: Uuid, body: serde_json::Value| {
+        let server = &server;
+        async move {
+            server
+                .mock_async(|when, then| {
+                    when.method(GET)
+                        .path(format!("/hardware-reservations/{reservation}"))
+                        .query_param("include", "device")
+                        .header("x-auth-token", TOKEN);
+                    then.status(200).json_body(body);
+                })
+                .await
+        }
+    };
+    let free_lookup = lookup(free, serde_json::json!({"id": free.to_string()})).await;
+    let taken_lookup = lookup(
+        taken,
+        serde_json::json!({
+            "id": taken.to_string(),
+            "device": {"id": theirs.to_string(), "tags": ["someone-else"]},
+        }),
+    )
+    .await;
     let create = server
         .mock_async(|when, then| {
             when.method(POST)
@@ -309,28 +329,54 @@ async fn create_device_on_the_wire_reads_the_reservation_with_its_device_then_cr
                 .header("x-auth-token", TOKEN)
                 .body_includes("wrapngo-idempotency-")
                 .body_includes("caller-tag")
-                .body_includes(reservation.to_string());
+                .body_includes(free.to_string());
             then.status(201)
                 .json_body(serde_json::json!({"id": device.to_string(), "state": "queued"}));
         })
         .await;
-    let request = types::CreateDeviceRequest::MetroInput(
-        serde_json::from_value(serde_json::json!({
-            "metro": "am",
-            "plan": "m3.small.x86",
-            "operating_system": "custom_ipxe",
-            "hardware_reservation_id": reservation.to_string(),
-            "tags": ["caller-tag"],
-        }))
-        .unwrap(),
-    );
-    let d = client(&server)
-        .create_device(project, &request)
-        .await
-        .unwrap();
+    let refused = server
+        .mock_async(|when, then| {
+            when.method(POST)
+                .path(format!("/projects/{project}/devices"))
+                .body_includes(taken.to_string());
+            then.status(422).json_body(serde_json::json!({
+                "errors": ["Hardware reservation already has a device provisioned on it"]
+            }));
+        })
+        .await;
+    let request = |reservation: Uuid| {
+        types::CreateDeviceRequest::MetroInput(
+            serde_json::from_value(serde_json::json!({
+                "metro": "am",
+                "plan": "m3.small.x86",
+                "operating_system": "custom_ipxe",
+                "hardware_reservation_id": reservation.to_string(),
+                "tags": ["caller-tag"],
+            }))
+            .unwrap(),
+        )
+    };
+    let c = client(&server);
+    let d = c.create_device(project, &request(free)).await.unwrap();
     assert_eq!(d.id, Some(device));
-    assert_eq!(lookup.calls_async().await, 1);
     assert_eq!(create.calls_async().await, 1);
+    assert_eq!(
+        free_lookup.calls_async().await,
+        0,
+        "a first attempt only creates"
+    );
+
+    let err = c.create_device(project, &request(taken)).await.unwrap_err();
+    assert!(
+        matches!(err, Error::RaceLost { reservation, device: Some(d) } if reservation == taken && d == theirs),
+        "{err:?}"
+    );
+    assert_eq!(refused.calls_async().await, 1);
+    assert_eq!(
+        taken_lookup.calls_async().await,
+        1,
+        "one read tells the race lost"
+    );
 }
 
 #[tokio::test]

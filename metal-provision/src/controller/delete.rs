@@ -1,11 +1,15 @@
-//! Deleting devices: failed ones and duplicates during a run, and every
-//! kept one in [`cleanup`].
+//! Deleting devices: failed ones and duplicates during a run, duplicates
+//! another run of the name made after this one settled
+//! ([`remove_duplicates`]), and every kept one in [`cleanup`].
 
-use metal_api::DeviceState;
-use metal_policy::{Error, Fields, Metal};
+use std::collections::HashMap;
+
+use metal_api::{types, DeviceState};
+use metal_policy::{DeviceFilter, Error, Fields, Metal};
 use uuid::Uuid;
 
-use super::RunConfig;
+use super::survivor::behind;
+use super::{Outcome, RunConfig};
 
 /// Whether an error says a failed device is gone for us: `404`, or the
 /// `403` the API answers for a failed device it has taken away (Terraform
@@ -68,6 +72,45 @@ pub(super) async fn remove_failed(
             Ok(_) => tokio::time::sleep(config.poll_interval).await,
         }
     }
+}
+
+/// Deletes, for every hostname the run made active, the other devices of
+/// its tag and hostname that one list of them shows, when the run's device
+/// is active and still the survivor there (see the controller's docs):
+/// what another run of the same name created after this one settled, and
+/// has not removed yet. Each is deleted as [`cleanup`] deletes, and added
+/// to [`Outcome::removed`]; returns how many.
+///
+/// A run that ends while another of its name still works may meet such a
+/// device in its audit; this settles it from the same rule every run
+/// applies, without waiting for the other run.
+pub async fn remove_duplicates(
+    metal: &dyn Metal,
+    config: &RunConfig,
+    outcome: &mut Outcome,
+) -> Result<usize, Error> {
+    let listed = metal
+        .list_devices_matching(config.project, &DeviceFilter::tag(config.run_tag.clone()))
+        .await?;
+    let mut by_hostname: HashMap<String, Vec<types::Device>> = HashMap::new();
+    for d in listed {
+        let tagged = d.tags.contains(&config.run_tag);
+        if let (true, Some(h)) = (tagged, d.hostname.clone()) {
+            by_hostname.entry(h).or_default().push(d);
+        }
+    }
+    let mut removed = 0;
+    for (hostname, kept) in &outcome.hostnames {
+        let (Some(kept), Some(devices)) = (kept, by_hostname.remove(hostname)) else {
+            continue;
+        };
+        for id in behind(devices, *kept) {
+            delete_when_possible(metal, id, config).await?;
+            outcome.removed.push(id);
+            removed += 1;
+        }
+    }
+    Ok(removed)
 }
 
 /// Deletes the given devices, one after the other; returns how many were

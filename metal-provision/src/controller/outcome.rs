@@ -1,7 +1,7 @@
 //! What a run did ([`Outcome`]), why it could not ([`RunError`]), and the
 //! [`Progress`] it reports as it goes.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use metal_api::types;
 use metal_policy::{Error, WaitError};
@@ -168,6 +168,9 @@ pub struct Outcome {
     pub failures: Vec<RunError>,
     /// Every device this run created, kept or not.
     pub created_ids: HashSet<Uuid>,
+    /// Every hostname asked for, with the device that became active for
+    /// it (`None`: the hostname fell short, see [`Outcome::failures`]).
+    pub hostnames: BTreeMap<String, Option<Uuid>>,
 }
 
 /// A device that failed to provision, and what became of it.
@@ -185,8 +188,8 @@ pub struct FailedDevice {
     pub left_behind: Option<String>,
 }
 
-/// The devices a run knows, for [`crate::audit()`]: those it created and
-/// those it found on the server.
+/// The devices a run knows, for [`crate::audit()`]: those it created,
+/// those it found on the server, and its hostnames.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Known {
     /// Every device the run created (kept, failed or removed).
@@ -194,6 +197,9 @@ pub struct Known {
     /// Every device the run found and did not create (adopted, or failed
     /// or removed as a duplicate).
     pub found: HashSet<Uuid>,
+    /// Every hostname the run was asked for, with the device that became
+    /// active for it, if one did ([`Outcome::hostnames`]).
+    pub hostnames: BTreeMap<String, Option<Uuid>>,
 }
 
 impl Outcome {
@@ -219,6 +225,10 @@ impl Outcome {
             .chain(self.removed.iter().copied())
             .filter(|id| !created.contains(id))
             .collect();
-        Known { created, found }
+        Known {
+            created,
+            found,
+            hostnames: self.hostnames.clone(),
+        }
     }
 }

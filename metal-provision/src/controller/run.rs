@@ -1,6 +1,5 @@
 //! [`run`]: settle, create and wait, one worker per hostname at a time.
 
-use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -12,6 +11,7 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 use uuid::Uuid;
 
 use super::delete::{delete_when_possible, remove_failed};
+use super::survivor::{prefer, split};
 use super::{FailedDevice, Outcome, Progress, RunConfig, RunError};
 
 /// How many times one hostname settles which device to keep before the
@@ -149,11 +149,14 @@ pub async fn run(
         Some(_) => config.devices,
         None => config.workers,
     };
-    let results: Vec<Hostname> = stream::iter(0..config.devices)
+    let results: Vec<(String, Hostname)> = stream::iter(0..config.devices)
         .map(|n| {
             let hostname = config.hostname(n);
             let found = lock(&found).remove(&hostname).unwrap_or_default();
-            worker.provision(hostname, found)
+            async move {
+                let done = worker.provision(hostname.clone(), found).await;
+                (hostname, done)
+            }
         })
         .buffer_unordered(under_way.max(1))
         .collect()
@@ -163,7 +166,12 @@ pub async fn run(
         requested: config.devices,
         ..Outcome::default()
     };
-    for r in results {
+    for (hostname, r) in results {
+        let active = match (&r.error, &r.kept) {
+            (None, Some(kept)) => kept.device.id,
+            _ => None,
+        };
+        outcome.hostnames.insert(hostname, active);
         outcome.race_lost += r.race_lost;
         outcome.failed.extend(r.failed);
         outcome.removed.extend(r.removed);
@@ -206,22 +214,6 @@ struct Hostname {
     failed: Vec<FailedDevice>,
     removed: Vec<Uuid>,
     error: Option<RunError>,
-}
-
-/// Which of two live devices of one hostname is kept: the earlier created,
-/// then the smaller ID; a device without a creation time comes last. Every
-/// run of one name that sees both devices picks the same one.
-fn prefer(a: &types::Device, b: &types::Device) -> Ordering {
-    let key = |d: &types::Device| (d.created_at.is_none(), d.created_at, d.id);
-    key(a).cmp(&key(b))
-}
-
-/// Whether a device still counts for its hostname (not being deleted).
-fn is_live(d: &types::Device) -> bool {
-    !matches!(
-        d.state_kind(),
-        Some(DeviceState::Deprovisioning | DeviceState::Deleted)
-    )
 }
 
 /// The body that creates `hostname` on `reservation`, in the reservation's
@@ -355,9 +347,12 @@ impl<'a> Worker<'a> {
         out
     }
 
-    /// One round: remove failed devices and duplicates among `found`, keep
-    /// the preferred live one or create one, wait until it is active, and
-    /// check that it is still the one to keep.
+    /// One round: remove failed devices among `found`, take the preferred
+    /// live one as the candidate or create one, wait until it is active,
+    /// and check, from a view listed after that, that it is still the one
+    /// to keep. Other devices of the hostname are deleted only then, behind
+    /// a survivor seen active: never from a view whose preferred device may
+    /// still fail.
     async fn round(
         self,
         hostname: &str,
@@ -365,24 +360,14 @@ impl<'a> Worker<'a> {
         done: &mut Hostname,
         slot: &mut Slot<'a>,
     ) -> Result<Kept, Next> {
-        let mut live = Vec::new();
-        for d in found {
-            match (d.id, d.state_kind()) {
-                (Some(id), Some(DeviceState::Failed)) => {
-                    let ours = done.created.contains(&id);
-                    self.failed(hostname, id, None, ours, false, done).await?;
-                }
-                (Some(_), _) if is_live(&d) => live.push(d),
-                _ => {}
-            }
+        let (failed, mut live) = split(found);
+        for id in failed {
+            let ours = done.created.contains(&id);
+            self.failed(hostname, id, None, ours, false, done).await?;
         }
         live.sort_by(prefer);
-        let mut live = live.into_iter();
-        let (candidate, reservation) = match live.next() {
-            Some(winner) => {
-                self.remove(live, done).await;
-                (winner, None)
-            }
+        let (candidate, reservation) = match live.into_iter().next() {
+            Some(first) => (first, None),
             None => self.create(hostname, done).await?,
         };
         let id = candidate.id.ok_or_else(|| {
@@ -408,10 +393,19 @@ impl<'a> Worker<'a> {
                 // Still the one to keep? Another run of the same name may
                 // have made one earlier that this run's listing missed.
                 let now = self.latest(hostname, id).await?;
-                let mut live: Vec<_> = now.iter().filter(|d| is_live(d)).cloned().collect();
+                let (failed, mut live) = split(now.iter().cloned());
                 live.sort_by(prefer);
                 if live.first().and_then(|d| d.id) != Some(id) {
                     return Err(Next::Settle(now));
+                }
+                // The survivor is active and first in a view listed after
+                // it was: every run that sees it keeps it, so the others
+                // can go (failed ones too, once each).
+                for f in failed {
+                    let ours = done.created.contains(&f);
+                    // Our own device is active: a failure count reached
+                    // on the way does not stop the hostname now.
+                    let _ = self.failed(hostname, f, None, ours, false, done).await;
                 }
                 self.remove(live.into_iter().skip(1), done).await;
                 Ok(Kept { device, ours })
@@ -454,8 +448,9 @@ impl<'a> Worker<'a> {
     }
 
     /// Deletes duplicates of the device kept for a hostname, whoever made
-    /// them (a device already gone is fine). Every run of the name that
-    /// sees them deletes them the same way, since all prefer the same one.
+    /// them (a device already gone is fine), once the kept one is seen
+    /// active. Every run of the name that sees them deletes them the same
+    /// way, since all prefer the same one.
     async fn remove(self, losers: impl Iterator<Item = types::Device>, done: &mut Hostname) {
         for loser in losers.filter_map(|d| d.id) {
             if delete_when_possible(self.metal, loser, self.config)
@@ -467,7 +462,12 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Takes free reservations until a create succeeds.
+    /// Takes free reservations until a create succeeds. A reservation
+    /// found taken (a lost race, or a create refused on a reservation no
+    /// longer free) may have gone to another run of the same name, for this
+    /// very hostname: a listing of the hostname tells, and a live device
+    /// there is settled on instead of creating another. When no reservation
+    /// is left, a last listing may still find one made by such a run.
     async fn create(
         self,
         hostname: &str,
@@ -475,9 +475,12 @@ impl<'a> Worker<'a> {
     ) -> Result<(types::Device, Option<Uuid>), Next> {
         loop {
             let Some(reservation) = lock(self.pool).pop_front() else {
-                return Err(Next::Stop(RunError::NoReservationLeft {
-                    hostname: hostname.into(),
-                }));
+                return match self.someone_made(hostname).await? {
+                    Some(listed) => Err(Next::Settle(listed)),
+                    None => Err(Next::Stop(RunError::NoReservationLeft {
+                        hostname: hostname.into(),
+                    })),
+                };
             };
             let request = create_request(self.config, hostname, &reservation).map_err(|e| {
                 Next::Stop(RunError::Create {
@@ -488,7 +491,7 @@ impl<'a> Worker<'a> {
                     },
                 })
             })?;
-            match self
+            let source = match self
                 .metal
                 .create_device(self.config.project, &request)
                 .await
@@ -498,11 +501,26 @@ impl<'a> Worker<'a> {
                     done.created.extend(device.id);
                     return Ok((device, reservation.id));
                 }
-                Err(Error::RaceLost { .. }) => {
+                Err(Error::RaceLost { .. }) => None,
+                // Refused: taken and released again since the run listed
+                // it (a failed or duplicate device of another run deleted:
+                // not provisionable yet), or a bad request.
+                Err(
+                    e @ Error::Rejected {
+                        status: 409 | 422, ..
+                    },
+                ) => self.still_free(reservation.id).await.then_some(e),
+                Err(e) => Some(e),
+            };
+            match source {
+                None => {
                     done.race_lost += 1;
                     self.progress.race_lost();
+                    if let Some(listed) = self.someone_made(hostname).await? {
+                        return Err(Next::Settle(listed));
+                    }
                 }
-                Err(source) if transient(&source) => {
+                Some(source) if transient(&source) => {
                     // Back in the pool: if the create did not happen, the
                     // reservation is still free; if it did, a later create
                     // on it is a lost race, and the listing finds the device.
@@ -512,13 +530,32 @@ impl<'a> Worker<'a> {
                         source,
                     }));
                 }
-                Err(source) => {
+                Some(source) => {
                     return Err(Next::Stop(RunError::Create {
                         hostname: hostname.into(),
                         source,
                     }))
                 }
             }
+        }
+    }
+
+    /// The hostname's listing, when it holds a device that may become the
+    /// one to keep (live and not failed): another run of the name made it.
+    async fn someone_made(self, hostname: &str) -> Result<Option<Vec<types::Device>>, Next> {
+        let listed = self.listing(hostname).await?;
+        let (_, live) = split(listed.iter().cloned());
+        Ok((!live.is_empty()).then_some(listed))
+    }
+
+    /// Whether a reservation a create was refused on still reads free (the
+    /// refusal was the request's, then); a read that fails counts as free,
+    /// so the refusal is reported rather than the reservation skipped.
+    async fn still_free(self, reservation: Option<Uuid>) -> bool {
+        let Some(id) = reservation else { return true };
+        match self.metal.get_reservation(id).await {
+            Ok(r) => is_free(&r),
+            Err(_) => true,
         }
     }
 
@@ -534,6 +571,10 @@ impl<'a> Worker<'a> {
         gone: bool,
         done: &mut Hostname,
     ) -> Result<(), Next> {
+        // Once per device, however many views show it.
+        if done.failed.iter().any(|f| f.id == id) {
+            return Ok(());
+        }
         self.progress.failed();
         let left_behind = if gone {
             None
@@ -679,28 +720,5 @@ mod tests {
             create_request(&config, "provision-0", &bare).unwrap(),
             by_json(&config, "provision-0", "", "", "")
         );
-    }
-
-    fn device(id: u128, created: Option<&str>, state: &str) -> types::Device {
-        serde_json::from_value(serde_json::json!({
-            "id": Uuid::from_u128(id),
-            "created_at": created,
-            "state": state,
-        }))
-        .unwrap()
-    }
-
-    #[test]
-    fn the_earliest_live_device_is_kept_then_the_smallest_id() {
-        let early = device(9, Some("2026-01-01T00:00:00.100Z"), "provisioning");
-        let late = device(1, Some("2026-01-01T00:00:00.200Z"), "active");
-        let same_time_smaller_id = device(3, Some("2026-01-01T00:00:00.100Z"), "active");
-        let undated = device(0, None, "active");
-        let mut all = [late, undated, early.clone(), same_time_smaller_id];
-        all.sort_by(prefer);
-        let order: Vec<_> = all.iter().map(|d| d.id.unwrap().as_u128()).collect();
-        assert_eq!(order, vec![3, 9, 1, 0]);
-        assert!(is_live(&early));
-        assert!(!is_live(&device(4, None, "deprovisioning")));
     }
 }

@@ -348,8 +348,10 @@ async fn a_polling_rerun_after_a_crash_adopts_what_the_first_run_left() {
 #[tokio::test(start_paused = true)]
 async fn two_runs_of_one_name_at_once_end_with_one_device_per_hostname() {
     // Creates take a second, so each run lists the hostnames before the
-    // other's devices exist: both create one device per hostname, and the
-    // later of each pair is deleted.
+    // other's devices exist: both send a create for every hostname, each
+    // on the same reservation as the other's. The reservation takes one;
+    // the other run's create is refused, its lost race looks at the
+    // hostname and finds the winner's device, which it adopts.
     let fake = Fake::builder()
         .reservations(12)
         .fault(Fault::on("createDevice", FaultKind::Latency(Duration::from_secs(1))).times(100))
@@ -372,9 +374,11 @@ async fn two_runs_of_one_name_at_once_end_with_one_device_per_hostname() {
         |o: &metal_provision::Outcome| -> HashSet<Uuid> { o.device_ids().into_iter().collect() };
     assert_eq!(kept(&a), kept(&b));
     assert_eq!(kept(&a), by.values().flatten().copied().collect());
-    // Both created, so duplicates were made and removed.
+    // Each hostname's two creates met on one reservation: one device each.
     let created = a.created_ids.len() + b.created_ids.len();
-    assert!(created > 5, "{created} devices created");
+    assert_eq!(created, 5, "{created} devices created");
+    assert_eq!(a.race_lost + b.race_lost, 5);
+    assert_eq!(a.adopted.len() + b.adopted.len(), 5);
     let removed: HashSet<Uuid> = a.removed.iter().chain(&b.removed).copied().collect();
     let made: HashSet<Uuid> = a.created_ids.union(&b.created_ids).copied().collect();
     assert_eq!(
@@ -388,6 +392,37 @@ async fn two_runs_of_one_name_at_once_end_with_one_device_per_hostname() {
         assert_eq!(report, (5, 0, outcome.adopted.len(), 0));
     }
     assert_eq!(a.created.len() + a.adopted.len(), 5);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_device_is_deleted_only_behind_a_survivor_seen_active() {
+    // Another run of the name made two devices of one hostname: the
+    // earlier will fail to provision, the later one will become active
+    // (and is the one that run keeps). This run's first view prefers the
+    // earlier, still queued: it must not delete the later one behind it,
+    // or the hostname's survivor is gone. It waits; the earlier fails and
+    // is deleted; the later one, active, is kept by both.
+    let fake = Fake::builder()
+        .reservations(4)
+        .fail_provisioning(FailProvisioning::NthCreate(1))
+        .build();
+    let doomed = create_beside(&fake, "provision-0").await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let survivor = create_beside(&fake, "provision-0").await;
+    let cfg = config(&fake, 1);
+    let outcome = run(metal(&fake), &cfg, Arc::new(NoProgress)).await.unwrap();
+    assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+    assert_eq!(outcome.device_ids(), [survivor]);
+    assert!(outcome.created_ids.is_empty(), "nothing created");
+    assert!(outcome.removed.is_empty(), "{:?}", outcome.removed);
+    let failed: Vec<Uuid> = outcome.failed.iter().map(|f| f.id).collect();
+    assert_eq!(failed, [doomed], "counted once");
+    let by = live_by_hostname(&fake, &cfg.run_tag);
+    assert_eq!(by.get("provision-0"), Some(&vec![survivor]), "{by:?}");
+    assert_eq!(
+        audited(metal(&fake).as_ref(), &cfg, &outcome).await,
+        (1, 0, 1, 0)
+    );
 }
 
 #[tokio::test(start_paused = true)]
