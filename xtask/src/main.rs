@@ -147,20 +147,18 @@ fn layers_command(root: &Path, check: bool) -> Result<ExitCode> {
         let graph = layers::Graph::read(root, krate)?;
         let f = graph.check()?;
         println!(
-            "{krate}: {} files in {} folders; {} arrows between files, {} between folders; {} circles; {} arrows up ({} with a reason)",
+            "{krate}: {} files in {} folders; {} arrows between files, {} between folders; {} circles (two-way pairs); knots of {:?} files; {} arrows up ({} with a reason)",
             f.files,
             f.rooms,
             f.arrows,
             f.room_arrows,
             f.circles.len(),
+            f.knots,
             f.explained_up.len() + f.unexplained_up.len(),
             f.explained_up.len()
         );
         for c in &f.circles {
-            println!("  circle of {} files: {}", c.len(), c.join(", "));
-        }
-        for m in &f.mutual {
-            println!("  two-way: {m}");
+            println!("  circle: {c}");
         }
         for a in &f.unexplained_up {
             println!("  up without a reason: {a}");

@@ -65,13 +65,19 @@ async fn an_organisation_keeps_the_addresses_a_create_and_an_update_give() {
         )
         .await;
     assert_eq!(read["billing_address"], billing);
-    assert!(read.get("address").is_none(), "only what is included: {read}");
+    assert!(
+        read.get("address").is_none(),
+        "only what is included: {read}"
+    );
     // Not included by default (metal-cli's organisation helper asks for
     // both).
     let (_, plain) = server
         .send("GET", format!("/organizations/{id}"), None)
         .await;
-    assert!(plain.get("address").is_none() && plain.get("billing_address").is_none(), "{plain}");
+    assert!(
+        plain.get("address").is_none() && plain.get("billing_address").is_none(),
+        "{plain}"
+    );
     for (field, body) in [
         (
             "zip_code",
