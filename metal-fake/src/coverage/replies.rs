@@ -6,8 +6,7 @@
 //! (each in a fresh world). A reply that says the fake does not model
 //! something fails the test unless the list says so of that variant; a
 //! listed variant whose reply does not say it fails it too; a modelled
-//! variant must be answered `2xx`, and so must one the list says is
-//! served as another.
+//! variant must be answered `2xx`.
 
 use std::time::Duration;
 

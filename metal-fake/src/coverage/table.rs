@@ -118,7 +118,6 @@ fn readings() -> Vec<Reading> {
 #[derive(Default)]
 struct Tally {
     modelled: usize,
-    ignored: usize,
     no_effect: usize,
     pending: usize,
     refused: usize,
@@ -126,7 +125,7 @@ struct Tally {
 
 impl Tally {
     fn total(&self) -> usize {
-        self.modelled + self.ignored + self.no_effect + self.pending + self.refused
+        self.modelled + self.no_effect + self.pending + self.refused
     }
 }
 
@@ -181,10 +180,6 @@ fn render(readings: &[Reading]) -> String {
                 }
                 Some(d) => {
                     let (label, why) = match d.status {
-                        Status::Ignored(w) => {
-                            variants.ignored += 1;
-                            ("accepted, served as another variant", w)
-                        }
                         Status::Refused(w) => {
                             variants.refused += 1;
                             ("refused, as the real API refused it", w)
@@ -254,9 +249,9 @@ fn render(readings: &[Reading]) -> String {
     let _ = write!(
         out,
         "Of the query parameters not honoured: {} with no effect in the fake's world, {} \
-         not honoured yet. Of the variants not modelled: {} served as another, {} refused as the \
-         real API refused them.\n\n",
-        params.no_effect, params.pending, variants.ignored, variants.refused,
+         not honoured yet. Of the variants not modelled: {} refused as the real API refused \
+         them.\n\n",
+        params.no_effect, params.pending, variants.refused,
     );
     out.push_str("## Query parameters not honoured\n\n| operation | parameter | how | why |\n| --- | --- | --- | --- |\n");
     out.push_str(&unread);

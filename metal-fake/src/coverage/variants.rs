@@ -24,8 +24,6 @@ pub(crate) struct Variant {
 /// How the fake serves a variant that is not simply modelled.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Status {
-    /// Accepted, and served as another variant: why.
-    Ignored(&'static str),
     /// Refused (`4xx`, in the real API's words) as the real API refused
     /// it: the evidence.
     Refused(&'static str),
