@@ -19,6 +19,6 @@ mod meta;
 mod table;
 
 pub(crate) use due::{Due, DueQueue};
-pub(crate) use log::{Cause, Change, Entry, Journal, Touched};
+pub(crate) use log::{Cause, Change, Entry, Journal, Scope, Touched};
 pub(crate) use meta::Meta;
-pub(crate) use table::{owned_table, record, Record, Scope, Table};
+pub(crate) use table::{owned_table, record, Record, Table};

@@ -13,8 +13,9 @@ mod record;
 mod rules;
 mod view;
 
+pub(crate) use operations::entry;
 pub(crate) use operations::RESOURCE;
-pub(crate) use record::{entry, Kept};
+pub(crate) use record::Kept;
 pub use record::{Batch, DeviceBatchState};
 pub(crate) use view::COLLECTION;
 

@@ -25,7 +25,8 @@
 //! - `telemetry`: its bandwidth and traffic (zero-filled series).
 //! - `diagnostics`: its health rollup and a console screenshot.
 //! - `firmware`: firmware sets (none modelled).
-//! - `operations`: the operations modelled, and who owns a device.
+//! - `operations`: the operations modelled, who owns a device, and how
+//!   the devices load and save.
 
 mod addressing;
 mod create;

@@ -9,8 +9,8 @@ use std::net::Ipv4Addr;
 use serde::Serialize;
 use uuid::Uuid;
 
+use super::block::Block;
 use super::record::{IpReservationType, Kept, KeptAssignment};
-use super::rules::Block;
 use crate::model::catalog::{FacilityView, MetroView};
 use crate::model::device;
 use crate::model::metal_gateway::GatewayLite;

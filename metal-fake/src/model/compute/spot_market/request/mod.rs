@@ -14,9 +14,10 @@ mod record;
 mod rules;
 mod view;
 
+pub(crate) use operations::entry;
 pub(crate) use operations::RESOURCE;
+pub(crate) use record::Kept;
 pub use record::SpotMarketRequest;
-pub(crate) use record::{entry, Kept};
 pub(crate) use view::COLLECTION;
 
 crate::model::journal::owned_table! {
