@@ -82,6 +82,7 @@ use crate::document::WorldError;
 
 mod index;
 mod kind;
+mod links;
 
 pub(crate) use index::LinkIndex;
 pub(crate) use kind::Kind;
