@@ -20,3 +20,6 @@ pub use record::Event;
 pub(crate) use record::Seeded;
 pub(crate) use view::is_event;
 pub(crate) use view::EventView;
+
+/// The collection of events' paths and hrefs.
+pub(crate) const COLLECTION: &str = "events";

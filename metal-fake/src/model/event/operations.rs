@@ -8,7 +8,8 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record::{Event, MAX_EVENT_TEXT, MAX_RELATIONSHIPS};
-use super::view::{is_event, owner_of, COLLECTION};
+use super::view::{is_event, owner_of};
+use super::COLLECTION;
 use crate::call::{ApiError, Call};
 use crate::document::{WorldDoc, WorldError, MAX_NAME};
 use crate::model::access::Owner;

@@ -8,7 +8,10 @@
 mod operations;
 
 pub use operations::Email;
-pub(crate) use operations::{primary_email_id, Kept, COLLECTION, RESOURCE};
+pub(crate) use operations::{primary_email_id, Kept, RESOURCE};
+
+/// The collection of email addresses' paths and hrefs.
+pub(crate) const COLLECTION: &str = "emails";
 
 crate::model::journal::owned_table! {
     /// The world's users' email addresses besides their default, by ID: written only here.

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError, MAX_NAME};
 use crate::model::access::Owner;
@@ -21,9 +22,6 @@ use crate::model::render::{reply, Href};
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
 use crate::model::world::oldest_first;
 use crate::model::World;
-
-/// The collection of email addresses' paths and hrefs.
-pub(crate) const COLLECTION: &str = "emails";
 
 /// The most addresses one user holds besides its default.
 const MAX_PER_USER: usize = 100;

@@ -9,9 +9,12 @@
 mod operations;
 mod record;
 
-pub(crate) use operations::{check_roles, insert, COLLECTION, RESOURCE};
+pub(crate) use operations::{check_roles, insert, RESOURCE};
 pub(crate) use record::Kept;
 pub use record::Membership;
+
+/// The collection of memberships' paths and hrefs.
+pub(crate) const COLLECTION: &str = "memberships";
 
 crate::model::journal::owned_table! {
     /// The world's memberships of users in projects, by ID: written only here.

@@ -9,6 +9,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record::{Kept, Membership};
+use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError, MAX_NAME};
 use crate::model::access::Owner;
@@ -20,9 +21,6 @@ use crate::model::render::{contains_ignoring_case, reply, Href, Stamp, Stub};
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
 use crate::model::world::oldest_first;
 use crate::model::{project, user, World};
-
-/// The collection of memberships' paths and hrefs.
-pub(crate) const COLLECTION: &str = "memberships";
 
 /// Memberships.
 pub(crate) static RESOURCE: Resource = Resource {

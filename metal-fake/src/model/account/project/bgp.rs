@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::view::COLLECTION;
+use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::model::render::{reply, Href, Stamp, Stub};
 use crate::model::resource::{acts, Prepared};

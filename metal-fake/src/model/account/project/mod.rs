@@ -18,7 +18,10 @@ pub use bgp::BgpConfig;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::{Project, ProjectType};
-pub(crate) use view::{ProjectField, COLLECTION};
+pub(crate) use view::ProjectField;
+
+/// The collection of projects' paths and hrefs.
+pub(crate) const COLLECTION: &str = "projects";
 
 crate::model::journal::owned_table! {
     /// The world's projects, by ID: written only here.

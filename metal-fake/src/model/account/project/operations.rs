@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::bgp;
 use super::record::{Kept, Project};
-use super::view::COLLECTION;
+use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;

@@ -14,7 +14,10 @@ pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::SshKey;
 pub(crate) use rules::{check_bounds, check_public_key};
-pub(crate) use view::{SshKeyList, COLLECTION};
+pub(crate) use view::SshKeyList;
+
+/// The collection of SSH keys' paths and hrefs.
+pub(crate) const COLLECTION: &str = "ssh-keys";
 
 crate::model::journal::owned_table! {
     /// The world's SSH keys, by ID: written only here.

@@ -17,7 +17,9 @@ pub(crate) use operations::entry;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::{Batch, DeviceBatchState};
-pub(crate) use view::COLLECTION;
+
+/// The collection of batches' paths.
+pub(crate) const COLLECTION: &str = "batches";
 
 crate::model::journal::owned_table! {
     /// The world's device batches, by ID: written only here.

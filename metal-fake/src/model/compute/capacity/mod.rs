@@ -18,3 +18,6 @@ pub(crate) use operations::RESOURCE;
 pub use record::{Capacity, CapacityLevel};
 pub(crate) use record::{Table, DEFAULT_ON_DEMAND};
 pub(crate) use rules::{Place, NO_FACILITY, NO_SERVERS_IN_METRO};
+
+/// The collection of capacity's paths.
+pub(crate) const COLLECTION: &str = "capacity";

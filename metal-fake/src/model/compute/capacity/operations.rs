@@ -9,7 +9,8 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record::{Capacity, Table};
-use super::view::{CheckList, Checked, COLLECTION};
+use super::view::{CheckList, Checked};
+use super::COLLECTION;
 use crate::call::{ApiError, Call};
 use crate::document::{WorldDoc, WorldError, MAX_RECORDS};
 use crate::model::access::Owner;

@@ -55,5 +55,9 @@ pub(crate) use record::{entry, smallest_public_ipv4, Kept, Step, FAILED_PROVISIO
 pub use record::{Device, DeviceState, OwnAddress, OwnCidrs};
 pub(crate) use table::Devices;
 pub(crate) use view::{
-    address_texts, own_block_owner, own_blocks, Addresses, DeviceField, OwnBlock, COLLECTION,
+    address_texts, own_block_owner, own_blocks, Addresses, DeviceField, OwnBlock,
+    ReservationWithDevice,
 };
+
+/// The collection of devices' paths and hrefs.
+pub(crate) const COLLECTION: &str = "devices";

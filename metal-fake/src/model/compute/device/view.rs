@@ -13,6 +13,7 @@ use uuid::Uuid;
 
 use super::provisioning;
 use super::record::{Kept, OwnAddress, OwnCidrs, Phase};
+use super::COLLECTION;
 use crate::model::catalog::{FacilityView, MetroView, OperatingSystemView, PlanView};
 use crate::model::event::EventView;
 use crate::model::hardware_reservation::{self, ReservationView};
@@ -22,9 +23,6 @@ use crate::model::render::{Empty, Expand, Href, ShortId, Stamp, Stub, Whole};
 use crate::model::user::UserLite;
 use crate::model::World;
 use crate::model::{DeviceState, Timings};
-
-/// The collection of devices' paths and hrefs.
-pub(crate) const COLLECTION: &str = "devices";
 
 /// A device in a reply.
 #[derive(Serialize)]
@@ -85,8 +83,12 @@ pub(crate) struct DeviceView<'a> {
 /// A device where another record names it: included, or a stub.
 pub(crate) type DeviceField<'a> = Whole<DeviceView<'a>>;
 
+/// A reservation with its device, when included, whole as a device's
+/// view.
+pub(crate) type ReservationWithDevice<'a> = ReservationView<'a, DeviceView<'a>>;
+
 /// A device's reservation: included, or a stub.
-type ReservationField<'a> = Whole<ReservationView<'a>>;
+type ReservationField<'a> = Whole<ReservationWithDevice<'a>>;
 
 impl World {
     /// `d` as the API shows it at `now`, with `expand` applied.
@@ -102,7 +104,9 @@ impl World {
                 Some(kept) if expand.includes("hardware_reservation") => {
                     let nested = expand.nested("hardware_reservation");
                     // The reservation's own device is this one: keep it a stub.
-                    let mut view = self.reservation_view(kept, &nested, now);
+                    let mut view = self.reservation_view_with(kept, &nested, now, |d, n| {
+                        self.device_view(d, n, now)
+                    });
                     view.device = Some(DeviceField::Stub(Stub::new(COLLECTION, rec.id)));
                     ReservationField::Full(Box::new(view))
                 }
@@ -221,6 +225,25 @@ impl DeviceView<'_> {
             hardware_reservation::COLLECTION,
             reservation,
         )));
+    }
+}
+
+impl World {
+    /// Reservation `r` as the API shows it at `now`, with `expand`
+    /// applied: its device, when included, whole as a device's view (the
+    /// device's own reservation a stub). Here, not beside the
+    /// reservation's own view, because it names both views.
+    pub(crate) fn reservation_view<'a>(
+        &'a self,
+        r: &'a hardware_reservation::Kept,
+        expand: &Expand,
+        now: Instant,
+    ) -> ReservationWithDevice<'a> {
+        self.reservation_view_with(r, expand, now, |d, nested| {
+            let mut view = self.device_view(d, nested, now);
+            view.set_reservation_stub(r.rec.id);
+            view
+        })
     }
 }
 

@@ -20,7 +20,10 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub use record::HardwareReservation;
 pub(crate) use record::{entry, Kept};
-pub(crate) use view::{ReservationView, COLLECTION};
+pub(crate) use view::ReservationView;
+
+/// The collection of reservations' paths and hrefs.
+pub(crate) const COLLECTION: &str = "hardware-reservations";
 
 crate::model::journal::owned_table! {
     /// The world's hardware reservations, by ID: written only here.

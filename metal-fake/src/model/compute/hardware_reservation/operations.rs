@@ -9,7 +9,7 @@ use uuid::Uuid;
 use super::by_organization;
 use super::filter::ReservationFilter;
 use super::record::{entry, Kept, Live};
-use super::view::COLLECTION;
+use super::COLLECTION;
 use crate::call::{ApiError, Call};
 use crate::document::{seconds, WorldDoc, WorldError};
 use crate::model::access::Owner;

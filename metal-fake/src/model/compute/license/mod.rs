@@ -14,7 +14,9 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::License;
-pub(crate) use view::COLLECTION;
+
+/// The collection of licenses' paths and hrefs.
+pub(crate) const COLLECTION: &str = "licenses";
 
 crate::model::journal::owned_table! {
     /// The world's projects' software licenses, by ID: written only here.

@@ -7,7 +7,8 @@ use uuid::Uuid;
 
 use super::record::Kept;
 use super::rules::check;
-use super::view::{LicenseList, COLLECTION};
+use super::view::LicenseList;
+use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;

@@ -16,7 +16,9 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub use record::BgpDynamicNeighbor;
 pub(crate) use record::Kept;
-pub(crate) use view::COLLECTION;
+
+/// The collection of neighbours' paths and hrefs.
+pub(crate) const COLLECTION: &str = "bgp-dynamic-neighbors";
 
 crate::model::journal::owned_table! {
     /// The world's VRF gateways' BGP dynamic neighbours, by ID: written only here.

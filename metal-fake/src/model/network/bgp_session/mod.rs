@@ -19,7 +19,9 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::{AddressFamily, BgpSession};
-pub(crate) use view::COLLECTION;
+
+/// The collection of sessions' hrefs (`/bgp/sessions/{id}`).
+pub(crate) const COLLECTION: &str = "bgp/sessions";
 
 crate::model::journal::owned_table! {
     /// The world's devices' BGP sessions, by ID: written only here.

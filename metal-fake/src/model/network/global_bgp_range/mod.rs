@@ -16,6 +16,9 @@ pub use record::GlobalBgpRange;
 pub(crate) use record::Kept;
 pub(crate) use view::RangeView;
 
+/// The collection of ranges' hrefs.
+pub(crate) const COLLECTION: &str = "global-bgp-ranges";
+
 crate::model::journal::owned_table! {
     /// The world's projects' global BGP ranges, by ID: written only here.
     GlobalBgpRanges of Kept

@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::record::family;
 use super::record::Kept;
-use super::view::COLLECTION;
+use super::COLLECTION;
 use crate::call::{ApiError, Call};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;

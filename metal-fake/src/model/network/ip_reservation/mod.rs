@@ -42,5 +42,8 @@ pub(crate) use operations::entry;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Table;
 pub use record::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
-pub(crate) use view::{Addressing, AssignmentView, ParentBlock, COLLECTION};
+pub(crate) use view::{Addressing, AssignmentView, ParentBlock};
 pub(crate) use vrf_view::{AnyReservationView, VrfReservationView};
+
+/// The collection of IP addresses' paths and hrefs.
+pub(crate) const COLLECTION: &str = "ips";

@@ -3,6 +3,7 @@
 
 use metal_api::operation as op;
 use metal_api::types;
+use serde::Serialize;
 use std::collections::HashSet;
 use tokio::time::Instant;
 use uuid::Uuid;
@@ -14,9 +15,9 @@ use super::record::Kept;
 use super::record::{IpReservation, IpReservationType};
 use super::rules;
 use super::update::IpUpdate;
-use super::view::{AssignmentList, COLLECTION};
 use super::vrf_block::VrfBlockInput;
 use super::vrf_view::AnyReservationView;
+use super::COLLECTION;
 use crate::call::{decode, ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
@@ -370,4 +371,10 @@ pub(crate) fn entry(w: &World, r: &Kept) -> IpReservation {
         assignments: w.live_assignments(r).map(|a| a.rec.clone()).collect(),
         ..r.rec.clone()
     }
+}
+
+/// A device's IP assignments: its own addresses and those of reservations.
+#[derive(Serialize)]
+struct AssignmentList<'a> {
+    ip_addresses: device::Addresses<'a>,
 }

@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use super::record::Kept;
 use super::rules::CreateInput;
-use super::view::COLLECTION;
+use super::COLLECTION;
 use crate::call::{ApiError, Call};
 use crate::coverage::Unread;
 use crate::document::{WorldDoc, WorldError};

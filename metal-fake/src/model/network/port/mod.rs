@@ -27,7 +27,9 @@ pub(crate) use record::Kept;
 pub use record::Port;
 pub(crate) use view::DevicePorts;
 pub(crate) use view::PortView;
-pub(crate) use view::COLLECTION;
+
+/// The collection of ports' paths and hrefs.
+pub(crate) const COLLECTION: &str = "ports";
 
 crate::model::journal::owned_table! {
     /// The world's ports changed from a fresh server's, by ID: written only here.

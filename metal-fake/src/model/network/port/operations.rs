@@ -11,7 +11,7 @@ use super::layout;
 use super::record::{entry, Kept, Port, State};
 use super::rules::requested;
 use super::rules::MAX_VLANS_PER_PORT;
-use super::view::COLLECTION;
+use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;

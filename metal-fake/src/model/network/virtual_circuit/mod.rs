@@ -24,6 +24,9 @@ pub(crate) use record::Kept;
 pub use record::{Peering, VirtualCircuit, VirtualCircuitStatus};
 pub(crate) use view::{VcView, VrfVcView};
 
+/// The collection of virtual circuits' paths.
+pub(crate) const COLLECTION: &str = "virtual-circuits";
+
 crate::model::journal::owned_table! {
     /// The world's virtual circuits, by ID: written only here.
     VirtualCircuits of Kept

@@ -18,7 +18,9 @@ pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::VirtualNetwork;
 pub(crate) use view::VlanField;
-pub(crate) use view::COLLECTION;
+
+/// The collection of VLANs' paths and hrefs.
+pub(crate) const COLLECTION: &str = "virtual-networks";
 
 crate::model::journal::owned_table! {
     /// The world's virtual networks (VLANs), by ID: written only here.

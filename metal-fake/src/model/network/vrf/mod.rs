@@ -21,7 +21,10 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::Vrf;
-pub(crate) use view::{VrfField, COLLECTION};
+pub(crate) use view::VrfField;
+
+/// The collection of VRFs' paths and hrefs.
+pub(crate) const COLLECTION: &str = "vrfs";
 
 crate::model::journal::owned_table! {
     /// The world's VRFs, by ID: written only here.

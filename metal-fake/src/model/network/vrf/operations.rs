@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use super::record::Kept;
 use super::rules::{CreateInput, UpdateInput};
-use super::view::COLLECTION;
+use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;

@@ -17,7 +17,9 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::{RouteStatus, VrfRoute};
-pub(crate) use view::COLLECTION;
+
+/// The collection of routes' paths and hrefs.
+pub(crate) const COLLECTION: &str = "routes";
 
 crate::model::journal::owned_table! {
     /// The world's VRF routes, by ID: written only here.

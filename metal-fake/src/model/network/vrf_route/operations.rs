@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use super::record::Kept;
 use super::rules::{CreateInput, UpdateInput};
-use super::view::COLLECTION;
+use super::COLLECTION;
 use crate::call::{ApiError, Call};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;

@@ -18,7 +18,9 @@ pub(crate) use operations::entry;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::SpotMarketRequest;
-pub(crate) use view::COLLECTION;
+
+/// The collection of requests' paths and hrefs.
+pub(crate) const COLLECTION: &str = "spot-market-requests";
 
 crate::model::journal::owned_table! {
     /// The world's spot market requests, by ID: written only here.
