@@ -64,43 +64,59 @@
 //!
 //! A resource of the Metal API (IP reservations, say) is a folder under
 //! `src/model/` and three small edits; nothing else in the crate names
-//! resources:
+//! resources. Its files stand in layers: each uses only those listed
+//! before it (and its folder's `mod.rs`, its collection and table), never
+//! one after: a record knows nothing of its rules, its rules nothing of
+//! its view or operations. Another folder's files it may use, as long as
+//! no two files use each other (`cargo xtask layers --check`).
 //!
 //! 1. `model/<family>/<resource>/record.rs`: the record, deriving `Serialize`,
 //!    `Deserialize` and `JsonSchema` (it is also the resource's entry in
 //!    the world document, so there is no second type to convert to),
 //!    what the world keeps beside it (`Kept { rec, meta: Meta, .. }`, with
 //!    `impl Record for Kept`, through `record!`: its `Kind` in
-//!    `model/relations.rs`, its `meta`, its `scope`: the project,
+//!    `model/relations/kind.rs`, its `meta`, its `scope`: the project,
 //!    organisation and device it concerns, for who sees its events, and
-//!    optionally its `label`, how its events' text names it), and its
-//!    `load` (check what it
-//!    names, refuse with a [`document::WorldError`]; insert through the
-//!    table as below) and `save` (oldest first by `meta.seq`).
-//! 2. `model/<family>/<resource>/view.rs`: how the API shows it: a struct of
+//!    optionally its `label`, how its events' text names it), its plain
+//!    accessors, and the bounds of its own that its rules read. It uses
+//!    nothing above it: not its rules, operations or view, not the
+//!    `World`, not the world document (only the journal's `Meta`,
+//!    `Scope` and `record!`, the `Kind`, and other records and values).
+//! 2. `model/<family>/<resource>/rules.rs` (when it changes state on its
+//!    own rules): the checks of what a request (or a document) says, and
+//!    the changes, as `impl World` methods writing through the table.
+//! 3. `model/<family>/<resource>/view.rs`: how the API shows it: a struct of
 //!    borrowed fields deriving `Serialize`, written straight to bytes;
-//!    hrefs, stubs and `include`/`exclude` from `model/render.rs`.
-//! 3. `model/<family>/<resource>/operations.rs`: one `Resource` value: the
+//!    hrefs, stubs and `include`/`exclude` from `model/render.rs`. A
+//!    thing another view includes is named by a stub there, made whole by
+//!    the include walk (`model/expand.rs`: a `GET` of its href) or by a
+//!    field the including view renders; two views never include each
+//!    other.
+//! 4. `model/<family>/<resource>/operations.rs`: one `Resource` value: the
 //!    collection of its paths (`ips`), its table of operations (each the
 //!    spec's operation and a function that reads the `Call` and returns
 //!    what it does to the world), its `owner` (which project owns the
-//!    thing an `{id}` names, for `403`), and its `load` and `save`.
-//! 4. `model/<family>/<resource>/mod.rs`: the module list, the re-exports,
-//!    and its table: `owned_table! { /// ... Things of Kept }`. The table's
-//!    rows are private to the folder: everyone reads them (a `Table`,
-//!    through `Deref`), only the folder writes them (`rows()`), and only
-//!    the relations' cascade removes one (`remove_row`). Another folder
-//!    that must change a thing calls a function of the thing's folder.
-//!    Add `rules.rs` when it changes state on its own rules, `filter.rs`
-//!    when its list takes filters. Every query parameter the spec gives
-//!    an operation is read through [`Call::query`] (or `list`, `text`,
-//!    `number`), or declared with the operation (`Modelled::unread`, with
-//!    why it changes nothing); the coverage test fails otherwise.
-//! 5. `model/<family>/mod.rs`: its `mod` line and one line in the
+//!    thing an `{id}` names, for `403`), and its `load` (check what the
+//!    document's entries name, with its rules, refuse with a
+//!    [`document::WorldError`]; insert through the table as below) and
+//!    `save` (oldest first by `meta.seq`), which it names.
+//! 5. `model/<family>/<resource>/mod.rs`: the module list, the re-exports,
+//!    its `COLLECTION` (the first segment of its paths and hrefs, which
+//!    other folders' views name) and its table: `owned_table! { /// ...
+//!    Things of Kept }`. The table's rows are private to the folder:
+//!    everyone reads them (a `Table`, through `Deref`), only the folder
+//!    writes them (`rows()`), and only the relations' cascade removes one
+//!    (`remove_row`). Another folder that must change a thing calls a
+//!    function of the thing's folder. Add `filter.rs` when its list takes
+//!    filters. Every query parameter the spec gives an operation is read
+//!    through [`Call::query`] (or `list`, `text`, `number`), or declared
+//!    with the operation (`Modelled::unread`, with why it changes
+//!    nothing); the coverage test fails otherwise.
+//! 6. `model/<family>/mod.rs`: its `mod` line and one line in the
 //!    family's `RESOURCES` (a new family is a folder and one line in
 //!    `model/mod.rs`'s `FAMILIES`).
-//! 6. `model/world.rs`: the table (`things: thing::Things`), one field.
-//! 7. `document.rs`: the document's list, one field (and its bound in
+//! 7. `model/world.rs`: the table (`things: thing::Things`), one field.
+//! 8. `document.rs`: the document's list, one field (and its bound in
 //!    `check_bounds`).
 //!
 //! Every write goes through the table, with the world's journal, so that

@@ -3,7 +3,8 @@
 //! - `record`: [`SshKey`], what the world keeps and its document entry.
 //! - `rules`: a valid public key, unique per owner; the fingerprint.
 //! - `view`: a key as the API sends it.
-//! - `operations`: the operations modelled, and who owns a key.
+//! - `operations`: the operations modelled, who owns a key, and how keys
+//!   load and save.
 
 mod operations;
 mod record;

@@ -6,7 +6,8 @@
 //! - `rules`: the create (each entry's devices, and what could not be
 //!   made) and the delete (`remove_associated_instances`).
 //! - `view`: a batch as the API sends it.
-//! - `operations`: the operations modelled, and who owns a batch.
+//! - `operations`: the operations modelled, who owns a batch, and how
+//!   batches load and save.
 
 mod operations;
 mod record;

@@ -8,7 +8,8 @@
 //! - `view`: a reservation as the API sends it.
 //! - `by_organization`: an organisation's reservations, a path outside
 //!   the 2024 spec.
-//! - `operations`: the operations modelled, and who owns a reservation.
+//! - `operations`: the operations modelled, who owns a reservation, and
+//!   how reservations load and save.
 
 mod by_organization;
 mod filter;

@@ -4,7 +4,8 @@
 //! - `record`: [`License`], what the world keeps and its document entry.
 //! - `rules`: create, update and delete, and what a body may say.
 //! - `view`: a license as the API sends it.
-//! - `operations`: the operations modelled, and who owns a license.
+//! - `operations`: the operations modelled, who owns a license, and how
+//!   licenses load and save.
 
 mod operations;
 mod record;

@@ -6,7 +6,8 @@
 //! - `rules`: a create (a VRF gateway, a range inside its block, a 4-byte
 //!   ASN), a delete.
 //! - `view`: a neighbour as the API sends it.
-//! - `operations`: the operations modelled, and who owns a neighbour.
+//! - `operations`: the operations modelled, who owns a neighbour, and how
+//!   neighbours load and save.
 
 mod operations;
 mod record;

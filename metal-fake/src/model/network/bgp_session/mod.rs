@@ -9,7 +9,8 @@
 //! - `rules`: a create (the project's BGP on, one session a family), an
 //!   update (the default route), a delete; the neighbour data.
 //! - `view`: a session and the neighbour data as the API sends them.
-//! - `operations`: the operations modelled, and who owns a session.
+//! - `operations`: the operations modelled, who owns a session, and how
+//!   sessions load and save.
 
 mod operations;
 mod record;

@@ -5,7 +5,8 @@
 //! - `record`: [`GlobalBgpRange`], what the world keeps and its document
 //!   entry.
 //! - `view`: the project's ranges as the API sends them.
-//! - `operations`: the operation modelled, and who owns a range.
+//! - `operations`: the operation modelled, who owns a range, and how
+//!   ranges load and save.
 
 mod operations;
 mod record;

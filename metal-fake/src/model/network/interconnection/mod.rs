@@ -10,7 +10,8 @@
 //!   tokens, VLANs), an update, a delete, and the timed activation.
 //! - `view`: a connection and its ports as the API sends them.
 //! - `catalog`: the metros with interconnections, and their prices.
-//! - `operations`: the operations modelled, and who owns a connection.
+//! - `operations`: the operations modelled, who owns a connection, and
+//!   how connections (and the metros with them) load and save.
 
 mod catalog;
 mod operations;

@@ -23,7 +23,8 @@
 //!   VRF's ranges.
 //! - `vrf_view`: a VRF's block as the API sends it, and either kind
 //!   where a reply may hold both.
-//! - `operations`: the operations modelled, and who owns an address.
+//! - `operations`: the operations modelled, who owns an address, and how
+//!   reservations and their assignments load and save.
 
 mod at_create;
 mod availability;

@@ -9,7 +9,8 @@
 //!   it).
 //! - `view`: a gateway as the API sends it.
 //! - `lite`: the short form VLANs and IP reservations show.
-//! - `operations`: the operations modelled, and who owns a gateway.
+//! - `operations`: the operations modelled, who owns a gateway, and how
+//!   gateways load and save.
 
 mod lite;
 mod operations;

@@ -13,7 +13,8 @@
 //!   network type.
 //! - `view`: a port as the API sends it (and as a device's
 //!   `network_ports` show it).
-//! - `operations`: the operations modelled, and who owns a port.
+//! - `operations`: the operations modelled, who owns a port, and how
+//!   ports load and save.
 
 mod layout;
 mod operations;

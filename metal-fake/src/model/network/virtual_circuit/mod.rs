@@ -10,7 +10,8 @@
 //! - `vrf`: a VRF circuit's VRF and peering, checked against the VRF.
 //! - `peering`: a peering subnet's addresses, and the MD5 password.
 //! - `view`: a circuit as the API sends it.
-//! - `operations`: the operations modelled, and who owns a circuit.
+//! - `operations`: the operations modelled, who owns a circuit, and how
+//!   circuits load and save.
 
 mod operations;
 mod peering;

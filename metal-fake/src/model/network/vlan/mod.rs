@@ -7,7 +7,8 @@
 //! - `rules`: a create (metro or facility, `vxlan` given or the next
 //!   free one), an update, a delete (refused while ports are on it).
 //! - `view`: a VLAN as the API sends it.
-//! - `operations`: the operations modelled, and who owns a VLAN.
+//! - `operations`: the operations modelled, who owns a VLAN, and how
+//!   VLANs load and save.
 
 mod operations;
 mod record;

@@ -7,7 +7,8 @@
 //!   a next hop in one of its blocks), the settling through the
 //!   due-queue, a delete.
 //! - `view`: a route as the API sends it.
-//! - `operations`: the operations modelled, and who owns a route.
+//! - `operations`: the operations modelled, who owns a route, and how
+//!   routes load and save.
 
 mod operations;
 mod record;

@@ -7,7 +7,8 @@
 //! - `rules`: the create (its checks, the bid, capacity, its devices)
 //!   and the delete (`force_termination`).
 //! - `view`: a request as the API sends it.
-//! - `operations`: the operations modelled, and who owns a request.
+//! - `operations`: the operations modelled, who owns a request, and how
+//!   requests load and save.
 
 mod operations;
 mod record;
