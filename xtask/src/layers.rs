@@ -62,7 +62,9 @@ pub const LAYERS: &[(&str, &[&[&str]])] = &[
     (
         "metal-policy",
         &[
-            &["redact", "error", "metrics"],
+            // `children` is the metrics' cache of labelled collectors'
+            // children (std alone), below the metrics that use it.
+            &["redact", "error", "metrics", "children"],
             &["classify", "limit", "shared", "retry", "exchange"],
             &["client", "children", "metal", "wait", "watch"],
         ],

@@ -145,8 +145,8 @@ impl Call {
     /// it is decoded into the operation's type.
     pub(crate) fn json_value(&self) -> Result<serde_json::Value, ApiError> {
         let mut body = serde_json::from_slice(&self.body).map_err(invalid_body)?;
-        // up: how the API reads a body before its type decodes it is the
-        // call's (moved out of `model/` by the model's owner; see the report).
+        // How the API reads a body before its type decodes it is the call's:
+        // up: normalize belongs below, in call/; it is in model/ until moved.
         crate::model::request::normalize(&mut body);
         Ok(body)
     }
