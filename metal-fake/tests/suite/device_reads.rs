@@ -76,11 +76,7 @@ impl Api {
         let fake = Fake::builder().world(world).build();
         let server = if over_http {
             let config = ServerConfig::new(DEFAULT_TOKEN).record_replies(true);
-            Some(
-                metal_fake::bind(fake.clone(), "127.0.0.1:0", config)
-                    .await
-                    .unwrap(),
-            )
+            Some(crate::http::serve(&fake, config).await)
         } else {
             None
         };

@@ -7,13 +7,13 @@
 //! provider's `equinix_metal_spot_market_request` and its data sources use
 //! them. In process and over HTTP; time on tokio's paused clock.
 
-use crate::http;
+use crate::http::call;
 use crate::via::{errors, Via};
 
 use std::time::Duration;
 
 use metal_fake::document::WorldDoc;
-use metal_fake::{Fake, DEFAULT_TOKEN};
+use metal_fake::Fake;
 use serde_json::{json, Value};
 
 const PROJECT: &str = "0c000000-0000-4000-8000-000000000001";
@@ -53,10 +53,6 @@ fn world() -> WorldDoc {
 
 fn fake() -> Fake {
     Fake::builder().world(world()).build()
-}
-
-async fn call(fake: &Fake, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    http::in_process(fake, DEFAULT_TOKEN, method, path, body).await
 }
 
 /// A request body as the Terraform provider sends it.

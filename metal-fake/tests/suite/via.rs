@@ -18,13 +18,7 @@ impl Via {
     pub async fn both(world: WorldDoc) -> [Via; 2] {
         let fake = Fake::builder().world(world.clone()).build();
         let served = Fake::builder().world(world).build();
-        let server = metal_fake::bind(
-            served.clone(),
-            "127.0.0.1:0",
-            ServerConfig::new(DEFAULT_TOKEN),
-        )
-        .await
-        .unwrap();
+        let server = crate::http::serve(&served, ServerConfig::new(DEFAULT_TOKEN)).await;
         [
             Via::InProcess(fake),
             Via::Http(served, http::client(), server),
