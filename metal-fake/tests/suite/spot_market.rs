@@ -77,7 +77,7 @@ fn requests() -> String {
 
 #[tokio::test]
 async fn prices_follow_the_catalog_or_the_document_by_facility_and_by_metro() {
-    for via in Via::both(world()).await {
+    for via in Via::both(world).await {
         let (status, by_facility) = via.call("GET", "/market/spot/prices", None).await;
         assert_eq!(status, 200, "{by_facility}");
         let prices = &by_facility["spot_market_prices"];
@@ -217,7 +217,7 @@ async fn the_price_history_has_one_point_an_hour_up_to_the_fake_s_clock() {
 
 #[tokio::test]
 async fn a_request_makes_spot_devices_through_the_device_create_path_both_ways() {
-    for via in Via::both(world()).await {
+    for via in Via::both(world).await {
         let (status, made) = via
             .call("POST", &requests(), Some(request("da", 1, 3, 0.15)))
             .await;
