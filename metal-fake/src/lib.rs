@@ -32,7 +32,9 @@
 //! - `pipeline`: the one path every API request takes, in-process or over
 //!   HTTP: auth, rate limit, access, body, prepare, fault, act, record;
 //!   each step takes and returns the request's context. The call log is
-//!   written by its record step alone.
+//!   written by its record step alone. Below its steps, what they are
+//!   made of: [`ServerConfig`], the replies as the API sends them, the
+//!   per-connection kill signal.
 //! - `clock`: the fake's one clock; every schedule, settle, timestamp and
 //!   call time reads it.
 //! - `router`: the axum router built from [`metal_api::operation::ALL`];
@@ -329,7 +331,7 @@ pub use faults::{
 };
 pub use log::{CallRecord, Snapshot, LOG_CAPACITY, MAX_LOGGED_TEXT};
 pub use model::{Timings, WorldCounts};
-pub use router::{
+pub use pipeline::{
     RecordedReply, ServerConfig, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS, DEFAULT_WRITE_TIMEOUT,
 };
