@@ -66,7 +66,7 @@ pub const LAYERS: &[(&str, &[&[&str]])] = &[
             // children (std alone), below the metrics that use it.
             &["redact", "error", "metrics", "children"],
             &["classify", "limit", "shared", "retry", "exchange"],
-            &["client", "children", "metal", "wait", "watch"],
+            &["client", "metal", "wait", "watch"],
         ],
     ),
 ];

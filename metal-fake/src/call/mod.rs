@@ -5,7 +5,11 @@
 //! - `reads`: what an operation reads of the query: counted in tests
 //!   (every read comes through [`Call::query`]), and declared unread with
 //!   why ([`Unread`]), for the coverage test (`crate::coverage`).
+//! - `body`: how a request body is read before its operation's type
+//!   decodes it (`null` is absent, free-form objects and numbers given as
+//!   text), as the real API reads what its clients send.
 
+mod body;
 pub(crate) mod reads;
 
 use axum::body::Bytes;
@@ -145,9 +149,7 @@ impl Call {
     /// it is decoded into the operation's type.
     pub(crate) fn json_value(&self) -> Result<serde_json::Value, ApiError> {
         let mut body = serde_json::from_slice(&self.body).map_err(invalid_body)?;
-        // How the API reads a body before its type decodes it is the call's:
-        // up: normalize belongs below, in call/; it is in model/ until moved.
-        crate::model::request::normalize(&mut body);
+        body::normalize(&mut body);
         Ok(body)
     }
 

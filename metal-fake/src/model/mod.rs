@@ -40,7 +40,6 @@
 //! - `resource`: what a folder gives ([`Resource`]), and how an
 //!   operation reads a call and acts.
 //! - `list`, `render`, `load`: what every list, view and loader shares.
-//! - `request`: how a request body is read (`null` as absent).
 //! - `inspect`: what tests and `/_fake/state` look at ([`WorldCounts`]).
 //! - `saved`: what a change of the world is in its document, for the
 //!   durable log (`crate::state`).
@@ -61,7 +60,6 @@ mod load;
 mod network;
 pub(crate) mod relations;
 pub(crate) mod render;
-pub(crate) mod request;
 mod resource;
 pub(crate) mod saved;
 mod timings;
