@@ -43,7 +43,7 @@ pub const LAYERS: &[(&str, &[&[&str]])] = &[
     (
         "metal-fake",
         &[
-            &["clock", "json"],
+            &["clock"],
             &["call", "faults", "fidelity"],
             // The world document holds the model's records, and the model
             // loads and saves it: one layer.
