@@ -23,7 +23,9 @@ use metal_fake::state::{StateFile, SyncPolicy};
 use metal_fake::Fake;
 use tower::ServiceExt;
 
-const TOKEN: &str = "bench-token";
+mod common;
+
+use common::TOKEN;
 
 /// Changes of each run.
 const CHANGES: usize = 2000;

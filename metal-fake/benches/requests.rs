@@ -21,82 +21,24 @@
 
 use std::hint::black_box;
 
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::http::{header, Request};
 use axum::Router;
 use gungraun::{library_benchmark, library_benchmark_group, main};
 use metal_api::types;
-use metal_fake::document::WorldDoc;
 use metal_fake::Fake;
 use serde_json::{json, Value};
 use tokio::runtime::Runtime;
-use tower::ServiceExt;
+
+mod common;
+
+use common::{call, request, runtime, PROJECT};
 
 const DEVICES: usize = 1000;
-const TOKEN: &str = "bench-token";
-const PROJECT: &str = "00000000-0000-4000-8000-000000000001";
-
-fn runtime() -> Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a current-thread runtime")
-}
 
 /// A world of `DEVICES` active devices, each on its reservation.
 fn fake() -> Fake {
-    let id = |kind: u32, n: usize| format!("00000000-0000-4000-{kind:04x}-{n:012x}");
-    let reservations: Vec<Value> = (0..DEVICES)
-        .map(|n| {
-            json!({"id": id(0xa000, n), "project": PROJECT, "plan": "c3.small.x86", "facility": "da11"})
-        })
-        .collect();
-    let devices: Vec<Value> = (0..DEVICES)
-        .map(|n| {
-            json!({
-                "id": id(0xd000, n), "project": PROJECT, "reservation": id(0xa000, n),
-                "plan": "c3.small.x86", "facility": "da11", "hostname": format!("web-{n}"),
-                "tags": ["bench", "web"],
-            })
-        })
-        .collect();
-    let doc: WorldDoc = serde_json::from_value(json!({
-        "projects": [{"id": PROJECT}],
-        "plans": [{"slug": "c3.small.x86"}],
-        "metros": [{"code": "da"}],
-        "facilities": [{"code": "da11", "metro": "da"}],
-        "reservations": reservations,
-        "devices": devices,
-    }))
-    .expect("the bench's world decodes");
-    Fake::builder()
-        .token(TOKEN)
-        .world(doc)
-        .try_build()
-        .expect("the bench's world loads")
-}
-
-fn get(path: &str) -> Request<Body> {
-    Request::get(path)
-        .header("x-auth-token", TOKEN)
-        .body(Body::empty())
-        .expect("a valid request")
-}
-
-/// One request through `router`, its whole body read.
-fn call(rt: &Runtime, router: &Router, request: Request<Body>) -> (u16, Bytes) {
-    rt.block_on(async {
-        let reply = router
-            .clone()
-            .oneshot(request)
-            .await
-            .unwrap_or_else(|never| match never {});
-        let status = reply.status().as_u16();
-        let body = axum::body::to_bytes(reply.into_body(), usize::MAX)
-            .await
-            .expect("the body reads");
-        (status, body)
-    })
+    common::fake(DEVICES, |_| json!({"tags": ["bench", "web"]}), json!({}))
 }
 
 fn page_path() -> String {
@@ -113,9 +55,9 @@ fn setup_fake(path: String) -> (Runtime, Router, Request<Body>) {
     let rt = runtime();
     let fake = fake();
     let router = fake.router().clone();
-    let (status, _) = call(&rt, &router, get(&path));
+    let (status, _) = call(&rt, &router, request("GET", &path));
     assert_eq!(status, 200, "the warm-up of {path}");
-    (rt, router, get(&path))
+    (rt, router, request("GET", &path))
 }
 
 fn setup_page() -> (Runtime, Router, Request<Body>) {
@@ -128,8 +70,8 @@ fn setup_small() -> (Runtime, Router, Request<Body>) {
 
 /// A minimal axum router answering the fake's reply to the small GET.
 fn setup_minimal() -> (Runtime, Router, Request<Body>) {
-    let (rt, fake_router, request) = setup_small();
-    let (_, body) = call(&rt, &fake_router, request);
+    let (rt, fake_router, small) = setup_small();
+    let (_, body) = call(&rt, &fake_router, small);
     let router = Router::new().route(
         "/metal/v1/projects/{id}",
         axum::routing::get(move || {
@@ -142,9 +84,9 @@ fn setup_minimal() -> (Runtime, Router, Request<Body>) {
             }
         }),
     );
-    let (status, _) = call(&rt, &router, get(&small_path()));
+    let (status, _) = call(&rt, &router, request("GET", &small_path()));
     assert_eq!(status, 200);
-    (rt, router, get(&small_path()))
+    (rt, router, request("GET", &small_path()))
 }
 
 /// The page's devices as generated types.

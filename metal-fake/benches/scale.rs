@@ -19,82 +19,25 @@
 
 use std::hint::black_box;
 
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::http::Request;
 use axum::Router;
 use gungraun::{library_benchmark, library_benchmark_group, main};
-use metal_fake::document::WorldDoc;
 use metal_fake::Fake;
 use serde_json::{json, Value};
 use tokio::runtime::Runtime;
-use tower::ServiceExt;
 
-const TOKEN: &str = "bench-token";
-const PROJECT: &str = "00000000-0000-4000-8000-000000000001";
+mod common;
 
-fn id(kind: u32, n: usize) -> String {
-    format!("00000000-0000-4000-{kind:04x}-{n:012x}")
-}
+use common::{call, id, request, runtime};
 
 /// A world of `devices` active devices, each on its reservation, each
 /// with `eth1` out of its bond.
 fn fake(devices: usize) -> Fake {
-    let reservations: Vec<Value> = (0..devices)
-        .map(|n| {
-            json!({"id": id(0xa000, n), "project": PROJECT, "plan": "c3.small.x86", "facility": "da11"})
-        })
-        .collect();
-    let all: Vec<Value> = (0..devices)
-        .map(|n| {
-            json!({
-                "id": id(0xd000, n), "project": PROJECT, "reservation": id(0xa000, n),
-                "plan": "c3.small.x86", "facility": "da11", "hostname": format!("web-{n}"),
-            })
-        })
-        .collect();
     let ports: Vec<Value> = (0..devices)
         .map(|n| json!({"device": id(0xd000, n), "name": "eth1", "bonded": false}))
         .collect();
-    let doc: WorldDoc = serde_json::from_value(json!({
-        "projects": [{"id": PROJECT}],
-        "plans": [{"slug": "c3.small.x86"}],
-        "metros": [{"code": "da"}],
-        "facilities": [{"code": "da11", "metro": "da"}],
-        "reservations": reservations,
-        "devices": all,
-        "ports": ports,
-    }))
-    .expect("the bench's world decodes");
-    Fake::builder()
-        .token(TOKEN)
-        .world(doc)
-        .try_build()
-        .expect("the bench's world loads")
-}
-
-fn request(method: &str, path: &str) -> Request<Body> {
-    Request::builder()
-        .method(method)
-        .uri(path)
-        .header("x-auth-token", TOKEN)
-        .body(Body::empty())
-        .expect("a valid request")
-}
-
-/// One request through `router`, its whole body read.
-fn call(rt: &Runtime, router: &Router, request: Request<Body>) -> (u16, Bytes) {
-    rt.block_on(async {
-        let reply = router
-            .clone()
-            .oneshot(request)
-            .await
-            .unwrap_or_else(|never| match never {});
-        let status = reply.status().as_u16();
-        let body = axum::body::to_bytes(reply.into_body(), usize::MAX)
-            .await
-            .expect("the body reads");
-        (status, body)
-    })
+    common::fake(devices, |_| json!({}), json!({ "ports": ports }))
 }
 
 /// The runtime, the router of a world of `devices`, and `method` on the
@@ -111,13 +54,6 @@ fn setup(devices: usize, method: &str) -> (Runtime, Router, Fake, Request<Body>)
     assert_eq!(status, 204, "the warm-up delete");
     let request = request(method, &path(devices / 2));
     (rt, router, fake, request)
-}
-
-fn runtime() -> Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a current-thread runtime")
 }
 
 fn setup_delete(devices: usize) -> (Runtime, Router, Fake, Request<Body>) {

@@ -19,6 +19,12 @@ pub(crate) const MAX_TIME_SCALE: f64 = 10_000.0;
 /// instants stay far from overflowing.
 pub(crate) const MAX_ADVANCE: Duration = Duration::from_secs(10 * 365 * 24 * 3600);
 
+/// Whole seconds, rounded up: what a `Retry-After` (or an
+/// `X-RateLimit-Reset`) header can say.
+pub(crate) fn whole_seconds(d: Duration) -> u64 {
+    d.as_secs() + u64::from(d.subsec_nanos() > 0)
+}
+
 /// Why the fake's clock refused an advance ([`crate::Fake::advance`],
 /// `POST /_fake/clock`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]

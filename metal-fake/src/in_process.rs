@@ -22,8 +22,7 @@ use tower::ServiceExt;
 use crate::call::Params;
 use crate::fake::Fake;
 use crate::model::render::API_PREFIX;
-use crate::pipeline::Route;
-use crate::router::{ConnKill, Kill};
+use crate::pipeline::{ConnKill, Kill, Route};
 
 impl Exchange for Fake {
     fn exchange<'a>(

@@ -13,94 +13,142 @@
 //! ([`Call`], [`Reply`], [`ApiError`]), the server ([`bind`], [`serve`],
 //! [`ServerConfig`], [`ServerHandle`]) and what a test reads back
 //! ([`Snapshot`], [`CallRecord`], [`WorldCounts`]). Everything else is
-//! private:
+//! private. The modules stand in layers, listed here from the bottom up:
+//! a module uses those of its own layer and below, never one above
+//! (`cargo xtask layers --check` fails on an arrow running back up
+//! without its reason in a `// up:` comment, and on any two files that
+//! use each other; there is neither in this crate).
 //!
-//! - `fake`: [`Fake`] (what a test arranges), its builder, what a test
-//!   inspects (grouped in `fake/inspect.rs`), and [`Fake::client`], the
-//!   policy client over the fake in-process.
-//! - `model`: the world, one folder a resource, grouped in families
-//!   (`model/compute/device/`, `model/compute/hardware_reservation/`,
-//!   `model/compute/capacity/`, `model/compute/spot_market/`,
-//!   `model/compute/batch/`, `model/compute/license/`,
-//!   `model/compute/self_service_reservation/`, `model/account/project/`, `model/account/api_key/`,
-//!   `model/network/ip_reservation/`,
-//!   `model/catalog/`): each owns its record (also its entry in the
-//!   world document), its rules, its view (rendered straight to bytes,
-//!   with `include`/`exclude`), its table of operations and its owner (for
-//!   access). The operations the fake models are the union of the
-//!   folders' tables.
-//! - `pipeline`: the one path every API request takes, in-process or over
-//!   HTTP: auth, rate limit, access, body, prepare, fault, act, record;
-//!   each step takes and returns the request's context. The call log is
-//!   written by its record step alone.
-//! - `clock`: the fake's one clock; every schedule, settle, timestamp and
-//!   call time reads it.
-//! - `router`: the axum router built from [`metal_api::operation::ALL`];
-//!   each route hands its operation to the pipeline.
-//! - `in_process`: the [`metal_api::Exchange`] of [`Fake`]: a request of
-//!   the operation it is handed goes straight into the pipeline with it.
-//! - `server`: the router on a TCP listener ([`bind`], [`serve`]).
-//! - `store`: the state all clones share, behind one lock; its guard
-//!   writes what the world changed to the state file when it lets go.
-//! - [`state`]: the world on disk through a crash: a snapshot and an
-//!   append-only log after it, replayed at start.
-//! - `handlers`: which handler serves each operation (the model's, a
-//!   test's own, or none: `501`).
-//! - `faults`: what can go wrong with one exchange, and when each kind
-//!   strikes (before acting, after, around), said once.
-//! - `log`: the call log and counters.
-//! - `control`: the control API (`/_fake/...`), for tests in any language.
-//! - [`document`]: the world as a JSON document, its schema, and why a
-//!   document is refused.
-//! - [`fidelity`]: how the fake follows the real API: the evidence for
-//!   each behaviour, and what is configurable (doc only).
-//! - `coverage`: what the fake serves of each operation's query
-//!   parameters and request variants, and the tests that write
-//!   `COVERAGE.md` from the code ([`fidelity::coverage`]) and fail on a
-//!   parameter neither read nor declared, or a reply saying the fake does
-//!   not model something that the list of variants does not name.
+//! 1. The clock.
+//!    - `clock`: the fake's one clock; every schedule, settle, timestamp
+//!      and call time reads it.
+//! 2. What one exchange is made of.
+//!    - `call`: what a handler gets ([`Call`]: the request, its body read
+//!      as the API reads it, `null` as absent, in `call/body.rs`) and
+//!      gives ([`Reply`], [`ApiError`]); which query parameters an
+//!      operation reads, and those it declares unread with why.
+//!    - `faults`: what can go wrong with one exchange, and when each kind
+//!      strikes (before acting, after, around), said once.
+//!    - [`fidelity`]: how the fake follows the real API: the evidence for
+//!      each behaviour, and what is configurable (doc only).
+//! 3. The world.
+//!    - `model`: the world, one folder a resource, grouped in families
+//!      (`model/compute/device/`, `model/compute/hardware_reservation/`,
+//!      `model/compute/capacity/`, `model/compute/spot_market/`,
+//!      `model/compute/batch/`, `model/compute/license/`,
+//!      `model/compute/self_service_reservation/`,
+//!      `model/account/project/`, `model/account/api_key/`,
+//!      `model/network/ip_reservation/`, `model/catalog/`, ...): each owns
+//!      its record (also its entry in the world document), its rules, its
+//!      view (rendered straight to bytes, with `include`/`exclude`), its
+//!      table of operations and its owner (for access). The operations
+//!      the fake models are the union of the folders' tables. What every
+//!      folder shares (the journal's tables and `Meta`, the relations'
+//!      `Kind`, `render`, `bounds`) names no folder's rules, view or
+//!      operations. `model/world.rs`, the hub, holds every folder's
+//!      table, and the folders' rules are methods of the `World`: the
+//!      loops through it are the one knot of the crate's graph, and no
+//!      two files in it use each other (see "Adding a resource" for the
+//!      layers of a folder).
+//!    - [`document`]: the world as a JSON document, its schema, and why a
+//!      document is refused. It holds the model's records, and the model
+//!      loads and saves it: one layer.
+//! 4. What all clones of a fake share.
+//!    - `store`: the state all clones share, behind one lock; its guard
+//!      writes what the world changed to the state file when it lets go.
+//!    - [`state`]: the world on disk through a crash: a snapshot and an
+//!      append-only log after it, replayed at start.
+//!    - `log`: the call log and counters (its snapshot carries the
+//!      world's counts).
+//!    - `handlers`: which handler serves each operation (the model's, a
+//!      test's own, or none: `501`).
+//! 5. The request's path.
+//!    - `pipeline`: the one path every API request takes, in-process or
+//!      over HTTP: auth, rate limit, access, body, prepare, fault, act,
+//!      record; each step takes and returns the request's context. The
+//!      call log is written by its record step alone. Below its steps,
+//!      what they are made of: [`ServerConfig`], the replies as the API
+//!      sends them, the per-connection kill signal.
+//! 6. The ways in.
+//!    - `router`: the axum router built from
+//!      [`metal_api::operation::ALL`]; each route hands its operation to
+//!      the pipeline.
+//!    - `control`: the control API (`/_fake/...`), for tests in any
+//!      language.
+//! 7. The whole fake.
+//!    - `fake`: [`Fake`] (what a test arranges), its builder, what a test
+//!      inspects (grouped in `fake/inspect.rs`), and [`Fake::client`],
+//!      the policy client over the fake in-process.
+//!    - `in_process`: the [`metal_api::Exchange`] of [`Fake`]: a request
+//!      of the operation it is handed goes straight into the pipeline
+//!      with it.
+//!    - `server`: the router on a TCP listener ([`bind`], [`serve`]).
+//!    - `coverage`: what the fake serves of each operation's query
+//!      parameters and request variants, and the tests that write
+//!      `COVERAGE.md` from the code ([`fidelity::coverage`]) and fail on
+//!      a parameter neither read nor declared, or a reply saying the fake
+//!      does not model something that the list of variants does not name.
 //!
 //! # Adding a resource
 //!
 //! A resource of the Metal API (IP reservations, say) is a folder under
 //! `src/model/` and three small edits; nothing else in the crate names
-//! resources:
+//! resources. Its files stand in layers: each uses only those listed
+//! before it (and its folder's `mod.rs`, its collection and table), never
+//! one after: a record knows nothing of its rules, its rules nothing of
+//! its view or operations. Another folder's files it may use, as long as
+//! no two files use each other (`cargo xtask layers --check`) and a
+//! record or rules file uses no view or operations, its own or another
+//! folder's (what several folders read of a thing, such as a device's
+//! own addresses, has a file of its own below its view).
 //!
 //! 1. `model/<family>/<resource>/record.rs`: the record, deriving `Serialize`,
 //!    `Deserialize` and `JsonSchema` (it is also the resource's entry in
 //!    the world document, so there is no second type to convert to),
 //!    what the world keeps beside it (`Kept { rec, meta: Meta, .. }`, with
 //!    `impl Record for Kept`, through `record!`: its `Kind` in
-//!    `model/relations.rs`, its `meta`, its `scope`: the project,
+//!    `model/relations/kind.rs`, its `meta`, its `scope`: the project,
 //!    organisation and device it concerns, for who sees its events, and
-//!    optionally its `label`, how its events' text names it), and its
-//!    `load` (check what it
-//!    names, refuse with a [`document::WorldError`]; insert through the
-//!    table as below) and `save` (oldest first by `meta.seq`).
-//! 2. `model/<family>/<resource>/view.rs`: how the API shows it: a struct of
+//!    optionally its `label`, how its events' text names it), its plain
+//!    accessors, and the bounds of its own that its rules read. It uses
+//!    nothing above it: not its rules, operations or view, not the
+//!    `World`, not the world document (only the journal's `Meta`,
+//!    `Scope` and `record!`, the `Kind`, and other records and values).
+//! 2. `model/<family>/<resource>/rules.rs` (when it changes state on its
+//!    own rules): the checks of what a request (or a document) says, and
+//!    the changes, as `impl World` methods writing through the table.
+//! 3. `model/<family>/<resource>/view.rs`: how the API shows it: a struct of
 //!    borrowed fields deriving `Serialize`, written straight to bytes;
-//!    hrefs, stubs and `include`/`exclude` from `model/render.rs`.
-//! 3. `model/<family>/<resource>/operations.rs`: one `Resource` value: the
+//!    hrefs, stubs and `include`/`exclude` from `model/render.rs`. A
+//!    thing another view includes is named by a stub there, made whole by
+//!    the include walk (`model/expand.rs`: a `GET` of its href) or by a
+//!    field the including view renders; two views never include each
+//!    other.
+//! 4. `model/<family>/<resource>/operations.rs`: one `Resource` value: the
 //!    collection of its paths (`ips`), its table of operations (each the
 //!    spec's operation and a function that reads the `Call` and returns
 //!    what it does to the world), its `owner` (which project owns the
-//!    thing an `{id}` names, for `403`), and its `load` and `save`.
-//! 4. `model/<family>/<resource>/mod.rs`: the module list, the re-exports,
-//!    and its table: `owned_table! { /// ... Things of Kept }`. The table's
-//!    rows are private to the folder: everyone reads them (a `Table`,
-//!    through `Deref`), only the folder writes them (`rows()`), and only
-//!    the relations' cascade removes one (`remove_row`). Another folder
-//!    that must change a thing calls a function of the thing's folder.
-//!    Add `rules.rs` when it changes state on its own rules, `filter.rs`
-//!    when its list takes filters. Every query parameter the spec gives
-//!    an operation is read through [`Call::query`] (or `list`, `text`,
-//!    `number`), or declared with the operation (`Modelled::unread`, with
-//!    why it changes nothing); the coverage test fails otherwise.
-//! 5. `model/<family>/mod.rs`: its `mod` line and one line in the
+//!    thing an `{id}` names, for `403`), and its `load` (check what the
+//!    document's entries name, with its rules, refuse with a
+//!    [`document::WorldError`]; insert through the table as below) and
+//!    `save` (oldest first by `meta.seq`), which it names.
+//! 5. `model/<family>/<resource>/mod.rs`: the module list, the re-exports,
+//!    its `COLLECTION` (the first segment of its paths and hrefs, which
+//!    other folders' views name) and its table: `owned_table! { /// ...
+//!    Things of Kept }`. The table's rows are private to the folder:
+//!    everyone reads them (a `Table`, through `Deref`), only the folder
+//!    writes them (`rows()`), and only the relations' cascade removes one
+//!    (`remove_row`). Another folder that must change a thing calls a
+//!    function of the thing's folder. Add `filter.rs` when its list takes
+//!    filters. Every query parameter the spec gives an operation is read
+//!    through [`Call::query`] (or `list`, `text`, `number`), or declared
+//!    with the operation (`Modelled::unread`, with why it changes
+//!    nothing); the coverage test fails otherwise.
+//! 6. `model/<family>/mod.rs`: its `mod` line and one line in the
 //!    family's `RESOURCES` (a new family is a folder and one line in
 //!    `model/mod.rs`'s `FAMILIES`).
-//! 6. `model/world.rs`: the table (`things: thing::Things`), one field.
-//! 7. `document.rs`: the document's list, one field (and its bound in
+//! 7. `model/world.rs`: the table (`things: thing::Things`), one field.
+//! 8. `document.rs`: the document's list, one field (and its bound in
 //!    `check_bounds`).
 //!
 //! Every write goes through the table, with the world's journal, so that
@@ -313,7 +361,7 @@ pub use faults::{
 };
 pub use log::{CallRecord, Snapshot, LOG_CAPACITY, MAX_LOGGED_TEXT};
 pub use model::{Timings, WorldCounts};
-pub use router::{
+pub use pipeline::{
     RecordedReply, ServerConfig, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT,
     DEFAULT_MAX_CONNECTIONS, DEFAULT_WRITE_TIMEOUT,
 };

@@ -15,20 +15,6 @@ fn command(args: &[&str]) -> Command {
     binary::command(TOKEN, args)
 }
 
-/// Kills a started server; what it wrote to stderr.
-fn stop(mut child: std::process::Child) -> String {
-    child.kill().unwrap();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    child.wait().unwrap();
-    stderr
-}
-
 fn assert_refused(args: &[&str], expected: &str) {
     let out = binary::run_to_exit(TOKEN, args);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -118,7 +104,7 @@ fn the_log_subscriber_honours_rust_log() {
         assert!(line.starts_with("metal-fake listening on "), "{line:?}");
         // The startup event follows the URL line; give it a moment.
         std::thread::sleep(Duration::from_millis(300));
-        stop(child)
+        binary::stop(child)
     };
     let info = serve(Some("info"));
     assert!(
@@ -162,7 +148,7 @@ fn log_calls_prints_one_line_a_call_without_the_token() {
     stream.read_to_string(&mut reply).unwrap();
     assert!(reply.starts_with("HTTP/1.1 404"), "{reply}");
     // The line is written before the reply is sent.
-    let stderr = stop(child);
+    let stderr = binary::stop(child);
     let expected = format!(
         "metal-fake: call 1 GET /metal/v1/devices/{missing}?include=project findDeviceById 404: Not found"
     );

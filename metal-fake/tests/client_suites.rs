@@ -337,9 +337,7 @@ fn run_one(package: &Path, binary: &Path, name: &str) -> (Outcome, String) {
 #[ignore = "needs go, and the Go module proxy the first time"]
 fn packngo_s_own_suite_does_what_packngo_suite_txt_says() {
     let test = "packngo_s_own_suite_does_what_packngo_suite_txt_says";
-    let Some(go) = go() else {
-        missing(test, "no Go toolchain (`go` is not on PATH)");
-    };
+    let go = go(test);
     let expected = expectations();
     let (package, binary) = packngo_suite(test, go);
     let listed = Command::new(&binary)

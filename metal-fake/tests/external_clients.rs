@@ -80,7 +80,7 @@ use std::time::Duration;
 #[allow(dead_code)]
 mod external;
 
-use external::{clients_dir, go, missing, python_with_sdk, run, BIN};
+use external::{clients_dir, go_test_command, go_with_modules, missing, python_with_sdk, run, BIN};
 
 /// The longest a client's run may take, its build included: compiling
 /// equinix-sdk-go's metalv1 takes minutes on a loaded two-core machine the
@@ -116,30 +116,8 @@ fn go_lifecycle(test: &str, package: &str) {
 /// Runs the Go test `name` of the package `package` (in
 /// `tests/clients/go`), which starts its fake from `METAL_FAKE`.
 fn go_test(test: &str, package: &str, name: &str) {
-    let Some(go) = go() else {
-        missing(test, "no Go toolchain (`go` is not on PATH)");
-    };
-    // The modules first (from the module cache, or the proxy the first
-    // time), so that a machine that cannot fetch them says so.
-    let mut download = Command::new(go);
-    download
-        .args(["mod", "download"])
-        .current_dir(clients_dir().join("go"))
-        .env("GOWORK", "off");
-    match run(&format!("{test}.download"), &mut download, DEADLINE) {
-        (Some(status), _) if status.success() => {}
-        (_, output) => missing(test, &format!("`go mod download` failed: {output}")),
-    }
-    let mut command = Command::new(go);
-    command
-        .args(["test", "-count=1", "-v", "-timeout", "300s"])
-        .args(["-run", &format!("^{name}$")])
-        .arg(format!("./{package}"))
-        .current_dir(clients_dir().join("go"))
-        // Only this module's go.mod and go.sum, whatever the environment.
-        .env("GOWORK", "off")
-        .env("GOFLAGS", "-mod=readonly")
-        .env("METAL_FAKE", BIN);
+    let go = go_with_modules(test, DEADLINE);
+    let mut command = go_test_command(go, package, name);
     let outcome = run(test, &mut command, DEADLINE);
     // The Go harness logs the fake's stderr in the output when a test fails.
     assert_passed(

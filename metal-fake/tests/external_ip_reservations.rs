@@ -8,14 +8,13 @@
 //! Go harness (`metal-fake/go/metalfake`), from the binary named in
 //! `METAL_FAKE`.
 
-use std::process::Command;
 use std::time::Duration;
 
 #[path = "common/external.rs"]
 #[allow(dead_code)]
 mod external;
 
-use external::{clients_dir, go, missing, run, BIN};
+use external::{go_test_command, go_with_modules, run};
 
 /// The longest the run may take, packngo's build included.
 const DEADLINE: Duration = Duration::from_secs(900);
@@ -24,29 +23,8 @@ const DEADLINE: Duration = Duration::from_secs(900);
 #[ignore = "needs go, and the Go module proxy the first time"]
 fn packngo_reserves_assigns_moves_and_releases_an_elastic_address() {
     let test = "packngo_reserves_assigns_moves_and_releases_an_elastic_address";
-    let Some(go) = go() else {
-        missing(test, "a Go toolchain (`go` is not on PATH)");
-    };
-    let mut download = Command::new(go);
-    download
-        .args(["mod", "download"])
-        .current_dir(clients_dir().join("go"))
-        .env("GOWORK", "off");
-    match run(&format!("{test}.download"), &mut download, DEADLINE) {
-        (Some(status), _) if status.success() => {}
-        (_, output) => missing(
-            test,
-            &format!("the Go modules (`go mod download` failed: {output})"),
-        ),
-    }
-    let mut command = Command::new(go);
-    command
-        .args(["test", "-count=1", "-v", "-timeout", "300s"])
-        .args(["-run", "^TestIPReservations$", "./packngo"])
-        .current_dir(clients_dir().join("go"))
-        .env("GOWORK", "off")
-        .env("GOFLAGS", "-mod=readonly")
-        .env("METAL_FAKE", BIN);
+    let go = go_with_modules(test, DEADLINE);
+    let mut command = go_test_command(go, "packngo", "TestIPReservations");
     let (status, output) = run(test, &mut command, DEADLINE);
     let passed = status.is_some_and(|s| s.success())
         && output.contains("--- PASS: TestIPReservations (")

@@ -13,7 +13,7 @@ use std::time::Duration;
 #[allow(dead_code)]
 mod external;
 
-use external::{go, missing, run, BIN};
+use external::{go, run, BIN};
 
 /// The longest the run may take, the build included.
 const DEADLINE: Duration = Duration::from_secs(600);
@@ -22,9 +22,7 @@ const DEADLINE: Duration = Duration::from_secs(600);
 #[ignore = "needs go"]
 fn the_go_harness_drives_the_binary() {
     let test = "the_go_harness_drives_the_binary";
-    let Some(go) = go() else {
-        missing(test, "no Go toolchain (`go` is not on PATH)");
-    };
+    let go = go(test);
     let mut command = Command::new(go);
     command
         .args(["test", "-count=1", "-v", "-timeout", "300s", "./..."])

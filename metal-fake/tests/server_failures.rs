@@ -60,9 +60,7 @@ async fn a_panicking_handler_is_logged_and_counted_and_the_server_goes_on() {
             panic!("a test's handler broke")
         })
         .build();
-    let server = metal_fake::bind(fake.clone(), "127.0.0.1:0", ServerConfig::new(TOKEN))
-        .await
-        .unwrap();
+    let server = http::serve(&fake, ServerConfig::new(TOKEN)).await;
     let http = http::client();
     let get = |path: String| {
         let http = http.clone();

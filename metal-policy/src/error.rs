@@ -1,5 +1,6 @@
-//! The errors of one attempt ([`AttemptError`]: a [`Class`] with its
-//! details) and of one call ([`Error`], what a controller gets back).
+//! The errors of one attempt ([`AttemptError`]: a [`crate::Class`] with
+//! its details; [`AttemptError::class`] is `classify`'s) and of one call
+//! ([`Error`], what a controller gets back).
 //!
 //! No variant ever carries the auth token.
 
@@ -7,12 +8,10 @@ use std::time::Duration;
 
 use uuid::Uuid;
 
-use crate::classify::{Class, Permanent};
-
 /// A boxed error source that travels across tasks.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync + 'static>;
 
-/// What went wrong with one attempt (one HTTP exchange): its [`Class`]
+/// What went wrong with one attempt (one HTTP exchange): its [`crate::Class`]
 /// ([`AttemptError::class`], found by [`crate::classify::classify`]) with
 /// the details that go with it.
 #[derive(Debug, thiserror::Error)]
@@ -59,7 +58,7 @@ pub enum AttemptError {
     },
     /// The API's answer to a `next-available` create that finds no
     /// hardware reservation (a 503 saying so, without `Retry-After`):
-    /// permanent ([`Permanent::NoReservationAvailable`]).
+    /// permanent ([`crate::Permanent::NoReservationAvailable`]).
     #[error("no hardware reservation available (HTTP 503): {}", messages.join("; "))]
     NoReservationAvailable {
         /// The server's messages.
@@ -101,31 +100,6 @@ fn fmt_status(s: Option<u16>) -> String {
 }
 
 impl AttemptError {
-    /// The failure's class, which the retry decision, the retry budget and
-    /// the client-wide pause read.
-    ///
-    /// ```
-    /// use metal_policy::{AttemptError, Class};
-    /// let e = AttemptError::Throttled { status: 429, retry_after: None };
-    /// assert_eq!(e.class(), Class::Throttled { retry_after: None });
-    /// ```
-    pub fn class(&self) -> Class {
-        match self {
-            Self::NotSent { .. } => Class::NotSent,
-            Self::Throttled { retry_after, .. } => Class::Throttled {
-                retry_after: *retry_after,
-            },
-            Self::Unknown { .. } => Class::OutcomeUnknown,
-            Self::Rejected { .. } => Class::Permanent(Permanent::Refused),
-            Self::NoReservationAvailable { .. } => {
-                Class::Permanent(Permanent::NoReservationAvailable)
-            }
-            Self::Decode { .. } => Class::Permanent(Permanent::Undecodable),
-            Self::InvalidRequest { .. } => Class::Permanent(Permanent::Invalid),
-            Self::TooLarge { .. } => Class::Permanent(Permanent::TooLarge),
-        }
-    }
-
     /// A short name of the failure, as the `outcome` label of
     /// `equinix_api_attempts_total` and the `error.type` of traces.
     pub fn outcome(&self) -> &'static str {

@@ -5,10 +5,13 @@
 //! any later one succeeds. One test in a binary of its own, as it installs
 //! a tracing subscriber (see tests/tracing.rs).
 
+mod common;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use common::trace;
 use metal_api::exchange::{fail, BoxFuture, Exchange, ExchangeError};
 use metal_api::operation::{self, Method, Operation};
 use metal_policy::{Client, Error};
@@ -63,31 +66,9 @@ impl Exchange for FirstUnknown {
     }
 }
 
-/// A `MakeWriter` that appends to a shared buffer.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test(start_paused = true)]
 async fn every_operation_runs_under_the_policy_as_itself() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::INFO)
-        .with_ansi(false)
-        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (captured, _guard) = trace::capture(tracing::Level::INFO);
 
     let exchange = Arc::new(FirstUnknown::default());
     let registry = prometheus::Registry::new();
@@ -136,7 +117,7 @@ async fn every_operation_runs_under_the_policy_as_itself() {
     let metrics = prometheus::TextEncoder::new()
         .encode_to_string(&registry.gather())
         .unwrap();
-    let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let text = captured.take();
     // The fields of each closed call span: `metal_call{attempts=2 operation="x"}`.
     let closed_calls: Vec<Vec<&str>> = text
         .lines()

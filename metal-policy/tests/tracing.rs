@@ -8,7 +8,7 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{Fixed, Reply, Script};
+use common::{trace, Fixed, Reply, Script};
 use httpmock::prelude::*;
 use metal_policy::{Client, Error, Fields, Metal};
 use uuid::Uuid;
@@ -22,26 +22,6 @@ fn config(base_url: &str) -> metal_api::Config {
         .allow_insecure_http(true)
         .build()
         .unwrap()
-}
-
-/// A `MakeWriter` that appends to a shared buffer.
-#[derive(Clone, Default)]
-struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Captured {
-    fn take(&self) -> String {
-        String::from_utf8(std::mem::take(&mut *self.0.lock().unwrap())).unwrap()
-    }
 }
 
 /// The lines that close a span named `name`.
@@ -59,15 +39,7 @@ fn closing<'a>(text: &'a str, name: &str) -> Vec<&'a str> {
 
 #[tokio::test]
 async fn traces_carry_otel_fields_and_never_the_token() {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(false)
-        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (captured, _guard) = trace::capture(tracing::Level::TRACE);
 
     // Over HTTP: a refusal, one attempt.
     let server = MockServer::start_async().await;

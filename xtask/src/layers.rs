@@ -6,7 +6,9 @@
 //! a name on), or a path in its code (`crate::a::b::C`, `super::x::f`,
 //! `module::Item` through a `use` of the module). Re-exports are followed
 //! to where the item is defined, so a facade `mod.rs` is not a stop on the
-//! way. Two things are wrong:
+//! way. A single name that stands for a module is a local variable of
+//! the same name, not a use (a module is no value, type or pattern). Two
+//! things are wrong:
 //!
 //! - **A circle**: two files that use each other (an arrow each way).
 //!   The few that are allowed are named in [`ALLOWED_CIRCLES`], with why.
@@ -41,24 +43,30 @@ pub const LAYERS: &[(&str, &[&[&str]])] = &[
     (
         "metal-fake",
         &[
-            &["clock", "json"],
-            &["call", "faults", "log", "fidelity"],
+            &["clock"],
+            &["call", "faults", "fidelity"],
             // The world document holds the model's records, and the model
             // loads and saves it: one layer.
             &["model", "document"],
-            &["state", "store"],
-            &["pipeline", "handlers"],
-            &["control", "in_process", "router"],
-            // The coverage tests drive a whole fake.
-            &["server", "fake", "coverage"],
+            // The store holds the call log (whose snapshot carries the
+            // world's counts) and the handlers (the model's operations, a
+            // test's own, or none).
+            &["state", "store", "log", "handlers"],
+            &["pipeline"],
+            &["control", "router"],
+            // The coverage tests drive a whole fake; the in-process
+            // exchange is the `Exchange` of `Fake`.
+            &["server", "fake", "coverage", "in_process"],
         ],
     ),
     (
         "metal-policy",
         &[
-            &["redact", "error", "metrics"],
+            // `children` is the metrics' cache of labelled collectors'
+            // children (std alone), below the metrics that use it.
+            &["redact", "error", "metrics", "children"],
             &["classify", "limit", "shared", "retry", "exchange"],
-            &["client", "children", "metal", "wait", "watch"],
+            &["client", "metal", "wait", "watch"],
         ],
     ),
 ];
@@ -445,8 +453,18 @@ impl VisitMut for Paths<'_> {
             .first()
             .map(|s| s.ident.span().start().line)
             .unwrap_or_default();
-        if p.segments.len() > 1 || p.leading_colon.is_none() {
+        if p.segments.len() > 1 {
             self.push(path_of(p), line);
+        } else if p.leading_colon.is_none() {
+            // One name alone is never a module in code (a module is no
+            // value, type or pattern): a name that stands for one here is
+            // a local of the same name (`let body = ...` beside `mod
+            // body;`), not a use of it.
+            if let Some(abs) = absolute(&self.at, &path_of(p), self.krate) {
+                if !self.krate.modules.contains_key(&abs) {
+                    self.found.push((abs, line));
+                }
+            }
         }
         syn::visit_mut::visit_path_mut(self, p);
     }
@@ -748,6 +766,31 @@ mod tests {
         // rules -> record, rules -> model/mod.rs (World), rules -> server,
         // record -> rules, server -> model/mod.rs.
         assert_eq!(f.arrows, 5, "{:?}", g.pairs());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A local variable named as a child module (`let body = ..` beside
+    /// `mod body;`) is no arrow to the module; a path through it is.
+    #[test]
+    fn a_local_named_as_a_module_is_no_arrow() {
+        let dir = std::env::temp_dir().join(format!("xtask-layers-local-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let src = dir.join("demo/src");
+        std::fs::create_dir_all(&src).unwrap();
+        let write = |p: &str, t: &str| std::fs::write(src.join(p), t).unwrap();
+        write(
+            "lib.rs",
+            "mod body;\nmod rate;\nfn f(body: u8) -> u8 { let rate = body; rate }\nfn g() -> u8 { rate::LIMIT }\n",
+        );
+        write("body.rs", "pub(crate) fn read() {}\n");
+        write("rate.rs", "pub(crate) const LIMIT: u8 = 1;\n");
+        let g = Graph::read(&dir, "demo").unwrap();
+        let pairs: Vec<String> = g
+            .pairs()
+            .keys()
+            .map(|(a, b)| format!("{} -> {}", g.rel(a), g.rel(b)))
+            .collect();
+        assert_eq!(pairs, ["src/lib.rs -> src/rate.rs"]);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -9,7 +9,7 @@
 //!
 //! - **Query parameters.** A parameter is honoured when the operation's
 //!   `prepare` reads it: every read goes through [`crate::Call::query`],
-//!   which counts it in tests, and the test calls each operation with
+//!   which counts it in tests (`crate::call::reads`), and the test calls each operation with
 //!   every parameter of the spec's. One it does not read is declared with
 //!   the operation ([`crate::model::Modelled::unread`]) as an [`Unread`],
 //!   without effect in the fake's world (why); one that other work is to
@@ -26,8 +26,6 @@
 #[cfg(test)]
 mod pending;
 #[cfg(test)]
-pub(crate) mod reads;
-#[cfg(test)]
 mod replies;
 #[cfg(test)]
 mod spec;
@@ -36,22 +34,4 @@ mod table;
 #[cfg(test)]
 mod variants;
 
-/// A query parameter of the spec that an operation does not read, and
-/// why: what it changes is nothing the fake's world has (a list that is
-/// always empty, a create's page).
-#[derive(Clone, Copy, Debug)]
-// Read by the coverage test alone.
-#[cfg_attr(not(test), allow(dead_code))]
-pub(crate) struct Unread {
-    /// The parameter, as the spec names it.
-    pub(crate) name: &'static str,
-    /// Why reading it would change nothing.
-    pub(crate) why: &'static str,
-}
-
-impl Unread {
-    /// `name`, which changes nothing the fake's world has (`why`).
-    pub(crate) const fn no_effect(name: &'static str, why: &'static str) -> Self {
-        Self { name, why }
-    }
-}
+pub(crate) use crate::call::Unread;

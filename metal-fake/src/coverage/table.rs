@@ -10,9 +10,9 @@ use axum::body::Bytes;
 use metal_api::operation::{self, Operation};
 
 use super::pending::PENDING;
-use super::reads::reading;
 use super::spec;
 use super::variants::{Status, BEYOND_SPEC, VARIANTS};
+use crate::call::reads::reading;
 use crate::call::Call;
 use crate::model::{modelled, Modelled};
 

@@ -14,8 +14,8 @@ use crate::document::{CatalogChoice, WorldDoc, WorldError};
 use crate::faults::{FailProvisioning, Fault, RandomFailures, RandomFaults};
 use crate::handlers::Handlers;
 use crate::model::{Timings, World, WorldSpec};
-use crate::pipeline::Pipeline;
-use crate::router::{self, ServerConfig};
+use crate::pipeline::{Pipeline, ServerConfig};
+use crate::router;
 use crate::state::{StateFile, SyncPolicy};
 use crate::store::{Seed, Store};
 
@@ -94,6 +94,15 @@ pub enum BuildError {
     /// The state file of [`FakeBuilder::state_file`] cannot be written.
     #[error("the state file: {0}")]
     State(#[source] crate::state::StateError),
+}
+
+impl Fake {
+    /// A builder with defaults: one project with 10 reservations of plan
+    /// `c3.small.x86` in facility `da11` (metro `da`), default timings, no
+    /// faults, token [`DEFAULT_TOKEN`].
+    pub fn builder() -> FakeBuilder {
+        FakeBuilder::default()
+    }
 }
 
 impl Default for FakeBuilder {

@@ -2,7 +2,8 @@
 //! the in-process exchange and the HTTP server), and what a test arranges
 //! with it.
 //!
-//! - `builder`: [`FakeBuilder`] and [`BuildError`].
+//! - `builder`: [`FakeBuilder`] and [`BuildError`] (and [`Fake::builder`]:
+//!   the builder stands above the fake it builds).
 //! - `inspect`: what a test reads back (counters, calls, devices).
 //! - `client`: [`Fake::client`], the policy client over the fake.
 
@@ -60,13 +61,6 @@ impl std::fmt::Debug for Fake {
 }
 
 impl Fake {
-    /// A builder with defaults: one project with 10 reservations of plan
-    /// `c3.small.x86` in facility `da11` (metro `da`), default timings, no
-    /// faults, token [`DEFAULT_TOKEN`].
-    pub fn builder() -> FakeBuilder {
-        FakeBuilder::default()
-    }
-
     /// The generated client over this fake, in-process: no sockets, tokio's
     /// paused clock usable, every fault injectable. Its base URL is
     /// [`IN_PROCESS_BASE_URL`] and it sends the fake's token.

@@ -107,7 +107,7 @@ impl FaultKind {
             Self::NotSent => Some(Class::NotSent),
             Self::FailBefore { status: s } | Self::FailAfter { status: s } => status(*s),
             Self::Throttle { retry_after } => Some(Class::Throttled {
-                retry_after: Some(Duration::from_secs(crate::pipeline::whole_seconds(
+                retry_after: Some(Duration::from_secs(crate::clock::whole_seconds(
                     *retry_after,
                 ))),
             }),

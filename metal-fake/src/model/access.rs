@@ -6,8 +6,6 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use super::load::unknown;
@@ -15,101 +13,61 @@ use super::relations::Kind;
 use super::World;
 
 mod index;
+mod token;
 
 use crate::call::ApiError;
 use crate::document::{WorldDoc, WorldError};
 pub(crate) use index::AccessIndex;
+pub(crate) use token::KeptToken;
+pub use token::Token;
 
 /// The message of the API's `403` for a resource the token may not see
 /// (terraform-provider-equinix issue 743).
 pub(crate) const ACCESS_DENIED: &str = "Access denied for the current authentication token";
 
-/// An API token and what it sees: every project of its organisations, and
-/// the projects named.
-#[derive(Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Token {
-    /// The `X-Auth-Token` value.
-    pub token: String,
-    /// Organisations whose projects it sees.
-    #[serde(default)]
-    pub organizations: Vec<Uuid>,
-    /// Projects it sees besides.
-    #[serde(default)]
-    pub projects: Vec<Uuid>,
-    /// The user it is (one of `users`, or the world's `user`); absent: a
-    /// user of its own, made when the world loads (and saved here).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub user: Option<Uuid>,
-}
-
-impl std::fmt::Debug for Token {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Token")
-            .field("token", &"<redacted>")
-            .field("organizations", &self.organizations)
-            .field("projects", &self.projects)
-            .field("user", &self.user)
-            .finish()
-    }
-}
-
-/// A token as the world keeps it: `rec.user` always names its user.
-#[derive(Clone, Debug)]
-pub(crate) struct KeptToken {
-    pub(crate) rec: Token,
-}
-
-impl KeptToken {
-    /// The user it is.
-    pub(crate) fn user(&self) -> Uuid {
-        self.rec.user.unwrap_or_default()
-    }
-
-    /// The tokens of `doc`, each valid as a header, unique (among the
-    /// tokens and the API keys' tokens), and naming only organisations,
-    /// projects and users `w` has; a token naming no user is given one of
-    /// its own.
-    pub(crate) fn load(w: &mut World, doc: &WorldDoc) -> Result<Vec<Self>, WorldError> {
-        let mut seen = HashSet::new();
-        let mut tokens = Vec::with_capacity(doc.tokens.len());
-        for (index, t) in doc.tokens.iter().enumerate() {
-            let valid =
-                !t.token.trim().is_empty() && axum::http::HeaderValue::from_str(&t.token).is_ok();
-            if !valid {
-                return Err(WorldError::Token { index });
-            }
-            if !seen.insert(t.token.as_str()) || w.api_key_of_token(&t.token).is_some() {
-                return Err(WorldError::Duplicate {
-                    kind: "token",
-                    id: format!("number {index} (0-based)"),
-                });
-            }
-            let from = || format!("token {index} (0-based)");
-            if let Some(o) = t
-                .organizations
-                .iter()
-                .find(|o| !w.organizations.contains_key(o))
-            {
-                return Err(unknown(from(), "organization", o));
-            }
-            if let Some(p) = t.projects.iter().find(|p| !w.projects.contains_key(p)) {
-                return Err(unknown(from(), "project", p));
-            }
-            let user = match t.user {
-                Some(u) if w.users.contains_key(&u) => u,
-                Some(u) => return Err(unknown(from(), "user", u)),
-                None => w.user_of_token(index),
-            };
-            tokens.push(Self {
-                rec: Token {
-                    user: Some(user),
-                    ..t.clone()
-                },
+/// The tokens of `doc`, each valid as a header, unique (among the
+/// tokens and the API keys' tokens), and naming only organisations,
+/// projects and users `w` has; a token naming no user is given one of
+/// its own.
+pub(crate) fn load_tokens(w: &mut World, doc: &WorldDoc) -> Result<Vec<KeptToken>, WorldError> {
+    let mut seen = HashSet::new();
+    let mut tokens = Vec::with_capacity(doc.tokens.len());
+    for (index, t) in doc.tokens.iter().enumerate() {
+        let valid =
+            !t.token.trim().is_empty() && axum::http::HeaderValue::from_str(&t.token).is_ok();
+        if !valid {
+            return Err(WorldError::Token { index });
+        }
+        if !seen.insert(t.token.as_str()) || w.api_key_of_token(&t.token).is_some() {
+            return Err(WorldError::Duplicate {
+                kind: "token",
+                id: format!("number {index} (0-based)"),
             });
         }
-        Ok(tokens)
+        let from = || format!("token {index} (0-based)");
+        if let Some(o) = t
+            .organizations
+            .iter()
+            .find(|o| !w.organizations.contains_key(o))
+        {
+            return Err(unknown(from(), "organization", o));
+        }
+        if let Some(p) = t.projects.iter().find(|p| !w.projects.contains_key(p)) {
+            return Err(unknown(from(), "project", p));
+        }
+        let user = match t.user {
+            Some(u) if w.users.contains_key(&u) => u,
+            Some(u) => return Err(unknown(from(), "user", u)),
+            None => w.user_of_token(index),
+        };
+        tokens.push(KeptToken {
+            rec: Token {
+                user: Some(user),
+                ..t.clone()
+            },
+        });
     }
+    Ok(tokens)
 }
 
 /// What one request may see.
@@ -299,6 +257,43 @@ impl World {
             Ok(())
         } else {
             Err(ApiError::new(403, ACCESS_DENIED))
+        }
+    }
+}
+
+impl World {
+    /// The access index made anew from the world's tables and tokens.
+    pub(crate) fn index_access(&mut self) {
+        let mut index = AccessIndex::default();
+        for (i, t) in self.tokens.iter().enumerate() {
+            index.tokens.insert(t.rec.token.clone(), i);
+            index.user_tokens.entry(t.user()).or_default().push(i);
+        }
+        for k in self.api_keys.values() {
+            index.key(k.rec.id, Some(k.rec.token.clone()));
+        }
+        for o in self.organizations.values() {
+            index.organization(o.rec.id, o.rec.members.clone());
+        }
+        self.access = index;
+    }
+
+    /// The access index told of `id` of `kind` now.
+    pub(crate) fn reindex_access(&mut self, kind: Kind, id: Uuid) {
+        match kind {
+            Kind::ApiKey => {
+                let token = self.api_keys.get(&id).map(|k| k.rec.token.clone());
+                self.access.key(id, token);
+            }
+            Kind::Organization => {
+                let members = self
+                    .organizations
+                    .get(&id)
+                    .map(|o| o.rec.members.clone())
+                    .unwrap_or_default();
+                self.access.organization(id, members);
+            }
+            _ => {}
         }
     }
 }

@@ -40,7 +40,6 @@
 //! - `resource`: what a folder gives ([`Resource`]), and how an
 //!   operation reads a call and acts.
 //! - `list`, `render`, `load`: what every list, view and loader shares.
-//! - `request`: how a request body is read (`null` as absent).
 //! - `inspect`: what tests and `/_fake/state` look at ([`WorldCounts`]).
 //! - `saved`: what a change of the world is in its document, for the
 //!   durable log (`crate::state`).
@@ -61,7 +60,6 @@ mod load;
 mod network;
 pub(crate) mod relations;
 pub(crate) mod render;
-pub(crate) mod request;
 mod resource;
 pub(crate) mod saved;
 mod timings;
@@ -158,4 +156,32 @@ pub(crate) fn modelled() -> impl Iterator<Item = &'static Modelled> {
 pub(crate) fn resource_of(path: &str) -> Option<&'static Resource> {
     let collection = path.trim_start_matches('/').split('/').next()?;
     resources().find(|r| r.collection == collection)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{modelled, Target};
+
+    /// Deny by default: every modelled operation whose path has a
+    /// parameter names, as its target, that very parameter.
+    #[test]
+    fn every_modelled_operation_with_a_path_parameter_declares_its_target() {
+        let mut undeclared = Vec::new();
+        for m in modelled() {
+            let params: Vec<&str> = m
+                .operation
+                .path
+                .split('/')
+                .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
+                .collect();
+            match (params.first(), m.target) {
+                (None, Target::Caller) => {}
+                (Some(p), Target::Param { param, .. }) if params.contains(&param) => {
+                    assert_eq!(*p, param, "{}", m.operation.id);
+                }
+                _ => undeclared.push(m.operation.id),
+            }
+        }
+        assert!(undeclared.is_empty(), "no declared target: {undeclared:?}");
+    }
 }

@@ -144,31 +144,3 @@ pub(crate) fn expand(call: &Call) -> Expand {
         call.text("exclude").as_deref(),
     )
 }
-
-#[cfg(test)]
-mod tests {
-    use super::Target;
-
-    /// Deny by default: every modelled operation whose path has a
-    /// parameter names, as its target, that very parameter.
-    #[test]
-    fn every_modelled_operation_with_a_path_parameter_declares_its_target() {
-        let mut undeclared = Vec::new();
-        for m in crate::model::modelled() {
-            let params: Vec<&str> = m
-                .operation
-                .path
-                .split('/')
-                .filter_map(|s| s.strip_prefix('{')?.strip_suffix('}'))
-                .collect();
-            match (params.first(), m.target) {
-                (None, Target::Caller) => {}
-                (Some(p), Target::Param { param, .. }) if params.contains(&param) => {
-                    assert_eq!(*p, param, "{}", m.operation.id);
-                }
-                _ => undeclared.push(m.operation.id),
-            }
-        }
-        assert!(undeclared.is_empty(), "no declared target: {undeclared:?}");
-    }
-}

@@ -6,7 +6,7 @@
 //! every token of the world (deny by default). A thing that does not
 //! exist passes (its handler answers `404`). The check runs here, before
 //! the body is read, and again under the lock the action takes
-//! ([`Guard`]), so nothing changes hands in between.
+//! ([`super::guard::Guard`]), so nothing changes hands in between.
 //!
 //! A test's own handler of an operation the fake does not model
 //! ([`crate::FakeBuilder::handler`]) names its target by the path's first
@@ -15,36 +15,10 @@
 use metal_api::operation::{Method, Operation};
 use uuid::Uuid;
 
+use super::guard::Guard;
 use super::{Context, Outcome, Pipeline, Step};
 use crate::call::{ApiError, Params};
-use crate::model::{modelled, resource_of, Access, Resource, Target, World, ACCESS_DENIED};
-
-/// The ID a path names and the resource that owns it: what the act step
-/// checks again under its lock.
-#[derive(Clone, Copy)]
-pub(crate) struct Guard {
-    id: Uuid,
-    of: &'static Resource,
-}
-
-impl std::fmt::Debug for Guard {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Guard")
-            .field("id", &self.id)
-            .field("of", &self.of.collection)
-            .finish()
-    }
-}
-
-impl Guard {
-    /// Whether `caller` may reach the guarded thing in `world` now.
-    pub(crate) fn check(&self, world: &World, caller: &Access) -> Result<(), ApiError> {
-        if *caller == Access::All {
-            return Ok(());
-        }
-        world.check_access(caller, (self.of.owner)(world, self.id))
-    }
-}
+use crate::model::{modelled, resource_of, Access, Target, ACCESS_DENIED};
 
 /// What `operation`'s path names: its modelled operation's declared
 /// target; for an operation the fake does not model, the path's first
@@ -93,7 +67,7 @@ impl Pipeline {
         match target {
             Some(Target::Param { param, of }) => {
                 cx.target = param_id(param);
-                cx.guard = cx.target.map(|id| Guard { id, of });
+                cx.guard = cx.target.map(|id| Guard::new(id, of));
             }
             // A path with a parameter but no declared target: denied to
             // every token but the server's (a test fails such an

@@ -23,15 +23,30 @@
 //! Each step takes the request's [`Context`] and returns it, or stops
 //! with the [`Outcome`] to send. The operation is the one the router
 //! matched, or the one the in-process exchange was handed; nothing looks
-//! it up again.
+//! it up again. This file holds what the steps share (the context, the
+//! outcome, the pipeline) and runs them; each step's file implements it
+//! on [`Pipeline`], using what is here and never the other way round.
+//! Below the steps, what they are made of:
+//!
+//! - `config`: how the fake serves ([`ServerConfig`], [`RecordedReply`]).
+//! - `guard`: what the access step checks again under the act's lock.
+//! - `bucket`: the rate limit's token bucket and its headers.
+//! - `reply`: replies as the API sends them.
+//! - `kill`: the per-connection kill signal (the dropped-connection
+//!   faults).
 
 mod access;
 mod act;
 mod auth;
 mod body;
+mod bucket;
+mod config;
 mod fault;
+mod guard;
+mod kill;
 mod rate;
 mod record;
+mod reply;
 mod wire;
 
 use std::sync::{Arc, Mutex};
@@ -47,11 +62,15 @@ use uuid::Uuid;
 use crate::call::{ApiError, Params, Reply};
 use crate::faults::FaultKind;
 use crate::model::Access;
-use crate::router::{ConnKill, RecordedReply, ServerConfig};
 use crate::store::Store;
-use rate::{Bucket, RateHeaders};
+use bucket::{Bucket, RateHeaders};
+use guard::Guard;
 
-pub(crate) use rate::whole_seconds;
+pub use config::{
+    RecordedReply, ServerConfig, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT, DEFAULT_HEADER_TIMEOUT,
+    DEFAULT_MAX_CONNECTIONS, DEFAULT_WRITE_TIMEOUT,
+};
+pub(crate) use kill::{ConnKill, Kill};
 
 /// Where recorded replies go (see [`ServerConfig::record_replies`]).
 pub(crate) type Recorded = Arc<Mutex<Vec<RecordedReply>>>;
@@ -83,7 +102,7 @@ pub(crate) struct Context {
     pub(crate) target: Option<Uuid>,
     /// What the access step checked, for the act step to check again
     /// under its lock.
-    pub(crate) guard: Option<access::Guard>,
+    pub(crate) guard: Option<Guard>,
     /// Its fault (set by `fault`).
     pub(crate) fault: Option<FaultKind>,
 }
@@ -213,8 +232,7 @@ impl Pipeline {
             Err(stopped) => (stopped.cx, stopped.outcome),
         };
         self.record(&cx, &outcome);
-        let (resp, body) = wire::respond(&cx, outcome, kill).await;
-        self.finish(&cx, resp, body)
+        self.send(&cx, outcome, kill).await
     }
 
     /// The steps, in order.

@@ -8,8 +8,11 @@ use axum::body::Bytes;
 use axum::http::{header, HeaderValue};
 use axum::response::Response;
 
-use super::{whole_seconds, Context, Outcome, Pipeline, Route};
-use crate::router::{reply, ConnKill, Kill, RecordedReply};
+use super::config::RecordedReply;
+use super::kill::{ConnKill, Kill};
+use super::reply;
+use super::{Context, Outcome, Pipeline, Route};
+use crate::clock::whole_seconds;
 
 /// The real API's answer to a bad or missing token: one `error` string,
 /// not the `errors` list (ansible/ansible issue 38162). The spec's `Error`
@@ -25,9 +28,24 @@ pub(super) const INJECTED_ERROR: &str = "fake: injected server error";
 /// The message of the rate limit's `429`.
 pub(super) const RATE_LIMITED: &str = "Rate limit exceeded";
 
+impl Pipeline {
+    /// Puts `outcome` on the wire: its response, with the headers every
+    /// reply carries (and a copy kept, when asked); a dropped connection
+    /// or a hang never returns.
+    pub(super) async fn send(
+        &self,
+        cx: &Context,
+        outcome: Outcome,
+        kill: Option<ConnKill>,
+    ) -> Response {
+        let (resp, body) = respond(cx, outcome, kill).await;
+        self.finish(cx, resp, body)
+    }
+}
+
 /// The response for `outcome`, and its whole body when it has one built
 /// here (not one cut short); a dropped connection or a hang never returns.
-pub(super) async fn respond(
+async fn respond(
     cx: &Context,
     outcome: Outcome,
     kill: Option<ConnKill>,
@@ -78,7 +96,7 @@ async fn drop_connection(kill: Option<ConnKill>, why: Kill) -> Response {
 impl Pipeline {
     /// Adds the headers every reply carries and keeps a copy of the reply
     /// (when asked to).
-    pub(super) fn finish(&self, cx: &Context, mut resp: Response, body: Option<Bytes>) -> Response {
+    fn finish(&self, cx: &Context, mut resp: Response, body: Option<Bytes>) -> Response {
         let mut id = [0u8; uuid::fmt::Hyphenated::LENGTH];
         let id = uuid::Uuid::new_v4().hyphenated().encode_lower(&mut id);
         if let Ok(id) = HeaderValue::from_str(id) {

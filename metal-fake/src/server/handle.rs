@@ -8,7 +8,7 @@ use tokio::sync::oneshot;
 use tokio::task::{JoinError, JoinHandle};
 
 use crate::pipeline::Recorded;
-use crate::router::RecordedReply;
+use crate::pipeline::RecordedReply;
 
 /// A running server. Dropping it stops the server.
 #[derive(Debug)]

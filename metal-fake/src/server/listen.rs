@@ -28,8 +28,8 @@ use tokio::task::{JoinError, JoinSet};
 use super::handle::ServerHandle;
 use crate::fake::Fake;
 use crate::model::render::API_PREFIX;
-use crate::pipeline::Pipeline;
-use crate::router::{self, ConnKill, ServerConfig};
+use crate::pipeline::{ConnKill, Pipeline, ServerConfig};
+use crate::router;
 use crate::store::Store;
 
 /// Binds `addr` (port 0 picks a free port) and serves `fake` on it.

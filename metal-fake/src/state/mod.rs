@@ -61,72 +61,19 @@
 //! If a write fails (a full disk), nothing more is written and every
 //! later API call is answered `503`; the binary exits with code 1.
 
+mod error;
 mod frame;
+mod policy;
 mod replay;
 mod writer;
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use crate::document::{WorldDoc, WorldError};
 
+pub use error::StateError;
+pub use policy::SyncPolicy;
 pub(crate) use writer::Writer;
-
-/// When the log's records are synced to the disk (see the module's "What
-/// a crash can lose").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SyncPolicy {
-    /// Each record before the reply of the call that made it.
-    EveryChange,
-    /// Every this long (the fake syncs on its own when it is built inside
-    /// a tokio runtime; else call [`crate::Fake::sync_state`]).
-    Interval(Duration),
-}
-
-/// Why a state file cannot be read or written.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum StateError {
-    /// A file cannot be read or written.
-    #[error("{}: {source}", path.display())]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What the system said.
-        #[source]
-        source: std::io::Error,
-    },
-    /// A record of the log before its last is damaged.
-    #[error("{}: the record at byte {offset} {reason}", path.display())]
-    Corrupt {
-        /// The log.
-        path: PathBuf,
-        /// Where the record starts.
-        offset: u64,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// The snapshot, with the log replayed, is not a world the fake loads.
-    #[error("{}: {source}", path.display())]
-    World {
-        /// The snapshot.
-        path: PathBuf,
-        /// Why the world is refused.
-        #[source]
-        source: WorldError,
-    },
-    /// A log is there without its snapshot.
-    #[error("{} is there without its snapshot {}", log.display(), path.display())]
-    Orphan {
-        /// The snapshot that is missing.
-        path: PathBuf,
-        /// The log.
-        log: PathBuf,
-    },
-    /// An earlier write failed, so nothing more is written.
-    #[error("the state file is no longer written: {0}")]
-    Failed(String),
-}
 
 /// A state file, read and ready to be written by the fake it seeds
 /// ([`crate::FakeBuilder::state_file`]).

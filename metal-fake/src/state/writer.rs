@@ -6,9 +6,10 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::error::StateError;
 use super::frame::frame;
+use super::policy::SyncPolicy;
 use super::replay::{Change, Header, Record, VERSION};
-use super::{StateError, SyncPolicy};
 use crate::document::WorldDoc;
 use crate::model::saved::Saved;
 

@@ -3,8 +3,9 @@
 //! the seed a reset returns to. Every look at the world first makes the
 //! lifecycle changes due by now on the fake's clock.
 //!
-//! - `persist`: the lock's guard, which writes what the world changed to
-//!   the state file's log (`crate::state`) before it lets go.
+//! - `persist`: what the lock guards, and the lock's guard, which writes
+//!   what the world changed to the state file's log (`crate::state`)
+//!   before it lets go.
 
 mod persist;
 
@@ -23,9 +24,8 @@ use crate::handlers::{Action, Handlers};
 use crate::log::{CallLog, Snapshot};
 use crate::model::FailurePlan;
 use crate::model::World;
-use crate::state::Writer;
-
-pub(crate) use persist::{sync_every, Locked};
+use crate::state::{StateError, Writer};
+use persist::{writer, Inner, Locked};
 
 /// What a reset returns to: the world the fake was built with, and its
 /// faults.
@@ -83,14 +83,6 @@ pub(crate) struct Store {
     /// The state file being written, if any (locked after `inner`, never
     /// before).
     state: Option<Mutex<Writer>>,
-}
-
-/// What the lock guards.
-#[derive(Debug)]
-pub(crate) struct Inner {
-    pub(crate) world: World,
-    pub(crate) faults: FaultPlan,
-    pub(crate) log: CallLog,
 }
 
 impl Store {
@@ -167,7 +159,7 @@ impl Store {
         // A panic while the lock is held leaves the model as it was between
         // two whole operations at worst; keep serving rather than poison.
         let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let mut locked = Locked::new(self, inner);
+        let mut locked = Locked::new(self.state.as_ref(), &self.clock, inner);
         // The timed transitions due by now on the fake's clock (a device
         // provisioned, a deleted device leaving), before anyone looks.
         locked.world.drain(self.clock.now());
@@ -185,10 +177,57 @@ impl Store {
         inner.log.snapshot(inner.world.counts())
     }
 
+    /// Why the state file is no longer written, if it is not.
+    pub(crate) fn state_failure(&self) -> Option<String> {
+        let state = self.state.as_ref()?;
+        writer(state).failed().map(str::to_string)
+    }
+
+    /// Syncs the log's records written since the last sync to the disk
+    /// (without the world's lock); the error of an earlier write if one
+    /// failed. Nothing without a state file.
+    pub(crate) fn sync_state(&self) -> Result<(), StateError> {
+        let Some(state) = &self.state else {
+            return Ok(());
+        };
+        let Some((file, path)) = writer(state).take_sync()? else {
+            return Ok(());
+        };
+        file.sync_data()
+            .map_err(|source| writer(state).sync_failed(StateError::Io { path, source }))
+    }
+
+    /// Writes the world now as the state file's snapshot, with an empty
+    /// log after it (a clean stop). Nothing without a state file.
+    pub(crate) fn save_state(&self) -> Result<(), StateError> {
+        self.lock().compact()
+    }
+
     /// Reads `call` with its operation's handler (see [`Handlers::prepare`]).
     pub(crate) fn prepare(&self, call: Call) -> Result<Action, ApiError> {
         self.handlers.prepare(call)
     }
+}
+
+/// Syncs `store`'s state file every `every` on tokio's clock, from a task
+/// of the runtime it is called in (none outside one); the task ends with
+/// the store.
+pub(crate) fn sync_every(store: &std::sync::Arc<Store>, every: std::time::Duration) {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    let store = std::sync::Arc::downgrade(store);
+    let every = every.max(std::time::Duration::from_millis(1));
+    runtime.spawn(async move {
+        loop {
+            tokio::time::sleep(every).await;
+            let Some(store) = store.upgrade() else {
+                return;
+            };
+            // A failure is kept by the writer (and logged).
+            let _ = store.sync_state();
+        }
+    });
 }
 
 #[cfg(test)]

@@ -1,26 +1,49 @@
-//! The store's lock guard: when it is let go, what the world changed
-//! while it was held (the journal's feed) is written to the state file's
-//! log, so before the reply of the call that changed it is sent; and the
-//! state file's other writes (a new snapshot, a sync).
+//! What the store's lock guards ([`Inner`]), and the lock's guard: when
+//! it is let go, what the world changed while it was held (the journal's
+//! feed) is written to the state file's log, so before the reply of the
+//! call that changed it is sent; and the state file's other writes (a new
+//! snapshot).
 
 use std::ops::{Deref, DerefMut};
-use std::sync::MutexGuard;
+use std::sync::{Mutex, MutexGuard};
 
 use tokio::time::Instant;
 
-use super::{Inner, Store};
+use crate::clock::Clock;
+use crate::faults::FaultPlan;
+use crate::log::CallLog;
 use crate::model::World;
 use crate::state::{StateError, Writer};
 
+/// What the lock guards.
+#[derive(Debug)]
+pub(crate) struct Inner {
+    pub(crate) world: World,
+    pub(crate) faults: FaultPlan,
+    pub(crate) log: CallLog,
+}
+
 /// The store's lock, held.
 pub(crate) struct Locked<'a> {
-    store: &'a Store,
+    /// The state file being written, if any.
+    state: Option<&'a Mutex<Writer>>,
+    clock: &'a Clock,
     inner: MutexGuard<'a, Inner>,
 }
 
 impl<'a> Locked<'a> {
-    pub(super) fn new(store: &'a Store, inner: MutexGuard<'a, Inner>) -> Self {
-        Self { store, inner }
+    /// `inner`, held, writing what changes to `state` (stamped on
+    /// `clock`).
+    pub(super) fn new(
+        state: Option<&'a Mutex<Writer>>,
+        clock: &'a Clock,
+        inner: MutexGuard<'a, Inner>,
+    ) -> Self {
+        Self {
+            state,
+            clock,
+            inner,
+        }
     }
 }
 
@@ -39,17 +62,17 @@ impl DerefMut for Locked<'_> {
 
 impl Drop for Locked<'_> {
     fn drop(&mut self) {
-        let Some(state) = &self.store.state else {
+        let Some(state) = self.state else {
             return;
         };
         let touched = self.inner.world.journal.take_feed();
         if touched.is_empty() {
             return;
         }
-        let now = self.store.now();
+        let now = self.clock.now();
         let world = &self.inner.world;
         let changes = world.saved(&touched, now);
-        let at = self.store.at_ms(now);
+        let at = at_ms(self.clock, now);
         // A failed write is kept by the writer (and logged): every later
         // call sees it (Store::state_failure).
         let _ = writer(state).append(changes, at, || world.to_doc(now));
@@ -58,7 +81,7 @@ impl Drop for Locked<'_> {
 
 /// The writer, locked (a panic while it was held left it between two
 /// whole writes at worst).
-fn writer(state: &std::sync::Mutex<Writer>) -> MutexGuard<'_, Writer> {
+pub(super) fn writer(state: &std::sync::Mutex<Writer>) -> MutexGuard<'_, Writer> {
     state.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -76,69 +99,20 @@ impl Locked<'_> {
 
     /// Writes the world now as the state file's snapshot, with an empty
     /// log after it: what the feed holds is in it.
-    fn compact(&mut self) -> Result<(), StateError> {
-        let Some(state) = &self.store.state else {
+    pub(super) fn compact(&mut self) -> Result<(), StateError> {
+        let Some(state) = self.state else {
             return Ok(());
         };
         self.inner.world.journal.take_feed();
-        let now = self.store.now();
+        let now = self.clock.now();
         let doc = self.inner.world.to_doc(now);
-        let at = self.store.at_ms(now);
+        let at = at_ms(self.clock, now);
         writer(state).compact(&doc, at)
     }
 }
 
-impl Store {
-    /// `now` on the fake's clock as its timestamps show it, in
-    /// milliseconds since the Unix epoch.
-    pub(super) fn at_ms(&self, now: Instant) -> i64 {
-        self.clock.wall().wall(now).timestamp_millis()
-    }
-
-    /// Why the state file is no longer written, if it is not.
-    pub(crate) fn state_failure(&self) -> Option<String> {
-        let state = self.state.as_ref()?;
-        writer(state).failed().map(str::to_string)
-    }
-
-    /// Syncs the log's records written since the last sync to the disk
-    /// (without the world's lock); the error of an earlier write if one
-    /// failed. Nothing without a state file.
-    pub(crate) fn sync_state(&self) -> Result<(), StateError> {
-        let Some(state) = &self.state else {
-            return Ok(());
-        };
-        let Some((file, path)) = writer(state).take_sync()? else {
-            return Ok(());
-        };
-        file.sync_data()
-            .map_err(|source| writer(state).sync_failed(StateError::Io { path, source }))
-    }
-
-    /// Writes the world now as the state file's snapshot, with an empty
-    /// log after it (a clean stop). Nothing without a state file.
-    pub(crate) fn save_state(&self) -> Result<(), StateError> {
-        self.lock().compact()
-    }
-}
-
-/// Syncs `store`'s state file every `every` on tokio's clock, from a task
-/// of the runtime it is called in (none outside one); the task ends with
-/// the store.
-pub(crate) fn sync_every(store: &std::sync::Arc<Store>, every: std::time::Duration) {
-    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        return;
-    };
-    let store = std::sync::Arc::downgrade(store);
-    let every = every.max(std::time::Duration::from_millis(1));
-    runtime.spawn(async move {
-        loop {
-            tokio::time::sleep(every).await;
-            let Some(store) = store.upgrade() else {
-                return;
-            };
-            // A failure is kept by the writer (and logged).
-            let _ = store.sync_state();
-        }
-    });
+/// `now` on the fake's clock as its timestamps show it, in milliseconds
+/// since the Unix epoch.
+fn at_ms(clock: &Clock, now: Instant) -> i64 {
+    clock.wall().wall(now).timestamp_millis()
 }

@@ -1,8 +1,9 @@
 //! Running the `metal-fake` binary in tests: its command line with the
 //! environment cleared of what would change it, a run that must end by
-//! itself, and the URL line a started server prints first.
+//! itself, the URL line a started server prints first, and what a killed
+//! one wrote to stderr.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -50,6 +51,20 @@ pub fn first_line(child: &mut Child) -> String {
         .read_line(&mut line)
         .unwrap();
     line
+}
+
+/// Kills a started server; what it wrote to stderr.
+pub fn stop(mut child: Child) -> String {
+    child.kill().unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    child.wait().unwrap();
+    stderr
 }
 
 /// A started server and its root URL (without `/metal/v1`); killed when

@@ -83,9 +83,47 @@ pub fn runs(program: impl AsRef<std::ffi::OsStr>, args: &[&str]) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// The Go toolchain's `go` when it is on PATH.
-pub fn go() -> Option<&'static str> {
-    runs("go", &["version"]).then_some("go")
+/// The Go toolchain's `go`; a test that runs without one on PATH fails
+/// saying so.
+pub fn go(test: &str) -> &'static str {
+    if !runs("go", &["version"]) {
+        missing(test, "no Go toolchain (`go` is not on PATH)");
+    }
+    "go"
+}
+
+/// The Go toolchain, with the clients' Go module's dependencies downloaded
+/// first (from the module cache, or the proxy the first time), so that a
+/// machine that cannot fetch them says so: the test fails naming what is
+/// missing.
+pub fn go_with_modules(test: &str, deadline: Duration) -> &'static str {
+    let go = go(test);
+    let mut download = Command::new(go);
+    download
+        .args(["mod", "download"])
+        .current_dir(clients_dir().join("go"))
+        .env("GOWORK", "off");
+    match run(&format!("{test}.download"), &mut download, deadline) {
+        (Some(status), _) if status.success() => go,
+        (_, output) => missing(test, &format!("`go mod download` failed: {output}")),
+    }
+}
+
+/// `go test` of the test `name` of the package `package` of the clients'
+/// Go module (verbose, not cached, within 300 s), with only the module's
+/// `go.mod` and `go.sum` whatever the environment, and the fake's binary
+/// in `METAL_FAKE` (where the Go harness starts it from).
+pub fn go_test_command(go: &str, package: &str, name: &str) -> Command {
+    let mut command = Command::new(go);
+    command
+        .args(["test", "-count=1", "-v", "-timeout", "300s"])
+        .args(["-run", &format!("^{name}$")])
+        .arg(format!("./{package}"))
+        .current_dir(clients_dir().join("go"))
+        .env("GOWORK", "off")
+        .env("GOFLAGS", "-mod=readonly")
+        .env("METAL_FAKE", BIN);
+    command
 }
 
 /// The Python of a virtualenv with the Equinix SDK installed, made under

@@ -110,14 +110,8 @@ impl Target {
     /// (replies are recorded, for [`Target::check_replies`]).
     pub async fn http_from(builder: metal_fake::FakeBuilder, config: ServerConfig) -> Self {
         let fake = builder.build();
-        let server = metal_fake::bind(fake.clone(), "127.0.0.1:0", config.record_replies(true))
-            .await
-            .unwrap();
-        let config = metal_api::Config::builder()
-            .auth_token(TOKEN)
-            .base_url(server.base_url())
-            .build()
-            .unwrap();
+        let server = crate::http::serve(&fake, config.record_replies(true)).await;
+        let config = crate::http::config(&server, TOKEN);
         let client = metal_policy::Client::builder()
             .config(config)
             .parallelism(4)

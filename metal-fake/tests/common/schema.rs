@@ -229,7 +229,7 @@ impl Checked {
     /// recording every reply.
     pub async fn serve(fake: metal_fake::Fake) -> Self {
         let config = metal_fake::ServerConfig::new(Self::TOKEN).record_replies(true);
-        let server = metal_fake::bind(fake, "127.0.0.1:0", config).await.unwrap();
+        let server = crate::http::serve(&fake, config).await;
         Checked {
             server,
             client: crate::http::client(),

@@ -1,5 +1,6 @@
-//! The plain HTTP client of the tests that send raw requests to the fake
-//! server.
+//! The HTTP side of the tests: the plain client of the tests that send
+//! raw requests to the fake (in process or over HTTP), and the clients of
+//! a fake server (its configuration, the generated client).
 
 /// A plain `reqwest` client.
 ///
@@ -56,6 +57,19 @@ pub async fn in_process(
     )
 }
 
+/// One request to `fake` in process as its default token
+/// ([`metal_fake::DEFAULT_TOKEN`]), as [`in_process`] sends it.
+// Not every test that takes this module sends as the default token.
+#[allow(dead_code)]
+pub async fn call(
+    fake: &metal_fake::Fake,
+    method: &str,
+    path: &str,
+    body: Option<serde_json::Value>,
+) -> (u16, serde_json::Value) {
+    in_process(fake, metal_fake::DEFAULT_TOKEN, method, path, body).await
+}
+
 /// One request to the fake server at `base` (its `base_url`) through
 /// `client`, as `token`: its status and JSON body (`null` when there is
 /// none or it is not JSON). `body` goes as JSON when given.
@@ -87,4 +101,34 @@ pub async fn over_http(
             .await
             .unwrap_or(serde_json::Value::Null),
     )
+}
+
+/// `fake` served over HTTP on a loopback port of its own, as `config` says.
+// Not every test that takes this module starts a server.
+#[allow(dead_code)]
+pub async fn serve(
+    fake: &metal_fake::Fake,
+    config: metal_fake::ServerConfig,
+) -> metal_fake::ServerHandle {
+    metal_fake::bind(fake.clone(), "127.0.0.1:0", config)
+        .await
+        .unwrap()
+}
+
+/// The configuration of a client of the fake server `server`, as `token`.
+// Not every test that takes this module makes clients of a server.
+#[allow(dead_code)]
+pub fn config(server: &metal_fake::ServerHandle, token: &str) -> metal_api::Config {
+    metal_api::Config::builder()
+        .auth_token(token)
+        .base_url(server.base_url())
+        .build()
+        .unwrap()
+}
+
+/// The generated client of the fake server `server`, as `token`.
+// Not every test that takes this module makes clients of a server.
+#[allow(dead_code)]
+pub fn api(server: &metal_fake::ServerHandle, token: &str) -> metal_api::Client {
+    config(server, token).client().unwrap()
 }

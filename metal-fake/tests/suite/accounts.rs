@@ -5,23 +5,17 @@
 //! project moves) or declined, emails, payment methods, two-factor and the
 //! rest of the long tail with the refusals clients met.
 
-use crate::http;
-
-use metal_fake::document::{User, WorldDoc};
+use metal_fake::document::User;
 use metal_fake::Fake;
 use serde_json::{json, Value};
 
-const ACME: &str = "acme-token";
-const GLOBEX: &str = "globex-token";
-const ACME_ORG: &str = "0a000000-0000-4000-8000-000000000001";
-const GLOBEX_ORG: &str = "0a000000-0000-4000-8000-000000000002";
-const ACME_STAGING: &str = "0b000000-0000-4000-8000-000000000002";
-const GLOBEX_PROJECT: &str = "0b000000-0000-4000-8000-000000000003";
+use crate::example_world::{
+    self, call, ACME, ACME_ORG, ACME_STAGING, GLOBEX, GLOBEX_ORG, GLOBEX_PROJECT,
+};
 
 /// The example world, with a user of its own for a new token.
 fn fake() -> Fake {
-    let mut doc: WorldDoc =
-        serde_json::from_str(include_str!("../../examples/world.json")).unwrap();
+    let mut doc = example_world::doc();
     let road = uuid::Uuid::new_v4();
     doc.users.push(User {
         id: road,
@@ -40,11 +34,6 @@ fn fake() -> Fake {
         user: Some(road),
     });
     Fake::builder().world(doc).build()
-}
-
-async fn call(fake: &Fake, token: &str, method: &str, path: &str, body: Value) -> (u16, Value) {
-    let body = (method != "GET" && method != "DELETE").then_some(body);
-    http::in_process(fake, token, method, path, body).await
 }
 
 fn ids(list: &Value, key: &str) -> Vec<String> {

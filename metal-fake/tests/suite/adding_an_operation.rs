@@ -84,14 +84,8 @@ async fn a_handler_serves_it_in_process_under_the_policy() {
 #[tokio::test]
 async fn a_handler_serves_it_over_http_under_the_policy() {
     let fake = with_handler().build();
-    let server = metal_fake::bind(fake.clone(), "127.0.0.1:0", ServerConfig::new("t"))
-        .await
-        .unwrap();
-    let config = metal_api::Config::builder()
-        .auth_token("t")
-        .base_url(server.base_url())
-        .build()
-        .unwrap();
+    let server = crate::http::serve(&fake, ServerConfig::new("t")).await;
+    let config = crate::http::config(&server, "t");
     let client = metal_policy::Client::builder()
         .config(config)
         .api_rate(std::time::Duration::ZERO)

@@ -3,27 +3,10 @@
 //! writes, and a deleted key's token is `401`. Keys seed from the world
 //! document, and each world token is a user of its own.
 
-use crate::http;
-
-use metal_fake::document::WorldDoc;
 use metal_fake::Fake;
 use serde_json::{json, Value};
 
-const ACME: &str = "acme-token";
-const GLOBEX: &str = "globex-token";
-const ACME_ORG: &str = "0a000000-0000-4000-8000-000000000001";
-const ACME_PROJECT: &str = "0b000000-0000-4000-8000-000000000001";
-const ACME_STAGING: &str = "0b000000-0000-4000-8000-000000000002";
-
-fn fake() -> Fake {
-    let doc: WorldDoc = serde_json::from_str(include_str!("../../examples/world.json")).unwrap();
-    Fake::builder().world(doc).build()
-}
-
-async fn call(fake: &Fake, token: &str, method: &str, path: &str, body: Value) -> (u16, Value) {
-    let body = (method != "GET" && method != "DELETE").then_some(body);
-    http::in_process(fake, token, method, path, body).await
-}
+use crate::example_world::{self, call, fake, ACME, ACME_ORG, ACME_PROJECT, ACME_STAGING, GLOBEX};
 
 fn project_ids(list: &Value) -> Vec<String> {
     list["projects"]
@@ -193,8 +176,7 @@ async fn a_read_only_key_reads_and_is_refused_every_write() {
 
 #[tokio::test(start_paused = true)]
 async fn keys_seed_from_the_world_document_and_round_trip() {
-    let mut doc: WorldDoc =
-        serde_json::from_str(include_str!("../../examples/world.json")).unwrap();
+    let mut doc = example_world::doc();
     let user = uuid::Uuid::new_v4();
     doc.users.push(metal_fake::document::User {
         id: user,

@@ -72,9 +72,7 @@ fn world() -> WorldDoc {
 
 async fn serve(fake: &Fake) -> ServerHandle {
     let config = ServerConfig::new(TOKEN).record_replies(true);
-    metal_fake::bind(fake.clone(), "127.0.0.1:0", config)
-        .await
-        .unwrap()
+    crate::http::serve(fake, config).await
 }
 
 async fn call(s: &ServerHandle, token: Option<&str>, method: Method, path: &str) -> (u16, Value) {
@@ -287,9 +285,7 @@ async fn fingerprints_are_the_md5_of_the_key_as_ssh_keygen_prints_them() {
     std::fs::remove_dir_all(&dir).unwrap();
 
     let fake = Fake::builder().build();
-    let s = metal_fake::bind(fake.clone(), "127.0.0.1:0", ServerConfig::new(TOKEN))
-        .await
-        .unwrap();
+    let s = crate::http::serve(&fake, ServerConfig::new(TOKEN)).await;
     let http = http::client();
     let created = http
         .post(format!("{}/ssh-keys", s.base_url()))

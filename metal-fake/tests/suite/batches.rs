@@ -57,7 +57,7 @@ fn ids(list: &Value, key: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn a_batch_makes_its_devices_and_reports_those_it_could_not_make_both_ways() {
-    for via in Via::both(world()).await {
+    for via in Via::both(world).await {
         let (status, made) = via.call("POST", &batch_path(), Some(two_batches())).await;
         assert_eq!(status, 201, "{made}");
         let batches = made["batches"].as_array().unwrap();

@@ -35,15 +35,8 @@ fn fake() -> Fake {
 
 /// A VRF of the project in `metro`, ASN 65000, routing `ranges`.
 async fn vrf(fake: &Fake, metro: &str, ranges: Value) -> Value {
-    let (status, v) = call(
-        fake,
-        "POST",
-        &format!("/projects/{PROJECT}/vrfs"),
-        Some(json!({"name": format!("vrf-{metro}-{ranges}"), "metro": metro, "local_asn": 65000, "ip_ranges": ranges})),
-    )
-    .await;
-    assert_eq!(status, 201, "{v}");
-    v
+    let name = format!("vrf-{metro}-{ranges}");
+    network::vrf(fake, PROJECT, metro, &name, ranges).await
 }
 
 /// An active dedicated port in `da`, and its primary port's ID.

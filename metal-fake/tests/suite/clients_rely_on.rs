@@ -30,9 +30,7 @@ struct Api {
 impl Api {
     async fn start(fake: Fake) -> Self {
         let config = ServerConfig::new(TOKEN).record_replies(true);
-        let server = metal_fake::bind(fake.clone(), "127.0.0.1:0", config)
-            .await
-            .unwrap();
+        let server = crate::http::serve(&fake, config).await;
         Self {
             fake,
             server,

@@ -11,7 +11,6 @@ use crate::http;
 use crate::binary;
 
 #[cfg(feature = "cli")]
-use std::io::Read;
 use std::time::Duration;
 
 use metal_api::types;
@@ -151,9 +150,7 @@ async fn delete_then_advance_over_http(
 #[tokio::test]
 async fn a_delete_finishes_after_an_advance_over_http() {
     let fake = lagging().build();
-    let server = metal_fake::bind(fake.clone(), "127.0.0.1:0", ServerConfig::new("clock"))
-        .await
-        .unwrap();
+    let server = crate::http::serve(&fake, ServerConfig::new("clock")).await;
     let reservation = fake.provisionable_reservations()[0];
     delete_then_advance_over_http(server.base_url(), "clock", fake.project(), reservation).await;
     assert!(fake.devices().is_empty());
@@ -199,14 +196,6 @@ async fn a_delete_finishes_after_an_advance_of_the_binary_at_a_time_scale() {
         .parse()
         .unwrap();
     delete_then_advance_over_http(&base_url, token, project, reservation).await;
-    child.kill().unwrap();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    child.wait().unwrap();
+    let stderr = binary::stop(child);
     assert!(!stderr.contains("panicked"), "{stderr}");
 }

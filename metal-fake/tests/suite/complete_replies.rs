@@ -13,12 +13,12 @@ use metal_fake::document::WorldDoc;
 use metal_fake::Fake;
 use serde_json::{json, Value};
 
-const ACME_ORG: &str = "0a000000-0000-4000-8000-000000000001";
-const PROD: &str = "0b000000-0000-4000-8000-000000000001";
+use crate::example_world::{ACME_ORG, ACME_PROJECT as PROD};
+
 const TOKEN: &str = "complete-token";
 
 fn world() -> WorldDoc {
-    serde_json::from_str(include_str!("../../examples/world.json")).unwrap()
+    crate::example_world::doc()
 }
 
 /// The Terraform provider's organisation resource requires `address`,

@@ -53,13 +53,7 @@ async fn target(http: bool) -> Target {
 /// HTTP to the same server.
 fn raw(t: &Target) -> metal_api::Client {
     match &t.server {
-        Some(server) => metal_api::Config::builder()
-            .auth_token(TOKEN)
-            .base_url(server.base_url())
-            .build()
-            .unwrap()
-            .client()
-            .unwrap(),
+        Some(server) => crate::http::api(server, TOKEN),
         None => t.fake.as_ref().unwrap().api_client(),
     }
 }

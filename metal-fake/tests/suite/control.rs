@@ -13,9 +13,7 @@ use uuid::Uuid;
 const TOKEN: &str = "control-token-api";
 
 async fn serve(fake: &Fake, config: ServerConfig) -> ServerHandle {
-    metal_fake::bind(fake.clone(), "127.0.0.1:0", config)
-        .await
-        .unwrap()
+    crate::http::serve(fake, config).await
 }
 
 /// The server's root (without `/metal/v1`).

@@ -97,9 +97,7 @@ fn part(endpoint: &str, which: &str) -> String {
 async fn the_servers_replies_validate_against_the_schema() {
     let schema = schema();
     let fake = Fake::builder().reservations(2).build();
-    let s = metal_fake::bind(fake.clone(), "127.0.0.1:0", ServerConfig::new(TOKEN))
-        .await
-        .unwrap();
+    let s = crate::http::serve(&fake, ServerConfig::new(TOKEN)).await;
     let faults = json!({
         "faults": [
             {"operation": "createDevice", "kind": "drop_after", "times": 2},
@@ -189,7 +187,7 @@ async fn a_refused_control_token_is_token_refused() {
     let schema = schema();
     let fake = Fake::builder().build();
     let config = ServerConfig::new(TOKEN).control_token(Some("guard".to_string()));
-    let s = metal_fake::bind(fake, "127.0.0.1:0", config).await.unwrap();
+    let s = crate::http::serve(&fake, config).await;
     let (status, reply) = control(&s, Method::GET, "/_fake/state", None).await;
     assert_eq!(status, 401);
     assert_valid(&schema, "/token_refused", &reply);

@@ -4,28 +4,11 @@
 //! that names nothing), never 2xx; and what globex may list (its projects,
 //! organisations, keys, the current user) holds none of acme's IDs.
 
-use crate::http;
-
 use metal_api::operation;
-use metal_fake::document::WorldDoc;
 use metal_fake::Fake;
 use serde_json::{json, Value};
 
-const ACME: &str = "acme-token";
-const GLOBEX: &str = "globex-token";
-const ACME_ORG: &str = "0a000000-0000-4000-8000-000000000001";
-const ACME_PROJECT: &str = "0b000000-0000-4000-8000-000000000001";
-const GLOBEX_PROJECT: &str = "0b000000-0000-4000-8000-000000000003";
-
-fn fake() -> Fake {
-    let doc: WorldDoc = serde_json::from_str(include_str!("../../examples/world.json")).unwrap();
-    Fake::builder().world(doc).build()
-}
-
-async fn call(fake: &Fake, token: &str, method: &str, path: &str, body: Value) -> (u16, Value) {
-    let body = (method != "GET" && method != "DELETE").then_some(body);
-    http::in_process(fake, token, method, path, body).await
-}
+use crate::example_world::{call, fake, ACME, ACME_ORG, ACME_PROJECT, GLOBEX, GLOBEX_PROJECT};
 
 /// Acme's things, by the first segment of the paths that name them.
 async fn acme_things(fake: &Fake) -> Vec<(&'static str, String)> {
@@ -190,7 +173,7 @@ async fn what_another_organisation_lists_holds_none_of_acme_s_ids() {
 
 #[tokio::test(start_paused = true)]
 async fn a_target_a_body_names_is_checked_as_a_path_s_would_be() {
-    const GLOBEX_ORG: &str = "0a000000-0000-4000-8000-000000000002";
+    use crate::example_world::GLOBEX_ORG;
     const GLOBEX_RESERVATION: &str = "0c000000-0000-4000-8000-000000000005";
     let fake = fake();
     // A project in acme's organisation, asked for by globex's token.

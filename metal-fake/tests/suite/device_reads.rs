@@ -6,13 +6,12 @@
 //! and over HTTP (replies with a schema checked against the spec), on
 //! tokio's paused clock.
 
-use crate::common::schema;
-use crate::http;
+use crate::via::Via;
 
 use std::time::Duration;
 
 use metal_fake::document::WorldDoc;
-use metal_fake::{Fake, ServerConfig, ServerHandle, DEFAULT_TOKEN};
+use metal_fake::DEFAULT_TOKEN;
 use serde_json::{json, Value};
 
 pub(crate) const PROJECT: &str = "0c000000-0000-4000-8000-000000000001";
@@ -21,20 +20,6 @@ pub(crate) const ORG: &str = "0c000000-0000-4000-8000-0000000000f1";
 const USER_KEY: &str = "0e000000-0000-4000-8000-000000000001";
 const PROJECT_KEY: &str = "0e000000-0000-4000-8000-000000000002";
 const RESERVATION: &str = "0c000000-0000-4000-8000-0000000000c1";
-
-/// The operations whose success the spec gives no JSON schema (custom
-/// data, bandwidth, traffic) or another content type (a screenshot): their
-/// replies are checked by the tests themselves.
-const UNSCHEMED: &[&str] = &[
-    "findDeviceCustomdata",
-    "findIPAddressCustomdata",
-    "findIPReservationCustomdata",
-    "findIPAssignmentCustomdata",
-    "findInstanceBandwidth",
-    "findTraffic",
-    "captureScreenshot",
-    "findOrganizationHardwareReservations",
-];
 
 /// One organisation with two projects; metro `da` (`da11`) with
 /// `c3.small.x86` at its real price and two machines on demand; a user
@@ -63,90 +48,8 @@ pub(crate) fn world() -> WorldDoc {
     .unwrap()
 }
 
-/// Where a test's calls go: the fake in process, or its server over HTTP.
-pub(crate) struct Api {
-    pub(crate) fake: Fake,
-    server: Option<ServerHandle>,
-    client: reqwest::Client,
-}
-
-impl Api {
-    /// A fake of `world`, called in process, or over HTTP when `over_http`.
-    pub(crate) async fn new(world: WorldDoc, over_http: bool) -> Self {
-        let fake = Fake::builder().world(world).build();
-        let server = if over_http {
-            let config = ServerConfig::new(DEFAULT_TOKEN).record_replies(true);
-            Some(
-                metal_fake::bind(fake.clone(), "127.0.0.1:0", config)
-                    .await
-                    .unwrap(),
-            )
-        } else {
-            None
-        };
-        Self {
-            fake,
-            server,
-            client: http::client(),
-        }
-    }
-
-    /// Both ways, in process first.
-    pub(crate) async fn both(world: impl Fn() -> WorldDoc) -> [Self; 2] {
-        [
-            Self::new(world(), false).await,
-            Self::new(world(), true).await,
-        ]
-    }
-
-    /// The way, for messages.
-    pub(crate) fn way(&self) -> &'static str {
-        if self.server.is_some() {
-            "over HTTP"
-        } else {
-            "in process"
-        }
-    }
-
-    /// One call: its status and JSON body.
-    pub(crate) async fn call(&self, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-        match &self.server {
-            None => http::in_process(&self.fake, DEFAULT_TOKEN, method, path, body).await,
-            Some(s) => {
-                http::over_http(
-                    &self.client,
-                    s.base_url(),
-                    DEFAULT_TOKEN,
-                    method,
-                    path.to_string(),
-                    body,
-                )
-                .await
-            }
-        }
-    }
-
-    /// A `GET` that must answer `200`; its body.
-    pub(crate) async fn get(&self, path: &str) -> Value {
-        let (status, body) = self.call("GET", path, None).await;
-        assert_eq!(status, 200, "{} GET {path}: {body}", self.way());
-        body
-    }
-
-    /// Over HTTP, every recorded reply with a JSON schema checked against
-    /// the spec; then the server stops.
-    pub(crate) async fn finish(self) {
-        if let Some(s) = self.server {
-            let replies: Vec<_> = s
-                .recorded_replies()
-                .into_iter()
-                .filter(|r| !(r.status < 300 && UNSCHEMED.contains(&r.operation.as_str())))
-                .collect();
-            schema::check_all(&replies);
-            s.shutdown().await;
-        }
-    }
-}
+/// Where a test's calls go (see [`Via`]).
+pub(crate) type Api = Via;
 
 /// Creates an on-demand device in `da` and waits (on the fake's clock)
 /// until it is active; its ID.

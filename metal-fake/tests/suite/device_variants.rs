@@ -10,11 +10,11 @@
 use std::time::Duration;
 
 use metal_fake::document::WorldDoc;
-use metal_fake::{Fake, DEFAULT_TOKEN};
+use metal_fake::Fake;
 use serde_json::{json, Value};
 
 use crate::common::schema;
-use crate::http::in_process;
+use crate::http::call;
 
 const PROJECT: &str = "0c000000-0000-4000-8000-000000000001";
 const ORG: &str = "0c000000-0000-4000-8000-0000000000f1";
@@ -30,10 +30,6 @@ fn world() -> WorldDoc {
         "capacity": [{"facility": "da11", "plan": "c3.small.x86", "available": 2}]
     }))
     .unwrap()
-}
-
-async fn call(fake: &Fake, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    in_process(fake, DEFAULT_TOKEN, method, path, body).await
 }
 
 /// A new on-demand device in `da` with `extra` in its create, active.

@@ -301,9 +301,7 @@ async fn a_token_sees_only_the_events_of_what_it_sees() {
 
 #[tokio::test]
 async fn over_http_the_transitions_are_events_when_the_fake_s_clock_passes_them() {
-    let server = metal_fake::bind(fake(), "127.0.0.1:0", ServerConfig::new("server-token"))
-        .await
-        .unwrap();
+    let server = crate::http::serve(&fake(), ServerConfig::new("server-token")).await;
     let base = server.base_url().to_string();
     let root = base.trim_end_matches("/metal/v1").to_string();
     let http = http::client();

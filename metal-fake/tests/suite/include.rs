@@ -256,7 +256,7 @@ const FACILITY_VLAN: &str = "0a300000-0000-4000-8000-000000000003";
 
 /// A world with one of everything a reference can name.
 fn world() -> WorldDoc {
-    let mut doc: Value = serde_json::from_str(include_str!("../../examples/world.json")).unwrap();
+    let mut doc = crate::example_world::json();
     doc["projects"][2]["bgp_config"] = json!({"asn": 65000, "deployment_type": "local"});
     doc["organizations"][0]["members"] = json!([OTHER_USER]);
     doc["users"] = json!([{"id": OTHER_USER, "first_name": "Wile", "last_name": "Coyote",

@@ -120,12 +120,7 @@ async fn a_dedicated_port_has_one_port_a_redundancy_and_activates_on_the_clock()
         (&json!("renamed"), &json!("tunnel"))
     );
     let (_, events) = call(&fake, "GET", &format!("{path}/events"), None).await;
-    let types: Vec<&str> = events["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["type"].as_str().unwrap())
-        .collect();
+    let types = network::event_types(&events);
     assert_eq!(
         types,
         [
@@ -460,12 +455,7 @@ async fn a_vlan_circuit_on_a_dedicated_port_activates_refuses_what_does_not_fit_
         "already deleting"
     );
     let (_, events) = call(&fake, "GET", &format!("{vc_path}/events"), None).await;
-    let types: Vec<&str> = events["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["type"].as_str().unwrap())
-        .collect();
+    let types = network::event_types(&events);
     assert_eq!(
         types,
         [

@@ -654,20 +654,8 @@ async fn reservations_and_assignments_round_trip_through_the_world_document() {
 #[tokio::test]
 async fn over_http_the_control_plane_address_flow_matches_the_spec() {
     let fake = fake();
-    let server = metal_fake::bind(
-        fake.clone(),
-        "127.0.0.1:0",
-        ServerConfig::new("t").record_replies(true),
-    )
-    .await
-    .unwrap();
-    let api = metal_api::Config::builder()
-        .auth_token("t")
-        .base_url(server.base_url())
-        .build()
-        .unwrap()
-        .client()
-        .unwrap();
+    let server = crate::http::serve(&fake, ServerConfig::new("t").record_replies(true)).await;
+    let api = crate::http::api(&server, "t");
     let r = reserve(&api, capp_request("da")).await;
     let g = reserve(
         &api,
@@ -748,16 +736,8 @@ async fn types_given_twice_list_both_kinds_in_process_and_over_http() {
         request(json!({"type": "global_ipv4", "quantity": 1})),
     )
     .await;
-    let server = metal_fake::bind(fake.clone(), "127.0.0.1:0", ServerConfig::new("t"))
-        .await
-        .unwrap();
-    let over_http = metal_api::Config::builder()
-        .auth_token("t")
-        .base_url(server.base_url())
-        .build()
-        .unwrap()
-        .client()
-        .unwrap();
+    let server = crate::http::serve(&fake, ServerConfig::new("t")).await;
+    let over_http = crate::http::api(&server, "t");
     for api in [&in_process, &over_http] {
         for types in [vec![PublicIpv4, GlobalIpv4], vec![GlobalIpv4, PublicIpv4]] {
             assert_eq!(

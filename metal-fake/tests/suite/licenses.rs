@@ -37,7 +37,7 @@ fn world() -> WorldDoc {
 
 #[tokio::test]
 async fn a_license_is_made_listed_read_updated_and_deleted_both_ways() {
-    for via in Via::both(world()).await {
+    for via in Via::both(world).await {
         let (status, made) = via
             .call(
                 "POST",
@@ -98,7 +98,7 @@ async fn a_license_is_made_listed_read_updated_and_deleted_both_ways() {
 
 #[tokio::test]
 async fn each_refusal_of_a_license_once() {
-    let [via, _] = Via::both(world()).await;
+    let [via, _] = Via::both(world).await;
     let licenses = format!("/projects/{PROJECT}/licenses");
     let (status, body) = via.call("POST", &licenses, Some(json!({"size": 1}))).await;
     assert_eq!(status, 422);

@@ -33,6 +33,7 @@ mod deletes;
 mod device_reads;
 mod device_variants;
 mod events;
+mod example_world;
 mod fault_classes;
 mod include;
 mod input_forms;

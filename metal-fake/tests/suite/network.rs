@@ -1,7 +1,8 @@
 //! What the network families' tests share (VLANs, ports, port batches,
 //! gateways, VRFs, BGP sessions): a world of projects with active devices
 //! in `da11` (metros `da` and `sv`), the fake on it, calls in process as
-//! its token, and the VLANs and ports they set up.
+//! its token, the VLANs, ports and VRFs they set up, and what they read
+//! of events.
 
 use metal_fake::document::WorldDoc;
 use metal_fake::Fake;
@@ -83,6 +84,30 @@ pub async fn port(fake: &Fake, device: &str, name: &str) -> String {
         .iter()
         .find(|p| p["name"] == name)
         .unwrap_or_else(|| panic!("no port {name}")))
+}
+
+/// The types of a list of events, as listed.
+pub fn event_types(list: &Value) -> Vec<&str> {
+    list["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect()
+}
+
+/// A VRF of `project` in `metro` named `name`, ASN 65000, routing
+/// `ranges`, as Terraform's acceptance tests make one: the create's reply.
+pub async fn vrf(fake: &Fake, project: &str, metro: &str, name: &str, ranges: Value) -> Value {
+    let (status, v) = call(
+        fake,
+        "POST",
+        &format!("/projects/{project}/vrfs"),
+        Some(json!({"name": name, "metro": metro, "local_asn": 65000, "ip_ranges": ranges})),
+    )
+    .await;
+    assert_eq!(status, 201, "{v}");
+    v
 }
 
 /// The `id` of a reply.

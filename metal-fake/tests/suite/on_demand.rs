@@ -10,7 +10,7 @@ use crate::http;
 
 use std::time::Duration;
 
-use http::in_process;
+use http::{call, in_process};
 use metal_fake::document::WorldDoc;
 use metal_fake::{Fake, DEFAULT_TOKEN};
 use serde_json::{json, Value};
@@ -49,10 +49,6 @@ fn world() -> WorldDoc {
 
 fn fake() -> Fake {
     Fake::builder().world(world()).build()
-}
-
-async fn call(fake: &Fake, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    in_process(fake, DEFAULT_TOKEN, method, path, body).await
 }
 
 async fn create(fake: &Fake, body: Value) -> (u16, Value) {

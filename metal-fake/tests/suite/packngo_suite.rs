@@ -9,6 +9,7 @@
 //! `metal_gateways.rs`, `interconnections.rs`).
 
 use crate::http;
+use crate::network;
 
 use metal_fake::Fake;
 use serde_json::{json, Value};
@@ -206,12 +207,7 @@ async fn a_fresh_world_lists_its_organisation_s_and_project_s_creation() {
     let fake = Fake::builder().token(TOKEN).build();
     let (status, events) = call(&fake, "GET", "/events?page=1&per_page=9", None).await;
     assert_eq!(status, 200, "{events}");
-    let types: Vec<&str> = events["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["type"].as_str().unwrap())
-        .collect();
+    let types = network::event_types(&events);
     assert!(
         types.contains(&"project.created") && types.contains(&"organization.created"),
         "{types:?}"

@@ -126,9 +126,7 @@ async fn every_list_parameter_reads_repeated_keys_and_commas_in_process_and_over
     // reservation lists, and findPlans's categories[].
     assert!(lists.len() >= 5, "{lists:?}");
     let fake = echoing_fake();
-    let server = metal_fake::bind(fake.clone(), "127.0.0.1:0", ServerConfig::new(TOKEN))
-        .await
-        .unwrap();
+    let server = crate::http::serve(&fake, ServerConfig::new(TOKEN)).await;
     let http_root = server.base_url().trim_end_matches("/metal/v1").to_string();
     let client = http::client();
     let mut checked = 0;

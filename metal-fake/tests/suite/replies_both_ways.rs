@@ -556,7 +556,7 @@ const CIRCUIT: &str = "0c000000-0000-4000-8000-0000000000a1";
 
 /// A world with one of everything the fake models.
 fn world() -> WorldDoc {
-    let mut doc: Value = serde_json::from_str(include_str!("../../examples/world.json")).unwrap();
+    let mut doc = crate::example_world::json();
     doc["ip_reservations"] = json!([{
         "id": "0f000000-0000-4000-8000-000000000001",
         "project": "0b000000-0000-4000-8000-000000000003",

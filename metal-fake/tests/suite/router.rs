@@ -142,9 +142,7 @@ async fn an_unmodelled_operation_answers_501_in_process() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unmodelled_operation_answers_501_over_http() {
     let fake = Fake::builder().unmodelled("findProjectSSHKeys").build();
-    let server = metal_fake::bind(fake.clone(), "127.0.0.1:0", ServerConfig::new(TOKEN))
-        .await
-        .unwrap();
+    let server = crate::http::serve(&fake, ServerConfig::new(TOKEN)).await;
     let resp = http::client()
         .get(format!(
             "{}/projects/{}/ssh-keys",
@@ -161,13 +159,7 @@ async fn an_unmodelled_operation_answers_501_over_http() {
         r#"{"errors":["metal-fake does not model findProjectSSHKeys"]}"#
     );
     // The generated client over HTTP meets the same reply.
-    let client = metal_api::Config::builder()
-        .auth_token(TOKEN)
-        .base_url(server.base_url())
-        .build()
-        .unwrap()
-        .client()
-        .unwrap();
+    let client = crate::http::api(&server, TOKEN);
     let err = client
         .find_project_ssh_keys()
         .id(fake.project())
@@ -326,13 +318,7 @@ async fn a_method_the_path_does_not_serve_is_405_with_allow() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_405_over_http_has_allow_and_an_error_body() {
     let fake = Fake::builder().build();
-    let server = metal_fake::bind(
-        fake.clone(),
-        "127.0.0.1:0",
-        ServerConfig::new(TOKEN).record_replies(true),
-    )
-    .await
-    .unwrap();
+    let server = crate::http::serve(&fake, ServerConfig::new(TOKEN).record_replies(true)).await;
     let resp = http::client()
         .post(format!("{}/ssh-keys/{}", server.base_url(), Uuid::new_v4()))
         .header("x-auth-token", TOKEN)
@@ -451,13 +437,8 @@ async fn wire_faults_reach_the_client_as_in_process() {
             Duration::from_secs(30)
         };
         let wire_fake = Fake::builder().reservations(3).build();
-        let server = metal_fake::bind(
-            wire_fake.clone(),
-            "127.0.0.1:0",
-            ServerConfig::new(TOKEN).record_replies(true),
-        )
-        .await
-        .unwrap();
+        let server =
+            crate::http::serve(&wire_fake, ServerConfig::new(TOKEN).record_replies(true)).await;
         let wire = metal_api::Config::builder()
             .auth_token(TOKEN)
             .base_url(server.base_url())

@@ -51,7 +51,7 @@ fn order(metro: &str, quantity: i64, count: i64) -> Value {
 
 #[tokio::test]
 async fn a_reservation_is_made_priced_listed_and_read_both_ways() {
-    for via in Via::both(world()).await {
+    for via in Via::both(world).await {
         let (status, made) = via
             .call("POST", &reservations(PROJECT), Some(order(DA, 2, 12)))
             .await;
@@ -106,7 +106,7 @@ async fn a_reservation_is_made_priced_listed_and_read_both_ways() {
 
 #[tokio::test]
 async fn each_refusal_of_a_reservation_once_and_nothing_is_made() {
-    let [via, _] = Via::both(world()).await;
+    let [via, _] = Via::both(world).await;
     let unknown = "0c000000-0000-4000-8000-0000000000ee";
     let mut no_period = order(DA, 1, 12);
     no_period.as_object_mut().unwrap().remove("period");
@@ -143,7 +143,7 @@ async fn each_refusal_of_a_reservation_once_and_nothing_is_made() {
 
 #[tokio::test]
 async fn a_reservation_makes_its_hardware_reservations_and_a_device_goes_on_one_both_ways() {
-    for via in Via::both(world()).await {
+    for via in Via::both(world).await {
         let (status, made) = via
             .call("POST", &reservations(PROJECT), Some(order(DA, 2, 12)))
             .await;
@@ -196,7 +196,7 @@ async fn a_reservation_makes_its_hardware_reservations_and_a_device_goes_on_one_
 
 #[tokio::test]
 async fn an_inactive_reservation_is_activated_once_then_provisionable_both_ways() {
-    for via in Via::both(world()).await {
+    for via in Via::both(world).await {
         let path = format!("/hardware-reservations/{INACTIVE}");
         let (_, before) = via.call("GET", &path, None).await;
         assert_eq!(before["provisionable"], false, "inactive");

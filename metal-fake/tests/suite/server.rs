@@ -17,9 +17,7 @@ use uuid::Uuid;
 const TOKEN: &str = "conformance-token";
 
 async fn server(fake: &Fake, config: ServerConfig) -> metal_fake::ServerHandle {
-    metal_fake::bind(fake.clone(), "127.0.0.1:0", config.record_replies(true))
-        .await
-        .unwrap()
+    crate::http::serve(fake, config.record_replies(true)).await
 }
 
 #[tokio::test]

@@ -24,9 +24,7 @@ const LONG: Duration = Duration::from_secs(10);
 const PATIENCE: Duration = Duration::from_secs(3);
 
 async fn server(fake: &Fake, config: ServerConfig) -> ServerHandle {
-    metal_fake::bind(fake.clone(), "127.0.0.1:0", config)
-        .await
-        .unwrap()
+    crate::http::serve(fake, config).await
 }
 
 fn addr(server: &ServerHandle) -> SocketAddr {

@@ -7,13 +7,13 @@
 //! provider's `equinix_metal_spot_market_request` and its data sources use
 //! them. In process and over HTTP; time on tokio's paused clock.
 
-use crate::http;
+use crate::http::call;
 use crate::via::{errors, Via};
 
 use std::time::Duration;
 
 use metal_fake::document::WorldDoc;
-use metal_fake::{Fake, DEFAULT_TOKEN};
+use metal_fake::Fake;
 use serde_json::{json, Value};
 
 const PROJECT: &str = "0c000000-0000-4000-8000-000000000001";
@@ -55,10 +55,6 @@ fn fake() -> Fake {
     Fake::builder().world(world()).build()
 }
 
-async fn call(fake: &Fake, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
-    http::in_process(fake, DEFAULT_TOKEN, method, path, body).await
-}
-
 /// A request body as the Terraform provider sends it.
 fn request(metro: &str, min: u32, max: u32, bid: f64) -> Value {
     json!({
@@ -81,7 +77,7 @@ fn requests() -> String {
 
 #[tokio::test]
 async fn prices_follow_the_catalog_or_the_document_by_facility_and_by_metro() {
-    for via in Via::both(world()).await {
+    for via in Via::both(world).await {
         let (status, by_facility) = via.call("GET", "/market/spot/prices", None).await;
         assert_eq!(status, 200, "{by_facility}");
         let prices = &by_facility["spot_market_prices"];
@@ -221,7 +217,7 @@ async fn the_price_history_has_one_point_an_hour_up_to_the_fake_s_clock() {
 
 #[tokio::test]
 async fn a_request_makes_spot_devices_through_the_device_create_path_both_ways() {
-    for via in Via::both(world()).await {
+    for via in Via::both(world).await {
         let (status, made) = via
             .call("POST", &requests(), Some(request("da", 1, 3, 0.15)))
             .await;

@@ -84,15 +84,9 @@ async fn three_clients_racing_in_process_get_one_key() {
 #[tokio::test]
 async fn three_clients_racing_over_http_get_one_key() {
     let fake = racing_fake(Duration::from_millis(50));
-    let server = metal_fake::bind(fake.clone(), "127.0.0.1:0", ServerConfig::new(TOKEN))
-        .await
-        .unwrap();
+    let server = crate::http::serve(&fake, ServerConfig::new(TOKEN)).await;
     let client = || {
-        let config = metal_api::Config::builder()
-            .auth_token(TOKEN)
-            .base_url(server.base_url())
-            .build()
-            .unwrap();
+        let config = crate::http::config(&server, TOKEN);
         metal_policy::Client::builder()
             .config(config)
             .api_rate(Duration::ZERO)

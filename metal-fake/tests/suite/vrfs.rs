@@ -26,15 +26,7 @@ fn fake() -> Fake {
 /// A VRF of `PROJECT` in `da` with `ranges`, as Terraform's acceptance
 /// test makes it.
 async fn vrf(fake: &Fake, name: &str, ranges: Value) -> Value {
-    let (status, v) = call(
-        fake,
-        "POST",
-        &format!("/projects/{PROJECT}/vrfs"),
-        Some(json!({"name": name, "metro": "da", "local_asn": 65000, "ip_ranges": ranges})),
-    )
-    .await;
-    assert_eq!(status, 201, "{v}");
-    v
+    network::vrf(fake, PROJECT, "da", name, ranges).await
 }
 
 /// A block of VRF `vrf`: `network`/`cidr`, as Terraform requests it.
@@ -563,12 +555,7 @@ async fn routes_settle_pending_then_active_on_the_fake_s_clock() {
     assert_eq!(list["meta"]["total"], 1);
     // Its events, from the journal, newest first.
     let (_, events) = call(&fake, "GET", &format!("{path}/events"), None).await;
-    let types: Vec<&str> = events["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["type"].as_str().unwrap())
-        .collect();
+    let types = network::event_types(&events);
     assert_eq!(
         types,
         [

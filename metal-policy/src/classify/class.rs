@@ -183,6 +183,7 @@ fn says_no_reservation(messages: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::classify::headers::rate_reading;
     use crate::classify::test_headers as headers;
 
     fn reply(status: u16, headers: &HeaderMap, messages: &[String]) -> Option<Class> {
@@ -286,5 +287,58 @@ mod tests {
         assert_eq!(acted, [false, false, true, false]);
         let retriable: Vec<bool> = all.iter().map(|c| c.is_retriable()).collect();
         assert_eq!(retriable, [true, true, true, false]);
+    }
+
+    #[test]
+    fn hostile_numbers_never_overflow_a_time() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let huge = [
+            u64::MAX.to_string(),
+            (i64::MAX as u64 + 1).to_string(),
+            i64::MAX.to_string(),
+        ];
+        for n in &huge {
+            for name in ["x-ratelimit-reset", "retry-after"] {
+                let h = headers(&[(name, n)]);
+                // Whatever each says, reading it never panics.
+                let _ = retry_delay(&h, now);
+                for status in [429, 503] {
+                    let reply = Exchanged::Reply {
+                        status,
+                        headers: &h,
+                        messages: &[],
+                    };
+                    let _ = classify_at(&reply, now);
+                }
+            }
+            let h = headers(&[("x-ratelimit-remaining", "5"), ("x-ratelimit-reset", n)]);
+            let _ = rate_reading(&h, || now);
+        }
+        // A Unix time past what the clock holds is unreadable.
+        for n in [u64::MAX.to_string(), (i64::MAX as u64 + 1).to_string()] {
+            let h = headers(&[("x-ratelimit-remaining", "5"), ("x-ratelimit-reset", &n)]);
+            assert_eq!(rate_reading(&h, || now), None, "{n}");
+            assert_eq!(retry_delay(&h, now), None, "{n}");
+        }
+        // Retry-After in seconds holds any u64.
+        assert_eq!(
+            retry_delay(&headers(&[("retry-after", &u64::MAX.to_string())]), now),
+            Some(Duration::from_secs(u64::MAX))
+        );
+        // Negative numbers are not numbers of seconds.
+        for n in ["-1", "-9223372036854775808"] {
+            assert_eq!(retry_delay(&headers(&[("retry-after", n)]), now), None);
+            assert_eq!(
+                retry_delay(&headers(&[("x-ratelimit-reset", n)]), now),
+                None
+            );
+            assert_eq!(
+                rate_reading(
+                    &headers(&[("x-ratelimit-remaining", n), ("x-ratelimit-reset", "9")]),
+                    || now
+                ),
+                None
+            );
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! From what an exchange and the generated client returned to a
 //! [`Class`] (through [`classify`]) and then to an [`AttemptError`], the
 //! class with its details: the server's messages, the start of a body,
-//! the underlying error.
+//! the underlying error; and back, an attempt's error read as its class
+//! ([`AttemptError::class`]).
 //!
 //! The hook point reads an error reply's body (bounded by the exchange
 //! below it) and classifies the reply with its messages; what fails after
@@ -14,6 +15,33 @@ use reqwest::header::HeaderMap;
 
 use super::class::{classify, Class, Exchanged, Permanent};
 use crate::error::{AttemptError, BoxError};
+
+impl AttemptError {
+    /// The failure's class, which the retry decision, the retry budget and
+    /// the client-wide pause read.
+    ///
+    /// ```
+    /// use metal_policy::{AttemptError, Class};
+    /// let e = AttemptError::Throttled { status: 429, retry_after: None };
+    /// assert_eq!(e.class(), Class::Throttled { retry_after: None });
+    /// ```
+    pub fn class(&self) -> Class {
+        match self {
+            Self::NotSent { .. } => Class::NotSent,
+            Self::Throttled { retry_after, .. } => Class::Throttled {
+                retry_after: *retry_after,
+            },
+            Self::Unknown { .. } => Class::OutcomeUnknown,
+            Self::Rejected { .. } => Class::Permanent(Permanent::Refused),
+            Self::NoReservationAvailable { .. } => {
+                Class::Permanent(Permanent::NoReservationAvailable)
+            }
+            Self::Decode { .. } => Class::Permanent(Permanent::Undecodable),
+            Self::InvalidRequest { .. } => Class::Permanent(Permanent::Invalid),
+            Self::TooLarge { .. } => Class::Permanent(Permanent::TooLarge),
+        }
+    }
+}
 
 /// How much of a body an error message quotes.
 const SNIPPET: usize = 200;

@@ -93,6 +93,13 @@ pub struct ClientBuilder {
     shared_limits: Option<crate::shared::SharedLimits>,
 }
 
+impl Client {
+    /// A builder with the documented defaults.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+}
+
 impl fmt::Debug for ClientBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ClientBuilder")

@@ -22,7 +22,7 @@ use super::Client;
 use crate::classify::Class;
 use crate::error::{AttemptError, Error};
 use crate::exchange::{Scope, Seen};
-use crate::limit::rate::MAX_THROTTLE_PAUSE;
+use crate::limit::pace::MAX_THROTTLE_PAUSE;
 use crate::retry::budget::Budget;
 use crate::retry::decision::{decide, Decision, Idempotency};
 use crate::retry::MAX_THROTTLED_RETRIES;

@@ -5,7 +5,6 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::ClientBuilder;
 use crate::exchange::Layer;
 use crate::metrics::Metrics;
 use crate::redact::Secrets;
@@ -50,11 +49,6 @@ pub(super) struct Inner {
 }
 
 impl Client {
-    /// A builder with the documented defaults.
-    pub fn builder() -> ClientBuilder {
-        ClientBuilder::default()
-    }
-
     /// The generated client, with every request it sends under this
     /// client's limits: a concurrency slot and a rate-limit turn each, the
     /// metrics under its operationId, and a pause of the whole client on a

@@ -1,8 +1,8 @@
 //! [`Client`], the policy client, and its [`ClientBuilder`].
 //!
 //! - `handle`: [`Client`] itself and [`Client::api`].
-//! - `builder`: the settings, and where limits, metrics and the layer at
-//!   the hook point are put together.
+//! - `builder`: the settings ([`Client::builder`]), and where limits,
+//!   metrics and the layer at the hook point are put together.
 //! - `call`: the one call path (slot, attempts, classification, backoff,
 //!   deadline) and the generic [`Client::call`] with its [`CallOptions`].
 //! - `pages`: complete pagination, page by page.

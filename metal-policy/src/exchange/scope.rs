@@ -9,7 +9,7 @@ use metal_api::exchange::{fail, BoxFuture, Exchange};
 use metal_api::{ExchangeError, Operation};
 use tracing::{field::Empty, Instrument};
 
-use super::Steps;
+use super::steps::{Replied, Steps};
 use crate::classify::reply::{api_error, ErrorReply};
 use crate::error::AttemptError;
 use crate::limit::{self, Held};
@@ -54,17 +54,19 @@ impl Scope {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    pub(super) fn sent(&self, operation: &'static Operation) {
+    /// Records that a request of `operation` reached the hook point.
+    fn sent(&self, operation: &'static Operation) {
         let mut s = self.lock();
         s.seen.operation = Some(operation);
         s.seen.status = None;
         s.seen.error = None;
     }
 
-    pub(super) fn replied(&self, status: Option<u16>, error: Option<ErrorReply>) {
+    /// Records what the request saw.
+    fn replied(&self, replied: Replied) {
         let mut s = self.lock();
-        s.seen.status = status;
-        s.seen.error = error;
+        s.seen.status = replied.status;
+        s.seen.error = replied.error;
     }
 
     /// Classifies what a generated operation of this attempt returned,
@@ -112,7 +114,10 @@ impl Exchange for Scope {
         Box::pin(
             async move {
                 let _busy = Busy(self);
-                self.steps.exchange(self, operation, request, timeout).await
+                self.sent(operation);
+                let (result, replied) = self.steps.exchange(operation, request, timeout).await;
+                self.replied(replied);
+                result
             }
             .instrument(span),
         )

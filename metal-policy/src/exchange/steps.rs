@@ -1,5 +1,5 @@
-//! [`Steps`]: what every request does at the hook point, for the attempt
-//! whose [`Scope`] it passes.
+//! [`Steps`]: what every request does at the hook point; what it saw goes
+//! back to the attempt's scope (`scope`), which records it.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -9,7 +9,6 @@ use metal_api::{ExchangeError, Operation};
 use tokio::time::Instant;
 use tracing::debug;
 
-use super::Scope;
 use crate::classify::headers::rate_reading;
 use crate::classify::reply::{read_error_reply, refused_reply_status, ErrorReply};
 use crate::classify::Class;
@@ -24,18 +23,24 @@ pub(crate) struct Steps {
     pub(crate) metrics: Metrics,
 }
 
+/// What one request saw, for its attempt's scope to record: the reply's
+/// status (a refused reply's too), and the reply when it was an error, as
+/// the hook point classified it.
+pub(crate) struct Replied {
+    pub(crate) status: Option<u16>,
+    pub(crate) error: Option<ErrorReply>,
+}
+
 impl Steps {
-    /// Takes the request's turn, sends it under `timeout`, observes the
-    /// reply and records it in `scope`. The attempt already holds its
+    /// Takes the request's turn, sends it under `timeout` and observes the
+    /// reply; returns it with what it saw. The attempt already holds its
     /// slot.
     pub(crate) async fn exchange(
         &self,
-        scope: &Scope,
         operation: &'static Operation,
         mut request: reqwest::Request,
         timeout: Option<Duration>,
-    ) -> reqwest::Result<reqwest::Response> {
-        scope.sent(operation);
+    ) -> (reqwest::Result<reqwest::Response>, Replied) {
         let waited = if self.limits.try_turn() {
             Duration::ZERO
         } else {
@@ -100,13 +105,17 @@ impl Steps {
                     );
                     self.limits.pause(*retry_after).await;
                 }
-                scope.replied(status, error);
-                Ok(reply)
+                (Ok(reply), Replied { status, error })
             }
             Err(e) => {
                 debug!(operation = operation.id, error = %e, "no reply");
-                scope.replied(status, None);
-                Err(e)
+                (
+                    Err(e),
+                    Replied {
+                        status,
+                        error: None,
+                    },
+                )
             }
         }
     }

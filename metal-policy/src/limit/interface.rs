@@ -32,7 +32,7 @@ pub(crate) trait Limits: Send + Sync {
         false
     }
     /// Pauses every request for `pause` (the default pause when `None`,
-    /// bounded by [`super::rate::MAX_THROTTLE_PAUSE`]).
+    /// bounded by [`super::pace::MAX_THROTTLE_PAUSE`]).
     async fn pause(&self, pause: Option<Duration>);
     /// Learns the pace from what a reply said about the server's budget
     /// (nothing when learning is off).

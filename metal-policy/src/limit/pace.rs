@@ -18,11 +18,17 @@
 
 use std::time::Duration;
 
+/// The longest a server's `Retry-After`/`X-RateLimit-Reset` may pause us.
+pub(crate) const MAX_THROTTLE_PAUSE: Duration = Duration::from_secs(300);
+/// How long a throttling reply without a usable reset time pauses the
+/// whole client.
+pub(crate) const DEFAULT_THROTTLE_PAUSE: Duration = Duration::from_secs(5);
+
 /// The longest learned spacing: however little budget a reply announces
 /// and however far its reset, the next request goes within this (the
 /// longest a throttling reply may pause the client). A server that means
 /// it answers 429.
-pub(crate) const MAX_LEARNED_SPACING: Duration = super::rate::MAX_THROTTLE_PAUSE;
+pub(crate) const MAX_LEARNED_SPACING: Duration = MAX_THROTTLE_PAUSE;
 
 /// The longest a reading holds: a reset further away than this lapses
 /// after it (unless a newer reading comes first, as one does with every

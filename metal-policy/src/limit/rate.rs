@@ -13,13 +13,7 @@ use tokio::sync::futures::Notified;
 use tokio::sync::Notify;
 use tokio::time::{sleep_until, Instant};
 
-use super::pace::{Pace, Reading, MAX_READING_SPAN};
-
-/// The longest a server's `Retry-After`/`X-RateLimit-Reset` may pause us.
-pub const MAX_THROTTLE_PAUSE: Duration = Duration::from_secs(300);
-/// How long a throttling reply without a usable reset time pauses the
-/// whole client.
-pub const DEFAULT_THROTTLE_PAUSE: Duration = Duration::from_secs(5);
+use super::pace::{Pace, Reading, DEFAULT_THROTTLE_PAUSE, MAX_READING_SPAN, MAX_THROTTLE_PAUSE};
 
 #[derive(Debug)]
 struct State {

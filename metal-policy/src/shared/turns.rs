@@ -13,7 +13,7 @@ use super::backend::{micros, Shared};
 use super::error::SharedError;
 use super::subscribe::{subscribed, ANNOUNCEMENTS, MASTER_SWITCHES};
 use crate::limit::pace::Reading;
-use crate::limit::rate::{DEFAULT_THROTTLE_PAUSE, MAX_THROTTLE_PAUSE};
+use crate::limit::pace::{DEFAULT_THROTTLE_PAUSE, MAX_THROTTLE_PAUSE};
 
 impl Shared {
     /// The reservation of one turn of the shared schedule.

@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 pub mod loopback;
+pub mod trace;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

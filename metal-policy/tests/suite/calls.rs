@@ -34,8 +34,14 @@ fn healthy() -> Arc<Script> {
 /// with the default backoff: the waits before an exchange must not count
 /// against its timeout.
 fn slow_limiter(t: &Arc<Script>) -> Client {
+    slow_limiter_of(t, 1)
+}
+
+/// [`slow_limiter`] with `parallelism` attempts in flight at once.
+fn slow_limiter_of(t: &Arc<Script>, parallelism: usize) -> Client {
     Client::builder()
         .api(t.api())
+        .parallelism(parallelism)
         .api_rate(SPACING)
         .attempt_timeout(Some(ATTEMPT_TIMEOUT))
         .build()
@@ -115,13 +121,7 @@ async fn calls_queued_behind_a_slow_limiter_all_succeed() {
     // Each waits up to 30 s, six times the attempt timeout; none is an
     // unknown outcome (a reboot would not be repeated), none is retried.
     let t = healthy();
-    let c = Client::builder()
-        .api(t.api())
-        .parallelism(4)
-        .api_rate(SPACING)
-        .attempt_timeout(Some(ATTEMPT_TIMEOUT))
-        .build()
-        .unwrap();
+    let c = slow_limiter_of(&t, 4);
     let t0 = Instant::now();
     let reboots: Vec<_> = (0..4).map(|_| c.reboot_device(Uuid::new_v4())).collect();
     for r in futures::future::join_all(reboots).await {
@@ -129,13 +129,7 @@ async fn calls_queued_behind_a_slow_limiter_all_succeed() {
     }
     assert_eq!(since(t0, &t), secs(&[0, 10, 20, 30]));
     // One slot: the waits for the slot do not count either.
-    let c = Client::builder()
-        .api(t.api())
-        .parallelism(1)
-        .api_rate(SPACING)
-        .attempt_timeout(Some(ATTEMPT_TIMEOUT))
-        .build()
-        .unwrap();
+    let c = slow_limiter_of(&t, 1);
     let fields = Fields::default();
     let reads: Vec<_> = (0..3)
         .map(|_| c.get_device(Uuid::new_v4(), &fields))

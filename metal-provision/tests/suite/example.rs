@@ -131,12 +131,13 @@ fn run(args: &[&str]) -> Output {
 }
 
 async fn run_async(cmd: Command) -> Output {
-    tokio::task::spawn_blocking(move || {
-        let mut cmd = cmd;
-        finish(cmd.spawn().unwrap(), Duration::from_secs(120))
-    })
-    .await
-    .unwrap()
+    spawn_run(cmd).await.unwrap()
+}
+
+/// Runs `cmd` to the end (within 120 s) on a blocking thread, while the
+/// test goes on: its output when joined.
+fn spawn_run(mut cmd: Command) -> tokio::task::JoinHandle<Output> {
+    tokio::task::spawn_blocking(move || finish(cmd.spawn().unwrap(), Duration::from_secs(120)))
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -363,10 +364,11 @@ async fn first_device(fake: &Fake) -> metal_api::types::Device {
 async fn a_device_of_the_run_it_does_not_know_is_exit_code_1() {
     let fake = fake(6).build();
     let server = serve(&fake).await;
-    let child = tokio::task::spawn_blocking({
-        let mut cmd = against(&server, &fake, &["--devices", "2", "--api-rate", "10ms"]);
-        move || finish(cmd.spawn().unwrap(), Duration::from_secs(120))
-    });
+    let child = spawn_run(against(
+        &server,
+        &fake,
+        &["--devices", "2", "--api-rate", "10ms"],
+    ));
     // While it runs, another API user creates a device with the run's tag
     // under a hostname the run does not have: not the run's, not adopted,
     // so the audit counts it unknown (no hostname of the run is lost).
@@ -387,10 +389,11 @@ async fn a_device_of_the_run_it_does_not_know_is_exit_code_1() {
 async fn a_duplicate_made_while_the_run_works_is_removed() {
     let fake = fake(6).build();
     let server = serve(&fake).await;
-    let child = tokio::task::spawn_blocking({
-        let mut cmd = against(&server, &fake, &["--devices", "2", "--api-rate", "10ms"]);
-        move || finish(cmd.spawn().unwrap(), Duration::from_secs(120))
-    });
+    let child = spawn_run(against(
+        &server,
+        &fake,
+        &["--devices", "2", "--api-rate", "10ms"],
+    ));
     // As soon as the run's first device exists, another API user creates a
     // second one under the same hostname and tag: the run keeps the
     // earlier and deletes the later when it checks the hostname again.
@@ -764,22 +767,19 @@ async fn at_most_four_devices_per_parallelism_slot_are_in_flight() {
     // apart) before the first is active (1 s).
     let fake = fake(12).build();
     let server = serve(&fake).await;
-    let child = tokio::task::spawn_blocking({
-        let mut cmd = against(
-            &server,
-            &fake,
-            &[
-                "--devices",
-                "12",
-                "--parallelism",
-                "1",
-                "--api-rate",
-                "10ms",
-                "--poll",
-            ],
-        );
-        move || finish(cmd.spawn().unwrap(), Duration::from_secs(120))
-    });
+    let child = spawn_run(against(
+        &server,
+        &fake,
+        &[
+            "--devices",
+            "12",
+            "--parallelism",
+            "1",
+            "--api-rate",
+            "10ms",
+            "--poll",
+        ],
+    ));
     let mut most = 0;
     while !child.is_finished() {
         let pending = fake

@@ -9,16 +9,13 @@ use std::collections::{BTreeSet, HashMap};
 
 use uuid::Uuid;
 
-use crate::model::relations::Kind;
-use crate::model::World;
-
 /// The access checks' index.
 #[derive(Debug, Default)]
 pub(crate) struct AccessIndex {
     /// Each world token's place in the world's list, by its value.
-    tokens: HashMap<String, usize>,
+    pub(super) tokens: HashMap<String, usize>,
     /// Each world token user's tokens (places in the list).
-    user_tokens: HashMap<Uuid, Vec<usize>>,
+    pub(super) user_tokens: HashMap<Uuid, Vec<usize>>,
     /// Each API key's ID by its token, and back.
     keys: HashMap<String, Uuid>,
     key_tokens: HashMap<Uuid, String>,
@@ -49,7 +46,7 @@ impl AccessIndex {
         self.member_of.get(&user).into_iter().flatten().copied()
     }
 
-    fn key(&mut self, id: Uuid, token: Option<String>) {
+    pub(super) fn key(&mut self, id: Uuid, token: Option<String>) {
         if let Some(old) = self.key_tokens.remove(&id) {
             self.keys.remove(&old);
         }
@@ -59,7 +56,7 @@ impl AccessIndex {
         }
     }
 
-    fn organization(&mut self, id: Uuid, members: Vec<Uuid>) {
+    pub(super) fn organization(&mut self, id: Uuid, members: Vec<Uuid>) {
         for old in self.members.remove(&id).unwrap_or_default() {
             if let Some(set) = self.member_of.get_mut(&old) {
                 set.remove(&id);
@@ -73,43 +70,6 @@ impl AccessIndex {
         }
         if !members.is_empty() {
             self.members.insert(id, members);
-        }
-    }
-}
-
-impl World {
-    /// The access index made anew from the world's tables and tokens.
-    pub(crate) fn index_access(&mut self) {
-        let mut index = AccessIndex::default();
-        for (i, t) in self.tokens.iter().enumerate() {
-            index.tokens.insert(t.rec.token.clone(), i);
-            index.user_tokens.entry(t.user()).or_default().push(i);
-        }
-        for k in self.api_keys.values() {
-            index.key(k.rec.id, Some(k.rec.token.clone()));
-        }
-        for o in self.organizations.values() {
-            index.organization(o.rec.id, o.rec.members.clone());
-        }
-        self.access = index;
-    }
-
-    /// The access index told of `id` of `kind` now.
-    pub(crate) fn reindex_access(&mut self, kind: Kind, id: Uuid) {
-        match kind {
-            Kind::ApiKey => {
-                let token = self.api_keys.get(&id).map(|k| k.rec.token.clone());
-                self.access.key(id, token);
-            }
-            Kind::Organization => {
-                let members = self
-                    .organizations
-                    .get(&id)
-                    .map(|o| o.rec.members.clone())
-                    .unwrap_or_default();
-                self.access.organization(id, members);
-            }
-            _ => {}
         }
     }
 }

@@ -3,11 +3,15 @@
 //! metro).
 //!
 //! - `operations`: the lists of plans, operating systems, metros and
-//!   facilities.
+//!   facilities, and how the catalog loads (filling in defaults) and
+//!   saves.
 //!
 //! - `record`: [`Plan`], [`Metro`], [`Facility`], [`OperatingSystem`]
-//!   (each also its entry in the world document), the [`Catalog`] a world
-//!   keeps, and how it loads (filling in defaults) and saves.
+//!   (each also its entry in the world document), and the [`Catalog`] a
+//!   world keeps.
+//!
+//! - `rules`: a document's entries over the real catalog's, filled in
+//!   from it, and the checks of what a document names.
 //!
 //! - `data`: the real API's catalog as data (`metal-fake/catalog/`, one
 //!   file a table), which a world inherits and whose entries fill in what
@@ -19,6 +23,7 @@
 mod data;
 mod operations;
 mod record;
+mod rules;
 mod view;
 
 pub(crate) use operations::{

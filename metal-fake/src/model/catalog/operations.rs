@@ -7,10 +7,20 @@ use serde::Serialize;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::data::data;
+use super::record::{
+    Catalog, CatalogChoice, Facility, Metro, OperatingSystem, Plan, PlanMetro,
+    DEFAULT_OPERATING_SYSTEMS,
+};
+use super::rules::{
+    check_specs, merged, one_each, CATEGORIES, DEFAULT_CATEGORIES, DEFAULT_FEATURES,
+    DEPLOYMENT_TYPES, FEATURES, PLAN_TYPES,
+};
 use super::view::{os_view, FacilityView, MetroView, OperatingSystemView, PlanView};
 use crate::call::{ApiError, Call};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
+use crate::model::capacity::Capacity;
 use crate::model::render::{reply, Expand};
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
 use crate::model::{project, World};
@@ -105,12 +115,6 @@ struct OperatingSystemList<'a> {
     operating_systems: Vec<OperatingSystemView<'a>>,
 }
 
-/// The spec's values of `findPlans`' `type`.
-const PLAN_TYPES: &[&str] = &["standard", "workload_optimized", "custom"];
-
-/// The spec's values of `findPlans`' `categories[]`.
-const PLAN_CATEGORIES: &[&str] = &["compute", "storage", "vmce", "legacy_gen", "current_gen"];
-
 /// The world's plans, filtered: `slug` and `type` exact, `categories[]`
 /// (any of those asked), `deployment_type` (one of the plan's, as packngo's
 /// `Filter("deployment_type", ...)` sends it); a `type` or category
@@ -133,7 +137,7 @@ pub(crate) fn find_plans(call: &Call) -> Result<Prepared, ApiError> {
         .collect();
     if let Some(c) = categories
         .iter()
-        .find(|c| !PLAN_CATEGORIES.contains(&c.as_str()))
+        .find(|c| !CATEGORIES.contains(&c.as_str()))
     {
         return Err(ApiError::unprocessable(format!(
             "{c} is not a valid category"
@@ -238,4 +242,290 @@ fn get_metro(call: &Call) -> Result<Prepared, ApiError> {
             .ok_or_else(ApiError::not_found)?;
         reply(&c.metro_of_code(&metro.code))
     })
+}
+
+impl Catalog {
+    /// The catalog of a world document: the real catalog's entries with
+    /// the document's over them (or the document's alone, with
+    /// `"catalog": "none"`), every ID filled in (random where the
+    /// document has none) and every default (see [`Plan`], [`Metro`],
+    /// [`Facility`], [`OperatingSystem`]); codes and slugs unique, each
+    /// facility in one of the metros, each plan's metros and each
+    /// operating system's plans the world's.
+    pub(crate) fn load(
+        doc: &crate::document::WorldDoc,
+    ) -> Result<Self, crate::document::WorldError> {
+        use crate::model::load::{unique, unknown};
+        use std::collections::HashSet;
+        let base = data();
+        let inherit = doc.catalog.is_metal();
+        let metros = merged(&base.metros, &doc.metros, inherit);
+        let facilities = merged(&base.facilities, &doc.facilities, inherit);
+        let plans = merged(&base.plans, &doc.plans, inherit);
+        let named = if doc.operating_systems.is_empty() && !inherit {
+            DEFAULT_OPERATING_SYSTEMS
+                .iter()
+                .map(|slug| OperatingSystem {
+                    slug: (*slug).to_string(),
+                    ..OperatingSystem::default()
+                })
+                .collect()
+        } else {
+            doc.operating_systems.clone()
+        };
+        let named = merged(&base.operating_systems, &named, inherit);
+        let mut seen = HashSet::new();
+        let metros = metros
+            .into_iter()
+            .map(|m| {
+                unique(&mut seen, m.code.clone(), "metro", &m.code)?;
+                Ok(Metro {
+                    id: Some(m.id.unwrap_or_else(Uuid::new_v4)),
+                    name: Some(m.name.unwrap_or_else(|| m.code.to_uppercase())),
+                    country: Some(m.country.unwrap_or_else(|| "US".to_string())),
+                    code: m.code,
+                })
+            })
+            .collect::<Result<Vec<_>, crate::document::WorldError>>()?;
+        let mut seen = HashSet::new();
+        let facilities = facilities
+            .into_iter()
+            .map(|f| {
+                unique(&mut seen, f.code.clone(), "facility", &f.code)?;
+                let Some(metro) = metros.iter().find(|m| m.code == f.metro) else {
+                    return Err(unknown(format!("facility {}", f.code), "metro", &f.metro));
+                };
+                let features = match &f.features {
+                    Some(given) => {
+                        one_each(given, FEATURES, &format!("facility {}", f.code), "feature")?;
+                        given.clone()
+                    }
+                    None => DEFAULT_FEATURES.iter().map(|s| (*s).to_string()).collect(),
+                };
+                Ok(Facility {
+                    id: Some(f.id.unwrap_or_else(Uuid::new_v4)),
+                    name: Some(f.name.clone().unwrap_or_else(|| {
+                        format!(
+                            "{} {}",
+                            metro.name.as_deref().unwrap_or_default(),
+                            f.code.to_uppercase()
+                        )
+                    })),
+                    features: Some(features),
+                    code: f.code,
+                    metro: f.metro,
+                })
+            })
+            .collect::<Result<Vec<_>, crate::document::WorldError>>()?;
+        let mut seen = HashSet::new();
+        let metro_codes: Vec<&str> = metros.iter().map(|m| m.code.as_str()).collect();
+        let plans = plans
+            .into_iter()
+            .map(|p| {
+                unique(&mut seen, p.slug.clone(), "plan", &p.slug)?;
+                let from = format!("plan {}", p.slug);
+                let deployment_types = match &p.deployment_types {
+                    Some(given) => {
+                        one_each(given, DEPLOYMENT_TYPES, &from, "deployment type")?;
+                        given.clone()
+                    }
+                    None => DEPLOYMENT_TYPES.iter().map(|s| (*s).to_string()).collect(),
+                };
+                let categories = match &p.categories {
+                    Some(given) => {
+                        one_each(given, CATEGORIES, &from, "category")?;
+                        given.clone()
+                    }
+                    None => DEFAULT_CATEGORIES
+                        .iter()
+                        .map(|s| (*s).to_string())
+                        .collect(),
+                };
+                let plan_type = p
+                    .plan_type
+                    .clone()
+                    .unwrap_or_else(|| PLAN_TYPES[0].to_string());
+                one_each(
+                    std::slice::from_ref(&plan_type),
+                    PLAN_TYPES,
+                    &from,
+                    "plan type",
+                )?;
+                let in_metros = match &p.metros {
+                    Some(given) => {
+                        let codes: Vec<String> = given.iter().map(|m| m.code.clone()).collect();
+                        one_each(&codes, &metro_codes, &from, "metro")?;
+                        given.clone()
+                    }
+                    None => metros
+                        .iter()
+                        .map(|m| PlanMetro {
+                            code: m.code.clone(),
+                            price: None,
+                        })
+                        .collect(),
+                };
+                if let Some(specs) = &p.specs {
+                    check_specs(specs, &from)?;
+                }
+                let name = p.name.clone().unwrap_or_else(|| p.slug.clone());
+                Ok(Plan {
+                    id: Some(p.id.unwrap_or_else(Uuid::new_v4)),
+                    description: Some(p.description.clone().unwrap_or_else(|| name.clone())),
+                    name: Some(name),
+                    class: Some(p.class.clone().unwrap_or_else(|| p.slug.clone())),
+                    line: Some(p.line.clone().unwrap_or_else(|| "baremetal".to_string())),
+                    plan_type: Some(plan_type),
+                    categories: Some(categories),
+                    legacy: Some(p.legacy.unwrap_or(false)),
+                    specs: p.specs,
+                    pricing: p.pricing,
+                    deployment_types: Some(deployment_types),
+                    metros: Some(in_metros),
+                    slug: p.slug,
+                })
+            })
+            .collect::<Result<Vec<_>, crate::document::WorldError>>()?;
+        let mut seen = HashSet::new();
+        let plan_slugs: Vec<&str> = plans.iter().map(|p| p.slug.as_str()).collect();
+        let operating_systems = named
+            .into_iter()
+            .map(|os| {
+                unique(&mut seen, os.slug.clone(), "operating system", &os.slug)?;
+                let from = format!("operating system {}", os.slug);
+                let (distro, version) = os.slug.split_once('_').unwrap_or((&os.slug, ""));
+                let provisionable_on = match &os.provisionable_on {
+                    Some(given) => {
+                        one_each(given, &plan_slugs, &from, "plan")?;
+                        given.clone()
+                    }
+                    None => plan_slugs.iter().map(|s| (*s).to_string()).collect(),
+                };
+                Ok(OperatingSystem {
+                    id: Some(os.id.unwrap_or_else(Uuid::new_v4)),
+                    distro: Some(os.distro.clone().unwrap_or_else(|| distro.to_string())),
+                    version: Some(
+                        os.version
+                            .clone()
+                            .unwrap_or_else(|| version.replace('_', ".")),
+                    ),
+                    name: Some(os.name.clone().unwrap_or_else(|| os.slug.clone())),
+                    provisionable_on: Some(provisionable_on),
+                    licensed: Some(os.licensed.unwrap_or(false)),
+                    pricing: Some(os.pricing.clone().unwrap_or_default()),
+                    slug: os.slug,
+                })
+            })
+            .collect::<Result<Vec<_>, crate::document::WorldError>>()?;
+        let mut catalog = Self {
+            operating_systems,
+            plans,
+            metros,
+            facilities,
+            capacity: Vec::new(),
+            spot_prices: Vec::new(),
+        };
+        if inherit {
+            catalog.capacity = catalog.inherited_capacity(doc, &base.capacity);
+            catalog.spot_prices = base
+                .spot_prices
+                .iter()
+                .filter(|s| catalog.plan(&s.plan).is_some() && catalog.metro(&s.metro).is_some())
+                .cloned()
+                .collect();
+        }
+        catalog.check_names()?;
+        Ok(catalog)
+    }
+
+    /// The catalog's pools a document inherits: each of a plan and a
+    /// place the world has, but those of a plan whose document entry
+    /// names its own metros, and those of a (place, plan) the document
+    /// gives a pool of its own.
+    fn inherited_capacity(
+        &self,
+        doc: &crate::document::WorldDoc,
+        pools: &[Capacity],
+    ) -> Vec<Capacity> {
+        let own_metros = |plan: &str| {
+            doc.plans
+                .iter()
+                .any(|p| p.slug == plan && p.metros.is_some())
+        };
+        let same = |a: &Capacity, b: &Capacity| {
+            a.plan == b.plan && a.metro == b.metro && a.facility == b.facility
+        };
+        pools
+            .iter()
+            .filter(|c| {
+                self.plan(&c.plan).is_some()
+                    && !own_metros(&c.plan)
+                    && c.metro.as_deref().is_none_or(|m| self.metro(m).is_some())
+                    && c.facility
+                        .as_deref()
+                        .is_none_or(|f| self.facility(f).is_some())
+                    && !doc.capacity.iter().any(|d| same(c, d))
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// Refuses a name, country or part of a plan's specs longer than
+    /// [`MAX_NAME`](crate::document::MAX_NAME) bytes: each is in every
+    /// reply that shows it.
+    fn check_names(&self) -> Result<(), crate::document::WorldError> {
+        use crate::document::{WorldError, MAX_NAME};
+        let metros = self
+            .metros
+            .iter()
+            .flat_map(|m| [m.name.as_deref(), m.country.as_deref()]);
+        let facilities = self.facilities.iter().flat_map(|f| {
+            std::iter::once(f.name.as_deref())
+                .chain(f.features.iter().flatten().map(|s| Some(s.as_str())))
+        });
+        let plans = self.plans.iter().flat_map(|p| {
+            let specs = p.specs.iter().flat_map(|s| {
+                std::iter::once(s.memory.as_str())
+                    .chain(s.cpus.iter().chain(&s.nics).map(|c| c.kind.as_str()))
+                    .chain(
+                        s.drives
+                            .iter()
+                            .flat_map(|d| [d.size.as_str(), d.kind.as_str(), d.category.as_str()]),
+                    )
+            });
+            [p.name.as_deref(), p.class.as_deref()]
+                .into_iter()
+                .chain(specs.map(Some))
+        });
+        let systems = self.operating_systems.iter().flat_map(|o| {
+            [
+                Some(o.slug.as_str()),
+                o.name.as_deref(),
+                o.distro.as_deref(),
+                o.version.as_deref(),
+            ]
+        });
+        match metros
+            .chain(facilities)
+            .chain(plans)
+            .chain(systems)
+            .flatten()
+            .find(|s| s.len() > MAX_NAME)
+        {
+            Some(long) => Err(WorldError::Inconsistent(format!(
+                "a catalog name starting {:?} is longer than {MAX_NAME} bytes",
+                long.chars().take(20).collect::<String>()
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Saves the catalog into `doc`.
+    pub(crate) fn save(&self, doc: &mut crate::document::WorldDoc) {
+        doc.operating_systems.clone_from(&self.operating_systems);
+        doc.plans.clone_from(&self.plans);
+        doc.metros.clone_from(&self.metros);
+        doc.facilities.clone_from(&self.facilities);
+        doc.catalog = CatalogChoice::None;
+    }
 }

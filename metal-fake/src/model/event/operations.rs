@@ -4,12 +4,17 @@
 //! of what the caller's token sees.
 
 use metal_api::operation as op;
+use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::view::{is_event, owner_of, COLLECTION};
+use super::record::{Event, MAX_EVENT_TEXT, MAX_RELATIONSHIPS};
+use super::view::{is_event, owner_of};
+use super::COLLECTION;
 use crate::call::{ApiError, Call};
+use crate::document::{WorldDoc, WorldError, MAX_NAME};
 use crate::model::access::Owner;
-use crate::model::journal::Entry;
+use crate::model::bounds::MAX_JOURNAL;
+use crate::model::journal::{Entry, Scope};
 use crate::model::list::{self, Listing};
 use crate::model::relations::Kind;
 use crate::model::render::{reply, Href, API_PREFIX};
@@ -49,8 +54,8 @@ pub(crate) static RESOURCE: Resource = Resource {
         .names("id", &virtual_circuit::RESOURCE),
     ],
     owner,
-    load: super::seeded::load,
-    save: super::seeded::save,
+    load,
+    save,
 };
 
 fn owner(w: &World, id: Uuid) -> Option<Owner> {
@@ -273,4 +278,106 @@ fn find_event_by_id(call: &Call) -> Result<Prepared, ApiError> {
             .ok_or_else(ApiError::not_found)?;
         reply(&view)
     })
+}
+
+// The events of a world document: each loaded into the journal as it is
+// written (listed before any change the world makes after), and each
+// event the journal holds saved as one, so that a saved world lists the
+// same events when it is loaded again.
+
+/// Refuses an event out of bounds. Its time is taken as given: a world
+/// saved from a fake whose clock ran ahead holds events "after" the wall
+/// clock of the one it is loaded into.
+fn check(e: &Event) -> Result<(), WorldError> {
+    let bad = |why: String| Err(WorldError::Inconsistent(format!("event {}: {why}", e.id)));
+    if e.kind.trim().is_empty() || e.kind.len() > MAX_NAME {
+        return bad(format!("its type must be 1 to {MAX_NAME} bytes"));
+    }
+    let texts = [Some(&e.body), e.interpolated.as_ref()];
+    if texts
+        .into_iter()
+        .flatten()
+        .any(|t| t.len() > MAX_EVENT_TEXT)
+    {
+        return bad(format!("its body is longer than {MAX_EVENT_TEXT} bytes"));
+    }
+    if e.state.as_ref().is_some_and(|s| s.len() > MAX_NAME) {
+        return bad(format!("its state is longer than {MAX_NAME} bytes"));
+    }
+    if e.relationships.len() > MAX_RELATIONSHIPS
+        || e.relationships.iter().any(|h| h.len() > MAX_NAME)
+    {
+        return bad(format!(
+            "it names more than {MAX_RELATIONSHIPS} relationships, or one longer than {MAX_NAME} bytes"
+        ));
+    }
+    Ok(())
+}
+
+/// Loads the document's events into the journal, oldest first (by
+/// `created_at`, then as listed); at most as many as the journal keeps.
+pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    if doc.events.len() > MAX_JOURNAL {
+        return Err(WorldError::TooMany {
+            kind: "events",
+            count: doc.events.len(),
+        });
+    }
+    let mut seen = std::collections::HashSet::new();
+    for e in &doc.events {
+        check(e)?;
+        if !seen.insert(e.id) {
+            return Err(WorldError::Duplicate {
+                kind: "event",
+                id: e.id.to_string(),
+            });
+        }
+    }
+    let mut events: Vec<&Event> = doc.events.iter().collect();
+    events.sort_by_key(|e| e.created_at);
+    for e in events {
+        let scope = Scope {
+            project: e.project,
+            organization: e.organization,
+            device: e.device,
+        };
+        w.journal.seed(e.id, now, scope, e.modified_by, e.clone());
+    }
+    Ok(())
+}
+
+/// Saves every event the journal holds, oldest first: a seeded one as it
+/// was loaded, one of the world's changes as its reply shows it.
+pub(crate) fn save(w: &World, doc: &mut WorldDoc, _: Instant) {
+    doc.events = w
+        .journal
+        .entries()
+        .filter(|e| is_event(e))
+        .map(|e| saved(w, e))
+        .collect();
+}
+
+/// The event of journal entry `e` as a world document holds it.
+pub(crate) fn saved(w: &World, e: &Entry) -> Event {
+    match &e.seeded {
+        Some(s) => (**s).clone(),
+        None => {
+            let view = w.event_view(e);
+            let (kind, body, relationships) = view.parts();
+            Event {
+                id: e.id,
+                kind,
+                body,
+                interpolated: None,
+                state: None,
+                created_at: w.clock.wall(e.at),
+                organization: e.scope.organization,
+                project: e.scope.project,
+                device: e.scope.device,
+                modified_by: e.by,
+                relationships,
+                ip: None,
+            }
+        }
+    }
 }

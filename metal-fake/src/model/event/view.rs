@@ -8,6 +8,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::kinds::{describe, BOT, BOT_NAME};
+use super::COLLECTION;
 use crate::model::access::Owner;
 use crate::model::journal::{Cause, Entry};
 use crate::model::relations::Kind;
@@ -19,9 +20,6 @@ use crate::model::{
     bgp_session, device, hardware_reservation, ip_reservation, metal_gateway, organization, port,
     project, ssh_key, vlan,
 };
-
-/// The collection of events' paths and hrefs.
-pub(crate) const COLLECTION: &str = "events";
 
 /// One event. What the real API sent as `null` (a planned step's ID,
 /// href and time, a system event's `state` and `ip`) is left out: the

@@ -6,9 +6,29 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::table::Scope;
 use crate::model::event::Seeded;
 use crate::model::relations::Kind;
+
+/// What a change concerned, for who may see it (events, watches).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Scope {
+    /// The project it was in (a project's own ID for a project).
+    pub(crate) project: Option<Uuid>,
+    /// The organisation (filled in from the project when not given).
+    pub(crate) organization: Option<Uuid>,
+    /// The device it concerned (a device's own ID, an assignment's device).
+    pub(crate) device: Option<Uuid>,
+}
+
+impl Scope {
+    /// A change in `project` (its organisation filled in later).
+    pub(crate) fn project(project: Uuid) -> Self {
+        Scope {
+            project: Some(project),
+            ..Scope::default()
+        }
+    }
+}
 
 /// How a record changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

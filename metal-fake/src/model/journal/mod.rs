@@ -9,16 +9,17 @@
 //!   which operation or timed transition, when on the fake's clock), in
 //!   one increasing sequence. Events (`model/event/`) are rendered from it.
 //! - `due`: [`DueQueue`], the timed transitions of the world (a device
-//!   provisioned, powered off, gone; a reservation released), drained up
-//!   to now before every action and read, each applied once at its due
-//!   instant.
+//!   provisioned, powered off, gone; a reservation released).
+//! - `drain`: `World::drain`, the queue drained up to now before every
+//!   action and read, each transition applied once at its due instant.
 
+mod drain;
 mod due;
 mod log;
 mod meta;
 mod table;
 
 pub(crate) use due::{Due, DueQueue};
-pub(crate) use log::{Cause, Change, Entry, Journal, Touched};
+pub(crate) use log::{Cause, Change, Entry, Journal, Scope, Touched};
 pub(crate) use meta::Meta;
-pub(crate) use table::{owned_table, record, Record, Scope, Table};
+pub(crate) use table::{owned_table, record, Record, Table};

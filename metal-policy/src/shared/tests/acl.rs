@@ -126,12 +126,15 @@ async fn a_plaintext_password_to_another_host_is_never_sent_unless_allowed() {
         .auth_token("t")
         .build()
         .unwrap();
+    // The plaintext-password refusal is a build error of the whole client.
+    // up: this test of the shared limits builds the client to see it.
     let refused = crate::Client::builder()
         .config(config)
         .shared_limits(SharedLimits::redis(url.clone(), prefix.clone()))
         .build()
         .err();
     match &refused {
+        // up: the client's build error that the shared limits' settings cause.
         Some(crate::BuildError::SharedLimits(SharedLimitsError::PlaintextPassword { host: h })) => {
             assert_eq!(h, &host.to_string());
         }

@@ -16,6 +16,9 @@ pub(crate) use operations::RESOURCE;
 pub use record::ApiKey;
 pub(crate) use record::Kept;
 
+/// The collection of API keys' paths.
+pub(crate) const COLLECTION: &str = "api-keys";
+
 crate::model::journal::owned_table! {
     /// The world's API keys, users' and projects', by ID: written only here.
     ApiKeys of Kept

@@ -9,7 +9,8 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record::{ApiKey, Kept};
-use super::view::{ApiKeyList, COLLECTION};
+use super::view::ApiKeyList;
+use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError, MAX_NAME};
 use crate::model::access::Owner;

@@ -7,9 +7,6 @@ use super::record::Kept;
 use crate::model::render::{Stamp, Stub};
 use crate::model::World;
 
-/// The collection of API keys' paths.
-pub(crate) const COLLECTION: &str = "api-keys";
-
 /// An API key in a reply.
 #[derive(Serialize)]
 pub(crate) struct ApiKeyView<'a> {

@@ -11,9 +11,10 @@ mod payment_method;
 
 pub(crate) use invoice::RESOURCE as INVOICES;
 pub use payment_method::{BillingAddress, PaymentMethod};
-pub(crate) use payment_method::{
-    Kept, COLLECTION as PAYMENT_METHOD_COLLECTION, RESOURCE as PAYMENT_METHODS,
-};
+pub(crate) use payment_method::{Kept, RESOURCE as PAYMENT_METHODS};
+
+/// The collection of payment methods' paths and hrefs.
+pub(crate) const PAYMENT_METHOD_COLLECTION: &str = "payment-methods";
 
 crate::model::journal::owned_table! {
     /// The world's organisations' payment methods, by ID: written only here.

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::PAYMENT_METHOD_COLLECTION as COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError, MAX_NAME};
 use crate::model::access::Owner;
@@ -23,9 +24,6 @@ use crate::model::render::{reply, Stamp, Stub};
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
 use crate::model::world::oldest_first;
 use crate::model::{organization, user, World};
-
-/// The collection of payment methods' paths and hrefs.
-pub(crate) const COLLECTION: &str = "payment-methods";
 
 /// The most payment methods one organisation holds.
 const MAX_PER_ORGANIZATION: usize = 100;

@@ -1,20 +1,20 @@
-//! Email addresses: the record, the operations modelled, the view, who
-//! owns one (its user), and how they load and save.
+//! Email addresses: the operations modelled, the view, who owns one (its
+//! user), and how they load and save.
 
 use std::collections::HashSet;
 
 use metal_api::operation as op;
 use metal_api::types;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::record::{primary_email_id, Email, Kept};
+use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError, MAX_NAME};
 use crate::model::access::Owner;
 use crate::model::bounds::{refuse, too_long};
-use crate::model::journal::{record, Meta, Scope};
 use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
 use crate::model::render::{reply, Href};
@@ -22,35 +22,8 @@ use crate::model::resource::{acts, Modelled, Prepared, Resource};
 use crate::model::world::oldest_first;
 use crate::model::World;
 
-/// The collection of email addresses' paths and hrefs.
-pub(crate) const COLLECTION: &str = "emails";
-
 /// The most addresses one user holds besides its default.
 const MAX_PER_USER: usize = 100;
-
-/// An email address of a user besides its default (the user's `email`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Email {
-    /// Its ID.
-    pub id: Uuid,
-    /// The user (one of `users`, or the world's `user`).
-    pub user: Uuid,
-    /// The address.
-    pub address: String,
-    /// Whether it was verified.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub verified: bool,
-}
-
-/// An address as the world keeps it.
-#[derive(Clone, Debug)]
-pub(crate) struct Kept {
-    pub(crate) rec: Email,
-    pub(crate) meta: Meta,
-}
-
-record!(Kept, Kind::Email, |_k| Scope::default());
 
 /// Email addresses.
 pub(crate) static RESOURCE: Resource = Resource {
@@ -74,12 +47,6 @@ fn owner(w: &World, id: Uuid) -> Option<Owner> {
         .map(|e| e.rec.user)
         .or_else(|| w.primary_email_holder(id))
         .map(Owner::User)
-}
-
-/// The ID of `user`'s own address (its `email`) as one of its emails: an
-/// ID derived from the user's, stable, no record of its own.
-pub(crate) fn primary_email_id(user: Uuid) -> Uuid {
-    Uuid::from_u128(user.as_u128() ^ 0x0e0e_0000_0000_0000_0000_0000_0000_0e0e)
 }
 
 /// Whether any user has `address`, as its default or besides.

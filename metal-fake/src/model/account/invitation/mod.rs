@@ -15,6 +15,9 @@ pub(crate) use operations::RESOURCE;
 pub use record::Invitation;
 pub(crate) use record::Kept;
 
+/// The collection of invitations' paths and hrefs.
+pub(crate) const COLLECTION: &str = "invitations";
+
 crate::model::journal::owned_table! {
     /// The world's invitations to organisations, by ID: written only here.
     Invitations of Kept

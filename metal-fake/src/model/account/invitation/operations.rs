@@ -11,6 +11,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record::{Invitation, Kept};
+use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError, MAX_NAME};
 use crate::model::access::{Owner, ACCESS_DENIED};
@@ -23,9 +24,6 @@ use crate::model::render::{reply, Href, Stamp, Stub, API_PREFIX};
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
 use crate::model::world::oldest_first;
 use crate::model::{membership, organization, project, user, World};
-
-/// The collection of invitations' paths and hrefs.
-pub(crate) const COLLECTION: &str = "invitations";
 
 /// The most invitations one organisation holds open.
 const MAX_PER_ORGANIZATION: usize = 1000;

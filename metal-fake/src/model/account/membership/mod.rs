@@ -3,15 +3,22 @@
 //!
 //! - `record`: [`Membership`], what the world keeps and its document
 //!   entry.
+//! - `rules`: the roles a membership may hold, and how a user becomes a
+//!   member.
 //! - `operations`: the operations modelled, the view, who owns a
 //!   membership, and how memberships load and save.
 
 mod operations;
 mod record;
+mod rules;
 
-pub(crate) use operations::{check_roles, insert, COLLECTION, RESOURCE};
+pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::Membership;
+pub(crate) use rules::{check_roles, insert};
+
+/// The collection of memberships' paths and hrefs.
+pub(crate) const COLLECTION: &str = "memberships";
 
 crate::model::journal::owned_table! {
     /// The world's memberships of users in projects, by ID: written only here.

@@ -9,10 +9,11 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record::{Kept, Membership};
+use super::rules::check_roles;
+use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError, MAX_NAME};
 use crate::model::access::Owner;
-use crate::model::bounds::{bad_tags, refuse};
 use crate::model::list::Cut;
 use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
@@ -20,9 +21,6 @@ use crate::model::render::{contains_ignoring_case, reply, Href, Stamp, Stub};
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
 use crate::model::world::oldest_first;
 use crate::model::{project, user, World};
-
-/// The collection of memberships' paths and hrefs.
-pub(crate) const COLLECTION: &str = "memberships";
 
 /// Memberships.
 pub(crate) static RESOURCE: Resource = Resource {
@@ -41,64 +39,10 @@ pub(crate) static RESOURCE: Resource = Resource {
     save,
 };
 
-/// The roles a membership may hold (the API's).
-const ROLES: [&str; 4] = ["admin", "billing", "collaborator", "limited_collaborator"];
-
 fn owner(w: &World, id: Uuid) -> Option<Owner> {
     w.memberships
         .get(&id)
         .map(|m| Owner::Project(m.rec.project))
-}
-
-/// Checks roles: known ones, within bounds; none is `collaborator`.
-pub(crate) fn check_roles(roles: &[String]) -> Result<Vec<String>, ApiError> {
-    refuse([bad_tags(roles)])?;
-    if let Some(r) = roles.iter().find(|r| !ROLES.contains(&r.as_str())) {
-        return Err(ApiError::unprocessable(format!(
-            "role {r} is not one of {}",
-            ROLES.join(", ")
-        )));
-    }
-    Ok(if roles.is_empty() {
-        vec!["collaborator".to_string()]
-    } else {
-        roles.to_vec()
-    })
-}
-
-/// Makes `user` a member of `project` with `roles` (or updates the roles
-/// of its membership there); returns the membership's ID.
-pub(crate) fn insert(
-    w: &mut World,
-    project: Uuid,
-    user: Uuid,
-    roles: Vec<String>,
-    now: Instant,
-) -> Uuid {
-    let held = w
-        .memberships
-        .values()
-        .find(|m| m.rec.project == project && m.rec.user == user)
-        .map(|m| m.rec.id);
-    if let Some(id) = held {
-        w.memberships
-            .rows()
-            .update(&mut w.journal, id, "roles", now, |m| m.rec.roles = roles);
-        return id;
-    }
-    let id = Uuid::new_v4();
-    w.memberships
-        .rows()
-        .insert(&mut w.journal, id, now, |meta| Kept {
-            rec: Membership {
-                id,
-                project,
-                user,
-                roles,
-            },
-            meta,
-        });
-    id
 }
 
 fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {

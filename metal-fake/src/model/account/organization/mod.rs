@@ -13,10 +13,14 @@ mod record;
 mod rules;
 mod view;
 
-pub(crate) use operations::{insert, RESOURCE};
+pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::{Address, Coordinates, Organization};
-pub(crate) use view::{OrganizationView, COLLECTION};
+pub(crate) use rules::insert;
+pub(crate) use view::OrganizationView;
+
+/// The collection of organisations' paths and hrefs.
+pub(crate) const COLLECTION: &str = "organizations";
 
 crate::model::journal::owned_table! {
     /// The world's organisations, by ID: written only here.

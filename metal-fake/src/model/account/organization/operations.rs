@@ -8,8 +8,9 @@ use metal_api::types;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record::{Kept, Organization};
-use super::view::COLLECTION;
+use super::record::Kept;
+use super::rules::{check, insert};
+use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
@@ -70,13 +71,6 @@ fn owner(w: &World, id: Uuid) -> Option<Owner> {
     w.organizations.get(&id).map(|_| Owner::Organization(id))
 }
 
-/// Adds an organisation.
-pub(crate) fn insert(w: &mut World, rec: Organization, now: Instant) {
-    w.organizations
-        .rows()
-        .insert(&mut w.journal, rec.id, now, |meta| Kept { rec, meta });
-}
-
 fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
     let mut seen = HashSet::new();
     for o in &doc.organizations {
@@ -84,7 +78,7 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
         if let Some(u) = o.members.iter().find(|u| !w.users.contains_key(u)) {
             return Err(unknown(format!("organization {}", o.id), "user", u));
         }
-        if let Some(problem) = super::rules::check(o) {
+        if let Some(problem) = check(o) {
             return Err(WorldError::Inconsistent(format!(
                 "organization {}: {problem}",
                 o.id

@@ -4,8 +4,7 @@ use metal_api::types;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::operations::insert;
-use super::record::{Address, Coordinates, Organization};
+use super::record::{Address, Coordinates, Kept, Organization};
 use crate::call::ApiError;
 use crate::document::MAX_NAME;
 use crate::model::access::Access;
@@ -182,4 +181,11 @@ impl World {
             .update(&mut self.journal, id, "updated", now, |o| o.rec = rec)
             .ok_or_else(ApiError::not_found)
     }
+}
+
+/// Adds an organisation.
+pub(crate) fn insert(w: &mut World, rec: Organization, now: Instant) {
+    w.organizations
+        .rows()
+        .insert(&mut w.journal, rec.id, now, |meta| Kept { rec, meta });
 }

@@ -4,12 +4,10 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::record::{Address, Kept};
+use super::COLLECTION;
 use crate::model::render::{Expand, Href, Stamp, Stub};
 use crate::model::resource::Scope;
 use crate::model::World;
-
-/// The collection of organisations' paths and hrefs.
-pub(crate) const COLLECTION: &str = "organizations";
 
 /// An organisation in a reply.
 #[derive(Serialize)]

@@ -3,58 +3,17 @@
 //! ASN, deployment type and MD5 asked for.
 
 use metal_api::types;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use uuid::Uuid;
 
-use super::view::COLLECTION;
+use super::record::BgpConfig;
+use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::model::render::{reply, Href, Stamp, Stub};
 use crate::model::resource::{acts, Prepared};
 
-/// A project's BGP configuration, as the world document holds it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct BgpConfig {
-    /// Its ID (random if absent).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub id: Option<Uuid>,
-    /// The project's autonomous system number.
-    pub asn: i64,
-    /// `local` (enabled at once) or `global` (requested, awaiting review).
-    pub deployment_type: String,
-    /// The BGP password.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub md5: Option<String>,
-}
-
-/// The deployment types the spec allows.
-const DEPLOYMENT_TYPES: [&str; 2] = ["local", "global"];
-
 /// The most prefixes a local configuration announces (the API's default).
 const MAX_PREFIX: u32 = 10;
-
-impl BgpConfig {
-    /// `enabled` for a local configuration, `requested` for a global one
-    /// (which Equinix reviewed by hand).
-    fn status(&self) -> &'static str {
-        if self.deployment_type == "global" {
-            "requested"
-        } else {
-            "enabled"
-        }
-    }
-
-    /// Checks a document's configuration.
-    pub(crate) fn check(&self) -> Option<String> {
-        (!DEPLOYMENT_TYPES.contains(&self.deployment_type.as_str())).then(|| {
-            format!(
-                "deployment_type must be local or global, not {}",
-                self.deployment_type
-            )
-        })
-    }
-}
 
 /// A BGP configuration in a reply: all of it when on, `{}` when off.
 #[derive(Serialize)]

@@ -6,8 +6,8 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::bgp;
-use super::record::{Kept, Project};
-use super::view::COLLECTION;
+use super::record::{BgpConfig, Kept, Project};
+use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
@@ -156,14 +156,14 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
             }),
         };
         let problem = crate::model::bounds::bad_tags(&p.tags)
-            .or_else(|| p.bgp_config.as_ref().and_then(bgp::BgpConfig::check));
+            .or_else(|| p.bgp_config.as_ref().and_then(BgpConfig::check));
         if let Some(problem) = problem {
             return Err(WorldError::Inconsistent(format!(
                 "project {}: {problem}",
                 p.id
             )));
         }
-        let bgp_config = p.bgp_config.clone().map(|c| bgp::BgpConfig {
+        let bgp_config = p.bgp_config.clone().map(|c| BgpConfig {
             id: Some(c.id.unwrap_or_else(Uuid::new_v4)),
             ..c
         });

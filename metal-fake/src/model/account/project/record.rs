@@ -1,12 +1,11 @@
 //! What the fake keeps of a project: its description (also its entry in
-//! the world document) and when it was made.
+//! the world document, with its BGP configuration) and when it was made.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::bgp::BgpConfig;
 use crate::model::journal::{record, Meta, Scope};
 use crate::model::relations::Kind;
 
@@ -144,5 +143,46 @@ impl Kept {
     /// Its name.
     pub(crate) fn name(&self) -> &str {
         self.rec.name.as_deref().unwrap_or_default()
+    }
+}
+
+/// A project's BGP configuration, as the world document holds it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BgpConfig {
+    /// Its ID (random if absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<Uuid>,
+    /// The project's autonomous system number.
+    pub asn: i64,
+    /// `local` (enabled at once) or `global` (requested, awaiting review).
+    pub deployment_type: String,
+    /// The BGP password.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub md5: Option<String>,
+}
+
+/// The deployment types the spec allows.
+const DEPLOYMENT_TYPES: [&str; 2] = ["local", "global"];
+
+impl BgpConfig {
+    /// `enabled` for a local configuration, `requested` for a global one
+    /// (which Equinix reviewed by hand).
+    pub(super) fn status(&self) -> &'static str {
+        if self.deployment_type == "global" {
+            "requested"
+        } else {
+            "enabled"
+        }
+    }
+
+    /// Checks a document's configuration.
+    pub(crate) fn check(&self) -> Option<String> {
+        (!DEPLOYMENT_TYPES.contains(&self.deployment_type.as_str())).then(|| {
+            format!(
+                "deployment_type must be local or global, not {}",
+                self.deployment_type
+            )
+        })
     }
 }

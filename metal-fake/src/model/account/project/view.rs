@@ -4,12 +4,10 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::record::Kept;
+use super::COLLECTION;
 use crate::model::organization;
 use crate::model::render::{Empty, Href, Stamp, Stub, Whole};
 use crate::model::World;
-
-/// The collection of projects' paths and hrefs.
-pub(crate) const COLLECTION: &str = "projects";
 
 /// A project in a reply.
 #[derive(Serialize)]

@@ -3,7 +3,8 @@
 //! - `record`: [`SshKey`], what the world keeps and its document entry.
 //! - `rules`: a valid public key, unique per owner; the fingerprint.
 //! - `view`: a key as the API sends it.
-//! - `operations`: the operations modelled, and who owns a key.
+//! - `operations`: the operations modelled, who owns a key, and how keys
+//!   load and save.
 
 mod operations;
 mod record;
@@ -14,7 +15,10 @@ pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::SshKey;
 pub(crate) use rules::{check_bounds, check_public_key};
-pub(crate) use view::{SshKeyList, COLLECTION};
+pub(crate) use view::SshKeyList;
+
+/// The collection of SSH keys' paths and hrefs.
+pub(crate) const COLLECTION: &str = "ssh-keys";
 
 crate::model::journal::owned_table! {
     /// The world's SSH keys, by ID: written only here.

@@ -2,16 +2,23 @@
 
 use metal_api::operation as op;
 use metal_api::types;
+use std::collections::HashSet;
+use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record::{self, Kept};
+use super::record::Kept;
 use super::rules::Fingerprint;
-use super::view::{SshKeyList, COLLECTION};
+use super::rules::{check_bounds, check_public_key};
+use super::view::SshKeyList;
+use super::COLLECTION;
 use crate::call::{ApiError, Call};
+use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
+use crate::model::load::unknown;
 use crate::model::project;
 use crate::model::render::{contains_ignoring_case, reply};
 use crate::model::resource::{acts, Modelled, Prepared, Resource, Scope};
+use crate::model::world::oldest_first;
 use crate::model::World;
 
 /// SSH keys: the user's (`/ssh-keys`) and projects'.
@@ -32,8 +39,8 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(&op::DELETE_SSH_KEY, delete_ssh_key).names("id", &RESOURCE),
     ],
     owner,
-    load: record::load,
-    save: record::save,
+    load,
+    save,
 };
 
 fn owner(w: &World, id: Uuid) -> Option<Owner> {
@@ -143,4 +150,60 @@ fn delete_ssh_key(call: &Call) -> Result<Prepared, ApiError> {
         w.delete_ssh_key(id, now)?;
         Ok(crate::call::Reply::Empty)
     })
+}
+
+/// Loads the document's SSH keys: each a valid public key, unique per
+/// owner, of a project the world has (or the user's).
+fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    let mut seen = HashSet::new();
+    let mut held: std::collections::HashMap<Option<Uuid>, usize> = Default::default();
+    for k in &doc.ssh_keys {
+        let count = held.entry(k.project).or_default();
+        *count += 1;
+        if *count > crate::model::bounds::MAX_KEYS_PER_OWNER {
+            return Err(WorldError::SshKey {
+                id: k.id,
+                reason: format!(
+                    "its owner holds more than {} keys",
+                    crate::model::bounds::MAX_KEYS_PER_OWNER
+                ),
+            });
+        }
+        if w.ssh_keys.contains_key(&k.id) {
+            return Err(WorldError::Duplicate {
+                kind: "ssh key",
+                id: k.id.to_string(),
+            });
+        }
+        if let Some(p) = k.project.filter(|p| !w.projects.contains_key(p)) {
+            return Err(unknown(format!("ssh key {}", k.id), "project", p));
+        }
+        check_bounds(Some(&k.label), Some(&k.key), Some(&k.tags))
+            .and_then(|()| check_public_key(&k.key))
+            .map_err(|e| WorldError::SshKey {
+                id: k.id,
+                reason: e.messages.join("; "),
+            })?;
+        if !seen.insert((k.project, k.key.as_str())) {
+            return Err(WorldError::SshKey {
+                id: k.id,
+                reason: "Fingerprint has already been taken".to_string(),
+            });
+        }
+        w.ssh_keys
+            .rows()
+            .insert(&mut w.journal, k.id, now, |meta| Kept {
+                rec: k.clone(),
+                meta,
+            });
+    }
+    Ok(())
+}
+
+/// Saves the SSH keys into `doc`, oldest first.
+fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    doc.ssh_keys = oldest_first(w.ssh_keys.iter(), |k| k.meta.seq)
+        .into_iter()
+        .map(|k| k.rec.clone())
+        .collect();
 }

@@ -5,12 +5,10 @@ use uuid::Uuid;
 
 use super::record::Kept;
 use super::rules::Fingerprint;
+use super::COLLECTION;
 use crate::model::project;
 use crate::model::render::{Href, Stamp, Stub};
 use crate::model::World;
-
-/// The collection of SSH keys' paths and hrefs.
-pub(crate) const COLLECTION: &str = "ssh-keys";
 
 /// An SSH key in a reply.
 #[derive(Serialize)]

@@ -3,7 +3,20 @@
 //! in a bounded log the world does not save; the fake has no incidents.
 //!
 //! - `operations`: the operations modelled.
+//!
+//! The log ([`SupportLog`]), the world's field, is here, below them.
 
 mod operations;
 
-pub(crate) use operations::{SupportLog, RESOURCE};
+use std::collections::VecDeque;
+
+use uuid::Uuid;
+
+pub(crate) use operations::RESOURCE;
+
+/// The support requests sent, newest last.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SupportLog {
+    /// `(subject, project)` of each.
+    pub(crate) requests: VecDeque<(String, Option<Uuid>)>,
+}

@@ -1,7 +1,5 @@
 //! `requestSupport` and `findIncidents`.
 
-use std::collections::VecDeque;
-
 use metal_api::operation as op;
 use metal_api::types;
 use serde::Serialize;
@@ -16,13 +14,6 @@ use crate::model::resource::{acts, Modelled, Prepared, Resource};
 
 /// The most support requests the log keeps (the oldest go first).
 const LOG_CAPACITY: usize = 1000;
-
-/// The support requests sent, newest last.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct SupportLog {
-    /// `(subject, project)` of each.
-    pub(crate) requests: VecDeque<(String, Option<Uuid>)>,
-}
 
 /// Support requests and incidents.
 pub(crate) static RESOURCE: Resource = Resource {

@@ -11,6 +11,9 @@ mod operations;
 pub use operations::Transfer;
 pub(crate) use operations::{Kept, RESOURCE};
 
+/// The collection of transfer requests' paths and hrefs.
+pub(crate) const COLLECTION: &str = "transfers";
+
 crate::model::journal::owned_table! {
     /// The world's project transfer requests, by ID: written only here.
     Transfers of Kept

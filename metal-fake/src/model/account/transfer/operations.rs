@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::access::{Owner, ACCESS_DENIED};
@@ -22,9 +23,6 @@ use crate::model::render::{reply, Href, Stamp, Stub};
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
 use crate::model::world::oldest_first;
 use crate::model::{organization, project, World};
-
-/// The collection of transfer requests' paths and hrefs.
-pub(crate) const COLLECTION: &str = "transfers";
 
 /// A request to move a project to another organisation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

@@ -19,7 +19,10 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::User;
-pub(crate) use view::{Avatar, UserLimited, UserLite, COLLECTION};
+pub(crate) use view::{Avatar, UserLimited, UserLite};
+
+/// The collection of users' paths and hrefs.
+pub(crate) const COLLECTION: &str = "users";
 
 crate::model::journal::owned_table! {
     /// The world's users, by ID: written only here.

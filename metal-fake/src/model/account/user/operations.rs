@@ -12,7 +12,7 @@ use uuid::Uuid;
 use super::record::{Kept, User};
 use super::rules::change_user;
 use super::security;
-use super::view::COLLECTION;
+use super::COLLECTION;
 use crate::call::{ApiError, Call};
 use crate::document::{WorldDoc, WorldError, MAX_NAME};
 use crate::model::access::Owner;

@@ -4,11 +4,9 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::record::Kept;
+use super::COLLECTION;
 use crate::model::render::{Href, ShortId, Stamp, Stub};
 use crate::model::World;
-
-/// The collection of users' paths and hrefs.
-pub(crate) const COLLECTION: &str = "users";
 
 /// A user where a record names it (a device's `created_by`).
 #[derive(Serialize)]

@@ -6,17 +6,21 @@
 //! - `rules`: the create (each entry's devices, and what could not be
 //!   made) and the delete (`remove_associated_instances`).
 //! - `view`: a batch as the API sends it.
-//! - `operations`: the operations modelled, and who owns a batch.
+//! - `operations`: the operations modelled, who owns a batch, and how
+//!   batches load and save.
 
 mod operations;
 mod record;
 mod rules;
 mod view;
 
+pub(crate) use operations::entry;
 pub(crate) use operations::RESOURCE;
-pub(crate) use record::{entry, Kept};
+pub(crate) use record::Kept;
 pub use record::{Batch, DeviceBatchState};
-pub(crate) use view::COLLECTION;
+
+/// The collection of batches' paths.
+pub(crate) const COLLECTION: &str = "batches";
 
 crate::model::journal::owned_table! {
     /// The world's device batches, by ID: written only here.

@@ -10,9 +10,6 @@ use crate::model::project::ProjectField;
 use crate::model::render::{Expand, Stamp, Stub};
 use crate::model::World;
 
-/// The collection of batches' paths.
-pub(crate) const COLLECTION: &str = "batches";
-
 /// A batch in a reply (the spec's `Batch` has no `href`).
 #[derive(Serialize)]
 pub(crate) struct BatchView<'a> {

@@ -2,12 +2,12 @@
 //! on-demand devices, and how the API reports it (a level, never a count).
 //!
 //! - `record`: [`Capacity`], one pool's document entry, and the world's
-//!   table of pools; how they load and save.
+//!   table of pools.
 //! - `rules`: what an on-demand create takes (and its delete gives back),
 //!   the level a metro or facility reports, a capacity check.
 //! - `view`: the capacity lists and check replies.
 //! - `operations`: the operations modelled (the global ones and the
-//!   organization's twins).
+//!   organization's twins), and how the pools load and save.
 
 mod operations;
 mod record;
@@ -15,6 +15,9 @@ mod rules;
 mod view;
 
 pub(crate) use operations::RESOURCE;
-pub(crate) use record::Table;
 pub use record::{Capacity, CapacityLevel};
-pub(crate) use rules::{Place, DEFAULT_ON_DEMAND, NO_FACILITY, NO_SERVERS_IN_METRO};
+pub(crate) use record::{Table, DEFAULT_ON_DEMAND};
+pub(crate) use rules::{Place, NO_FACILITY, NO_SERVERS_IN_METRO};
+
+/// The collection of capacity's paths.
+pub(crate) const COLLECTION: &str = "capacity";

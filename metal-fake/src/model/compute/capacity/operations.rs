@@ -4,12 +4,17 @@
 
 use metal_api::operation as op;
 use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record;
-use super::view::{CheckList, Checked, COLLECTION};
+use super::record::{Capacity, Table};
+use super::view::{CheckList, Checked};
+use super::COLLECTION;
 use crate::call::{ApiError, Call};
+use crate::document::{WorldDoc, WorldError, MAX_RECORDS};
 use crate::model::access::Owner;
+use crate::model::load::{unique, unknown};
 use crate::model::organization;
 use crate::model::render::reply;
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
@@ -38,8 +43,8 @@ pub(crate) static RESOURCE: Resource = Resource {
         .names("id", &organization::RESOURCE),
     ],
     owner,
-    load: record::load,
-    save: record::save,
+    load,
+    save,
 };
 
 /// No path names a pool by `{id}`.
@@ -167,4 +172,120 @@ fn check_for_metro(call: &Call) -> Result<Prepared, ApiError> {
             .collect();
         reply(&CheckList { servers })
     })
+}
+
+/// Loads the document's pools and those it inherits from the catalog:
+/// each naming one metro or one facility and a plan of the catalog, no
+/// (place, plan) twice, each metro with a facility to place its machines
+/// in; then, for each plan sold on demand or on the spot market and each
+/// metro it is sold in where it has no pool (of the metro or of one of its
+/// facilities), a pool of the world's default size in the metro's first
+/// facility. At most
+/// [`MAX_RECORDS`] machines in all (each machine can become a device).
+fn load(w: &mut World, doc: &WorldDoc, _: Instant) -> Result<(), WorldError> {
+    let mut seen = HashSet::new();
+    let mut total: u64 = 0;
+    // The catalog's pools are where and how it sells a plan; each holds
+    // the world's default number of machines.
+    let mut pools: Vec<Capacity> = w
+        .catalog
+        .capacity
+        .iter()
+        .map(|c| Capacity {
+            available: w.implicit_machines,
+            ..c.clone()
+        })
+        .collect();
+    pools.extend(doc.capacity.iter().cloned());
+    for c in &pools {
+        let from = || format!("capacity of plan {}", c.plan);
+        let place = match (&c.metro, &c.facility) {
+            (Some(m), None) => {
+                if w.catalog.metro(m).is_none() {
+                    return Err(unknown(from(), "metro", m));
+                }
+                if !w.catalog.facilities.iter().any(|f| f.metro == *m) {
+                    return Err(WorldError::Inconsistent(format!(
+                        "{}: metro {m} has no facility to place devices in",
+                        from()
+                    )));
+                }
+                format!("metro {m}")
+            }
+            (None, Some(f)) => {
+                if w.catalog.facility(f).is_none() {
+                    return Err(unknown(from(), "facility", f));
+                }
+                format!("facility {f}")
+            }
+            _ => {
+                return Err(WorldError::Inconsistent(format!(
+                    "{}: names exactly one of metro and facility",
+                    from()
+                )))
+            }
+        };
+        if w.catalog.plan(&c.plan).is_none() {
+            return Err(unknown(from(), "plan", &c.plan));
+        }
+        let shown = format!("{place} plan {}", c.plan);
+        unique(&mut seen, shown.clone(), "capacity", shown)?;
+        total += u64::from(c.available);
+    }
+    let implicit = implicit_pools(w, &pools);
+    total += implicit.len() as u64 * u64::from(w.implicit_machines);
+    pools.extend(implicit);
+    if total > MAX_RECORDS as u64 {
+        return Err(WorldError::Inconsistent(format!(
+            "capacity: {total} machines in all, more than the fake holds ({MAX_RECORDS})"
+        )));
+    }
+    w.capacity = Table {
+        pools,
+        taken: HashMap::new(),
+    };
+    Ok(())
+}
+
+/// The pools a world gets without saying so: one of the world's default
+/// size for each (plan sold on demand or on the spot market, metro it is
+/// sold in) that no pool of `given` covers, in the metro's first facility
+/// (where its devices go, and which `/plans` then lists in `available_in`).
+fn implicit_pools(w: &World, given: &[Capacity]) -> Vec<Capacity> {
+    let c = &w.catalog;
+    let metro_of = |f: &str| c.facility(f).map(|f| f.metro.as_str());
+    let covered = |plan: &str, metro: &str| {
+        given.iter().any(|p| {
+            p.plan == plan
+                && (p.metro.as_deref() == Some(metro)
+                    || p.facility.as_deref().and_then(metro_of) == Some(metro))
+        })
+    };
+    let mut out = Vec::new();
+    for plan in &c.plans {
+        let sold = plan.deployment_types.iter().flatten().next().is_some();
+        if !sold {
+            continue;
+        }
+        for pm in plan.metros.iter().flatten() {
+            let Some(first) = w.placement(&pm.code) else {
+                continue;
+            };
+            if !covered(&plan.slug, &pm.code) {
+                out.push(Capacity {
+                    metro: None,
+                    facility: Some(first.to_string()),
+                    plan: plan.slug.clone(),
+                    available: w.implicit_machines,
+                    level: None,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Saves the pools into `doc`, as many machines free as now.
+fn save(w: &World, doc: &mut WorldDoc, _: Instant) {
+    doc.capacity = w.capacity.pools.clone();
 }

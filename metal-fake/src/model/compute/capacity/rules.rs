@@ -10,11 +10,6 @@ use crate::call::ApiError;
 use crate::model::device::FAILED_PROVISIONING_PROJECT;
 use crate::model::World;
 
-/// The machines of each plan in each facility of a world built from the
-/// builder's shortcuts ([`crate::FakeBuilder`], the binary's `--project`),
-/// so that on-demand creates work there without a world document.
-pub(crate) const DEFAULT_ON_DEMAND: u32 = 10;
-
 /// The real API's refusal of an on-demand create in a metro without a free
 /// machine of the plan (packngo PR 246's log).
 pub(crate) const NO_SERVERS_IN_METRO: &str = "There aren't available servers in that metro";

@@ -8,9 +8,6 @@ use serde::Serialize;
 use super::record::CapacityLevel;
 use crate::model::World;
 
-/// The collection of capacity's paths.
-pub(crate) const COLLECTION: &str = "capacity";
-
 /// `{"capacity": {...}}`, places and plans by code and slug.
 #[derive(Serialize)]
 pub(crate) struct CapacityList<'a> {

@@ -3,8 +3,9 @@
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::own_addresses::address_texts;
 use super::record::Kept;
-use super::view::{address_texts, DeviceView};
+use super::view::DeviceView;
 use crate::call::{ApiError, Call};
 use crate::model::list::{categories, flag, plan_in_categories, Listing, Page};
 use crate::model::render::{contains_ignoring_case, ShortId};

@@ -6,9 +6,10 @@
 use serde::Serialize;
 use uuid::Uuid;
 
+use super::own_addresses::own_blocks;
 use super::record::Kept;
 use super::rules::Fields;
-use super::view::{own_blocks, Iqn};
+use super::view::Iqn;
 use crate::call::{ApiError, Call};
 use crate::model::catalog::OperatingSystemView;
 use crate::model::render::{reply, ShortId};

@@ -17,6 +17,9 @@
 //! - `filter`: the filters of the project's device list.
 //! - `table`: the devices, with their provisioning's own state (which
 //!   fail, how many were made), written only in this folder.
+//! - `own_addresses`: its own addresses, derived from its record: their
+//!   text, netmasks and IDs (what its view, metadata and search read, and
+//!   other folders' rules).
 //! - `view`: a device as the API sends it.
 //! - `metadata`: what a device knows of itself (metadata, custom data,
 //!   user data), and the check of user data.
@@ -25,7 +28,8 @@
 //! - `telemetry`: its bandwidth and traffic (zero-filled series).
 //! - `diagnostics`: its health rollup and a console screenshot.
 //! - `firmware`: firmware sets (none modelled).
-//! - `operations`: the operations modelled, and who owns a device.
+//! - `operations`: the operations modelled, who owns a device, and how
+//!   the devices load and save.
 
 mod addressing;
 mod create;
@@ -37,6 +41,7 @@ mod keys;
 mod metadata;
 mod on_demand;
 mod operations;
+mod own_addresses;
 pub(crate) mod provisioning;
 mod record;
 mod rules;
@@ -50,9 +55,11 @@ pub(crate) use failures::FailurePlan;
 pub use failures::{FailProvisioning, RandomFailures};
 pub(crate) use filter::DeviceFilter;
 pub(crate) use operations::RESOURCE;
+pub(crate) use own_addresses::{address_texts, own_block_owner, own_blocks, OwnBlock};
 pub(crate) use record::{entry, smallest_public_ipv4, Kept, Step, FAILED_PROVISIONING_PROJECT};
 pub use record::{Device, DeviceState, OwnAddress, OwnCidrs};
 pub(crate) use table::Devices;
-pub(crate) use view::{
-    address_texts, own_block_owner, own_blocks, Addresses, DeviceField, OwnBlock, COLLECTION,
-};
+pub(crate) use view::{Addresses, DeviceField, ReservationWithDevice};
+
+/// The collection of devices' paths and hrefs.
+pub(crate) const COLLECTION: &str = "devices";

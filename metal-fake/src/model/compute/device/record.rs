@@ -8,12 +8,9 @@ use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::document::{seconds, WorldDoc, WorldError};
 use crate::model::journal::{record, Meta, Scope};
-use crate::model::load::unknown;
 use crate::model::relations::Kind;
-use crate::model::world::oldest_first;
-use crate::model::{Timings, World};
+use crate::model::Timings;
 
 /// A device: what a world document seeds, and what the world keeps.
 ///
@@ -304,7 +301,7 @@ pub(crate) enum Phase {
 
 impl Phase {
     /// The state a device reports as the phase begins.
-    fn first_state(self) -> DeviceState {
+    pub(crate) fn first_state(self) -> DeviceState {
         match self {
             Self::Provisioning => DeviceState::Queued,
             Self::PoweringOn => DeviceState::PoweringOn,
@@ -501,114 +498,6 @@ impl Kept {
         };
         (phase, elapsed)
     }
-}
-
-/// `now` less `d`, refused when the clock cannot go back that far.
-fn before(now: Instant, d: Duration, id: Uuid) -> Result<Instant, WorldError> {
-    now.checked_sub(d).ok_or_else(|| {
-        WorldError::Inconsistent(format!(
-            "device {id}: the clock cannot go {} s back",
-            d.as_secs_f64()
-        ))
-    })
-}
-
-/// Loads the document's devices: each in a project the world has, on a
-/// plan and in a facility of its catalog, on a reservation of the same
-/// project, plan and facility that holds no other device, in the phase
-/// that reports its seeded state.
-pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
-    for d in &doc.devices {
-        let from = || format!("device {}", d.id);
-        if w.devices.contains_key(&d.id) {
-            return Err(WorldError::Duplicate {
-                kind: "device",
-                id: d.id.to_string(),
-            });
-        }
-        if !w.projects.contains_key(&d.project) {
-            return Err(unknown(from(), "project", d.project));
-        }
-        w.catalog.check_placement(&from, &d.plan, &d.facility)?;
-        let fields = super::rules::Fields {
-            hostname: Some(&d.hostname),
-            description: d.description.as_deref(),
-            tags: Some(&d.tags),
-            userdata: d.userdata.as_deref(),
-            ipxe_script_url: d.ipxe_script_url.as_deref(),
-            customdata: Some(&d.customdata),
-        };
-        if let Some(problem) = fields.problem() {
-            return Err(WorldError::Inconsistent(format!(
-                "device {}: {problem}",
-                d.id
-            )));
-        }
-        if !d.own_cidrs.valid() {
-            return Err(WorldError::Inconsistent(format!(
-                "device {}: its own blocks are /28 to /31 (IPv4) and /124 to /127 (IPv6)",
-                d.id
-            )));
-        }
-        if let Some(r) = d.reservation {
-            let kept = w
-                .reservations
-                .get(&r)
-                .ok_or_else(|| unknown(from(), "reservation", r))?;
-            let problem = if kept.rec.project != d.project {
-                Some("is in another project")
-            } else if kept.live.device.is_some() {
-                Some("already holds another device")
-            } else if (kept.rec.plan.as_str(), kept.rec.facility.as_str())
-                != (d.plan.as_str(), d.facility.as_str())
-            {
-                Some("has another plan or facility")
-            } else {
-                None
-            };
-            if let Some(problem) = problem {
-                return Err(WorldError::Inconsistent(format!(
-                    "device {}: its reservation {r} {problem}",
-                    d.id
-                )));
-            }
-        }
-        let elapsed = match d.state_elapsed_seconds {
-            Some(s) => Some(seconds("state_elapsed_seconds", d.id, s)?),
-            None => None,
-        };
-        let (phase, elapsed) = Kept::phase_of(d.state, elapsed, &w.timings);
-        let since = before(now, elapsed, d.id)?;
-        let mut live = Live::provisioning(since, d.state == DeviceState::Failed, Vec::new());
-        // The keys the API attached at create are not part of the
-        // document.
-        live.phase = phase;
-        live.state = phase.first_state();
-        w.devices
-            .rows
-            .insert(&mut w.journal, d.id, now, |meta| Kept {
-                rec: d.clone(),
-                meta,
-                live,
-            });
-        if let Some(r) = d.reservation {
-            w.hold(r, d.id, now);
-        }
-        // Its steps already due (a seeded `active` device's provisioning)
-        // are made when the load drains the queue.
-        w.queue_phase(d.id);
-        w.queue_termination(d.id);
-    }
-    Ok(())
-}
-
-/// Saves the devices into `doc`, oldest first, each with the state it
-/// reports at `now` and the time since its phase began.
-pub(crate) fn save(w: &World, doc: &mut WorldDoc, now: Instant) {
-    doc.devices = oldest_first(w.devices.iter(), |d| d.meta.seq)
-        .into_iter()
-        .map(|d| entry(d, now))
-        .collect();
 }
 
 /// One device's entry in a world document at `now`: the state it reports

@@ -5,8 +5,8 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record::Kept;
-use super::view::ReservationView;
 use crate::call::{ApiError, Call};
+use crate::model::device::ReservationWithDevice;
 use crate::model::list::{one_of, Listing, Page};
 use crate::model::render::{contains_ignoring_case, ShortId};
 use crate::model::World;
@@ -46,7 +46,7 @@ impl World {
         filter: &ReservationFilter,
         listing: &Listing,
         now: Instant,
-    ) -> Result<Page<ReservationView<'a>>, ApiError> {
+    ) -> Result<Page<ReservationWithDevice<'a>>, ApiError> {
         let recs = self
             .reservations
             .values()

@@ -8,7 +8,8 @@
 //! - `view`: a reservation as the API sends it.
 //! - `by_organization`: an organisation's reservations, a path outside
 //!   the 2024 spec.
-//! - `operations`: the operations modelled, and who owns a reservation.
+//! - `operations`: the operations modelled, who owns a reservation, and
+//!   how reservations load and save.
 
 mod by_organization;
 mod filter;
@@ -20,7 +21,10 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub use record::HardwareReservation;
 pub(crate) use record::{entry, Kept};
-pub(crate) use view::{ReservationView, COLLECTION};
+pub(crate) use view::ReservationView;
+
+/// The collection of reservations' paths and hrefs.
+pub(crate) const COLLECTION: &str = "hardware-reservations";
 
 crate::model::journal::owned_table! {
     /// The world's hardware reservations, by ID: written only here.

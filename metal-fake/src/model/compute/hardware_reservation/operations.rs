@@ -3,17 +3,21 @@
 
 use metal_api::operation as op;
 use metal_api::types;
+use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::by_organization;
 use super::filter::ReservationFilter;
-use super::record;
-use super::view::COLLECTION;
+use super::record::{entry, Kept, Live};
+use super::COLLECTION;
 use crate::call::{ApiError, Call};
+use crate::document::{seconds, WorldDoc, WorldError};
 use crate::model::access::Owner;
 use crate::model::list::Listing;
+use crate::model::load::unknown;
 use crate::model::render::reply;
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
+use crate::model::world::oldest_first;
 use crate::model::World;
 use crate::model::{organization, project};
 
@@ -46,8 +50,8 @@ pub(crate) static RESOURCE: Resource = Resource {
         .names("id", &organization::RESOURCE),
     ],
     owner,
-    load: record::load,
-    save: record::save,
+    load,
+    save,
 };
 
 fn owner(w: &World, id: Uuid) -> Option<Owner> {
@@ -102,4 +106,46 @@ fn activate_hardware_reservation(call: &Call) -> Result<Prepared, ApiError> {
         let r = w.reservations.get(&id).ok_or_else(ApiError::not_found)?;
         reply(&w.reservation_view(r, &expand, now))
     })
+}
+
+/// Loads the document's reservations: each in a project the world has, on
+/// a plan and in a facility of its catalog.
+fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    for r in &doc.reservations {
+        let from = || format!("reservation {}", r.id);
+        if w.reservations.contains_key(&r.id) {
+            return Err(WorldError::Duplicate {
+                kind: "reservation",
+                id: r.id.to_string(),
+            });
+        }
+        if !w.projects.contains_key(&r.project) {
+            return Err(unknown(from(), "project", r.project));
+        }
+        w.catalog.check_placement(&from, &r.plan, &r.facility)?;
+        let released_at = match r.released_in_seconds {
+            Some(s) => Some(now + seconds("released_in_seconds", r.id, s)?),
+            None => None,
+        };
+        w.reservations
+            .rows()
+            .insert(&mut w.journal, r.id, now, |meta| Kept {
+                rec: r.clone(),
+                meta,
+                live: Live::default(),
+            });
+        if let Some(at) = released_at {
+            w.release_at(r.id, at, now);
+        }
+    }
+    Ok(())
+}
+
+/// Saves the reservations into `doc`, oldest first, each with the time
+/// left at `now` before it is provisionable again.
+fn save(w: &World, doc: &mut WorldDoc, now: Instant) {
+    doc.reservations = oldest_first(w.reservations.iter(), |r| r.meta.seq)
+        .into_iter()
+        .map(|r| entry(r, now))
+        .collect();
 }

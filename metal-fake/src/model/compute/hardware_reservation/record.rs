@@ -7,12 +7,8 @@ use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::document::{seconds, WorldDoc, WorldError};
 use crate::model::journal::{record, Meta, Scope};
-use crate::model::load::unknown;
 use crate::model::relations::Kind;
-use crate::model::world::oldest_first;
-use crate::model::World;
 
 /// A hardware reservation. Which device it holds is said by the device.
 ///
@@ -72,48 +68,6 @@ impl Kept {
     pub(crate) fn provisionable(&self) -> bool {
         !self.rec.inactive && self.live.device.is_none() && !self.live.releasing
     }
-}
-
-/// Loads the document's reservations: each in a project the world has, on
-/// a plan and in a facility of its catalog.
-pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
-    for r in &doc.reservations {
-        let from = || format!("reservation {}", r.id);
-        if w.reservations.contains_key(&r.id) {
-            return Err(WorldError::Duplicate {
-                kind: "reservation",
-                id: r.id.to_string(),
-            });
-        }
-        if !w.projects.contains_key(&r.project) {
-            return Err(unknown(from(), "project", r.project));
-        }
-        w.catalog.check_placement(&from, &r.plan, &r.facility)?;
-        let released_at = match r.released_in_seconds {
-            Some(s) => Some(now + seconds("released_in_seconds", r.id, s)?),
-            None => None,
-        };
-        w.reservations
-            .rows()
-            .insert(&mut w.journal, r.id, now, |meta| Kept {
-                rec: r.clone(),
-                meta,
-                live: Live::default(),
-            });
-        if let Some(at) = released_at {
-            w.release_at(r.id, at, now);
-        }
-    }
-    Ok(())
-}
-
-/// Saves the reservations into `doc`, oldest first, each with the time
-/// left at `now` before it is provisionable again.
-pub(crate) fn save(w: &World, doc: &mut WorldDoc, now: Instant) {
-    doc.reservations = oldest_first(w.reservations.iter(), |r| r.meta.seq)
-        .into_iter()
-        .map(|r| entry(r, now))
-        .collect();
 }
 
 /// One reservation's entry in a world document at `now`, with the time

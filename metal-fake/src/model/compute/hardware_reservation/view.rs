@@ -1,23 +1,24 @@
 //! A hardware reservation as the API sends it, written straight to bytes
-//! from the record, with `include`/`exclude` applied.
+//! from the record, with `include`/`exclude` applied. Its device, when
+//! included, is rendered by the caller (a reservation with its device
+//! whole is the device's view's `World::reservation_view`, which names
+//! both).
 
 use serde::Serialize;
 use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record::Kept;
+use super::COLLECTION;
 use crate::model::catalog::{FacilityView, PlanView};
-use crate::model::device::{self, DeviceField};
+use crate::model::device;
 use crate::model::project::ProjectField;
-use crate::model::render::{Expand, Href, ShortId, Stamp, Stub};
+use crate::model::render::{Expand, Href, ShortId, Stamp, Stub, Whole};
 use crate::model::World;
 
-/// The collection of reservations' paths and hrefs.
-pub(crate) const COLLECTION: &str = "hardware-reservations";
-
-/// A reservation in a reply.
+/// A reservation in a reply, its device (when included) a `D`.
 #[derive(Serialize)]
-pub(crate) struct ReservationView<'a> {
+pub(crate) struct ReservationView<'a, D> {
     id: Uuid,
     href: Href,
     short_id: ShortId,
@@ -33,25 +34,26 @@ pub(crate) struct ReservationView<'a> {
     facility: Option<FacilityView<'a>>,
     project: ProjectField<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) device: Option<DeviceField<'a>>,
+    pub(crate) device: Option<Whole<D>>,
 }
 
 impl World {
-    /// `r` as the API shows it at `now`, with `expand` applied.
-    pub(crate) fn reservation_view<'a>(
+    /// `r` as the API shows it at `now`, with `expand` applied: its
+    /// device whole when included, as `render_device` renders it with the
+    /// names under `device`, else a stub.
+    pub(crate) fn reservation_view_with<'a, D>(
         &'a self,
         r: &'a Kept,
         expand: &Expand,
-        now: Instant,
-    ) -> ReservationView<'a> {
+        _now: Instant,
+        render_device: impl FnOnce(&'a device::Kept, &Expand) -> D,
+    ) -> ReservationView<'a, D> {
         let rec = &r.rec;
         let device = r.live.device.map(|id| match self.devices.get(&id) {
             Some(d) if expand.includes("device") => {
-                let mut view = self.device_view(d, &expand.nested("device"), now);
-                view.set_reservation_stub(rec.id);
-                DeviceField::Full(Box::new(view))
+                Whole::Full(Box::new(render_device(d, &expand.nested("device"))))
             }
-            _ => DeviceField::Stub(Stub::new(device::COLLECTION, id)),
+            _ => Whole::Stub(Stub::new(device::COLLECTION, id)),
         });
         ReservationView {
             id: rec.id,

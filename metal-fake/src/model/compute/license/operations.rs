@@ -2,16 +2,22 @@
 
 use metal_api::operation as op;
 use metal_api::types;
+use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record;
-use super::view::{LicenseList, COLLECTION};
+use super::record::Kept;
+use super::rules::check;
+use super::view::LicenseList;
+use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
+use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
 use crate::model::list::Listing;
+use crate::model::load::unknown;
 use crate::model::project;
 use crate::model::render::reply;
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
+use crate::model::world::oldest_first;
 use crate::model::World;
 
 /// Licenses of projects.
@@ -28,8 +34,8 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(&op::DELETE_LICENSE, delete_license).names("id", &RESOURCE),
     ],
     owner,
-    load: record::load,
-    save: record::save,
+    load,
+    save,
 };
 
 fn owner(w: &World, id: Uuid) -> Option<Owner> {
@@ -91,4 +97,43 @@ fn delete_license(call: &Call) -> Result<Prepared, ApiError> {
         w.delete_license(id, now)?;
         Ok(Reply::Empty)
     })
+}
+
+/// Loads the document's licenses: each of a project the world has, with
+/// a product, a positive size and a description within bounds.
+fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    for l in &doc.licenses {
+        if w.licenses.contains_key(&l.id) {
+            return Err(WorldError::Duplicate {
+                kind: "license",
+                id: l.id.to_string(),
+            });
+        }
+        if !w.projects.contains_key(&l.project) {
+            return Err(unknown(format!("license {}", l.id), "project", l.project));
+        }
+        check(
+            Some(&l.licensee_product_id),
+            Some(l.size),
+            l.description.as_deref(),
+        )
+        .map_err(|e| {
+            WorldError::Inconsistent(format!("license {}: {}", l.id, e.messages.join("; ")))
+        })?;
+        w.licenses
+            .rows()
+            .insert(&mut w.journal, l.id, now, |meta| Kept {
+                rec: l.clone(),
+                meta,
+            });
+    }
+    Ok(())
+}
+
+/// Saves the licenses into `doc`, oldest first.
+fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    doc.licenses = oldest_first(w.licenses.iter(), |l| l.meta.seq)
+        .into_iter()
+        .map(|l| l.rec.clone())
+        .collect();
 }

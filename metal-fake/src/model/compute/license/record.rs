@@ -3,16 +3,10 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::rules::check;
-use crate::document::{WorldDoc, WorldError};
 use crate::model::journal::{record, Meta, Scope};
-use crate::model::load::unknown;
 use crate::model::relations::Kind;
-use crate::model::world::oldest_first;
-use crate::model::World;
 
 /// A software license of a project.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -42,42 +36,3 @@ pub(crate) struct Kept {
 }
 
 record!(Kept, Kind::License, |k| Scope::project(k.rec.project));
-
-/// Loads the document's licenses: each of a project the world has, with
-/// a product, a positive size and a description within bounds.
-pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
-    for l in &doc.licenses {
-        if w.licenses.contains_key(&l.id) {
-            return Err(WorldError::Duplicate {
-                kind: "license",
-                id: l.id.to_string(),
-            });
-        }
-        if !w.projects.contains_key(&l.project) {
-            return Err(unknown(format!("license {}", l.id), "project", l.project));
-        }
-        check(
-            Some(&l.licensee_product_id),
-            Some(l.size),
-            l.description.as_deref(),
-        )
-        .map_err(|e| {
-            WorldError::Inconsistent(format!("license {}: {}", l.id, e.messages.join("; ")))
-        })?;
-        w.licenses
-            .rows()
-            .insert(&mut w.journal, l.id, now, |meta| Kept {
-                rec: l.clone(),
-                meta,
-            });
-    }
-    Ok(())
-}
-
-/// Saves the licenses into `doc`, oldest first.
-pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.licenses = oldest_first(w.licenses.iter(), |l| l.meta.seq)
-        .into_iter()
-        .map(|l| l.rec.clone())
-        .collect();
-}

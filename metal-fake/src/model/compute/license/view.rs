@@ -8,9 +8,6 @@ use crate::model::project;
 use crate::model::render::{Stub, API_PREFIX};
 use crate::model::World;
 
-/// The collection of licenses' paths and hrefs.
-pub(crate) const COLLECTION: &str = "licenses";
-
 /// The collection the licensee product's href names.
 const PRODUCTS: &str = "licensee-products";
 

@@ -6,7 +6,8 @@
 //!   document entry.
 //! - `rules`: the create and what it may ask.
 //! - `view`: a reservation as the API sends it.
-//! - `operations`: the operations modelled.
+//! - `operations`: the operations modelled, and how reservations load
+//!   and save.
 
 mod operations;
 mod record;

@@ -6,7 +6,8 @@
 //! - `rules`: a create (a VRF gateway, a range inside its block, a 4-byte
 //!   ASN), a delete.
 //! - `view`: a neighbour as the API sends it.
-//! - `operations`: the operations modelled, and who owns a neighbour.
+//! - `operations`: the operations modelled, who owns a neighbour, and how
+//!   neighbours load and save.
 
 mod operations;
 mod record;
@@ -16,7 +17,9 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub use record::BgpDynamicNeighbor;
 pub(crate) use record::Kept;
-pub(crate) use view::COLLECTION;
+
+/// The collection of neighbours' paths and hrefs.
+pub(crate) const COLLECTION: &str = "bgp-dynamic-neighbors";
 
 crate::model::journal::owned_table! {
     /// The world's VRF gateways' BGP dynamic neighbours, by ID: written only here.

@@ -2,16 +2,21 @@
 //! neighbour.
 
 use metal_api::operation as op;
+use std::collections::HashSet;
+use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record::{self, Kept};
+use super::record::Kept;
 use super::rules::CreateInput;
-use super::view::COLLECTION;
+use super::COLLECTION;
 use crate::call::{ApiError, Call};
+use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
 use crate::model::list::{self, Listing};
+use crate::model::load::{unique, unknown};
 use crate::model::render::{reply, Href};
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
+use crate::model::world::oldest_first;
 use crate::model::{metal_gateway, World};
 
 /// BGP dynamic neighbours.
@@ -37,8 +42,8 @@ pub(crate) static RESOURCE: Resource = Resource {
         .names("id", &RESOURCE),
     ],
     owner,
-    load: record::load,
-    save: record::save,
+    load,
+    save,
 };
 
 fn owner(w: &World, id: Uuid) -> Option<Owner> {
@@ -108,4 +113,39 @@ fn delete_bgp_dynamic_neighbor_by_id(call: &Call) -> Result<Prepared, ApiError> 
         w.delete_neighbor(id, now)?;
         reply(&body)
     })
+}
+
+/// Loads the document's neighbours: each of a gateway the world has,
+/// checked as a create is.
+fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    let mut ids = HashSet::new();
+    for n in &doc.bgp_dynamic_neighbors {
+        let from = || format!("bgp dynamic neighbor {}", n.id);
+        unique(&mut ids, n.id, "bgp dynamic neighbor", n.id)?;
+        let project = w
+            .gateways
+            .get(&n.metal_gateway)
+            .map(|g| g.rec.project)
+            .ok_or_else(|| unknown(from(), "metal gateway", n.metal_gateway))?;
+        w.check_neighbor(n.metal_gateway, &n.bgp_neighbor_range, &n.tags)
+            .map_err(|e| {
+                WorldError::Inconsistent(format!("{}: {}", from(), e.messages.join("; ")))
+            })?;
+        w.bgp_dynamic_neighbors
+            .rows()
+            .insert(&mut w.journal, n.id, now, |meta| Kept {
+                rec: n.clone(),
+                project,
+                meta,
+            });
+    }
+    Ok(())
+}
+
+/// Saves the neighbours into `doc`, oldest first.
+fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    doc.bgp_dynamic_neighbors = oldest_first(w.bgp_dynamic_neighbors.iter(), |n| n.meta.seq)
+        .into_iter()
+        .map(|n| n.rec.clone())
+        .collect();
 }

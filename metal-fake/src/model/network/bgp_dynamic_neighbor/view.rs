@@ -4,12 +4,10 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::record::Kept;
+use super::COLLECTION;
 use crate::model::render::{Href, Stamp, Stub};
 use crate::model::user::UserLimited;
 use crate::model::World;
-
-/// The collection of neighbours' paths and hrefs.
-pub(crate) const COLLECTION: &str = "bgp-dynamic-neighbors";
 
 /// The one state the fake's neighbours report: configured at once.
 const ACTIVE: &str = "active";

@@ -9,7 +9,8 @@
 //! - `rules`: a create (the project's BGP on, one session a family), an
 //!   update (the default route), a delete; the neighbour data.
 //! - `view`: a session and the neighbour data as the API sends them.
-//! - `operations`: the operations modelled, and who owns a session.
+//! - `operations`: the operations modelled, who owns a session, and how
+//!   sessions load and save.
 
 mod operations;
 mod record;
@@ -19,7 +20,9 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::{AddressFamily, BgpSession};
-pub(crate) use view::COLLECTION;
+
+/// The collection of sessions' hrefs (`/bgp/sessions/{id}`).
+pub(crate) const COLLECTION: &str = "bgp/sessions";
 
 crate::model::journal::owned_table! {
     /// The world's devices' BGP sessions, by ID: written only here.

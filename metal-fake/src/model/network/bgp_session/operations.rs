@@ -3,14 +3,20 @@
 
 use metal_api::operation as op;
 use metal_api::types;
+use std::collections::HashSet;
+use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record;
+use super::record::Kept;
 use super::view::{neighbors_view, SessionList};
 use crate::call::{ApiError, Call, Reply};
+use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
+use crate::model::load::{unique, unknown};
 use crate::model::render::reply;
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
+use crate::model::world::oldest_first;
 use crate::model::World;
 use crate::model::{device, project};
 
@@ -29,8 +35,8 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(&op::DELETE_BGP_SESSION, delete_bgp_session).names("id", &RESOURCE),
     ],
     owner,
-    load: record::load,
-    save: record::save,
+    load,
+    save,
 };
 
 fn owner(w: &World, id: Uuid) -> Option<Owner> {
@@ -134,4 +140,47 @@ fn delete_bgp_session(call: &Call) -> Result<Prepared, ApiError> {
         w.delete_bgp_session(id, now)?;
         Ok(Reply::Empty)
     })
+}
+
+/// Loads the document's sessions: each of a device the world has, whose
+/// project has BGP on, one a family a device.
+fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    let mut ids = HashSet::new();
+    let mut families = HashSet::new();
+    for s in &doc.bgp_sessions {
+        let from = || format!("bgp session {}", s.id);
+        unique(&mut ids, s.id, "bgp session", s.id)?;
+        let d = w
+            .devices
+            .get(&s.device)
+            .ok_or_else(|| unknown(from(), "device", s.device))?;
+        if w.bgp_config_of(d.rec.project).is_none() {
+            return Err(WorldError::Inconsistent(format!(
+                "{}: its device's project has no BGP configuration",
+                from()
+            )));
+        }
+        if !families.insert((s.device, s.address_family)) {
+            return Err(WorldError::Inconsistent(format!(
+                "{}: its device has another {} session",
+                from(),
+                s.address_family.as_str()
+            )));
+        }
+        w.bgp_sessions
+            .rows()
+            .insert(&mut w.journal, s.id, now, |meta| Kept {
+                rec: s.clone(),
+                meta,
+            });
+    }
+    Ok(())
+}
+
+/// Saves the sessions into `doc`, oldest first.
+fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    doc.bgp_sessions = oldest_first(w.bgp_sessions.iter(), |s| s.meta.seq)
+        .into_iter()
+        .map(|s| s.rec.clone())
+        .collect();
 }

@@ -8,12 +8,10 @@ use uuid::Uuid;
 
 use super::record::Kept;
 use super::rules::{peer_ips, Neighbor, Route, PEER_AS};
+use super::COLLECTION;
 use crate::model::device::{self, DeviceField};
 use crate::model::render::{Empty, Expand, Href, Stamp, Stub};
 use crate::model::World;
-
-/// The collection of sessions' hrefs (`/bgp/sessions/{id}`).
-pub(crate) const COLLECTION: &str = "bgp/sessions";
 
 /// A session in a reply.
 #[derive(Serialize)]

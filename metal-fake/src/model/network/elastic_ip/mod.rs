@@ -5,7 +5,8 @@
 //! - `rules`: a create's refusals (a VRF gateway only, an address of the
 //!   project's public blocks not taken, a next hop in the gateway's block).
 //! - `view`: an elastic IP as the API sends it (an `IPAssignment`).
-//! - `operations`: the operations modelled, and who owns an elastic IP.
+//! - `operations`: the operations modelled, who owns an elastic IP, and
+//!   how elastic IPs load and save.
 
 mod operations;
 mod record;

@@ -1,20 +1,14 @@
 //! What the fake keeps of an elastic IP: its description (also its entry
 //! in the world document).
 
-use std::collections::HashSet;
 use std::net::Ipv4Addr;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::document::{WorldDoc, WorldError};
 use crate::model::journal::{record, Meta, Scope};
-use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
-use crate::model::world::oldest_first;
-use crate::model::World;
 
 /// An elastic IP of a Metal Gateway.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -48,36 +42,3 @@ pub(crate) struct Kept {
 }
 
 record!(Kept, Kind::ElasticIp, |k| Scope::project(k.project));
-
-/// Loads the document's elastic IPs: each of a VRF gateway the world has,
-/// by the same rules as a create.
-pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
-    let mut ids = HashSet::new();
-    for e in &doc.elastic_ips {
-        let from = || format!("elastic ip {}", e.id);
-        unique(&mut ids, e.id, "elastic ip", e.id)?;
-        let project = w
-            .gateways
-            .get(&e.metal_gateway)
-            .map(|g| g.rec.project)
-            .ok_or_else(|| unknown(from(), "metal gateway", e.metal_gateway))?;
-        w.check_elastic_ip(e)
-            .map_err(|why| WorldError::Inconsistent(format!("{}: {why}", from())))?;
-        w.elastic_ips
-            .rows()
-            .insert(&mut w.journal, e.id, now, |meta| Kept {
-                rec: e.clone(),
-                project,
-                meta,
-            });
-    }
-    Ok(())
-}
-
-/// Saves the elastic IPs into `doc`, oldest first.
-pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.elastic_ips = oldest_first(w.elastic_ips.iter(), |e| e.meta.seq)
-        .into_iter()
-        .map(|e| e.rec.clone())
-        .collect();
-}

@@ -1,19 +1,12 @@
 //! What the fake keeps of a global BGP range: its description (also its
 //! entry in the world document).
 
-use std::collections::HashSet;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::document::{WorldDoc, WorldError};
 use crate::model::journal::{record, Meta, Scope};
-use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
-use crate::model::world::oldest_first;
-use crate::model::World;
 
 /// A global BGP range of a project.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -42,7 +35,7 @@ record!(Kept, Kind::GlobalBgpRange, |k| Scope::project(
 
 /// The address family of `range` (`a.b.c.d/n` or an IPv6 CIDR, its host
 /// bits clear), else why not.
-fn family(range: &str) -> Result<u8, String> {
+pub(super) fn family(range: &str) -> Result<u8, String> {
     let bad = || format!("range {range:?} is not a CIDR network");
     let (address, prefix) = range.split_once('/').ok_or_else(bad)?;
     let address: std::net::IpAddr = address.parse().map_err(|_| bad())?;
@@ -55,37 +48,6 @@ fn family(range: &str) -> Result<u8, String> {
         return Err(bad());
     }
     Ok(if bits == 32 { 4 } else { 6 })
-}
-
-/// Loads the document's ranges: each a CIDR network of a project the
-/// world has.
-pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
-    let mut ids = HashSet::new();
-    for r in &doc.global_bgp_ranges {
-        let from = || format!("global bgp range {}", r.id);
-        unique(&mut ids, r.id, "global bgp range", r.id)?;
-        if !w.projects.contains_key(&r.project) {
-            return Err(unknown(from(), "project", r.project));
-        }
-        let address_family = family(&r.range)
-            .map_err(|why| WorldError::Inconsistent(format!("{}: {why}", from())))?;
-        w.global_bgp_ranges
-            .rows()
-            .insert(&mut w.journal, r.id, now, |meta| Kept {
-                rec: r.clone(),
-                address_family,
-                meta,
-            });
-    }
-    Ok(())
-}
-
-/// Saves the ranges into `doc`, oldest first.
-pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.global_bgp_ranges = oldest_first(w.global_bgp_ranges.iter(), |r| r.meta.seq)
-        .into_iter()
-        .map(|r| r.rec.clone())
-        .collect();
 }
 
 #[cfg(test)]

@@ -5,12 +5,10 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::record::Kept;
+use super::COLLECTION;
 use crate::model::project;
 use crate::model::render::{Href, Stub};
 use crate::model::World;
-
-/// The collection of ranges' hrefs.
-pub(crate) const COLLECTION: &str = "global-bgp-ranges";
 
 /// A range in a reply.
 #[derive(Serialize)]

@@ -10,7 +10,8 @@
 //!   tokens, VLANs), an update, a delete, and the timed activation.
 //! - `view`: a connection and its ports as the API sends them.
 //! - `catalog`: the metros with interconnections, and their prices.
-//! - `operations`: the operations modelled, and who owns a connection.
+//! - `operations`: the operations modelled, who owns a connection, and
+//!   how connections (and the metros with them) load and save.
 
 mod catalog;
 mod operations;
@@ -27,7 +28,18 @@ pub use record::{
 };
 pub(crate) use rules::CircuitsOn;
 pub(crate) use speed::parse_speed;
-pub(crate) use view::{port_href, COLLECTION};
+
+use uuid::Uuid;
+
+use crate::model::render::API_PREFIX;
+
+/// The collection of connections' paths and hrefs.
+pub(crate) const COLLECTION: &str = "connections";
+
+/// The href of port `port` of connection `connection`.
+pub(crate) fn port_href(connection: Uuid, port: Uuid) -> String {
+    format!("{API_PREFIX}/{COLLECTION}/{connection}/ports/{port}")
+}
 
 crate::model::journal::owned_table! {
     /// The world's interconnections, by ID: written only here.

@@ -5,17 +5,23 @@
 use metal_api::operation as op;
 use uuid::Uuid;
 
+use super::catalog;
+use super::record::InterconnectionStatus;
 use super::record::Kept;
+use super::rules;
 use super::rules::{CreateInput, UpdateInput};
-use super::view::{PortList, COLLECTION};
-use super::{catalog, record};
+use super::view::PortList;
+use super::COLLECTION;
 use crate::call::{ApiError, Call};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
 use crate::model::list::{self, Listing};
+use crate::model::load::{unique, unknown};
 use crate::model::render::{reply, Href};
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
+use crate::model::world::oldest_first;
 use crate::model::{organization, project, World};
+use std::collections::HashSet;
 use tokio::time::Instant;
 
 /// Interconnections (`/connections`).
@@ -64,12 +70,12 @@ fn owner(w: &World, id: Uuid) -> Option<Owner> {
 
 fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
     catalog::load_metros(w, doc)?;
-    record::load(w, doc, now)
+    load_connections(w, doc, now)
 }
 
 fn save(w: &World, doc: &mut WorldDoc, now: Instant) {
     catalog::save_metros(w, doc);
-    record::save(w, doc, now);
+    save_connections(w, doc, now);
 }
 
 fn create_for_organization(call: &Call) -> Result<Prepared, ApiError> {
@@ -232,4 +238,54 @@ fn get_metros(call: &Call) -> Result<Prepared, ApiError> {
 
 fn get_pricing(_call: &Call) -> Result<Prepared, ApiError> {
     acts(move |w, _, _| reply(&w.interconnection_pricing()))
+}
+
+/// Loads the document's interconnections: each of an organisation the
+/// world has (and a project of it), in a metro with interconnections,
+/// with as many ports (and service tokens) as its redundancy and type
+/// say; a requested one becomes active when its delay has passed.
+fn load_connections(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    let mut ids = HashSet::new();
+    for c in &doc.interconnections {
+        unique(&mut ids, c.id, "interconnection", c.id)?;
+        for p in c.ports.iter().chain(&c.service_tokens) {
+            unique(&mut ids, *p, "interconnection port or token", p)?;
+        }
+        let what = || format!("interconnection {}", c.id);
+        if !w.organizations.contains_key(&c.organization) {
+            return Err(unknown(what(), "organization", c.organization));
+        }
+        if let Some(p) = c.project {
+            let project = w
+                .projects
+                .get(&p)
+                .ok_or_else(|| unknown(what(), "project", p))?;
+            if project.rec.organization != Some(c.organization) {
+                return Err(WorldError::Inconsistent(format!(
+                    "{}: project {p} is not of its organization",
+                    what()
+                )));
+            }
+        }
+        rules::check_record(w, c)
+            .map_err(|why| WorldError::Inconsistent(format!("{}: {why}", what())))?;
+        w.interconnections
+            .rows()
+            .insert(&mut w.journal, c.id, now, |meta| Kept {
+                rec: c.clone(),
+                meta,
+            });
+        if c.status == InterconnectionStatus::Requested {
+            w.queue_interconnection_activation(c.id, now);
+        }
+    }
+    Ok(())
+}
+
+/// Saves the interconnections into `doc`, oldest first.
+fn save_connections(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    doc.interconnections = oldest_first(w.interconnections.iter(), |c| c.meta.seq)
+        .into_iter()
+        .map(|c| c.rec.clone())
+        .collect();
 }

@@ -1,20 +1,12 @@
 //! What the fake keeps of an interconnection: its description (also its
 //! entry in the world document), and its place in the journal.
 
-use std::collections::HashSet;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::rules;
-use crate::document::{WorldDoc, WorldError};
 use crate::model::journal::{record, Meta, Scope};
-use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
-use crate::model::world::oldest_first;
-use crate::model::World;
 
 /// Whether a connection is an organisation's own Fabric port or a shared
 /// connection of a project (with service tokens, on a shared port, or to
@@ -181,53 +173,3 @@ record!(Kept, Kind::Interconnection, |k| Scope {
     organization: Some(k.rec.organization),
     device: None,
 });
-
-/// Loads the document's interconnections: each of an organisation the
-/// world has (and a project of it), in a metro with interconnections,
-/// with as many ports (and service tokens) as its redundancy and type
-/// say; a requested one becomes active when its delay has passed.
-pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
-    let mut ids = HashSet::new();
-    for c in &doc.interconnections {
-        unique(&mut ids, c.id, "interconnection", c.id)?;
-        for p in c.ports.iter().chain(&c.service_tokens) {
-            unique(&mut ids, *p, "interconnection port or token", p)?;
-        }
-        let what = || format!("interconnection {}", c.id);
-        if !w.organizations.contains_key(&c.organization) {
-            return Err(unknown(what(), "organization", c.organization));
-        }
-        if let Some(p) = c.project {
-            let project = w
-                .projects
-                .get(&p)
-                .ok_or_else(|| unknown(what(), "project", p))?;
-            if project.rec.organization != Some(c.organization) {
-                return Err(WorldError::Inconsistent(format!(
-                    "{}: project {p} is not of its organization",
-                    what()
-                )));
-            }
-        }
-        rules::check_record(w, c)
-            .map_err(|why| WorldError::Inconsistent(format!("{}: {why}", what())))?;
-        w.interconnections
-            .rows()
-            .insert(&mut w.journal, c.id, now, |meta| Kept {
-                rec: c.clone(),
-                meta,
-            });
-        if c.status == InterconnectionStatus::Requested {
-            w.queue_interconnection_activation(c.id, now);
-        }
-    }
-    Ok(())
-}
-
-/// Saves the interconnections into `doc`, oldest first.
-pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.interconnections = oldest_first(w.interconnections.iter(), |c| c.meta.seq)
-        .into_iter()
-        .map(|c| c.rec.clone())
-        .collect();
-}

@@ -7,6 +7,7 @@ use serde::Serialize;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::port_href;
 use super::record::{
     FabricProvider, InterconnectionMode, InterconnectionStatus, InterconnectionType, Kept,
     Redundancy, TokenSide,
@@ -14,22 +15,14 @@ use super::record::{
 use crate::model::catalog::{FacilityView, MetroView};
 use crate::model::organization::{self, OrganizationView};
 use crate::model::project::ProjectField;
-use crate::model::render::{Expand, ShortId, Stamp, Stub, API_PREFIX};
+use crate::model::render::{Expand, ShortId, Stamp, Stub};
 use crate::model::resource::Scope;
 use crate::model::virtual_circuit::VcView;
 use crate::model::World;
 
-/// The collection of connections' paths and hrefs.
-pub(crate) const COLLECTION: &str = "connections";
-
 /// How long a service token stays usable after its connection is made
 /// (a fixed figure of the fake's).
 const TOKEN_LIFETIME: std::time::Duration = std::time::Duration::from_secs(180 * 24 * 3600);
-
-/// The href of port `port` of connection `connection`.
-pub(crate) fn port_href(connection: Uuid, port: Uuid) -> String {
-    format!("{API_PREFIX}/{COLLECTION}/{connection}/ports/{port}")
-}
 
 /// A connection's organisation: whole when included, else a stub.
 #[derive(Serialize)]

@@ -7,8 +7,9 @@ use metal_api::types;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::block::Block;
 use super::record::{IpAssignment, IpReservationState, IpReservationType};
-use super::rules::{Block, MAX_ASSIGNMENTS};
+use super::rules::MAX_ASSIGNMENTS;
 use crate::call::ApiError;
 use crate::model::device::{OwnAddress, OwnCidrs};
 use crate::model::World;

@@ -7,8 +7,8 @@ use std::net::Ipv4Addr;
 use serde::Serialize;
 use uuid::Uuid;
 
+use super::block::Block;
 use super::record::{IpReservationState, Kept};
-use super::rules::Block;
 use crate::call::{ApiError, Call};
 use crate::model::render::reply;
 use crate::model::resource::{acts, Prepared};

@@ -9,7 +9,7 @@
 use serde::Serialize;
 use uuid::Uuid;
 
-use super::view::COLLECTION;
+use super::COLLECTION;
 use crate::model::catalog::{FacilityView, MetroView};
 use crate::model::device::{self, OwnBlock};
 use crate::model::project::{self, ProjectField};

@@ -5,6 +5,7 @@
 //!
 //! - `record`: [`IpReservation`] and [`IpAssignment`], what the world keeps
 //!   and their document entries; the table of both.
+//! - `block`: a block of IPv4 addresses, as every rule reads one.
 //! - `rules`: a request (type, quantity, location, quota), an assignment
 //!   (an address of one of the project's blocks, in the device's metro),
 //!   an unassignment, a release (refused while assigned); the address
@@ -22,10 +23,12 @@
 //!   VRF's ranges.
 //! - `vrf_view`: a VRF's block as the API sends it, and either kind
 //!   where a reply may hold both.
-//! - `operations`: the operations modelled, and who owns an address.
+//! - `operations`: the operations modelled, who owns an address, and how
+//!   reservations and their assignments load and save.
 
 mod at_create;
 mod availability;
+mod block;
 mod device_blocks;
 mod operations;
 mod record;
@@ -35,9 +38,13 @@ mod view;
 mod vrf_block;
 mod vrf_view;
 
+pub(crate) use block::Block;
+pub(crate) use operations::entry;
 pub(crate) use operations::RESOURCE;
-pub(crate) use record::{entry, Table};
+pub(crate) use record::Table;
 pub use record::{IpAssignment, IpReservation, IpReservationState, IpReservationType};
-pub(crate) use rules::Block;
-pub(crate) use view::{Addressing, AssignmentView, ParentBlock, COLLECTION};
+pub(crate) use view::{Addressing, AssignmentView, ParentBlock};
 pub(crate) use vrf_view::{AnyReservationView, VrfReservationView};
+
+/// The collection of IP addresses' paths and hrefs.
+pub(crate) const COLLECTION: &str = "ips";

@@ -3,7 +3,7 @@
 //! world document), and the table that holds both, with the index by
 //! device a device's `ip_addresses` reads.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::net::Ipv4Addr;
 
 use schemars::JsonSchema;
@@ -11,13 +11,9 @@ use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::rules::{self, Block};
-use crate::document::{WorldDoc, WorldError};
+use super::block::Block;
 use crate::model::journal::{self, record, Journal, Meta, Scope};
-use crate::model::load::unknown;
 use crate::model::relations::Kind;
-use crate::model::world::oldest_first;
-use crate::model::World;
 
 /// What a reservation's addresses are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
@@ -269,107 +265,5 @@ impl Table {
             });
         self.by_device.remove(&(a.rec.device, a.meta.seq, id));
         Some(a)
-    }
-}
-
-/// Loads the document's reservations and their assignments: each block
-/// valid and apart from every other, of a project the world has, in a
-/// metro and facility it has; each assignment an address of its block, to
-/// a device of the project.
-pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
-    let mut ids = HashSet::new();
-    let mut blocks: Vec<(Block, Uuid)> = Vec::with_capacity(doc.ip_reservations.len());
-    let mut vrf_blocks: Vec<(Block, Uuid, Option<Uuid>)> = Vec::new();
-    let inconsistent =
-        |id: Uuid, why: String| WorldError::Inconsistent(format!("ip reservation {id}: {why}"));
-    for r in &doc.ip_reservations {
-        let from = || format!("ip reservation {}", r.id);
-        crate::model::load::unique(&mut ids, r.id, "ip reservation", r.id)?;
-        if !w.projects.contains_key(&r.project) {
-            return Err(unknown(from(), "project", r.project));
-        }
-        rules::check_record(w, r).map_err(|why| inconsistent(r.id, why))?;
-        let block = Block::new(r.network, r.cidr);
-        if r.kind == IpReservationType::Vrf {
-            // A VRF's blocks are apart within the VRF (checked there).
-            vrf_blocks.push((block, r.id, r.vrf));
-        } else {
-            blocks.push((block, r.id));
-        }
-        let mut rec = r.clone();
-        rec.assignments = Vec::new();
-        w.ips
-            .reservations
-            .insert(&mut w.journal, r.id, now, |meta| Kept {
-                rec,
-                meta,
-                assignments: Vec::new(),
-            });
-        rules::note_allocated(&mut w.ips, r.kind, block);
-        for a in &r.assignments {
-            crate::model::load::unique(&mut ids, a.id, "ip assignment", a.id)?;
-            let device = w
-                .devices
-                .get(&a.device)
-                .ok_or_else(|| unknown(format!("ip assignment {}", a.id), "device", a.device))?;
-            if device.rec.project != r.project {
-                return Err(inconsistent(
-                    r.id,
-                    format!("assignment {} is to a device of another project", a.id),
-                ));
-            }
-            let taken = Block::new(a.address, a.cidr);
-            if a.cidr > 32 || !block.holds(taken) || taken.network() != a.address {
-                return Err(inconsistent(
-                    r.id,
-                    format!("assignment {} is not a block of its addresses", a.id),
-                ));
-            }
-            w.ips
-                .insert_assignment(&mut w.journal, a.clone(), r.id, now);
-        }
-        if r.assignments.len() > rules::MAX_ASSIGNMENTS {
-            return Err(inconsistent(
-                r.id,
-                format!("more than {} assignments", rules::MAX_ASSIGNMENTS),
-            ));
-        }
-    }
-    for (i, (a, id, vrf)) in vrf_blocks.iter().enumerate() {
-        if let Some((_, other, _)) = vrf_blocks[..i]
-            .iter()
-            .find(|(b, _, v)| v == vrf && b.overlaps(*a))
-        {
-            return Err(inconsistent(
-                *id,
-                format!("its block overlaps ip reservation {other} of the same VRF"),
-            ));
-        }
-    }
-    blocks.sort_by_key(|(b, _)| b.first());
-    if let Some(pair) = blocks.windows(2).find(|p| p[1].0.first() <= p[0].0.last()) {
-        return Err(inconsistent(
-            pair[1].1,
-            format!("its block overlaps ip reservation {}", pair[0].1),
-        ));
-    }
-    Ok(())
-}
-
-/// Saves the reservations into `doc`, oldest first, each with the
-/// assignments whose device is still there.
-pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.ip_reservations = oldest_first(&w.ips.reservations, |r| r.meta.seq)
-        .into_iter()
-        .map(|r| entry(w, r))
-        .collect();
-}
-
-/// One reservation's entry in a world document, with the assignments
-/// whose device is still there.
-pub(crate) fn entry(w: &World, r: &Kept) -> IpReservation {
-    IpReservation {
-        assignments: w.live_assignments(r).map(|a| a.rec.clone()).collect(),
-        ..r.rec.clone()
     }
 }

@@ -23,7 +23,7 @@ impl IpUpdate {
     /// Reads an update body: a JSON object whose `details` (or
     /// `description`) is text, `tags` a list of text (`[]` clears them),
     /// `customdata` an object or the text of one; anything else is `422`.
-    /// A `null` is absent, as in every body ([`crate::model::request`]).
+    /// A `null` is absent, as in every body (see [`crate::Call::json`]).
     pub(crate) fn read(body: Value) -> Result<Self, ApiError> {
         let Value::Object(fields) = body else {
             return Err(ApiError::unprocessable("The body must be a JSON object"));

@@ -9,17 +9,15 @@ use std::net::Ipv4Addr;
 use serde::Serialize;
 use uuid::Uuid;
 
+use super::block::Block;
 use super::record::{IpReservationType, Kept, KeptAssignment};
-use super::rules::Block;
+use super::COLLECTION;
 use crate::model::catalog::{FacilityView, MetroView};
 use crate::model::device;
 use crate::model::metal_gateway::GatewayLite;
 use crate::model::project::{self, ProjectField};
 use crate::model::render::{Expand, Href, Stamp, Stub, Whole};
 use crate::model::World;
-
-/// The collection of IP addresses' paths and hrefs.
-pub(crate) const COLLECTION: &str = "ips";
 
 /// An IP reservation in a reply.
 #[derive(Serialize)]
@@ -155,12 +153,6 @@ impl ParentBlock {
             href: Href::new(COLLECTION, id),
         }
     }
-}
-
-/// A device's IP assignments: its own addresses and those of reservations.
-#[derive(Serialize)]
-pub(crate) struct AssignmentList<'a> {
-    pub(crate) ip_addresses: device::Addresses<'a>,
 }
 
 impl World {

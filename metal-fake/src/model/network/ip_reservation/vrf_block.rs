@@ -10,8 +10,8 @@ use serde::Deserialize;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::block::Block;
 use super::record::{IpReservation, IpReservationState, IpReservationType, Kept};
-use super::rules::Block;
 use crate::call::ApiError;
 use crate::model::bounds::{bad_tags, refuse, room_for, too_long, MAX_TEXT};
 use crate::model::World;

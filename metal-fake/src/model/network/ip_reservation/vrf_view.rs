@@ -8,7 +8,8 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::record::{IpReservationType, Kept};
-use super::view::{ReservationView, COLLECTION};
+use super::view::ReservationView;
+use super::COLLECTION;
 use crate::model::catalog::MetroView;
 use crate::model::metal_gateway::GatewayLite;
 use crate::model::project::{self, ProjectField};

@@ -7,20 +7,24 @@
 //! - `rules`: a create (the VLAN free of gateways, the block of its metro
 //!   and project), a delete (`deleting`, then gone with a block made with
 //!   it).
-//! - `view`: a gateway as the API sends it, and the short form VLANs and
-//!   IP reservations show.
-//! - `operations`: the operations modelled, and who owns a gateway.
+//! - `view`: a gateway as the API sends it.
+//! - `lite`: the short form VLANs and IP reservations show.
+//! - `operations`: the operations modelled, who owns a gateway, and how
+//!   gateways load and save.
 
+mod lite;
 mod operations;
 mod record;
 mod rules;
 mod view;
 
+pub(crate) use lite::GatewayLite;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::MetalGateway;
-pub(crate) use view::GatewayLite;
-pub(crate) use view::COLLECTION;
+
+/// The collection of gateways' paths and hrefs.
+pub(crate) const COLLECTION: &str = "metal-gateways";
 
 crate::model::journal::owned_table! {
     /// The world's Metal Gateways, by ID: written only here.

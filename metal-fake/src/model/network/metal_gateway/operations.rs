@@ -1,18 +1,23 @@
 //! The Metal Gateway operations the fake models, and who owns a gateway.
 
 use metal_api::operation as op;
+use std::collections::HashSet;
+use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record::{self, Kept};
+use super::record::Kept;
 use super::rules::CreateInput;
-use super::view::COLLECTION;
+use super::COLLECTION;
 use crate::call::{ApiError, Call};
 use crate::coverage::Unread;
+use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
 use crate::model::list::Listing;
+use crate::model::load::{unique, unknown};
 use crate::model::project;
 use crate::model::render::reply;
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
+use crate::model::world::oldest_first;
 use crate::model::World;
 
 /// Metal Gateways.
@@ -35,8 +40,8 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(&op::DELETE_METAL_GATEWAY, delete_metal_gateway).names("id", &RESOURCE),
     ],
     owner,
-    load: record::load,
-    save: record::save,
+    load,
+    save,
 };
 
 fn owner(w: &World, id: Uuid) -> Option<Owner> {
@@ -89,4 +94,47 @@ fn delete_metal_gateway(call: &Call) -> Result<Prepared, ApiError> {
         let g = w.gateways.get(&id).ok_or_else(ApiError::not_found)?;
         reply(&w.gateway_view(g, &expand, now))
     })
+}
+
+/// Loads the document's gateways: each of a project the world has, on one
+/// of its VLANs that has no other gateway, with a block of the project in
+/// the VLAN's metro that no other gateway holds; one deleting is gone
+/// after its delay.
+fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    let mut ids = HashSet::new();
+    for g in &doc.metal_gateways {
+        let from = || format!("metal gateway {}", g.id);
+        unique(&mut ids, g.id, "metal gateway", g.id)?;
+        if !w.projects.contains_key(&g.project) {
+            return Err(unknown(from(), "project", g.project));
+        }
+        if !w.vlans.contains_key(&g.virtual_network) {
+            return Err(unknown(from(), "virtual network", g.virtual_network));
+        }
+        if !w.ips.reservations().contains_key(&g.ip_reservation) {
+            return Err(unknown(from(), "ip reservation", g.ip_reservation));
+        }
+        w.check_gateway(g.project, g.virtual_network, g.ip_reservation)
+            .map_err(|e| {
+                WorldError::Inconsistent(format!("{}: {}", from(), e.messages.join("; ")))
+            })?;
+        w.gateways
+            .rows()
+            .insert(&mut w.journal, g.id, now, |meta| Kept {
+                rec: g.clone(),
+                meta,
+            });
+        if g.deleting {
+            w.queue_gateway_gone(g.id, now);
+        }
+    }
+    Ok(())
+}
+
+/// Saves the gateways into `doc`, oldest first.
+fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    doc.metal_gateways = oldest_first(w.gateways.iter(), |g| g.meta.seq)
+        .into_iter()
+        .map(|g| g.rec.clone())
+        .collect();
 }

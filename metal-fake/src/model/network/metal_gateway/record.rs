@@ -1,19 +1,12 @@
 //! What the fake keeps of a Metal Gateway: its description (also its
 //! entry in the world document).
 
-use std::collections::HashSet;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::document::{WorldDoc, WorldError};
 use crate::model::journal::{record, Meta, Scope};
-use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
-use crate::model::world::oldest_first;
-use crate::model::World;
 
 /// A Metal Gateway of a project: a VLAN's router, with a block of
 /// addresses.
@@ -47,46 +40,3 @@ pub(crate) struct Kept {
 }
 
 record!(Kept, Kind::MetalGateway, |k| Scope::project(k.rec.project));
-
-/// Loads the document's gateways: each of a project the world has, on one
-/// of its VLANs that has no other gateway, with a block of the project in
-/// the VLAN's metro that no other gateway holds; one deleting is gone
-/// after its delay.
-pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
-    let mut ids = HashSet::new();
-    for g in &doc.metal_gateways {
-        let from = || format!("metal gateway {}", g.id);
-        unique(&mut ids, g.id, "metal gateway", g.id)?;
-        if !w.projects.contains_key(&g.project) {
-            return Err(unknown(from(), "project", g.project));
-        }
-        if !w.vlans.contains_key(&g.virtual_network) {
-            return Err(unknown(from(), "virtual network", g.virtual_network));
-        }
-        if !w.ips.reservations().contains_key(&g.ip_reservation) {
-            return Err(unknown(from(), "ip reservation", g.ip_reservation));
-        }
-        w.check_gateway(g.project, g.virtual_network, g.ip_reservation)
-            .map_err(|e| {
-                WorldError::Inconsistent(format!("{}: {}", from(), e.messages.join("; ")))
-            })?;
-        w.gateways
-            .rows()
-            .insert(&mut w.journal, g.id, now, |meta| Kept {
-                rec: g.clone(),
-                meta,
-            });
-        if g.deleting {
-            w.queue_gateway_gone(g.id, now);
-        }
-    }
-    Ok(())
-}
-
-/// Saves the gateways into `doc`, oldest first.
-pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.metal_gateways = oldest_first(w.gateways.iter(), |g| g.meta.seq)
-        .into_iter()
-        .map(|g| g.rec.clone())
-        .collect();
-}

@@ -1,31 +1,22 @@
 //! A Metal Gateway as the API sends it: the project, VLAN and block stubs
 //! unless included (Terraform reads it with
-//! `include=project,ip_reservation,virtual_network,vrf`); and the short
-//! form a VLAN's `metal_gateways` and a block's `metal_gateway` show.
+//! `include=project,ip_reservation,virtual_network,vrf`). The short form
+//! a VLAN's `metal_gateways` and a block's `metal_gateway` show is
+//! `lite`.
 
 use serde::Serialize;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::lite::state;
 use super::record::Kept;
+use super::COLLECTION;
 use crate::model::ip_reservation::AnyReservationView;
 use crate::model::project::ProjectField;
 use crate::model::render::{Expand, Href, Stamp, Stub};
 use crate::model::vlan::VlanField;
 use crate::model::vrf::VrfField;
 use crate::model::World;
-
-/// The collection of gateways' paths and hrefs.
-pub(crate) const COLLECTION: &str = "metal-gateways";
-
-/// A gateway's state: `ready` at once, `deleting` once deleted.
-fn state(g: &Kept) -> &'static str {
-    if g.rec.deleting {
-        "deleting"
-    } else {
-        "ready"
-    }
-}
 
 /// A gateway in a reply.
 #[derive(Serialize)]
@@ -51,20 +42,6 @@ pub(crate) struct GatewayView<'a> {
 enum BlockField<'a> {
     Full(Box<AnyReservationView<'a>>),
     Stub(Stub),
-}
-
-/// A gateway where a VLAN or a block names it: the spec's
-/// `MetalGatewayLite`.
-#[derive(Serialize)]
-pub(crate) struct GatewayLite {
-    id: Uuid,
-    href: Href,
-    state: &'static str,
-    vlan: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gateway_address: Option<String>,
-    created_at: Stamp,
-    updated_at: Stamp,
 }
 
 impl World {
@@ -106,26 +83,6 @@ impl World {
             created_at: made,
             updated_at: made,
             created_by: Stub::new(crate::model::user::COLLECTION, self.user),
-        }
-    }
-
-    /// `g` in short, as VLANs and blocks name it.
-    pub(crate) fn gateway_lite(&self, g: &Kept) -> GatewayLite {
-        let made = Stamp(self.clock.wall(g.meta.created));
-        GatewayLite {
-            id: g.rec.id,
-            href: Href::new(COLLECTION, g.rec.id),
-            state: state(g),
-            vlan: self
-                .vlans
-                .get(&g.rec.virtual_network)
-                .map_or(0, |v| v.rec.vxlan),
-            gateway_address: self.ips.reservations().get(&g.rec.ip_reservation).map(|r| {
-                let block = r.block();
-                format!("{}/{}", block.gateway(), block.cidr())
-            }),
-            created_at: made,
-            updated_at: made,
         }
     }
 }

@@ -13,7 +13,8 @@
 //!   network type.
 //! - `view`: a port as the API sends it (and as a device's
 //!   `network_ports` show it).
-//! - `operations`: the operations modelled, and who owns a port.
+//! - `operations`: the operations modelled, who owns a port, and how
+//!   ports load and save.
 
 mod layout;
 mod operations;
@@ -27,7 +28,9 @@ pub(crate) use record::Kept;
 pub use record::Port;
 pub(crate) use view::DevicePorts;
 pub(crate) use view::PortView;
-pub(crate) use view::COLLECTION;
+
+/// The collection of ports' paths and hrefs.
+pub(crate) const COLLECTION: &str = "ports";
 
 crate::model::journal::owned_table! {
     /// The world's ports changed from a fresh server's, by ID: written only here.

@@ -3,15 +3,20 @@
 
 use metal_api::operation as op;
 use metal_api::types;
+use std::collections::HashSet;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record;
+use super::layout;
+use super::record::{entry, Kept, Port, State};
 use super::rules::requested;
-use super::view::COLLECTION;
+use super::rules::MAX_VLANS_PER_PORT;
+use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
+use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
 use crate::model::list::flag_in_query_or_body;
+use crate::model::load::{unique, unknown};
 use crate::model::render::{reply, Expand};
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
 use crate::model::World;
@@ -31,8 +36,8 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(&op::CONVERT_LAYER3, convert_layer3).names("id", &RESOURCE),
     ],
     owner,
-    load: record::load,
-    save: record::save,
+    load,
+    save,
 };
 
 fn owner(w: &World, id: Uuid) -> Option<Owner> {
@@ -142,4 +147,110 @@ fn convert_layer3(call: &Call) -> Result<Prepared, ApiError> {
         .map(|r| requested(r.address_family, r.public))
         .collect::<Result<Vec<_>, _>>()?;
     change(call, move |w, id, now| w.convert_layer3(id, &request, now))
+}
+
+/// Loads the document's ports: each of a device the world has, named as
+/// its plan names ports, once; a bond's `bonded` and a physical port's
+/// `layer2` left alone; its VLANs of the device's project and metro, at
+/// most [`MAX_VLANS_PER_PORT`], a bonded physical port none; its native
+/// VLAN one of them.
+fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    let mut seen = HashSet::new();
+    for p in &doc.ports {
+        let what = || format!("port {} of device {}", p.name, p.device);
+        let inconsistent = |why: &str| WorldError::Inconsistent(format!("{}: {why}", what()));
+        let d = w
+            .devices
+            .get(&p.device)
+            .ok_or_else(|| unknown(what(), "device", p.device))?;
+        let slot = layout::slot_named(&d.rec.plan, &p.name)
+            .ok_or_else(|| inconsistent("the device's plan has no such port"))?;
+        unique(&mut seen, (p.device, slot.index), "port", what())?;
+        if slot.bond.is_none() && !p.bonded {
+            return Err(inconsistent(
+                "a bond's bonding follows its ports: leave bonded out",
+            ));
+        }
+        if slot.bond.is_some() && p.layer2 {
+            return Err(inconsistent("only a bond converts to layer 2"));
+        }
+        if slot.bond.is_some() && p.bonded && !p.virtual_networks.is_empty() {
+            return Err(inconsistent("a bonded port has no VLANs of its own"));
+        }
+        if p.virtual_networks.len() > MAX_VLANS_PER_PORT {
+            return Err(inconsistent(&format!(
+                "more than {MAX_VLANS_PER_PORT} VLANs"
+            )));
+        }
+        let metro = w.catalog.facility(&d.rec.facility).map(|f| f.metro.clone());
+        let mut vlans = HashSet::new();
+        for v in &p.virtual_networks {
+            let vlan = w
+                .vlans
+                .get(v)
+                .ok_or_else(|| unknown(what(), "virtual network", v))?;
+            if vlan.rec.project != d.rec.project || Some(&vlan.rec.metro) != metro.as_ref() {
+                return Err(inconsistent(&format!(
+                    "virtual network {v} is not of the device's project and metro"
+                )));
+            }
+            if !vlans.insert(*v) {
+                return Err(inconsistent(&format!(
+                    "virtual network {v} is assigned twice"
+                )));
+            }
+        }
+        if let Some(n) = p.native_virtual_network {
+            if !vlans.contains(&n) {
+                return Err(inconsistent(
+                    "its native virtual network is not one of its virtual networks",
+                ));
+            }
+        }
+        let state = State {
+            device: p.device,
+            slot,
+            bonded: p.bonded,
+            layer2: p.layer2,
+            vlans: p.virtual_networks.clone(),
+            native: p.native_virtual_network,
+        };
+        if !state.is_fresh() {
+            w.ports
+                .rows()
+                .insert(&mut w.journal, state.id(), now, |meta| Kept { state, meta });
+        }
+    }
+    Ok(())
+}
+
+/// Saves the ports that are not a fresh server's into `doc`, by device
+/// (oldest first) and port order.
+fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    let mut kept: Vec<&State> = w
+        .ports
+        .values()
+        .map(|p| &p.state)
+        .filter(|p| !p.is_fresh())
+        .collect();
+    kept.sort_by_key(|p| {
+        (
+            w.devices.get(&p.device).map_or(u64::MAX, |d| d.meta.seq),
+            p.slot.index,
+        )
+    });
+    doc.ports = kept.into_iter().map(entry).collect();
+}
+
+impl World {
+    /// The entries of `device`'s ports in a world document: those that are
+    /// not a fresh server's, in port order.
+    pub(crate) fn saved_ports_of(&self, device: Uuid) -> Vec<Port> {
+        layout::ids_of(device)
+            .filter_map(|id| self.ports.get(&id))
+            .map(|p| &p.state)
+            .filter(|p| !p.is_fresh())
+            .map(entry)
+            .collect()
+    }
 }

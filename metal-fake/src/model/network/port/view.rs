@@ -10,13 +10,11 @@ use uuid::Uuid;
 
 use super::layout::{self, mac, port_id, Mac, Slot};
 use super::rules::network_type;
+use super::COLLECTION;
 use crate::model::device;
 use crate::model::render::{Expand, Href};
 use crate::model::vlan::VlanField;
 use crate::model::World;
-
-/// The collection of ports' paths and hrefs.
-pub(crate) const COLLECTION: &str = "ports";
 
 /// A port in a reply.
 #[derive(Serialize)]

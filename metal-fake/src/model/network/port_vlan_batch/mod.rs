@@ -9,7 +9,7 @@
 //! - `rules`: a batch's create, its timed steps and what each assignment
 //!   does to the port.
 //! - `view`: a batch and a port's assignments as the API sends them.
-//! - `operations`: the operations modelled.
+//! - `operations`: the operations modelled, and how batches load and save.
 
 mod operations;
 mod record;

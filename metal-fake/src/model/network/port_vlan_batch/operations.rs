@@ -2,16 +2,23 @@
 //! port's VLAN assignments.
 
 use metal_api::operation as op;
+use std::collections::HashSet;
+use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record;
+use super::record::BatchState;
+use super::record::Kept;
 use super::rules::CreateInput;
+use super::rules::MAX_ASSIGNMENTS;
 use super::view::{AssignmentList, BatchList};
 use crate::call::{ApiError, Call};
+use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
+use crate::model::load::{unique, unknown};
 use crate::model::port;
 use crate::model::render::reply;
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
+use crate::model::world::oldest_first;
 use crate::model::World;
 
 /// Port VLAN assignment batches (under `/ports/{id}`).
@@ -33,8 +40,8 @@ pub(crate) static RESOURCE: Resource = Resource {
         .names("id", &port::RESOURCE),
     ],
     owner,
-    load: record::load,
-    save: record::save,
+    load,
+    save,
 };
 
 /// A batch's ID names nothing in a path of its own (`{batch_id}` follows
@@ -97,4 +104,57 @@ fn assignment(call: &Call) -> Result<Prepared, ApiError> {
             .ok_or_else(ApiError::not_found)?;
         reply(&one)
     })
+}
+
+/// Loads the document's batches: each on a port of a device the world
+/// has, of that device's project, within the bound of assignments; a
+/// queued or in-progress one goes on after its delay.
+fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    let mut ids = HashSet::new();
+    for b in &doc.port_vlan_batches {
+        unique(&mut ids, b.id, "port vlan batch", b.id)?;
+        let what = || format!("port vlan batch {}", b.id);
+        let (device, project) = w
+            .find_port(b.port)
+            .map(|(d, _)| (d.rec.id, d.rec.project))
+            .map_err(|_| unknown(what(), "port", b.port))?;
+        if project != b.project {
+            return Err(WorldError::Inconsistent(format!(
+                "{}: its project is not its port's device's",
+                what()
+            )));
+        }
+        if b.vlan_assignments.is_empty() || b.vlan_assignments.len() > MAX_ASSIGNMENTS {
+            return Err(WorldError::Inconsistent(format!(
+                "{}: 1 to {} assignments",
+                what(),
+                MAX_ASSIGNMENTS
+            )));
+        }
+        if b.error_messages.len() > MAX_ASSIGNMENTS {
+            return Err(WorldError::Inconsistent(format!(
+                "{}: too many error messages",
+                what()
+            )));
+        }
+        w.port_vlan_batches
+            .rows()
+            .insert(&mut w.journal, b.id, now, |meta| Kept {
+                rec: b.clone(),
+                meta,
+                device,
+            });
+        if matches!(b.state, BatchState::Queued | BatchState::InProgress) {
+            w.queue_batch_step(b.id, b.state, now);
+        }
+    }
+    Ok(())
+}
+
+/// Saves the batches into `doc`, oldest first.
+fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    doc.port_vlan_batches = oldest_first(w.port_vlan_batches.iter(), |b| b.meta.seq)
+        .into_iter()
+        .map(|b| b.rec.clone())
+        .collect();
 }

@@ -1,19 +1,12 @@
 //! What the fake keeps of a port VLAN assignment batch: its description
 //! (also its entry in the world document), and its place in the journal.
 
-use std::collections::HashSet;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::document::{WorldDoc, WorldError};
 use crate::model::journal::{record, Meta, Scope};
-use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
-use crate::model::world::oldest_first;
-use crate::model::World;
 
 /// Where a batch is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -92,57 +85,3 @@ record!(Kept, Kind::PortVlanBatch, |k| Scope {
     device: Some(k.device),
     ..Scope::default()
 });
-
-/// Loads the document's batches: each on a port of a device the world
-/// has, of that device's project, within the bound of assignments; a
-/// queued or in-progress one goes on after its delay.
-pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
-    let mut ids = HashSet::new();
-    for b in &doc.port_vlan_batches {
-        unique(&mut ids, b.id, "port vlan batch", b.id)?;
-        let what = || format!("port vlan batch {}", b.id);
-        let (device, project) = w
-            .find_port(b.port)
-            .map(|(d, _)| (d.rec.id, d.rec.project))
-            .map_err(|_| unknown(what(), "port", b.port))?;
-        if project != b.project {
-            return Err(WorldError::Inconsistent(format!(
-                "{}: its project is not its port's device's",
-                what()
-            )));
-        }
-        if b.vlan_assignments.is_empty() || b.vlan_assignments.len() > super::rules::MAX_ASSIGNMENTS
-        {
-            return Err(WorldError::Inconsistent(format!(
-                "{}: 1 to {} assignments",
-                what(),
-                super::rules::MAX_ASSIGNMENTS
-            )));
-        }
-        if b.error_messages.len() > super::rules::MAX_ASSIGNMENTS {
-            return Err(WorldError::Inconsistent(format!(
-                "{}: too many error messages",
-                what()
-            )));
-        }
-        w.port_vlan_batches
-            .rows()
-            .insert(&mut w.journal, b.id, now, |meta| Kept {
-                rec: b.clone(),
-                meta,
-                device,
-            });
-        if matches!(b.state, BatchState::Queued | BatchState::InProgress) {
-            w.queue_batch_step(b.id, b.state, now);
-        }
-    }
-    Ok(())
-}
-
-/// Saves the batches into `doc`, oldest first.
-pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.port_vlan_batches = oldest_first(w.port_vlan_batches.iter(), |b| b.meta.seq)
-        .into_iter()
-        .map(|b| b.rec.clone())
-        .collect();
-}

@@ -10,7 +10,8 @@
 //! - `vrf`: a VRF circuit's VRF and peering, checked against the VRF.
 //! - `peering`: a peering subnet's addresses, and the MD5 password.
 //! - `view`: a circuit as the API sends it.
-//! - `operations`: the operations modelled, and who owns a circuit.
+//! - `operations`: the operations modelled, who owns a circuit, and how
+//!   circuits load and save.
 
 mod operations;
 mod peering;
@@ -23,6 +24,9 @@ pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::{Peering, VirtualCircuit, VirtualCircuitStatus};
 pub(crate) use view::{VcView, VrfVcView};
+
+/// The collection of virtual circuits' paths.
+pub(crate) const COLLECTION: &str = "virtual-circuits";
 
 crate::model::journal::owned_table! {
     /// The world's virtual circuits, by ID: written only here.

@@ -2,16 +2,24 @@
 //! circuit.
 
 use metal_api::operation as op;
+use std::collections::HashSet;
+use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record;
+use super::record::Kept;
+use super::record::VirtualCircuitStatus;
+use super::rules;
 use super::rules::{CreateInput, UpdateInput};
-use super::view::{VcList, COLLECTION};
+use super::view::VcList;
+use super::COLLECTION;
 use crate::call::{ApiError, Call};
+use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
 use crate::model::interconnection;
+use crate::model::load::{unique, unknown};
 use crate::model::render::reply;
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
+use crate::model::world::oldest_first;
 use crate::model::World;
 
 /// Virtual circuits (`/virtual-circuits`, and those of a connection's
@@ -38,8 +46,8 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(&op::DELETE_VIRTUAL_CIRCUIT, delete).names("id", &RESOURCE),
     ],
     owner,
-    load: record::load,
-    save: record::save,
+    load,
+    save,
 };
 
 fn owner(w: &World, id: Uuid) -> Option<Owner> {
@@ -115,4 +123,46 @@ fn delete(call: &Call) -> Result<Prepared, ApiError> {
         w.delete_virtual_circuit(id, now)?;
         reply(&w.vc_view(w.virtual_circuit(id)?, &expand, now))
     })
+}
+
+/// Loads the document's virtual circuits: each on a port of a connection
+/// the world has, of a project of the connection's organisation, with a
+/// VLAN of that project in the connection's metro and an `nni_vlan` free
+/// on the port; one still activating or deleting takes its next step
+/// after its delay.
+fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    let mut ids = HashSet::new();
+    for vc in &doc.virtual_circuits {
+        unique(&mut ids, vc.id, "virtual circuit", vc.id)?;
+        let what = || format!("virtual circuit {}", vc.id);
+        if !w.interconnections.contains_key(&vc.interconnection) {
+            return Err(unknown(what(), "interconnection", vc.interconnection));
+        }
+        if !w.projects.contains_key(&vc.project) {
+            return Err(unknown(what(), "project", vc.project));
+        }
+        if let Some(v) = vc.virtual_network.filter(|v| !w.vlans.contains_key(v)) {
+            return Err(unknown(what(), "virtual network", v));
+        }
+        rules::check_record(w, vc)
+            .map_err(|why| WorldError::Inconsistent(format!("{}: {why}", what())))?;
+        w.virtual_circuits
+            .rows()
+            .insert(&mut w.journal, vc.id, now, |meta| Kept {
+                rec: vc.clone(),
+                meta,
+            });
+        if vc.status != VirtualCircuitStatus::Active {
+            w.queue_circuit_step(vc.id, vc.status, now);
+        }
+    }
+    Ok(())
+}
+
+/// Saves the virtual circuits into `doc`, oldest first.
+fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    doc.virtual_circuits = oldest_first(w.virtual_circuits.iter(), |vc| vc.meta.seq)
+        .into_iter()
+        .map(|vc| vc.rec.clone())
+        .collect();
 }

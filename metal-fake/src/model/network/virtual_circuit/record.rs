@@ -1,20 +1,12 @@
 //! What the fake keeps of a virtual circuit: its description (also its
 //! entry in the world document), and its place in the journal.
 
-use std::collections::HashSet;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::rules;
-use crate::document::{WorldDoc, WorldError};
 use crate::model::journal::{record, Meta, Scope};
-use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
-use crate::model::world::oldest_first;
-use crate::model::World;
 
 /// Where a virtual circuit is in its life (the spec's
 /// `VlanVirtualCircuit.status` and `VrfVirtualCircuit.status` values the
@@ -135,45 +127,3 @@ pub(crate) struct Kept {
 record!(Kept, Kind::VirtualCircuit, |k| Scope::project(
     k.rec.project
 ));
-
-/// Loads the document's virtual circuits: each on a port of a connection
-/// the world has, of a project of the connection's organisation, with a
-/// VLAN of that project in the connection's metro and an `nni_vlan` free
-/// on the port; one still activating or deleting takes its next step
-/// after its delay.
-pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
-    let mut ids = HashSet::new();
-    for vc in &doc.virtual_circuits {
-        unique(&mut ids, vc.id, "virtual circuit", vc.id)?;
-        let what = || format!("virtual circuit {}", vc.id);
-        if !w.interconnections.contains_key(&vc.interconnection) {
-            return Err(unknown(what(), "interconnection", vc.interconnection));
-        }
-        if !w.projects.contains_key(&vc.project) {
-            return Err(unknown(what(), "project", vc.project));
-        }
-        if let Some(v) = vc.virtual_network.filter(|v| !w.vlans.contains_key(v)) {
-            return Err(unknown(what(), "virtual network", v));
-        }
-        rules::check_record(w, vc)
-            .map_err(|why| WorldError::Inconsistent(format!("{}: {why}", what())))?;
-        w.virtual_circuits
-            .rows()
-            .insert(&mut w.journal, vc.id, now, |meta| Kept {
-                rec: vc.clone(),
-                meta,
-            });
-        if vc.status != VirtualCircuitStatus::Active {
-            w.queue_circuit_step(vc.id, vc.status, now);
-        }
-    }
-    Ok(())
-}
-
-/// Saves the virtual circuits into `doc`, oldest first.
-pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.virtual_circuits = oldest_first(w.virtual_circuits.iter(), |vc| vc.meta.seq)
-        .into_iter()
-        .map(|vc| vc.rec.clone())
-        .collect();
-}

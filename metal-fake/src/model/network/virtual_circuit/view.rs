@@ -11,13 +11,10 @@ use uuid::Uuid;
 use super::record::{Kept, VirtualCircuitStatus};
 use crate::model::interconnection::port_href;
 use crate::model::project::ProjectField;
-use crate::model::render::{Expand, Stamp};
+use crate::model::render::{Expand, Stamp, Stub};
 use crate::model::vlan::VlanField;
-use crate::model::vrf::VrfField;
+use crate::model::vrf;
 use crate::model::World;
-
-/// The collection of virtual circuits' paths.
-pub(crate) const COLLECTION: &str = "virtual-circuits";
 
 /// A port where a circuit names it: its href.
 #[derive(Serialize)]
@@ -95,7 +92,7 @@ pub(crate) struct VrfVcView<'a> {
     speed: u64,
     status: VirtualCircuitStatus,
     tags: &'a [String],
-    vrf: VrfField<'a>,
+    vrf: Stub,
     created_at: Stamp,
     updated_at: Stamp,
 }
@@ -145,8 +142,8 @@ impl World {
         }))
     }
 
-    /// The VRF circuit `vc` as the API shows it (its VRF a stub unless
-    /// `expand` includes it).
+    /// The VRF circuit `vc` as the API shows it (its VRF a stub, made
+    /// whole when `expand` includes it by the include walk).
     pub(crate) fn vrf_vc_view<'a>(&'a self, vc: &'a Kept, expand: &Expand) -> VrfVcView<'a> {
         let rec = &vc.rec;
         let p = rec.peering.as_ref();
@@ -171,11 +168,9 @@ impl World {
             speed: rec.speed,
             status: rec.status,
             tags: &rec.tags,
-            vrf: self.vrf_field(
-                rec.vrf.unwrap_or_default(),
-                expand.includes("vrf"),
-                &expand.nested("vrf"),
-            ),
+            // Whole when included, by the include walk (`model/expand.rs`):
+            // a GET of its href, as the VRF's own reply shows it.
+            vrf: Stub::new(vrf::COLLECTION, rec.vrf.unwrap_or_default()),
             created_at: Stamp(self.clock.wall(vc.meta.created)),
             updated_at: Stamp(self.clock.wall(vc.meta.updated)),
         }

@@ -7,7 +7,8 @@
 //! - `rules`: a create (metro or facility, `vxlan` given or the next
 //!   free one), an update, a delete (refused while ports are on it).
 //! - `view`: a VLAN as the API sends it.
-//! - `operations`: the operations modelled, and who owns a VLAN.
+//! - `operations`: the operations modelled, who owns a VLAN, and how
+//!   VLANs load and save.
 
 mod operations;
 mod record;
@@ -18,7 +19,9 @@ pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::VirtualNetwork;
 pub(crate) use view::VlanField;
-pub(crate) use view::COLLECTION;
+
+/// The collection of VLANs' paths and hrefs.
+pub(crate) const COLLECTION: &str = "virtual-networks";
 
 crate::model::journal::owned_table! {
     /// The world's virtual networks (VLANs), by ID: written only here.

@@ -3,15 +3,23 @@
 use metal_api::operation as op;
 use metal_api::types;
 use serde::Serialize;
+use std::collections::HashSet;
+use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record;
-use super::view::{VlanView, COLLECTION};
+use super::record::Kept;
+use super::rules;
+use super::view::VlanView;
+use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
+use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
+use crate::model::load::{unique, unknown};
 use crate::model::project;
 use crate::model::render::reply;
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
+use crate::model::world::oldest_first;
 use crate::model::World;
 
 /// Virtual networks (VLANs).
@@ -27,8 +35,8 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(&op::DELETE_VIRTUAL_NETWORK, delete_virtual_network).names("id", &RESOURCE),
     ],
     owner,
-    load: record::load,
-    save: record::save,
+    load,
+    save,
 };
 
 fn owner(w: &World, id: Uuid) -> Option<Owner> {
@@ -107,4 +115,39 @@ fn delete_virtual_network(call: &Call) -> Result<Prepared, ApiError> {
         w.delete_vlan(id, now)?;
         Ok(Reply::Empty)
     })
+}
+
+/// Loads the document's VLANs: each of a project the world has, in a
+/// metro (and facility) of its catalog, with a `vxlan` in range and not
+/// taken in the metro, within the bounds of its fields.
+fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    let mut ids = HashSet::new();
+    let inconsistent =
+        |id: Uuid, why: String| WorldError::Inconsistent(format!("virtual network {id}: {why}"));
+    for v in &doc.virtual_networks {
+        unique(&mut ids, v.id, "virtual network", v.id)?;
+        if !w.projects.contains_key(&v.project) {
+            return Err(unknown(
+                format!("virtual network {}", v.id),
+                "project",
+                v.project,
+            ));
+        }
+        rules::check_record(w, v).map_err(|why| inconsistent(v.id, why))?;
+        w.vlans
+            .rows()
+            .insert(&mut w.journal, v.id, now, |meta| Kept {
+                rec: v.clone(),
+                meta,
+            });
+    }
+    Ok(())
+}
+
+/// Saves the VLANs into `doc`, oldest first.
+fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    doc.virtual_networks = oldest_first(w.vlans.iter(), |v| v.meta.seq)
+        .into_iter()
+        .map(|v| v.rec.clone())
+        .collect();
 }

@@ -1,20 +1,12 @@
 //! What the fake keeps of a virtual network (VLAN): its description (also
 //! its entry in the world document).
 
-use std::collections::HashSet;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::rules;
-use crate::document::{WorldDoc, WorldError};
 use crate::model::journal::{record, Meta, Scope};
-use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
-use crate::model::world::oldest_first;
-use crate::model::World;
 
 /// A virtual network (VLAN) of a project, in one metro.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -53,38 +45,3 @@ record!(
     |k| Scope::project(k.rec.project),
     label | k | Some(format!("{} ({})", k.rec.vxlan, k.rec.metro))
 );
-
-/// Loads the document's VLANs: each of a project the world has, in a
-/// metro (and facility) of its catalog, with a `vxlan` in range and not
-/// taken in the metro, within the bounds of its fields.
-pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
-    let mut ids = HashSet::new();
-    let inconsistent =
-        |id: Uuid, why: String| WorldError::Inconsistent(format!("virtual network {id}: {why}"));
-    for v in &doc.virtual_networks {
-        unique(&mut ids, v.id, "virtual network", v.id)?;
-        if !w.projects.contains_key(&v.project) {
-            return Err(unknown(
-                format!("virtual network {}", v.id),
-                "project",
-                v.project,
-            ));
-        }
-        rules::check_record(w, v).map_err(|why| inconsistent(v.id, why))?;
-        w.vlans
-            .rows()
-            .insert(&mut w.journal, v.id, now, |meta| Kept {
-                rec: v.clone(),
-                meta,
-            });
-    }
-    Ok(())
-}
-
-/// Saves the VLANs into `doc`, oldest first.
-pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.virtual_networks = oldest_first(w.vlans.iter(), |v| v.meta.seq)
-        .into_iter()
-        .map(|v| v.rec.clone())
-        .collect();
-}

@@ -8,15 +8,13 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record::Kept;
+use super::COLLECTION;
 use crate::model::catalog::MetroView;
 use crate::model::device::{self, DeviceField};
 use crate::model::metal_gateway::GatewayLite;
 use crate::model::project::ProjectField;
 use crate::model::render::{Expand, Href, Stamp, Stub};
 use crate::model::World;
-
-/// The collection of VLANs' paths and hrefs.
-pub(crate) const COLLECTION: &str = "virtual-networks";
 
 /// A VLAN in a reply.
 #[derive(Serialize)]

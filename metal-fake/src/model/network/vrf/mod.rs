@@ -10,7 +10,8 @@
 //!   from the project's other VRFs in the metro), an update (ranges that
 //!   still hold the VRF's blocks), a delete (refused while in use).
 //! - `view`: a VRF as the API sends it.
-//! - `operations`: the operations modelled, and who owns a VRF.
+//! - `operations`: the operations modelled, who owns a VRF, and how VRFs
+//!   load and save.
 
 mod operations;
 pub(crate) mod range;
@@ -21,7 +22,10 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::Vrf;
-pub(crate) use view::{VrfField, COLLECTION};
+pub(crate) use view::VrfField;
+
+/// The collection of VRFs' paths and hrefs.
+pub(crate) const COLLECTION: &str = "vrfs";
 
 crate::model::journal::owned_table! {
     /// The world's VRFs, by ID: written only here.

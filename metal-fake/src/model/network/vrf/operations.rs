@@ -3,18 +3,23 @@
 
 use metal_api::operation as op;
 use serde::Serialize;
+use std::collections::HashSet;
+use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record::{self, Kept};
+use super::record::Kept;
 use super::rules::{CreateInput, UpdateInput};
-use super::view::COLLECTION;
+use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
+use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
 use crate::model::ip_reservation::VrfReservationView;
 use crate::model::list::Listing;
+use crate::model::load::{unique, unknown};
 use crate::model::project;
 use crate::model::render::reply;
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
+use crate::model::world::oldest_first;
 use crate::model::World;
 
 /// VRFs.
@@ -32,8 +37,8 @@ pub(crate) static RESOURCE: Resource = Resource {
             .names("vrf_id", &RESOURCE),
     ],
     owner,
-    load: record::load,
-    save: record::save,
+    load,
+    save,
 };
 
 fn owner(w: &World, id: Uuid) -> Option<Owner> {
@@ -132,4 +137,34 @@ fn find_vrf_ip_reservation(call: &Call) -> Result<Prepared, ApiError> {
             .ok_or_else(ApiError::not_found)?;
         reply(&w.vrf_reservation_view(r, &expand))
     })
+}
+
+/// Loads the document's VRFs: each of a project the world has, checked as
+/// a create is (metro, name, ranges).
+fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    let mut ids = HashSet::new();
+    for v in &doc.vrfs {
+        unique(&mut ids, v.id, "vrf", v.id)?;
+        if !w.projects.contains_key(&v.project) {
+            return Err(unknown(format!("vrf {}", v.id), "project", v.project));
+        }
+        w.check_vrf(v, None).map_err(|e| {
+            WorldError::Inconsistent(format!("vrf {}: {}", v.id, e.messages.join("; ")))
+        })?;
+        w.vrfs
+            .rows()
+            .insert(&mut w.journal, v.id, now, |meta| Kept {
+                rec: v.clone(),
+                meta,
+            });
+    }
+    Ok(())
+}
+
+/// Saves the VRFs into `doc`, oldest first.
+fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    doc.vrfs = oldest_first(w.vrfs.iter(), |v| v.meta.seq)
+        .into_iter()
+        .map(|v| v.rec.clone())
+        .collect();
 }

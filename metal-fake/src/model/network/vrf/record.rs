@@ -1,19 +1,12 @@
 //! What the fake keeps of a VRF: its description (also its entry in the
 //! world document).
 
-use std::collections::HashSet;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::document::{WorldDoc, WorldError};
 use crate::model::journal::{record, Meta, Scope};
-use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
-use crate::model::world::oldest_first;
-use crate::model::World;
 
 /// The ASN a VRF gets when its create names none.
 pub(crate) const DEFAULT_ASN: u32 = 65100;
@@ -67,33 +60,3 @@ pub(crate) struct Kept {
 }
 
 record!(Kept, Kind::Vrf, |k| Scope::project(k.rec.project));
-
-/// Loads the document's VRFs: each of a project the world has, checked as
-/// a create is (metro, name, ranges).
-pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
-    let mut ids = HashSet::new();
-    for v in &doc.vrfs {
-        unique(&mut ids, v.id, "vrf", v.id)?;
-        if !w.projects.contains_key(&v.project) {
-            return Err(unknown(format!("vrf {}", v.id), "project", v.project));
-        }
-        w.check_vrf(v, None).map_err(|e| {
-            WorldError::Inconsistent(format!("vrf {}: {}", v.id, e.messages.join("; ")))
-        })?;
-        w.vrfs
-            .rows()
-            .insert(&mut w.journal, v.id, now, |meta| Kept {
-                rec: v.clone(),
-                meta,
-            });
-    }
-    Ok(())
-}
-
-/// Saves the VRFs into `doc`, oldest first.
-pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.vrfs = oldest_first(w.vrfs.iter(), |v| v.meta.seq)
-        .into_iter()
-        .map(|v| v.rec.clone())
-        .collect();
-}

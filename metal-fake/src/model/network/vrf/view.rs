@@ -7,14 +7,12 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::record::Kept;
+use super::COLLECTION;
 use crate::model::catalog::MetroView;
 use crate::model::project::ProjectField;
 use crate::model::render::{Expand, Href, Stamp, Stub};
 use crate::model::virtual_circuit::VrfVcView;
 use crate::model::World;
-
-/// The collection of VRFs' paths and hrefs.
-pub(crate) const COLLECTION: &str = "vrfs";
 
 /// A VRF in a reply.
 #[derive(Serialize)]

@@ -7,7 +7,8 @@
 //!   a next hop in one of its blocks), the settling through the
 //!   due-queue, a delete.
 //! - `view`: a route as the API sends it.
-//! - `operations`: the operations modelled, and who owns a route.
+//! - `operations`: the operations modelled, who owns a route, and how
+//!   routes load and save.
 
 mod operations;
 mod record;
@@ -17,7 +18,9 @@ mod view;
 pub(crate) use operations::RESOURCE;
 pub(crate) use record::Kept;
 pub use record::{RouteStatus, VrfRoute};
-pub(crate) use view::COLLECTION;
+
+/// The collection of routes' paths and hrefs.
+pub(crate) const COLLECTION: &str = "routes";
 
 crate::model::journal::owned_table! {
     /// The world's VRF routes, by ID: written only here.

@@ -4,16 +4,21 @@
 
 use metal_api::operation as op;
 use serde::Serialize;
+use std::collections::HashSet;
+use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record::{self, Kept};
+use super::record::Kept;
 use super::rules::{CreateInput, UpdateInput};
-use super::view::COLLECTION;
+use super::COLLECTION;
 use crate::call::{ApiError, Call};
+use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
 use crate::model::list::{self, Listing};
+use crate::model::load::{unique, unknown};
 use crate::model::render::{reply, Href};
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
+use crate::model::world::oldest_first;
 use crate::model::{vrf, World};
 
 /// VRF routes.
@@ -31,8 +36,8 @@ pub(crate) static RESOURCE: Resource = Resource {
             .names("id", &vrf::RESOURCE),
     ],
     owner,
-    load: record::load,
-    save: record::save,
+    load,
+    save,
 };
 
 fn owner(w: &World, id: Uuid) -> Option<Owner> {
@@ -128,4 +133,32 @@ fn get_vrf_bgp_neighbors(call: &Call) -> Result<Prepared, ApiError> {
         w.vrfs.get(&id).ok_or_else(ApiError::not_found)?;
         reply(&Neighbors { bgp_neighbors: [] })
     })
+}
+
+/// Loads the document's routes: each of a VRF the world has, checked as
+/// a create is.
+fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    let mut ids = HashSet::new();
+    for r in &doc.vrf_routes {
+        unique(&mut ids, r.id, "vrf route", r.id)?;
+        let project = w
+            .vrfs
+            .get(&r.vrf)
+            .map(|v| v.rec.project)
+            .ok_or_else(|| unknown(format!("vrf route {}", r.id), "vrf", r.vrf))?;
+        w.check_route(r.vrf, &r.prefix, r.next_hop, &r.tags, None)
+            .map_err(|e| {
+                WorldError::Inconsistent(format!("vrf route {}: {}", r.id, e.messages.join("; ")))
+            })?;
+        w.insert_route(r.clone(), project, now);
+    }
+    Ok(())
+}
+
+/// Saves the routes into `doc`, oldest first.
+fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    doc.vrf_routes = oldest_first(w.vrf_routes.iter(), |r| r.meta.seq)
+        .into_iter()
+        .map(|r| r.rec.clone())
+        .collect();
 }

@@ -1,20 +1,14 @@
 //! What the fake keeps of a VRF route: its description (also its entry in
 //! the world document).
 
-use std::collections::HashSet;
 use std::net::Ipv4Addr;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use tokio::time::Instant;
 use uuid::Uuid;
 
-use crate::document::{WorldDoc, WorldError};
 use crate::model::journal::{record, Meta, Scope};
-use crate::model::load::{unique, unknown};
 use crate::model::relations::Kind;
-use crate::model::world::oldest_first;
-use crate::model::World;
 
 /// Where a route is in its configuration.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -70,31 +64,3 @@ pub(crate) struct Kept {
 }
 
 record!(Kept, Kind::VrfRoute, |k| Scope::project(k.project));
-
-/// Loads the document's routes: each of a VRF the world has, checked as
-/// a create is.
-pub(crate) fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
-    let mut ids = HashSet::new();
-    for r in &doc.vrf_routes {
-        unique(&mut ids, r.id, "vrf route", r.id)?;
-        let project = w
-            .vrfs
-            .get(&r.vrf)
-            .map(|v| v.rec.project)
-            .ok_or_else(|| unknown(format!("vrf route {}", r.id), "vrf", r.vrf))?;
-        w.check_route(r.vrf, &r.prefix, r.next_hop, &r.tags, None)
-            .map_err(|e| {
-                WorldError::Inconsistent(format!("vrf route {}: {}", r.id, e.messages.join("; ")))
-            })?;
-        w.insert_route(r.clone(), project, now);
-    }
-    Ok(())
-}
-
-/// Saves the routes into `doc`, oldest first.
-pub(crate) fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
-    doc.vrf_routes = oldest_first(w.vrf_routes.iter(), |r| r.meta.seq)
-        .into_iter()
-        .map(|r| r.rec.clone())
-        .collect();
-}

@@ -7,12 +7,10 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::record::Kept;
+use super::COLLECTION;
 use crate::model::render::{Expand, Href, Stamp, Stub};
 use crate::model::vrf::VrfField;
 use crate::model::World;
-
-/// The collection of routes' paths and hrefs.
-pub(crate) const COLLECTION: &str = "routes";
 
 /// A route in a reply.
 #[derive(Serialize)]

@@ -6,7 +6,7 @@
 //! - `rules`: the price of a plan somewhere, a bid checked against it,
 //!   the history's points.
 //! - `view`: the price reports as the API sends them.
-//! - `operations`: the operations modelled.
+//! - `operations`: the operations modelled, and how prices load and save.
 
 mod operations;
 mod record;

@@ -3,12 +3,15 @@
 
 use chrono::DateTime;
 use metal_api::operation as op;
+use std::collections::HashSet;
+use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record;
 use super::view::{Datapoints, HistoryReport, PriceView, PricesList, Report};
 use crate::call::{ApiError, Call};
+use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
+use crate::model::load::{unique, unknown};
 use crate::model::render::reply;
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
 use crate::model::World;
@@ -28,8 +31,8 @@ pub(crate) static RESOURCE: Resource = Resource {
         ),
     ],
     owner,
-    load: record::load,
-    save: record::save,
+    load,
+    save,
 };
 
 /// Prices have no IDs: nothing is named by one.
@@ -183,4 +186,34 @@ fn find_spot_market_prices_history(call: &Call) -> Result<Prepared, ApiError> {
             prices_history: Datapoints { datapoints },
         })
     })
+}
+
+/// Loads the document's spot prices: each of a plan and a metro of the
+/// catalog, a finite price at least 0, no (plan, metro) twice.
+fn load(w: &mut World, doc: &WorldDoc, _: Instant) -> Result<(), WorldError> {
+    let mut seen = HashSet::new();
+    for p in &doc.spot_prices {
+        let from = || format!("spot price of plan {} in metro {}", p.plan, p.metro);
+        if w.catalog.plan(&p.plan).is_none() {
+            return Err(unknown(from(), "plan", &p.plan));
+        }
+        if w.catalog.metro(&p.metro).is_none() {
+            return Err(unknown(from(), "metro", &p.metro));
+        }
+        if !(p.price.is_finite() && p.price >= 0.0) {
+            return Err(WorldError::Inconsistent(format!(
+                "{}: price must be a finite number at least 0",
+                from()
+            )));
+        }
+        let key = format!("{} {}", p.plan, p.metro);
+        unique(&mut seen, key.clone(), "spot price", key)?;
+    }
+    w.spot_prices = doc.spot_prices.clone();
+    Ok(())
+}
+
+/// Saves the spot prices into `doc`, as the document gave them.
+fn save(w: &World, doc: &mut WorldDoc, _: Instant) {
+    doc.spot_prices = w.spot_prices.clone();
 }

@@ -7,17 +7,21 @@
 //! - `rules`: the create (its checks, the bid, capacity, its devices)
 //!   and the delete (`force_termination`).
 //! - `view`: a request as the API sends it.
-//! - `operations`: the operations modelled, and who owns a request.
+//! - `operations`: the operations modelled, who owns a request, and how
+//!   requests load and save.
 
 mod operations;
 mod record;
 mod rules;
 mod view;
 
+pub(crate) use operations::entry;
 pub(crate) use operations::RESOURCE;
+pub(crate) use record::Kept;
 pub use record::SpotMarketRequest;
-pub(crate) use record::{entry, Kept};
-pub(crate) use view::COLLECTION;
+
+/// The collection of requests' paths and hrefs.
+pub(crate) const COLLECTION: &str = "spot-market-requests";
 
 crate::model::journal::owned_table! {
     /// The world's spot market requests, by ID: written only here.

@@ -2,17 +2,23 @@
 //! request.
 
 use metal_api::operation as op;
+use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record;
+use super::record::{Kept, SpotMarketRequest};
 use super::rules::CreateRequest;
-use super::view::{RequestList, COLLECTION};
+use super::rules::MAX_SPOT_DEVICES;
+use super::view::RequestList;
+use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
+use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
 use crate::model::list::flag_in_query_or_body;
+use crate::model::load::unknown;
 use crate::model::project;
 use crate::model::render::{reply, Expand};
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
+use crate::model::world::oldest_first;
 use crate::model::World;
 
 /// Spot market requests.
@@ -32,8 +38,8 @@ pub(crate) static RESOURCE: Resource = Resource {
             .names("id", &RESOURCE),
     ],
     owner,
-    load: record::load,
-    save: record::save,
+    load,
+    save,
 };
 
 fn owner(w: &World, id: Uuid) -> Option<Owner> {
@@ -101,4 +107,83 @@ fn delete_spot_market_request(call: &Call) -> Result<Prepared, ApiError> {
         w.delete_spot_request(id, force, now)?;
         Ok(Reply::Empty)
     })
+}
+
+/// Loads the document's requests: each of a project the world has, on a
+/// plan and in a metro or facilities of its catalog, `1 <= devices_min
+/// <= devices_max <=` [`MAX_SPOT_DEVICES`], a finite bid, and naming
+/// devices of its own project, each once in all requests.
+fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
+    let mut claimed = std::collections::HashSet::new();
+    for r in &doc.spot_market_requests {
+        let from = || format!("spot market request {}", r.id);
+        let bad = |why: &str| WorldError::Inconsistent(format!("{}: {why}", from()));
+        if w.spot_requests.contains_key(&r.id) {
+            return Err(WorldError::Duplicate {
+                kind: "spot market request",
+                id: r.id.to_string(),
+            });
+        }
+        if !w.projects.contains_key(&r.project) {
+            return Err(unknown(from(), "project", r.project));
+        }
+        if w.catalog.plan(&r.plan).is_none() {
+            return Err(unknown(from(), "plan", &r.plan));
+        }
+        if let Some(m) = r.metro.as_ref().filter(|m| w.catalog.metro(m).is_none()) {
+            return Err(unknown(from(), "metro", m));
+        }
+        if let Some(f) = r
+            .facilities
+            .iter()
+            .find(|f| w.catalog.facility(f).is_none())
+        {
+            return Err(unknown(from(), "facility", f));
+        }
+        if r.metro.is_none() == r.facilities.is_empty() {
+            return Err(bad("names exactly one of metro and facilities"));
+        }
+        if r.devices_min == 0 || r.devices_min > r.devices_max || r.devices_max > MAX_SPOT_DEVICES {
+            return Err(bad(&format!(
+                "needs 1 <= devices_min <= devices_max <= {MAX_SPOT_DEVICES}"
+            )));
+        }
+        if !(r.max_bid_price.is_finite() && r.max_bid_price > 0.0) {
+            return Err(bad("max_bid_price must be a finite number above 0"));
+        }
+        for d in &r.devices {
+            if w.devices.get(d).is_none_or(|k| k.rec.project != r.project) {
+                return Err(unknown(from(), "device of its project", d));
+            }
+            if !claimed.insert(*d) {
+                return Err(bad(&format!("device {d} is another request's")));
+            }
+        }
+        w.spot_requests
+            .rows()
+            .insert(&mut w.journal, r.id, now, |meta| Kept {
+                rec: r.clone(),
+                meta,
+            });
+        w.queue_spot_end(r.id, r.end_at, now);
+    }
+    Ok(())
+}
+
+/// Saves the requests into `doc`, oldest first, each naming the devices
+/// it made that are still there.
+fn save(w: &World, doc: &mut WorldDoc, _now: Instant) {
+    doc.spot_market_requests = oldest_first(w.spot_requests.iter(), |r| r.meta.seq)
+        .into_iter()
+        .map(|r| entry(w, r))
+        .collect();
+}
+
+/// One request's entry in a world document, naming the devices it made
+/// that are still there.
+pub(crate) fn entry(w: &World, r: &Kept) -> SpotMarketRequest {
+    SpotMarketRequest {
+        devices: w.request_devices(r).collect(),
+        ..r.rec.clone()
+    }
 }

@@ -7,14 +7,12 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use super::record::Kept;
+use super::COLLECTION;
 use crate::model::catalog::{FacilityView, MetroView, PlanView};
 use crate::model::device;
 use crate::model::project::ProjectField;
 use crate::model::render::{Expand, Href, Stamp};
 use crate::model::World;
-
-/// The collection of requests' paths and hrefs.
-pub(crate) const COLLECTION: &str = "spot-market-requests";
 
 /// A request in a reply.
 #[derive(Serialize)]

@@ -1,10 +1,22 @@
 //! What a handler of one operation gets ([`Call`]) and gives ([`Reply`] or
 //! [`ApiError`]), whether the fake's model serves the operation or a test
 //! does (see [`crate::FakeBuilder::handler`]).
+//!
+//! - `reads`: what an operation reads of the query: counted in tests
+//!   (every read comes through [`Call::query`]), and declared unread with
+//!   why ([`Unread`]), for the coverage test (`crate::coverage`).
+//! - `body`: how a request body is read before its operation's type
+//!   decodes it (`null` is absent, free-form objects and numbers given as
+//!   text), as the real API reads what its clients send.
+
+mod body;
+pub(crate) mod reads;
 
 use axum::body::Bytes;
 use metal_api::operation::Operation;
 use uuid::Uuid;
+
+pub(crate) use reads::Unread;
 
 /// One request to one operation, as its handler sees it: the operation,
 /// the path parameters (named as in the spec's path), the query and the
@@ -62,7 +74,7 @@ impl Call {
         // Every read of the query comes here: the coverage test learns
         // from it which parameters each operation honours.
         #[cfg(test)]
-        crate::coverage::reads::note(name);
+        reads::note(name);
         self.peek(name)
     }
 
@@ -137,7 +149,7 @@ impl Call {
     /// it is decoded into the operation's type.
     pub(crate) fn json_value(&self) -> Result<serde_json::Value, ApiError> {
         let mut body = serde_json::from_slice(&self.body).map_err(invalid_body)?;
-        crate::model::request::normalize(&mut body);
+        body::normalize(&mut body);
         Ok(body)
     }
 

@@ -1,4 +1,6 @@
-//! The router: every operation of `openapi/metal.json` (from
+//! The fake's one router, served over HTTP ([`crate::server`]) and called
+//! in-process without sockets (the [`metal_api::Exchange`] of
+//! [`crate::Fake`]): every operation of `openapi/metal.json` (from
 //! [`metal_api::operation::ALL`]) routed with axum's own routing under
 //! `/metal/v1`, each route handing its operation to the pipeline; `405`
 //! with `Allow` for a method a path does not serve and `404` for a path the
@@ -16,9 +18,8 @@ use axum::routing::{MethodFilter, MethodRouter};
 use axum::Router;
 use metal_api::operation::{self, Operation};
 
-use super::kill::ConnKill;
 use crate::model::render::API_PREFIX;
-use crate::pipeline::{Pipeline, Route};
+use crate::pipeline::{ConnKill, Pipeline, Route};
 
 /// The fake's router: every request through `pipeline`.
 pub(crate) fn router(pipeline: Pipeline) -> Router {
