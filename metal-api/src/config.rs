@@ -106,6 +106,18 @@ pub enum ConfigError {
     },
 }
 
+impl From<crate::tls::TlsError> for ConfigError {
+    fn from(e: crate::tls::TlsError) -> Self {
+        match e {
+            crate::tls::TlsError::NoBackend { url } => ConfigError::NoTls { url },
+            crate::tls::TlsError::Setup(source) => ConfigError::Tls(source),
+            // The enum is non-exhaustive: a new way of failing keeps its
+            // words as the source.
+            other => ConfigError::Tls(Box::new(other)),
+        }
+    }
+}
+
 /// A secret token. Its `Debug` output is redacted and it has no `Display`.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Token(String);
@@ -276,8 +288,8 @@ impl ConfigBuilder {
             self.allow_insecure_http,
         )?;
         // A caller's own client may bring its own TLS; ours needs a backend.
-        if self.http.is_none() && base_url.starts_with("https:") && crate::tls::BACKEND.is_none() {
-            return Err(ConfigError::NoTls { url: base_url });
+        if self.http.is_none() {
+            crate::tls::check_url(&base_url)?;
         }
         let user_agent = self
             .user_agent

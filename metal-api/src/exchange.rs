@@ -181,6 +181,7 @@ impl Client {
             std::sync::OnceLock::new();
         let builder = BUILDER.get_or_init(|| {
             crate::tls::configure(reqwest::Client::builder())
+                .map_err(ConfigError::from)
                 .and_then(|b| b.build().map_err(ConfigError::Http))
                 .map_err(Arc::new)
         });

@@ -24,7 +24,8 @@
 //!   variant it is.
 //! - [`known`]: typed readings of open enumerations ([`DeviceState`]) and the
 //!   comma-join helper for `include`/`exclude` ([`csv`]).
-//! - [`tls`]: the TLS backend, chosen by features.
+//! - [`tls`]: the TLS backend, chosen by features (the `metal-tls` crate,
+//!   where every line that differs by backend is).
 //! - `mock` (feature `mock`): progenitor's typed httpmock extension.
 //! - `samples` (feature `samples`): one sample call of every operation, for
 //!   tests that walk the whole API.
@@ -65,7 +66,10 @@ pub mod operation;
 #[cfg_attr(docsrs, doc(cfg(feature = "samples")))]
 pub mod samples;
 pub mod shape;
-pub mod tls;
+/// The TLS backend, chosen by this crate's features, which forward to
+/// the `metal-tls` crate's: see there.
+#[doc(inline)]
+pub use metal_tls as tls;
 pub mod variants;
 
 #[allow(

@@ -1,10 +1,11 @@
-//! The TLS backend a build chose, through the public API: with a backend,
-//! a configuration of the default (`https`) base URL builds its HTTP
-//! client and the generated client; without one, it is refused
-//! (`ConfigError::NoTls`) while a plain `http` base URL works. CI runs
-//! this file on each backend alone (`--no-default-features --features
-//! X --test tls`) and on none, so that each is built and tried without
-//! compiling the crate's unit tests again.
+//! The TLS backend a build chose, through this crate's public API: with a
+//! backend, a configuration of the default (`https`) base URL builds its
+//! HTTP client and the generated client; without one, it is refused
+//! (`ConfigError::NoTls`) while a plain `http` base URL works. It runs on
+//! the default features (rustls-ring) and on every feature
+//! (rustls-aws-lc wins); each backend alone, and none, is tried where the
+//! backend's code is, in metal-tls (CI builds that crate on each), since
+//! this crate only forwards its features.
 
 use metal_api::config::ConfigError;
 use metal_api::{Config, ConfigBuilder};
