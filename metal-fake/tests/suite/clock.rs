@@ -10,7 +10,6 @@ use crate::http;
 #[cfg(feature = "cli")] // the binary's own test below
 use crate::binary;
 
-#[cfg(feature = "cli")]
 use std::time::Duration;
 
 use metal_api::types;
