@@ -117,7 +117,7 @@ fn go_lifecycle(test: &str, package: &str) {
 /// `tests/clients/go`), which starts its fake from `METAL_FAKE`.
 fn go_test(test: &str, package: &str, name: &str) {
     let go = go_with_modules(test, DEADLINE);
-    let mut command = go_test_command(go, package, name);
+    let mut command = go_test_command(test, go, package, name);
     let outcome = run(test, &mut command, DEADLINE);
     // The Go harness logs the fake's stderr in the output when a test fails.
     assert_passed(

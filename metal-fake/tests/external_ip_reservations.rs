@@ -24,7 +24,7 @@ const DEADLINE: Duration = Duration::from_secs(900);
 fn packngo_reserves_assigns_moves_and_releases_an_elastic_address() {
     let test = "packngo_reserves_assigns_moves_and_releases_an_elastic_address";
     let go = go_with_modules(test, DEADLINE);
-    let mut command = go_test_command(go, "packngo", "TestIPReservations");
+    let mut command = go_test_command(test, go, "packngo", "TestIPReservations");
     let (status, output) = run(test, &mut command, DEADLINE);
     let passed = status.is_some_and(|s| s.success())
         && output.contains("--- PASS: TestIPReservations (")

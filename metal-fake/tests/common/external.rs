@@ -109,21 +109,55 @@ pub fn go_with_modules(test: &str, deadline: Duration) -> &'static str {
     }
 }
 
-/// `go test` of the test `name` of the package `package` of the clients'
-/// Go module (verbose, not cached, within 300 s), with only the module's
-/// `go.mod` and `go.sum` whatever the environment, and the fake's binary
-/// in `METAL_FAKE` (where the Go harness starts it from).
-pub fn go_test_command(go: &str, package: &str, name: &str) -> Command {
-    let mut command = Command::new(go);
+/// The test `name` of the package `package` of the clients' Go module
+/// (verbose, within 300 s), run from the package's test binary, which
+/// `go test -c` builds once a process for each package (with only the
+/// module's `go.mod` and `go.sum` whatever the environment): the tests of
+/// one package share one compile and one link instead of one each, and two
+/// at once do not both compile the SDK. The fake's binary is in
+/// `METAL_FAKE` (where the Go harness starts it from). `test` names the
+/// asking test in a build failure.
+pub fn go_test_command(test: &str, go: &str, package: &str, name: &str) -> Command {
+    let binary = go_test_binary(test, go, package);
+    let mut command = Command::new(binary);
     command
-        .args(["test", "-count=1", "-v", "-timeout", "300s"])
-        .args(["-run", &format!("^{name}$")])
+        .args(["-test.count=1", "-test.v", "-test.timeout=300s"])
+        .arg(format!("-test.run=^{name}$"))
+        // Where `go test` runs a package's tests.
+        .current_dir(clients_dir().join("go").join(package))
+        .env("METAL_FAKE", BIN);
+    command
+}
+
+/// The test binary of `package`, built on the first call for it.
+fn go_test_binary(test: &str, go: &str, package: &str) -> PathBuf {
+    static BUILT: std::sync::Mutex<Vec<(String, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+    // A test that panicked holding the lock left the list as it was.
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, path)) = built.iter().find(|(p, _)| p == package) {
+        return path.clone();
+    }
+    let dir = work_dir().join("go-tests");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{}.test", package.replace('/', "_")));
+    let mut build = Command::new(go);
+    build
+        .args(["test", "-c", "-o"])
+        .arg(&path)
         .arg(format!("./{package}"))
         .current_dir(clients_dir().join("go"))
         .env("GOWORK", "off")
-        .env("GOFLAGS", "-mod=readonly")
-        .env("METAL_FAKE", BIN);
-    command
+        .env("GOFLAGS", "-mod=readonly");
+    match run(
+        &format!("{test}.go-test-build"),
+        &mut build,
+        Duration::from_secs(600),
+    ) {
+        (Some(status), _) if status.success() => {}
+        (_, output) => panic!("{test}: `go test -c ./{package}` failed: {output}"),
+    }
+    built.push((package.to_string(), path.clone()));
+    path
 }
 
 /// The Python of a virtualenv with the Equinix SDK installed, made under
