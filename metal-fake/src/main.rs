@@ -49,8 +49,8 @@ use metal_fake::state::{StateFile, SyncPolicy};
 use metal_fake::{FailProvisioning, Fake, RandomFailures, RandomFaults, ServerConfig, Timings};
 use uuid::Uuid;
 
-/// The most reservations the fake holds: every list call renders all of
-/// them before it paginates, and each takes memory for its life.
+/// The most reservations the fake holds: each takes memory for its life,
+/// and a list filters and orders all of them for every page it renders.
 const MAX_RESERVATIONS: usize = 100_000;
 
 /// The longest duration a seconds flag takes (one week): the fake adds
