@@ -30,7 +30,7 @@ use std::time::Duration;
 #[allow(dead_code)]
 mod external;
 
-use external::{clients_dir, go, missing, run, work_dir, BIN};
+use external::{build_go_test, clients_dir, go, missing, run, work_dir, BIN};
 
 /// The module whose suite runs, at the version `tests/clients/go/go.mod`
 /// requires.
@@ -214,24 +214,11 @@ fn packngo_suite(test: &str, go: &str) -> (PathBuf, PathBuf) {
     if !binary.exists() {
         let _ = std::fs::remove_dir_all(&root);
         copy_tree(Path::new(dir), &package);
-        let mut build = Command::new(go);
-        build
-            .args(["test", "-c", "-o"])
-            .arg(&binary)
-            .arg(".")
-            .current_dir(&package)
-            .env("GOWORK", "off")
-            .env("GOFLAGS", "-mod=readonly");
-        match run(
-            &format!("{test}.build"),
-            &mut build,
-            Duration::from_secs(900),
-        ) {
-            (Some(status), _) if status.success() => {}
-            (_, output) => {
-                let _ = std::fs::remove_file(&binary);
-                missing(test, &format!("cannot build packngo's tests: {output}"))
-            }
+        if let Err(output) =
+            build_go_test(test, go, &package, ".", &binary, Duration::from_secs(900))
+        {
+            let _ = std::fs::remove_file(&binary);
+            missing(test, &format!("cannot build packngo's tests: {output}"))
         }
     }
     (package, binary)

@@ -140,24 +140,39 @@ fn go_test_binary(test: &str, go: &str, package: &str) -> PathBuf {
     let dir = work_dir().join("go-tests");
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{}.test", package.replace('/', "_")));
-    let mut build = Command::new(go);
-    build
-        .args(["test", "-c", "-o"])
-        .arg(&path)
-        .arg(format!("./{package}"))
-        .current_dir(clients_dir().join("go"))
-        .env("GOWORK", "off")
-        .env("GOFLAGS", "-mod=readonly");
-    match run(
-        &format!("{test}.go-test-build"),
-        &mut build,
-        Duration::from_secs(600),
-    ) {
-        (Some(status), _) if status.success() => {}
-        (_, output) => panic!("{test}: `go test -c ./{package}` failed: {output}"),
+    let module = clients_dir().join("go");
+    let target = format!("./{package}");
+    if let Err(output) = build_go_test(test, go, &module, &target, &path, Duration::from_secs(600))
+    {
+        panic!("{test}: `go test -c {target}` failed: {output}");
     }
     built.push((package.to_string(), path.clone()));
     path
+}
+
+/// `go test -c` of the package `target` (as `go` names it, from `dir`)
+/// into `binary`, within `deadline`, with only the module's `go.mod` and
+/// `go.sum` whatever the environment; `Err` holds the build's output.
+pub fn build_go_test(
+    test: &str,
+    go: &str,
+    dir: &Path,
+    target: &str,
+    binary: &Path,
+    deadline: Duration,
+) -> Result<(), String> {
+    let mut build = Command::new(go);
+    build
+        .args(["test", "-c", "-o"])
+        .arg(binary)
+        .arg(target)
+        .current_dir(dir)
+        .env("GOWORK", "off")
+        .env("GOFLAGS", "-mod=readonly");
+    match run(&format!("{test}.go-test-build"), &mut build, deadline) {
+        (Some(status), _) if status.success() => Ok(()),
+        (_, output) => Err(output),
+    }
 }
 
 /// The Python of a virtualenv with the Equinix SDK installed, made under
