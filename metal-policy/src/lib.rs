@@ -162,7 +162,12 @@
 //!    - after a create refused with 409/422: our witness (an earlier
 //!      attempt of ours got there, its create still in flight when we
 //!      looked) → that device; another device → [`Error::RaceLost`]; none →
-//!      the refusal ([`Error::Rejected`]).
+//!      the refusal ([`Error::Rejected`]). "None" is also what a caller
+//!      sees when the holder went between the refusal and the read (a
+//!      duplicate deleted, a reservation released): the policy knows no
+//!      hostnames and cannot tell that from a bad request, so the caller's
+//!      own state decides (`metal-provision`'s run lists the hostname and
+//!      tries a reservation that reads free again, rather than give up).
 //!
 //!    So a call costs one request when nothing goes wrong, two when the
 //!    reservation was taken, and a read more per attempt after an unknown

@@ -35,6 +35,15 @@
 //!   its device is adopted instead of a second one made. Runs that list
 //!   the same free reservations in the same order mostly meet this way, so
 //!   a reservation decides most races without a duplicate.
+//! - **A refusal whose cause is gone is not an outcome.** A create refused
+//!   on a reservation that reads free again by the time the run looks (its
+//!   holder, another run's duplicate or failed device, was deleted between
+//!   the refusal and the look) lists the hostname too: a live device of it,
+//!   by any run of the name, is adopted; with none, the same reservation is
+//!   tried again (up to three times a hostname, after which the refusal is
+//!   the request's own). A conflict is a requeue, as in a Kubernetes
+//!   controller, never a final answer while the name's state can still
+//!   settle it.
 //!
 //! What a race costs, in requests beyond one run's own: a hostname whose
 //! two creates meet on one reservation costs the loser a refused create,

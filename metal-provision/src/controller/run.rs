@@ -24,6 +24,15 @@ const MAX_ROUNDS: usize = 32;
 /// ended without an answer.
 const MAX_PAUSE: Duration = Duration::from_secs(30);
 
+/// How many refused creates a hostname tries again on a reservation that
+/// reads free afterwards, with no device of the hostname listed: the
+/// refusal's cause (a holder deleted between the refusal and the reads) is
+/// gone, so the refusal is not the hostname's outcome. A refusal past these
+/// is taken as the request's own fault, and ends the hostname: a holder
+/// vanishing from under one hostname's create is a narrow window, and four
+/// in a row is not a race.
+const MAX_REFUSED_FREE: u32 = 3;
+
 /// Whether a call's error may pass if the call is made again later: it got
 /// no answer (the retries ran out, the retry budget is spent in an outage,
 /// the deadline passed), as opposed to a refusal.
@@ -211,6 +220,10 @@ struct Hostname {
     kept: Option<Kept>,
     created: HashSet<Uuid>,
     race_lost: usize,
+    /// Creates refused on a reservation that then read free, with no
+    /// device of the hostname listed: each is tried again, up to
+    /// [`MAX_REFUSED_FREE`].
+    refused_free: u32,
     failed: Vec<FailedDevice>,
     removed: Vec<Uuid>,
     error: Option<RunError>,
@@ -502,14 +515,37 @@ impl<'a> Worker<'a> {
                     return Ok((device, reservation.id));
                 }
                 Err(Error::RaceLost { .. }) => None,
-                // Refused: taken and released again since the run listed
-                // it (a failed or duplicate device of another run deleted:
-                // not provisionable yet), or a bad request.
+                // Refused, and nobody held the reservation when the policy
+                // looked: taken and released again since the run listed it
+                // (a failed or duplicate device of another run deleted: not
+                // provisionable yet), a holder that went between the
+                // refusal and the look, or a bad request.
                 Err(
                     e @ Error::Rejected {
                         status: 409 | 422, ..
                     },
-                ) => self.still_free(reservation.id).await.then_some(e),
+                ) => {
+                    if !self.still_free(reservation.id).await {
+                        None
+                    } else if let Some(listed) = self.someone_made(hostname).await? {
+                        // The name's state decides: another run of the name
+                        // made this hostname's device meanwhile.
+                        done.race_lost += 1;
+                        self.progress.race_lost();
+                        return Err(Next::Settle(listed));
+                    } else if done.refused_free < MAX_REFUSED_FREE {
+                        // Free again, and nothing of the name holds the
+                        // hostname: the refusal's cause is gone, so the
+                        // same reservation is tried again, not given up.
+                        done.refused_free += 1;
+                        lock(self.pool).push_front(reservation);
+                        continue;
+                    } else {
+                        // Refused on a free reservation every time: the
+                        // request's own fault.
+                        Some(e)
+                    }
+                }
                 Err(e) => Some(e),
             };
             match source {

@@ -81,6 +81,81 @@ async fn a_lost_race_moves_on_to_another_reservation() {
     assert!(fake.provisionable_reservations().is_empty());
 }
 
+/// A fake where the holder of a refused create goes between the refusal
+/// and the policy's read of the reservation, on purpose: the first
+/// `refused` creates each meet a competitor's device on their reservation
+/// (the `Competitor` fault), and every read of a reservation first deletes
+/// the competitor's devices and releases their reservations at once, as a
+/// duplicate that another run of the name deletes would go. The policy's
+/// read then finds nobody holding the reservation, and the create ends
+/// with the refusal (`Error::Rejected`, guarantee 4): the window the run
+/// must not take for the hostname's outcome.
+fn holder_gone_before_the_read(reservations: usize, refused: u32) -> Fake {
+    let cell: Arc<std::sync::OnceLock<Fake>> = Arc::default();
+    let seen = Arc::clone(&cell);
+    let fake = Fake::builder()
+        .reservations(reservations)
+        .timings(Timings::uniform(Duration::ZERO))
+        .fault(Fault::on("createDevice", FaultKind::Competitor).times(refused))
+        .handler(
+            "findHardwareReservationById",
+            move |call: &metal_fake::Call| -> Result<_, metal_fake::ApiError> {
+                let id = call.id("id")?;
+                let fake = seen.get().ok_or_else(metal_fake::ApiError::not_found)?;
+                for d in fake.devices().into_iter().filter_map(|d| d.id) {
+                    if fake.is_competitor(d) {
+                        assert!(fake.release_competitor(d), "the competitor's device goes");
+                    }
+                }
+                fake.reservations()
+                    .into_iter()
+                    .find(|r| r.id == Some(id))
+                    .ok_or_else(metal_fake::ApiError::not_found)
+            },
+        )
+        .build();
+    assert!(cell.set(fake.clone()).is_ok());
+    fake
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_refusal_whose_holder_is_gone_tries_the_reservation_again() {
+    let fake = holder_gone_before_the_read(1, 1);
+    let cfg = config(&fake, 1);
+    let outcome = run(metal(&fake), &cfg, Arc::new(NoProgress)).await.unwrap();
+    assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+    assert_eq!(outcome.active, 1);
+    // The refused create and the one that took the same reservation.
+    assert_eq!(fake.call_count("createDevice"), 2);
+    assert_eq!(outcome.race_lost, 0);
+    let devices = fake.devices();
+    assert_eq!(devices.len(), 1, "only the run's device is left");
+    assert!(devices[0].tags.contains(&cfg.run_tag));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_refusal_on_a_free_reservation_every_time_ends_the_hostname() {
+    // Refused on a reservation that then reads free, with no device of the
+    // hostname, four times running: the request's own fault, not a race.
+    let fake = holder_gone_before_the_read(2, 100);
+    let cfg = config(&fake, 1);
+    let outcome = run(metal(&fake), &cfg, Arc::new(NoProgress)).await.unwrap();
+    assert_eq!(outcome.active, 0);
+    assert_eq!(fake.call_count("createDevice"), 4);
+    assert!(
+        matches!(
+            &outcome.failures[..],
+            [RunError::Create {
+                source: metal_policy::Error::Rejected { status: 422, .. },
+                ..
+            }]
+        ),
+        "{:?}",
+        outcome.failures
+    );
+    assert!(fake.devices().is_empty());
+}
+
 #[tokio::test(start_paused = true)]
 async fn more_devices_than_reservations_reports_the_shortfall() {
     let fake = Fake::builder().reservations(2).build();
