@@ -10,6 +10,11 @@
 //!
 //! A list's entries (`{"devices": [...], "meta": ...}`) are each walked
 //! with the request's names; a thing's own reply is walked from its top.
+//! A plain name (without a dot) reaches every depth of what is already
+//! whole in the reply: `include=virtual_networks` on a device makes each
+//! network port's `virtual_networks` whole, `include=project` on a
+//! connection each port's circuits' `project`, as the Terraform providers
+//! read them.
 
 use serde_json::{Map, Value};
 use tokio::time::Instant;
@@ -135,7 +140,13 @@ impl World {
                 continue;
             }
             let included = expand.includes(key);
+            // A stub read whole takes the names under it; a thing already
+            // whole in the reply takes those and the plain names too, so
+            // a name reaches references inside lists and nested objects
+            // (and never loops: each read it makes takes only the names
+            // under its own, one dot shorter).
             let nested = expand.nested(key);
+            let inside = expand.descend(key);
             for item in items {
                 if is_stub(item) {
                     if included {
@@ -143,9 +154,9 @@ impl World {
                             *item = whole;
                         }
                     }
-                } else if !nested.is_empty() {
+                } else if !inside.is_empty() {
                     if let Value::Object(inner) = item {
-                        self.expand_object(inner, &nested, scope, now);
+                        self.expand_object(inner, &inside, scope, now);
                     }
                 }
             }

@@ -284,6 +284,25 @@ impl Expand {
         self.exclude.iter().any(|e| e == name)
     }
 
+    /// The names that reach inside a whole thing `name` names, already
+    /// in the reply: those under it (`name.x`), and every plain name (one
+    /// without a dot), which the real API applied at any depth
+    /// (`include=virtual_networks` reaches each network port's
+    /// `virtual_networks`, `include=project` each circuit's `project`).
+    pub(crate) fn descend(&self, name: &str) -> Self {
+        let mut inner = self.nested(name);
+        let plain = |list: &[String], into: &mut Vec<String>| {
+            for n in list.iter().filter(|n| !n.contains('.')) {
+                if !into.contains(n) {
+                    into.push(n.clone());
+                }
+            }
+        };
+        plain(&self.include, &mut inner.include);
+        plain(&self.exclude, &mut inner.exclude);
+        inner
+    }
+
     /// The names under `name`, seen from inside it.
     pub(crate) fn nested(&self, name: &str) -> Self {
         let under = |list: &[String]| {

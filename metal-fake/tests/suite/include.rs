@@ -933,6 +933,61 @@ async fn dotted_names_reach_into_nested_things() {
     );
 }
 
+/// A plain name reaches references inside lists and nested objects, as
+/// the Terraform providers read them: each network port's
+/// `virtual_networks` with `include=virtual_networks,native_virtual_network`
+/// (equinix/equinix v4.16.1 `internal/resources/metal/port/helpers.go`,
+/// `defaultPortIncludes`, on `FindDeviceById` and `FindPortById`, which
+/// match a port's VLANs by `vxlan`), and each connection port's circuits'
+/// `project` with `include=project` (`connection/resource.go` reads the
+/// connection with it, `connection/models.go` takes `project_id` from
+/// `Ports[0].VirtualCircuits[0].GetProject().GetId()`).
+#[tokio::test(start_paused = true)]
+async fn plain_names_reach_references_inside_lists() {
+    let (fake, _) = fake().await;
+    let path = format!("/devices/{DEVICE}");
+    let bond = |d: &Value| {
+        d["network_ports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "bond0")
+            .cloned()
+            .unwrap_or_else(|| panic!("no bond0 in {d}"))
+    };
+    // Without the name: hrefs, as the real API sent them.
+    let port = bond(&get(&fake, &path).await);
+    assert_eq!(seen(&port["virtual_networks"][0]), Some(Seen::Href), "{port}");
+    let d = get(
+        &fake,
+        &with(&path, "include", "virtual_networks,native_virtual_network"),
+    )
+    .await;
+    let port = bond(&d);
+    let vxlans: Vec<&Value> = port["virtual_networks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| &v["vxlan"])
+        .collect();
+    assert!(vxlans.contains(&&json!(1000)), "{port}");
+    assert_eq!(port["native_virtual_network"]["vxlan"], 1000, "{port}");
+    // The port read alone, as the port resource reads it.
+    let id = port["id"].as_str().unwrap();
+    let p = get(&fake, &format!("/ports/{id}?include=virtual_networks")).await;
+    assert!(p["virtual_networks"][0]["vxlan"].is_number(), "{p}");
+    // A dotted name stays where it names.
+    let d = get(&fake, &with(&path, "include", "project.organization")).await;
+    assert_eq!(seen(&bond(&d)["virtual_networks"][0]), Some(Seen::Href));
+    // The connection's circuits' project, and its exclusion at any depth.
+    let c = get(&fake, &format!("/connections/{DEDICATED}?include=project")).await;
+    let vc = &c["ports"][0]["virtual_circuits"][0];
+    assert_eq!(vc["project"]["id"], PROD, "{c}");
+    let c = get(&fake, &format!("/connections/{DEDICATED}?exclude=project")).await;
+    let vc = &c["ports"][0]["virtual_circuits"][0];
+    assert_eq!(seen(&vc["project"]), Some(Seen::Href), "{c}");
+}
+
 /// packngo's reads that asked for what they use: a project's members
 /// (`TestAccProjectExtra`), a user's emails (`TestAccUsersList`), a BGP
 /// configuration's sessions (`TestAccBGPSession`), a device's keys
