@@ -1,0 +1,3 @@
+module census
+
+go 1.22
