@@ -139,6 +139,24 @@
 //! Not verified against the real API here (Metal is gone): every row
 //! follows the clients' source as cited, not a recorded reply.
 //!
+//! # Routes older clients used
+//!
+//! Requests that clients of the Metal era sent on paths or methods the 2024
+//! spec no longer names, found by the census of the clients
+//! (`metal-fake/clients/`: packngo at its last commit and at v0.25.0, the
+//! `equinix/metal` and `equinix/equinix` Terraform providers, metal-cli, the
+//! Ansible collection). Each is served as the real API served it, through
+//! the same pipeline (access, journal, call log) as the spec's operations,
+//! under an operation ID of the fake's; or, where the real API had retired
+//! it, answered as the real API answered then. The test
+//! `tests/suite/census.rs` sends every route of the census and writes the
+//! per-client section of `COVERAGE.md`; the scenarios are in
+//! `tests/suite/legacy_routes.rs`.
+//!
+//! | behaviour | evidence | configurable | test |
+//! | --- | --- | --- | --- |
+//! | `POST /projects/{project}/connections/{connection}/ports/{port}/virtual-circuits` (`createProjectInterconnectionPortVirtualCircuit`) is `createInterconnectionPortVirtualCircuit` with the path's project as `project_id` (a body's own is overridden): the same rules, reply, access (the connection the path names: `403` for a token that does not see it, and `403` for a project it does not see) and journal; `404` for a project the world lacks, or one of another organisation than the connection's (the connection is not under it, as a port not of the connection is `404`) | packngo's `VirtualCircuits.Create` (`virtualcircuits.go`, every version to its last commit; `VCCreateRequest` has no `project_id`), and its live `TestAccVirtualCircuitDedicated` (`virtualcircuits_test.go`): a circuit made through a project `setupWithProject` has just created, on a dedicated connection of the organisation given by `PACKNGO_TEST_CONNECTION`, so the project need only be of the connection's organisation; terraform-provider-metal v3.3.0 creates circuits through it. **Thin**: the answer for another organisation's project is not recorded; `404` is the fake's reading of a nested path | no | `a_circuit_made_through_its_project_is_the_2024_create_with_the_path_s_project`, `a_circuit_through_a_project_the_connection_is_not_under_is_refused` |
+//!
 //! # On-demand devices and capacity
 //!
 //! Devices created without a hardware reservation, as most Metal users

@@ -41,6 +41,7 @@ mod interconnections;
 mod ip_availability;
 mod ip_reservations;
 mod layer2;
+mod legacy_routes;
 mod licenses;
 mod lifecycle;
 mod metal_gateways;

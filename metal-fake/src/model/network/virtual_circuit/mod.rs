@@ -12,7 +12,10 @@
 //! - `view`: a circuit as the API sends it.
 //! - `operations`: the operations modelled, who owns a circuit, and how
 //!   circuits load and save.
+//! - `by_project`: a create through the circuit's project, a path
+//!   outside the 2024 spec that packngo used.
 
+mod by_project;
 mod operations;
 mod peering;
 mod record;

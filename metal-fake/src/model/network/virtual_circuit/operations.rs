@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::by_project;
 use super::record::Kept;
 use super::record::VirtualCircuitStatus;
 use super::rules;
@@ -44,6 +45,13 @@ pub(crate) static RESOURCE: Resource = Resource {
             .also_patch()
             .names("id", &RESOURCE),
         Modelled::new(&op::DELETE_VIRTUAL_CIRCUIT, delete).names("id", &RESOURCE),
+        // Outside the 2024 spec: packngo's `VirtualCircuits.Create`, the
+        // same create with the project in the path.
+        Modelled::new(
+            &by_project::CREATE_PROJECT_INTERCONNECTION_PORT_VIRTUAL_CIRCUIT,
+            by_project::create_in_project,
+        )
+        .names("connection_id", &interconnection::RESOURCE),
     ],
     owner,
     load,

@@ -52,6 +52,16 @@ pub(crate) struct CreateInput {
     peering: PeeringFields,
 }
 
+impl CreateInput {
+    /// The body with `project` as its `project_id`, whatever it said:
+    /// the legacy route's path names the project (packngo sends none in
+    /// the body).
+    pub(crate) fn in_project(mut self, project: Uuid) -> Self {
+        self.project_id = Some(project.to_string());
+        self
+    }
+}
+
 /// An update's body: `VlanVirtualCircuitUpdateInput`, or
 /// `VrfVirtualCircuitUpdateInput` (its peering).
 #[derive(Debug, Default, Deserialize)]

@@ -1,0 +1,216 @@
+//! Routes older clients sent that the 2024 spec no longer names, served as
+//! the real API served them (`metal_fake::fidelity`, "Routes older clients
+//! used"): packngo's virtual circuit create through the project, the
+//! organisation's members, an invitation's resend, a project's BGP
+//! discovery, a Fabric service token by ID, the user's notifications; and
+//! the `authorization_code` of shared connections.
+
+use std::time::Duration;
+
+use metal_fake::Fake;
+use serde_json::{json, Value};
+
+use crate::http;
+use crate::network::{event_types, id};
+
+const TOKEN: &str = "legacy-token";
+/// A token of organisation globex only.
+const GLOBEX_TOKEN: &str = "legacy-globex";
+/// A token of organisation acme only.
+const ACME_TOKEN: &str = "legacy-acme";
+const ACME: &str = "0a000000-0000-4000-8000-000000000001";
+const GLOBEX: &str = "0a000000-0000-4000-8000-000000000002";
+const PROJECT: &str = "0b000000-0000-4000-8000-000000000001";
+const OTHER_PROJECT: &str = "0b000000-0000-4000-8000-000000000002";
+const GLOBEX_PROJECT: &str = "0b000000-0000-4000-8000-000000000003";
+
+fn fake() -> Fake {
+    let world = json!({
+        "catalog": "none",
+        "organizations": [{"id": ACME, "name": "acme"}, {"id": GLOBEX, "name": "globex"}],
+        "projects": [
+            {"id": PROJECT, "organization": ACME},
+            {"id": OTHER_PROJECT, "organization": ACME},
+            {"id": GLOBEX_PROJECT, "organization": GLOBEX}
+        ],
+        "plans": [{"slug": "c3.small.x86"}],
+        "metros": [{"code": "da"}, {"code": "sv"}],
+        "facilities": [{"code": "da11", "metro": "da"}, {"code": "sv15", "metro": "sv"}],
+        "tokens": [
+            {"token": GLOBEX_TOKEN, "organizations": [GLOBEX]},
+            {"token": ACME_TOKEN, "organizations": [ACME]}
+        ]
+    });
+    Fake::builder()
+        .token(TOKEN)
+        .world(serde_json::from_value(world).unwrap())
+        .build()
+}
+
+async fn call(fake: &Fake, method: &str, path: &str, body: Option<Value>) -> (u16, Value) {
+    http::in_process(fake, TOKEN, method, path, body).await
+}
+
+async fn made(fake: &Fake, path: &str, body: Value) -> Value {
+    let (status, reply) = call(fake, "POST", path, Some(body)).await;
+    assert_eq!(status, 201, "{path}: {reply}");
+    reply
+}
+
+/// A dedicated connection of acme, active.
+async fn dedicated(fake: &Fake) -> Value {
+    let c = made(
+        fake,
+        &format!("/organizations/{ACME}/connections"),
+        json!({"name": "port", "type": "dedicated", "redundancy": "primary", "metro": "da",
+               "speed": "10Gbps", "contact_email": "ops@example.com"}),
+    )
+    .await;
+    tokio::time::advance(Duration::from_secs(31)).await;
+    c
+}
+
+/// packngo's `TestAccVirtualCircuitDedicated`: a circuit made through a
+/// project (a new one of the connection's organisation) with no
+/// `project_id` in the body, on the primary port; active, then read.
+#[tokio::test(start_paused = true)]
+async fn a_circuit_made_through_its_project_is_the_2024_create_with_the_path_s_project() {
+    let fake = fake();
+    let c = dedicated(&fake).await;
+    let port = id(&c["ports"][0]);
+    let vlan = made(
+        &fake,
+        &format!("/projects/{OTHER_PROJECT}/virtual-networks"),
+        json!({"metro": "da"}),
+    )
+    .await;
+    let legacy =
+        format!("/projects/{OTHER_PROJECT}/connections/{}/ports/{port}/virtual-circuits", id(&c));
+    // packngo's VCCreateRequest: vnid, nni_vlan, name; no project_id.
+    let vc = made(
+        &fake,
+        &legacy,
+        json!({"vnid": vlan["id"], "nni_vlan": 889, "name": "TestDedicatedConn1"}),
+    )
+    .await;
+    assert_eq!(
+        (&vc["status"], &vc["nni_vlan"], &vc["vnid"]),
+        (&json!("activating"), &json!(889), &vlan["vxlan"])
+    );
+    // The same create by the 2024 route, for comparison.
+    let vlan2 = made(
+        &fake,
+        &format!("/projects/{OTHER_PROJECT}/virtual-networks"),
+        json!({"metro": "da"}),
+    )
+    .await;
+    let vc2 = made(
+        &fake,
+        &format!("/connections/{}/ports/{port}/virtual-circuits", id(&c)),
+        json!({"project_id": OTHER_PROJECT, "vnid": vlan2["id"], "nni_vlan": 891, "name": "TestDedicatedConn2"}),
+    )
+    .await;
+    tokio::time::advance(Duration::from_secs(31)).await;
+    let mut seen = Vec::new();
+    for v in [&vc, &vc2] {
+        let path = format!("/virtual-circuits/{}?include=project", id(v));
+        let (status, got) = call(&fake, "GET", &path, None).await;
+        assert_eq!(status, 200, "{got}");
+        assert_eq!(got["status"], "active");
+        assert_eq!(got["project"]["id"], OTHER_PROJECT, "the path's project");
+        let (_, events) = call(
+            &fake,
+            "GET",
+            &format!("/virtual-circuits/{}/events", id(v)),
+            None,
+        )
+        .await;
+        seen.push(
+            event_types(&events)
+                .into_iter()
+                .map(str::to_string)
+                .collect::<Vec<_>>(),
+        );
+    }
+    assert_eq!(seen[0], seen[1], "the same journal either way");
+    assert_eq!(seen[0], ["virtual_circuit.active", "virtual_circuit.created"]);
+    // The path's project wins over one in the body.
+    let vlan3 = made(
+        &fake,
+        &format!("/projects/{PROJECT}/virtual-networks"),
+        json!({"metro": "da"}),
+    )
+    .await;
+    let vc3 = made(
+        &fake,
+        &legacy.replace(OTHER_PROJECT, PROJECT),
+        json!({"project_id": OTHER_PROJECT, "vnid": vlan3["id"], "nni_vlan": 892}),
+    )
+    .await;
+    let (_, got) = call(
+        &fake,
+        "GET",
+        &format!("/virtual-circuits/{}?include=project", id(&vc3)),
+        None,
+    )
+    .await;
+    assert_eq!(got["project"]["id"], PROJECT);
+    // The rules are the 2024 create's: the nni_vlan is taken.
+    let (status, reply) = call(
+        &fake,
+        "POST",
+        &legacy,
+        Some(json!({"vnid": vlan["id"], "nni_vlan": 889})),
+    )
+    .await;
+    assert_eq!(status, 422, "{reply}");
+    let ops: Vec<&str> = fake.calls().iter().map(|c| c.operation).collect();
+    assert!(ops.contains(&"createProjectInterconnectionPortVirtualCircuit"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_circuit_through_a_project_the_connection_is_not_under_is_refused() {
+    let fake = fake();
+    let c = dedicated(&fake).await;
+    let port = id(&c["ports"][0]);
+    let path = |project: &str| {
+        format!(
+            "/projects/{project}/connections/{}/ports/{port}/virtual-circuits",
+            id(&c)
+        )
+    };
+    let body = json!({"nni_vlan": 900});
+    // Another organisation's project: the connection is not under it.
+    let (status, reply) = call(&fake, "POST", &path(GLOBEX_PROJECT), Some(body.clone())).await;
+    assert_eq!((status, &reply["errors"][0]), (404, &json!("Not found")));
+    // A project the world lacks.
+    let none = "0b000000-0000-4000-8000-0000000000ff";
+    assert_eq!(call(&fake, "POST", &path(none), Some(body.clone())).await.0, 404);
+    // A port not of the connection.
+    let other_port = path(PROJECT).replace(&port, "0c000000-0000-4000-8000-0000000000ff");
+    assert_eq!(
+        call(&fake, "POST", &other_port, Some(body.clone())).await.0,
+        404
+    );
+    // Access as the 2024 create's: the connection's; and the project's.
+    let (status, _) = http::in_process(
+        &fake,
+        GLOBEX_TOKEN,
+        "POST",
+        &path(GLOBEX_PROJECT),
+        Some(body.clone()),
+    )
+    .await;
+    assert_eq!(status, 403, "globex does not see acme's connection");
+    let (status, _) =
+        http::in_process(&fake, ACME_TOKEN, "POST", &path(GLOBEX_PROJECT), Some(body)).await;
+    assert_eq!(status, 403, "acme does not see globex's project");
+    let (_, circuits) = call(
+        &fake,
+        "GET",
+        &format!("/connections/{}/virtual-circuits", id(&c)),
+        None,
+    )
+    .await;
+    assert_eq!(circuits["virtual_circuits"], json!([]), "nothing made");
+}
