@@ -84,8 +84,10 @@ async fn a_circuit_made_through_its_project_is_the_2024_create_with_the_path_s_p
         json!({"metro": "da"}),
     )
     .await;
-    let legacy =
-        format!("/projects/{OTHER_PROJECT}/connections/{}/ports/{port}/virtual-circuits", id(&c));
+    let legacy = format!(
+        "/projects/{OTHER_PROJECT}/connections/{}/ports/{port}/virtual-circuits",
+        id(&c)
+    );
     // packngo's VCCreateRequest: vnid, nni_vlan, name; no project_id.
     let vc = made(
         &fake,
@@ -133,7 +135,10 @@ async fn a_circuit_made_through_its_project_is_the_2024_create_with_the_path_s_p
         );
     }
     assert_eq!(seen[0], seen[1], "the same journal either way");
-    assert_eq!(seen[0], ["virtual_circuit.active", "virtual_circuit.created"]);
+    assert_eq!(
+        seen[0],
+        ["virtual_circuit.active", "virtual_circuit.created"]
+    );
     // The path's project wins over one in the body.
     let vlan3 = made(
         &fake,
@@ -185,7 +190,10 @@ async fn a_circuit_through_a_project_the_connection_is_not_under_is_refused() {
     assert_eq!((status, &reply["errors"][0]), (404, &json!("Not found")));
     // A project the world lacks.
     let none = "0b000000-0000-4000-8000-0000000000ff";
-    assert_eq!(call(&fake, "POST", &path(none), Some(body.clone())).await.0, 404);
+    assert_eq!(
+        call(&fake, "POST", &path(none), Some(body.clone())).await.0,
+        404
+    );
     // A port not of the connection.
     let other_port = path(PROJECT).replace(&port, "0c000000-0000-4000-8000-0000000000ff");
     assert_eq!(
@@ -213,4 +221,63 @@ async fn a_circuit_through_a_project_the_connection_is_not_under_is_refused() {
     )
     .await;
     assert_eq!(circuits["virtual_circuits"], json!([]), "nothing made");
+}
+
+/// terraform-provider-equinix's `TestAccMetalConnection_sharedPort` and
+/// `TestAccDataSourceMetalConnection_sharedPort` (v4.16.1): a
+/// `shared_port_vlan` connection's `authorization_code` is set, on the
+/// create's reply and on every read, the same each time; every shared type
+/// has one, a dedicated connection none.
+#[tokio::test(start_paused = true)]
+async fn shared_connections_carry_an_authorization_code() {
+    let fake = fake();
+    let vlan = made(
+        &fake,
+        &format!("/projects/{PROJECT}/virtual-networks"),
+        json!({"metro": "sv"}),
+    )
+    .await;
+    let c = made(
+        &fake,
+        &format!("/projects/{PROJECT}/connections"),
+        json!({"name": "tfacc-conn", "type": "shared_port_vlan", "redundancy": "primary",
+               "metro": "sv", "speed": "50Mbps", "contact_email": "tfacc@example.com",
+               "vlans": [vlan["vxlan"]]}),
+    )
+    .await;
+    let code = c["authorization_code"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(!code.is_empty(), "{c}");
+    assert_ne!(code, id(&c), "a code of its own, not the connection's ID");
+    let (_, read) = call(&fake, "GET", &format!("/connections/{}", id(&c)), None).await;
+    assert_eq!(
+        read["authorization_code"],
+        json!(code),
+        "the same on a read"
+    );
+    let (_, listed) = call(
+        &fake,
+        "GET",
+        &format!("/projects/{PROJECT}/connections"),
+        None,
+    )
+    .await;
+    assert_eq!(
+        listed["interconnections"][0]["authorization_code"],
+        json!(code)
+    );
+    let shared = made(
+        &fake,
+        &format!("/projects/{PROJECT}/connections"),
+        json!({"name": "shared", "type": "shared", "redundancy": "primary", "metro": "sv",
+               "speed": "50Mbps", "service_token_type": "a_side"}),
+    )
+    .await;
+    assert!(shared["authorization_code"].is_string(), "{shared}");
+    assert_ne!(shared["authorization_code"], json!(code));
+    let d = dedicated(&fake).await;
+    let (_, d) = call(&fake, "GET", &format!("/connections/{}", id(&d)), None).await;
+    assert!(d.get("authorization_code").is_none(), "{d}");
 }

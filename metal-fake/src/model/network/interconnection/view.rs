@@ -58,6 +58,10 @@ pub(crate) struct InterconnectionView<'a> {
     kind: InterconnectionType,
     #[serde(skip_serializing_if = "Option::is_none")]
     fabric_provider: Option<&'a FabricProvider>,
+    /// A shared connection's Fabric authorization code (none for a
+    /// dedicated one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    authorization_code: Option<Uuid>,
     created_at: Stamp,
     updated_at: Stamp,
 }
@@ -102,6 +106,16 @@ fn role(index: usize) -> &'static str {
     } else {
         "secondary"
     }
+}
+
+/// The Fabric authorization code of shared connection `id`: a UUID of
+/// its own, derived from the connection's (so stable across a save and a
+/// load), as Fabric's `authentication_key` for a `METAL_NETWORK` access
+/// point takes it.
+fn authorization_code(id: Uuid) -> Uuid {
+    // The XOR leaves the version and variant bits (zero in the mask) as
+    // the connection's.
+    Uuid::from_u128(id.as_u128() ^ 0xa11c_0de0_5a5a_0a5a_0a5a_5a5a_5a5a_5a5a)
 }
 
 /// The speed a shared `z_side` connection made without one allows.
@@ -173,6 +187,7 @@ impl World {
             tags: &rec.tags,
             kind: rec.kind,
             fabric_provider: rec.fabric_provider.as_ref(),
+            authorization_code: rec.kind.is_shared().then(|| authorization_code(rec.id)),
             created_at: Stamp(self.clock.wall(c.meta.created)),
             updated_at: Stamp(self.clock.wall(c.meta.updated)),
         }
