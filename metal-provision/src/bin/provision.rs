@@ -1,4 +1,5 @@
-//! The provisioning run: a small controller on `metal-policy`.
+//! The provisioning run: a small controller on `metal-policy`
+//! (`cargo run --release --bin provision`; `-- --help` lists the flags).
 //!
 //! By default it starts `metal-fake`'s HTTP server in-process on a loopback
 //! port, with a seeded mix of faults (lost replies, 5xx, 429s, a competitor
@@ -42,7 +43,10 @@
 //! `METAL_PROJECT_ID`); it refuses up front to ask for more devices than the
 //! project has free hardware reservations. `--redis URL` (or
 //! `--redis-cluster URL,URL,URL`, with `--redis-ca FILE` for a private CA)
-//! shares the client's limits with other runs through Redis.
+//! shares the client's limits with other runs through Redis; they need the
+//! binary built with metal-provision's feature `redis`
+//! (`cargo run --release -p metal-provision --features redis -- --redis URL`),
+//! and without it are a bad command line that names the feature.
 //!
 //! While it runs, a progress line goes to stderr every `--progress-interval`
 //! (10 s), with a warning when every API attempt in that interval failed.
@@ -70,7 +74,8 @@ use metal_provision::{
 };
 use uuid::Uuid;
 
-#[path = "shared/flags.rs"]
+// Shared with the soak example.
+#[path = "../../examples/shared/flags.rs"]
 mod flags;
 use flags::parse_probability;
 
@@ -189,6 +194,7 @@ struct Args {
     /// Share the rate limit, the parallelism and throttling pauses with every
     /// run given the same Redis URL (e.g. redis://127.0.0.1:6379/, or
     /// rediss://user:password@host:6379/; key prefix `metal-provision`).
+    /// Needs the binary built with feature `redis`, as do the two below.
     #[arg(long, conflicts_with = "redis_cluster")]
     redis: Option<String>,
     /// Share them through a Redis Cluster, found from these nodes
@@ -250,8 +256,27 @@ fn parse_interval(text: &str) -> Result<Duration, String> {
     Ok(d)
 }
 
+/// The flag of the Redis ones given, if any: they need feature `redis`.
+fn redis_flag(args: &Args) -> Option<&'static str> {
+    if args.redis.is_some() {
+        Some("--redis")
+    } else if !args.redis_cluster.is_empty() {
+        Some("--redis-cluster")
+    } else if args.redis_ca.is_some() {
+        Some("--redis-ca")
+    } else {
+        None
+    }
+}
+
 /// Checks what the parser cannot see flag by flag.
 fn validate(args: &Args) -> Result<(), String> {
+    if let (false, Some(flag)) = (cfg!(feature = "redis"), redis_flag(args)) {
+        return Err(format!(
+            "{flag} needs metal-provision's feature `redis`, which this binary was built \
+             without: cargo run --release -p metal-provision --features redis -- {flag} ..."
+        ));
+    }
     if args.endpoint.is_none() {
         if args.devices > MAX_EMBEDDED_DEVICES {
             return Err(format!(
@@ -599,19 +624,23 @@ async fn main_run(args: Args) -> Result<(), String> {
     if let Some(rate) = target.api_rate {
         builder = builder.api_rate(rate);
     }
-    let shared = match (&args.redis, args.redis_cluster.is_empty()) {
-        (Some(url), _) => Some(metal_policy::SharedLimits::redis(url, "metal-provision")),
-        (None, false) => Some(metal_policy::SharedLimits::redis_cluster(
-            &args.redis_cluster,
-            "metal-provision",
-        )),
-        (None, true) => None,
-    };
-    if let Some(shared) = shared {
-        builder = builder.shared_limits(match &args.redis_ca {
-            Some(ca) => shared.ca_file(ca),
-            None => shared,
-        });
+    // Without feature `redis`, `validate` has refused the Redis flags.
+    #[cfg(feature = "redis")]
+    {
+        let shared = match (&args.redis, args.redis_cluster.is_empty()) {
+            (Some(url), _) => Some(metal_policy::SharedLimits::redis(url, "metal-provision")),
+            (None, false) => Some(metal_policy::SharedLimits::redis_cluster(
+                &args.redis_cluster,
+                "metal-provision",
+            )),
+            (None, true) => None,
+        };
+        if let Some(shared) = shared {
+            builder = builder.shared_limits(match &args.redis_ca {
+                Some(ca) => shared.ca_file(ca),
+                None => shared,
+            });
+        }
     }
     let metal: Arc<dyn Metal> = Arc::new(builder.build().map_err(|e| e.to_string())?);
 

@@ -1,22 +1,21 @@
-//! The provisioning run's binary (`examples/provision.rs`), run as a user
+//! The provisioning run's binary (`src/bin/provision.rs`), run as a user
 //! runs it: its exit code and `error:` line when it falls short, its flags,
 //! its bounded workers, and its progress lines.
 //!
-//! The example is built once per test binary with the README's test
-//! configuration (`cargo build --workspace --all-features --example
-//! provision`, a no-op under `cargo test --workspace --all-features`, run
-//! without the variables cargo gives a test, so that it shares the outer
-//! build's fingerprints);
-//! `METAL_PROVISION_EXAMPLE=PATH` uses a built one instead. Runs that need a
-//! server they can script start `metal-fake` in this process and point the
-//! example at it with `METAL_API_URL`, `METAL_PROJECT_ID` and
-//! `METAL_AUTH_TOKEN` (or the flags).
+//! The binary is the one cargo built for this test run
+//! (`CARGO_BIN_EXE_provision`: the same features and profile as this test,
+//! so no second build); `METAL_PROVISION_BIN=PATH` runs another build of it
+//! instead (CI's every-feature tests run a copy, as the default-feature
+//! build beside them replaces `target/debug/provision`). The `--redis*`
+//! flags' tests run under feature `redis`; without it, those flags are
+//! refused, naming the feature. Runs that need a server they can script
+//! start `metal-fake` in this process and point the binary at it with
+//! `METAL_API_URL`, `METAL_PROJECT_ID` and `METAL_AUTH_TOKEN` (or the flags).
 
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use crate::common;
@@ -28,58 +27,15 @@ use metal_fake::{
 
 const TOKEN: &str = "example-test-token";
 
-fn example() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        if let Some(path) = std::env::var_os("METAL_PROVISION_EXAMPLE") {
-            return path.into();
-        }
-        let mut build = Command::new(env!("CARGO"));
-        // cargo gives a test its package's variables (CARGO_PKG_NAME,
-        // CARGO_MANIFEST_DIR, ...). Passed on to this cargo, they would
-        // reach the fingerprints of the build scripts that watch them
-        // (ring's does), which would then differ from the outer build's:
-        // each build would redo ring and everything above it.
-        for (key, _) in std::env::vars_os() {
-            let cargos_own = key.to_str().is_some_and(|k| {
-                [
-                    "CARGO_PKG_",
-                    "CARGO_MANIFEST_",
-                    "CARGO_CRATE_",
-                    "CARGO_BIN_",
-                ]
-                .iter()
-                .any(|p| k.starts_with(p))
-                    || ["CARGO_PRIMARY_PACKAGE", "CARGO_TARGET_TMPDIR", "OUT_DIR"].contains(&k)
-            });
-            if cargos_own {
-                build.env_remove(key);
-            }
-        }
-        let out = build
-            .args(["build", "--locked", "--workspace", "--all-features"])
-            .args([
-                "--example",
-                "provision",
-                "--message-format=json-render-diagnostics",
-            ])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stderr(Stdio::inherit())
-            .output()
-            .expect("cargo runs");
-        assert!(out.status.success(), "building the example failed");
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-            .filter(|v| v["reason"] == "compiler-artifact" && v["target"]["name"] == "provision")
-            .find_map(|v| v["executable"].as_str().map(PathBuf::from))
-            .expect("cargo names the example's executable")
-    })
+/// The provisioning run's executable.
+fn binary() -> PathBuf {
+    std::env::var_os("METAL_PROVISION_BIN")
+        .map_or_else(|| env!("CARGO_BIN_EXE_provision").into(), PathBuf::from)
 }
 
-/// The example with a clean environment: no Metal variables, no RUST_LOG.
+/// The binary with a clean environment: no Metal variables, no RUST_LOG.
 fn provision(args: &[&str]) -> Command {
-    let mut c = Command::new(example());
+    let mut c = Command::new(binary());
     c.args(args)
         .env_remove("METAL_API_URL")
         .env_remove("METAL_AUTH_TOKEN")
@@ -189,7 +145,7 @@ fn fake(reservations: usize) -> metal_fake::FakeBuilder {
     })
 }
 
-/// The example pointed at `server` through the environment, as metal-cli's
+/// The binary pointed at `server` through the environment, as metal-cli's
 /// variables name it.
 fn against(server: &ServerHandle, fake: &Fake, args: &[&str]) -> Command {
     let mut c = provision(args);
@@ -199,7 +155,7 @@ fn against(server: &ServerHandle, fake: &Fake, args: &[&str]) -> Command {
     c
 }
 
-/// Runs the example for `devices` devices against `fake` served over HTTP
+/// Runs the binary for `devices` devices against `fake` served over HTTP
 /// (10 ms between requests), then stops the server.
 async fn run_served(fake: &Fake, devices: &str) -> Output {
     let server = serve(fake).await;
@@ -874,6 +830,7 @@ async fn a_run_that_cannot_progress_says_so() {
 // ------------------------------------------------------------ shared limits
 
 /// Whether `node` holds the run's schedule (key prefix `metal-provision`).
+#[cfg(feature = "redis")]
 async fn holds_the_schedule(node: &redis_harness::Server) -> bool {
     let n: u8 = node
         .query(redis::cmd("EXISTS").arg("{metal-provision}:tat"))
@@ -885,6 +842,7 @@ async fn holds_the_schedule(node: &redis_harness::Server) -> bool {
 /// `--redis rediss://... --redis-ca FILE` and `--redis-cluster
 /// URL,URL,URL` share the run's limits there (real servers: a TLS node
 /// with a private CA, a three-master cluster).
+#[cfg(feature = "redis")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs redis-server"]
 async fn the_redis_flags_share_the_limits_over_tls_and_on_a_cluster() {
@@ -926,6 +884,7 @@ async fn the_redis_flags_share_the_limits_over_tls_and_on_a_cluster() {
     );
 }
 
+#[cfg(feature = "redis")]
 #[test]
 fn a_plaintext_redis_password_to_another_host_is_refused() {
     let out = run(&[
@@ -941,4 +900,34 @@ fn a_plaintext_redis_password_to_another_host_is_refused() {
         "{}",
         text(&out.stderr)
     );
+}
+
+/// Built without feature `redis`, each Redis flag is a bad command line
+/// that names the feature, before the run starts or creates anything.
+#[cfg(not(feature = "redis"))]
+#[test]
+fn the_redis_flags_without_feature_redis_are_exit_code_2_naming_it() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--redis", "redis://127.0.0.1:6379/"], "--redis"),
+        (
+            &[
+                "--redis-cluster",
+                "redis://127.0.0.1:7000/,redis://127.0.0.1:7001/",
+            ],
+            "--redis-cluster",
+        ),
+        (&["--redis-ca", "ca.pem"], "--redis-ca"),
+    ];
+    for (args, flag) in cases {
+        let mut all = vec!["--devices", "1"];
+        all.extend_from_slice(args);
+        let out = run(&all);
+        let error = the_error(&out, 2);
+        assert!(
+            error.contains(&format!("{flag} needs metal-provision's feature `redis`")),
+            "{args:?}: {error}"
+        );
+        assert!(error.contains("--features redis"), "{args:?}: {error}");
+        assert!(out.stdout.is_empty(), "{args:?}: {}", text(&out.stdout));
+    }
 }

@@ -8,6 +8,7 @@ mod common;
 #[path = "../../examples/shared/gauge.rs"]
 mod gauge;
 
+mod builds;
 mod example;
 mod learn_over_http;
 mod properties;
