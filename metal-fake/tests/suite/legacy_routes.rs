@@ -24,10 +24,19 @@ const PROJECT: &str = "0b000000-0000-4000-8000-000000000001";
 const OTHER_PROJECT: &str = "0b000000-0000-4000-8000-000000000002";
 const GLOBEX_PROJECT: &str = "0b000000-0000-4000-8000-000000000003";
 
+/// The world's own user: every organisation's owner.
+const OWNER: &str = "0f000000-0000-4000-8000-000000000001";
+/// A member of acme (an invitation to the organisation accepted).
+const MEMBER: &str = "0f000000-0000-4000-8000-000000000002";
+/// A user with a membership of acme's first project only.
+const COLLABORATOR: &str = "0f000000-0000-4000-8000-000000000003";
+const MEMBERSHIP: &str = "0f400000-0000-4000-8000-000000000001";
+
 fn fake() -> Fake {
     let world = json!({
         "catalog": "none",
-        "organizations": [{"id": ACME, "name": "acme"}, {"id": GLOBEX, "name": "globex"}],
+        "organizations": [{"id": ACME, "name": "acme", "members": [MEMBER]},
+                          {"id": GLOBEX, "name": "globex"}],
         "projects": [
             {"id": PROJECT, "organization": ACME},
             {"id": OTHER_PROJECT, "organization": ACME},
@@ -36,6 +45,14 @@ fn fake() -> Fake {
         "plans": [{"slug": "c3.small.x86"}],
         "metros": [{"code": "da"}, {"code": "sv"}],
         "facilities": [{"code": "da11", "metro": "da"}, {"code": "sv15", "metro": "sv"}],
+        "user": OWNER,
+        "users": [
+            {"id": MEMBER, "first_name": "Road", "last_name": "Runner", "email": "road@acme.example"},
+            {"id": COLLABORATOR, "first_name": "Wile", "last_name": "Coyote",
+             "email": "wile@acme.example"}
+        ],
+        "memberships": [{"id": MEMBERSHIP, "project": PROJECT, "user": COLLABORATOR,
+                         "roles": ["billing"]}],
         "tokens": [
             {"token": GLOBEX_TOKEN, "organizations": [GLOBEX]},
             {"token": ACME_TOKEN, "organizations": [ACME]}
@@ -280,4 +297,139 @@ async fn shared_connections_carry_an_authorization_code() {
     let d = dedicated(&fake).await;
     let (_, d) = call(&fake, "GET", &format!("/connections/{}", id(&d)), None).await;
     assert!(d.get("authorization_code").is_none(), "{d}");
+}
+
+/// packngo's `Members.List` and `Members.Delete`, as the Terraform
+/// provider's `equinix_metal_organization_member` uses them: listed with
+/// `include=user` (it matches `user.email`), removed by the member's ID.
+#[tokio::test(start_paused = true)]
+async fn an_organisation_lists_its_members_and_removes_one() {
+    let fake = fake();
+    let members_path = format!("/organizations/{ACME}/members");
+    let (status, list) = call(&fake, "GET", &format!("{members_path}?include=user"), None).await;
+    assert_eq!(status, 200, "{list}");
+    let members = list["members"].as_array().unwrap();
+    let ids: Vec<&str> = members.iter().map(|m| m["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, [OWNER, MEMBER, COLLABORATOR]);
+    assert_eq!(list["meta"]["total"], 3);
+    assert_eq!(members[0]["roles"], json!(["owner"]));
+    assert_eq!(members[2]["roles"], json!(["billing"]));
+    assert_eq!(members[1]["user"]["email"], "road@acme.example", "whole when included");
+    assert_eq!(members[2]["projects_count"], 1);
+    assert_eq!(
+        members[2]["projects"],
+        json!([{"href": format!("/metal/v1/projects/{PROJECT}")}])
+    );
+    assert_eq!(members[1]["projects_count"], 2, "a member of the organisation sees each");
+    assert_eq!(
+        members[0]["organization"]["href"],
+        format!("/metal/v1/organizations/{ACME}")
+    );
+    let (_, plain) = call(&fake, "GET", &members_path, None).await;
+    assert!(plain["members"][1]["user"].get("email").is_none(), "an href by default");
+    // Removed: no longer a member, its memberships gone.
+    let (status, _) = call(&fake, "DELETE", &format!("{members_path}/{COLLABORATOR}"), None).await;
+    assert_eq!(status, 204);
+    assert_eq!(
+        call(&fake, "GET", &format!("/memberships/{MEMBERSHIP}"), None).await.0,
+        404
+    );
+    let (status, _) = call(&fake, "DELETE", &format!("{members_path}/{MEMBER}"), None).await;
+    assert_eq!(status, 204);
+    let (_, list) = call(&fake, "GET", &members_path, None).await;
+    assert_eq!(list["meta"]["total"], 1);
+    for (member, want) in [(COLLABORATOR, 404), (OWNER, 422)] {
+        let (status, reply) =
+            call(&fake, "DELETE", &format!("{members_path}/{member}"), None).await;
+        assert_eq!(status, want, "{member}: {reply}");
+    }
+    let (status, _) = http::in_process(&fake, GLOBEX_TOKEN, "GET", &members_path, None).await;
+    assert_eq!(status, 403, "another organisation's members");
+    let unknown = "/organizations/0a000000-0000-4000-8000-0000000000ff/members";
+    assert_eq!(call(&fake, "GET", unknown, None).await.0, 404);
+}
+
+/// packngo's `Invitations.Resend`: `POST /invitations/{id}` answers the
+/// invitation.
+#[tokio::test(start_paused = true)]
+async fn an_invitation_is_sent_again() {
+    let fake = fake();
+    let invitation = made(
+        &fake,
+        &format!("/organizations/{ACME}/invitations"),
+        json!({"invitee": "new@acme.example", "roles": ["collaborator"]}),
+    )
+    .await;
+    let path = format!("/invitations/{}", id(&invitation));
+    let (status, resent) = call(&fake, "POST", &path, None).await;
+    assert_eq!(status, 200, "{resent}");
+    assert_eq!(
+        (&resent["id"], &resent["invitee"]),
+        (&invitation["id"], &invitation["invitee"])
+    );
+    let (status, _) = http::in_process(&fake, GLOBEX_TOKEN, "POST", &path, None).await;
+    assert_eq!(status, 403, "another organisation's invitation");
+    let unknown = "/invitations/0f000000-0000-4000-8000-0000000000ff";
+    assert_eq!(call(&fake, "POST", unknown, None).await.0, 404);
+}
+
+/// packngo's `Projects.DiscoverBGPSessions`: `updated_at` back.
+#[tokio::test(start_paused = true)]
+async fn a_project_s_bgp_sessions_are_discovered_again() {
+    let fake = fake();
+    let path = format!("/bgp/discover/{PROJECT}");
+    let (status, reply) = call(&fake, "POST", &path, None).await;
+    assert_eq!(status, 200, "{reply}");
+    assert!(
+        reply["updated_at"].as_str().is_some_and(|t| t.ends_with('Z')),
+        "{reply}"
+    );
+    let (status, _) = http::in_process(&fake, GLOBEX_TOKEN, "POST", &path, None).await;
+    assert_eq!(status, 403);
+    let unknown = "/bgp/discover/0b000000-0000-4000-8000-0000000000ff";
+    assert_eq!(call(&fake, "POST", unknown, None).await.0, 404);
+}
+
+/// packngo's `FabricServiceTokens.Get`: a shared connection's token, as
+/// the connection lists it.
+#[tokio::test(start_paused = true)]
+async fn a_fabric_service_token_is_read_by_its_id() {
+    let fake = fake();
+    let c = made(
+        &fake,
+        &format!("/projects/{PROJECT}/connections"),
+        json!({"name": "shared", "type": "shared", "redundancy": "redundant", "metro": "sv",
+               "speed": "50Mbps", "service_token_type": "a_side"}),
+    )
+    .await;
+    for token in c["service_tokens"].as_array().unwrap() {
+        let path = format!("/fabric-service-tokens/{}", id(token));
+        let (status, got) = call(&fake, "GET", &path, None).await;
+        assert_eq!((status, &got), (200, token));
+        let (status, _) = http::in_process(&fake, GLOBEX_TOKEN, "GET", &path, None).await;
+        assert_eq!(status, 403, "another organisation's token");
+    }
+    let unknown = "/fabric-service-tokens/0c000000-0000-4000-8000-0000000000ff";
+    assert_eq!(call(&fake, "GET", unknown, None).await.0, 404);
+}
+
+/// packngo's `Notifications`: served, and empty (the fake makes none).
+#[tokio::test(start_paused = true)]
+async fn notifications_are_served_and_there_are_none() {
+    let fake = fake();
+    let (status, list) = call(&fake, "GET", "/notifications", None).await;
+    assert_eq!(status, 200, "{list}");
+    assert_eq!(
+        (&list["notifications"], &list["meta"]["total"]),
+        (&json!([]), &json!(0))
+    );
+    let one = "/notifications/0f000000-0000-4000-8000-0000000000ff";
+    assert_eq!(call(&fake, "GET", one, None).await.0, 404);
+    assert_eq!(call(&fake, "PUT", one, Some(json!({}))).await.0, 404);
+    let ops: Vec<&str> = fake.calls().iter().map(|c| c.operation).collect();
+    assert_eq!(
+        ops,
+        ["findNotifications", "findNotificationById", "updateNotification"],
+        "each routed to its operation, not the router's 404"
+    );
 }

@@ -7,9 +7,12 @@
 //!   entry.
 //! - `operations`: the operations modelled, the view, who sees an
 //!   invitation, and how invitations load and save.
+//! - `resend`: an invitation sent again, a method outside the 2024 spec
+//!   that packngo used.
 
 mod operations;
 mod record;
+mod resend;
 
 pub(crate) use operations::RESOURCE;
 pub use record::Invitation;

@@ -11,6 +11,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::record::{Invitation, Kept};
+use super::resend;
 use super::COLLECTION;
 use crate::call::{ApiError, Call, Reply};
 use crate::document::{WorldDoc, WorldError, MAX_NAME};
@@ -50,6 +51,9 @@ pub(crate) static RESOURCE: Resource = Resource {
             .names("project_id", &project::RESOURCE),
         Modelled::new(&op::FIND_PROJECT_INVITATIONS, find_project_invitations)
             .names("project_id", &project::RESOURCE),
+        // Outside the 2024 spec: packngo's `Invitations.Resend`.
+        Modelled::new(&resend::RESEND_INVITATION, resend::resend_invitation)
+            .names("id", &RESOURCE),
     ],
     owner,
     load,
@@ -178,6 +182,19 @@ impl World {
             created_at: at,
             updated_at: at,
         }
+    }
+
+    /// Invitation `id`, touched (sent again); `404` when there is none.
+    pub(super) fn touch_invitation(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
+        self.invitations
+            .rows()
+            .update(&mut self.journal, id, "resent", now, |_| {})
+            .ok_or_else(ApiError::not_found)
+    }
+
+    /// Invitation `id` as a reply.
+    pub(super) fn invitation_reply(&self, id: Uuid) -> Result<Reply, ApiError> {
+        reply(&self.invitation_view(self.invitation(id)?))
     }
 
     fn invitation(&self, id: Uuid) -> Result<&Kept, ApiError> {

@@ -7,8 +7,11 @@
 //!   member.
 //! - `operations`: the operations modelled, the view, who owns a
 //!   membership, and how memberships load and save.
+//! - `organization_members`: an organisation's members, read and
+//!   removed on paths outside the 2024 spec that packngo used.
 
 mod operations;
+mod organization_members;
 mod record;
 mod rules;
 

@@ -8,6 +8,7 @@ use serde::Serialize;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::organization_members as members;
 use super::record::{Kept, Membership};
 use super::rules::check_roles;
 use super::COLLECTION;
@@ -20,7 +21,7 @@ use crate::model::relations::Kind;
 use crate::model::render::{contains_ignoring_case, reply, Href, Stamp, Stub};
 use crate::model::resource::{acts, Modelled, Prepared, Resource};
 use crate::model::world::oldest_first;
-use crate::model::{project, user, World};
+use crate::model::{organization, project, user, World};
 
 /// Memberships.
 pub(crate) static RESOURCE: Resource = Resource {
@@ -33,6 +34,18 @@ pub(crate) static RESOURCE: Resource = Resource {
             .also_patch()
             .names("id", &RESOURCE),
         Modelled::new(&op::DELETE_MEMBERSHIP, delete_membership).names("id", &RESOURCE),
+        // Outside the 2024 spec: packngo's `Members.List` and
+        // `Members.Delete`.
+        Modelled::new(
+            &members::FIND_ORGANIZATION_MEMBERS,
+            members::find_organization_members,
+        )
+        .names("id", &organization::RESOURCE),
+        Modelled::new(
+            &members::DELETE_ORGANIZATION_MEMBER,
+            members::delete_organization_member,
+        )
+        .names("id", &organization::RESOURCE),
     ],
     owner,
     load,

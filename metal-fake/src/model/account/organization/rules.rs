@@ -138,6 +138,22 @@ impl World {
             .ok_or_else(ApiError::not_found)
     }
 
+    /// User `user` is no longer a member of `organization` (removed by
+    /// the organisation); `404` when there is no such organisation.
+    pub(crate) fn remove_organization_member(
+        &mut self,
+        organization: Uuid,
+        user: Uuid,
+        now: Instant,
+    ) -> Result<(), ApiError> {
+        self.organizations
+            .rows()
+            .update(&mut self.journal, organization, "member removed", now, |o| {
+                o.rec.members.retain(|m| *m != user);
+            })
+            .ok_or_else(ApiError::not_found)
+    }
+
     /// `createOrganization`: a named organisation, whose members are its
     /// maker (the world's own user is a member of every one).
     pub(crate) fn create_organization(

@@ -9,7 +9,10 @@
 //!   verification of the current user.
 //! - `operations`: the operations modelled, who sees a user, and how
 //!   users load and save.
+//! - `notifications`: the user's notifications, on paths outside the
+//!   2024 spec that packngo used (the fake keeps none).
 
+mod notifications;
 mod operations;
 mod record;
 mod rules;

@@ -11,6 +11,7 @@ use uuid::Uuid;
 
 use super::record::{Kept, User};
 use super::rules::change_user;
+use super::notifications;
 use super::security;
 use super::COLLECTION;
 use crate::call::{ApiError, Call};
@@ -33,6 +34,21 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(&op::CREATE_USER, create_user),
         Modelled::new(&op::FIND_USER_BY_ID, find_user_by_id).names("id", &RESOURCE),
         Modelled::new(&op::FIND_USER_CUSTOMDATA, find_user_customdata).names("id", &RESOURCE),
+        // Outside the 2024 spec: packngo's `Notifications`.
+        Modelled::new(
+            &notifications::FIND_NOTIFICATIONS,
+            notifications::find_notifications,
+        ),
+        Modelled::new(
+            &notifications::FIND_NOTIFICATION_BY_ID,
+            notifications::find_notification,
+        )
+        .names("id", &RESOURCE),
+        Modelled::new(
+            &notifications::UPDATE_NOTIFICATION,
+            notifications::find_notification,
+        )
+        .names("id", &RESOURCE),
         Modelled::new(&op::ENABLE_TFA_APP, security::enable_tfa_app),
         Modelled::new(&op::DISABLE_TFA_APP, security::disable_tfa_app),
         Modelled::new(

@@ -11,7 +11,10 @@
 //! - `view`: a session and the neighbour data as the API sends them.
 //! - `operations`: the operations modelled, who owns a session, and how
 //!   sessions load and save.
+//! - `discover`: a project's sessions discovered again, a path outside
+//!   the 2024 spec that packngo used.
 
+mod discover;
 mod operations;
 mod record;
 mod rules;

@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::discover;
 use super::record;
 use super::record::Kept;
 use super::view::{neighbors_view, SessionList};
@@ -33,6 +34,12 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(&op::FIND_BGP_SESSION_BY_ID, find_bgp_session_by_id).names("id", &RESOURCE),
         Modelled::new(&op::UPDATE_BGP_SESSION, update_bgp_session).names("id", &RESOURCE),
         Modelled::new(&op::DELETE_BGP_SESSION, delete_bgp_session).names("id", &RESOURCE),
+        // Outside the 2024 spec: packngo's `Projects.DiscoverBGPSessions`.
+        Modelled::new(
+            &discover::DISCOVER_PROJECT_BGP_SESSIONS,
+            discover::discover_project_bgp_sessions,
+        )
+        .names("project_id", &project::RESOURCE),
     ],
     owner,
     load,

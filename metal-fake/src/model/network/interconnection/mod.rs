@@ -12,11 +12,14 @@
 //! - `catalog`: the metros with interconnections, and their prices.
 //! - `operations`: the operations modelled, who owns a connection, and
 //!   how connections (and the metros with them) load and save.
+//! - `service_token`: a Fabric service token by its ID, a path outside
+//!   the 2024 spec that packngo used.
 
 mod catalog;
 mod operations;
 mod record;
 mod rules;
+mod service_token;
 mod speed;
 mod view;
 

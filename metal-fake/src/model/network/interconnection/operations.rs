@@ -5,6 +5,7 @@
 use metal_api::operation as op;
 use uuid::Uuid;
 
+use super::service_token;
 use super::catalog;
 use super::record::InterconnectionStatus;
 use super::record::Kept;
@@ -55,6 +56,14 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(&op::GET_INTERCONNECTION_PORT, get_port).names("connection_id", &RESOURCE),
         Modelled::new(&op::GET_INTERCONNECTION_METROS, get_metros),
         Modelled::new(&op::GET_INTERCONNECTION_PRICING, get_pricing),
+        // Outside the 2024 spec: packngo's `FabricServiceTokens.Get`. A
+        // token's ID names no connection, so access passes here and the
+        // handler checks the token's connection.
+        Modelled::new(
+            &service_token::FIND_FABRIC_SERVICE_TOKEN_BY_ID,
+            service_token::find_fabric_service_token_by_id,
+        )
+        .names("id", &RESOURCE),
     ],
     owner,
     load,

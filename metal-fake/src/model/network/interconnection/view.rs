@@ -137,15 +137,6 @@ impl World {
             }
             _ => OrganizationField::Stub(Stub::new(organization::COLLECTION, rec.organization)),
         };
-        let max = if rec.speed == 0 {
-            Z_SIDE_MAX
-        } else {
-            rec.speed
-        };
-        let state = match rec.status {
-            InterconnectionStatus::Requested => "inactive",
-            InterconnectionStatus::Active => "active",
-        };
         InterconnectionView {
             id: rec.id,
             name: &rec.name,
@@ -167,21 +158,7 @@ impl World {
                 .collect(),
             redundancy: rec.redundancy,
             requested_by: Stub::new(crate::model::user::COLLECTION, self.user),
-            service_tokens: rec
-                .service_tokens
-                .iter()
-                .enumerate()
-                .filter_map(|(i, t)| {
-                    Some(TokenView {
-                        id: *t,
-                        expires_at: Stamp(self.clock.wall(c.meta.created + TOKEN_LIFETIME)),
-                        max_allowed_speed: max,
-                        role: role(i),
-                        service_token_type: rec.service_token_type?,
-                        state,
-                    })
-                })
-                .collect(),
+            service_tokens: self.interconnection_tokens(c),
             speed: rec.speed,
             status: rec.status,
             tags: &rec.tags,
@@ -191,6 +168,48 @@ impl World {
             created_at: Stamp(self.clock.wall(c.meta.created)),
             updated_at: Stamp(self.clock.wall(c.meta.updated)),
         }
+    }
+
+    /// Service token `token` of a shared connection, with the connection
+    /// it is of, as the connection's `service_tokens` show it.
+    pub(crate) fn service_token_view(&self, token: Uuid) -> Option<(&Kept, impl Serialize)> {
+        let c = self
+            .interconnections
+            .values()
+            .find(|c| c.rec.service_tokens.contains(&token))?;
+        let view = self
+            .interconnection_tokens(c)
+            .into_iter()
+            .find(|t| t.id == token)?;
+        Some((c, view))
+    }
+
+    /// The service tokens of `c`, one a port.
+    fn interconnection_tokens(&self, c: &Kept) -> Vec<TokenView> {
+        let rec = &c.rec;
+        let max = if rec.speed == 0 {
+            Z_SIDE_MAX
+        } else {
+            rec.speed
+        };
+        let state = match rec.status {
+            InterconnectionStatus::Requested => "inactive",
+            InterconnectionStatus::Active => "active",
+        };
+        rec.service_tokens
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| {
+                Some(TokenView {
+                    id: *t,
+                    expires_at: Stamp(self.clock.wall(c.meta.created + TOKEN_LIFETIME)),
+                    max_allowed_speed: max,
+                    role: role(i),
+                    service_token_type: rec.service_token_type?,
+                    state,
+                })
+            })
+            .collect()
     }
 
     /// The facility of `c`: the one it was made in, else the first of its
