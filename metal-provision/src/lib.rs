@@ -20,8 +20,8 @@
 //!   asked for); [`shortfall`] says why a run fell short, if it did.
 //! - [`report`]: the run's output for people, a table of its requests.
 //!
-//! The runnable program is `examples/provision.rs`
-//! (`cargo run --release --example provision`); the comparison benchmarks
+//! The runnable program is `src/bin/provision.rs`
+//! (`cargo run --release --bin provision`); the comparison benchmarks
 //! are `benches/compare.rs` (`cargo bench -p metal-provision`).
 
 pub mod audit;

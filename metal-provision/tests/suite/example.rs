@@ -464,9 +464,10 @@ async fn two_processes_of_one_name_end_with_one_device_per_hostname() {
 /// 0 with an honest summary (all active, no duplicate, no lost hostname,
 /// and between them one process made each hostname's device: the others
 /// adopted it), and the server must end with one live device per hostname.
-async fn processes_of_one_name(rounds: u64, devices: usize) {
+/// `processes` fixes every round's number of processes instead.
+async fn processes_of_one_name(rounds: u64, devices: usize, processes: Option<usize>) {
     for round in 0..rounds {
-        let k = 2 + (round % 4) as usize;
+        let k = processes.unwrap_or(2 + (round % 4) as usize);
         let fake = fake(k * devices * 4)
             .random_faults(RandomFaults {
                 rate: 0.1,
@@ -526,18 +527,19 @@ fn count_before(line: &str, what: &str) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn processes_of_one_name_with_faults_end_with_one_device_per_hostname() {
-    processes_of_one_name(2, 4).await;
+    processes_of_one_name(2, 4, None).await;
 }
 
-/// The long version: `METAL_PROVISION_STRESS_ROUNDS` rounds (default 50).
+/// The long version: `METAL_PROVISION_STRESS_ROUNDS` rounds (default 50),
+/// and `METAL_PROVISION_STRESS_PROCESSES` processes in every round (default
+/// 2 to 5 by round).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "long: rounds of 2 to 5 processes of one name (METAL_PROVISION_STRESS_ROUNDS, default 50)"]
+#[ignore = "long: rounds of 2 to 5 processes of one name (METAL_PROVISION_STRESS_ROUNDS, default 50; METAL_PROVISION_STRESS_PROCESSES)"]
 async fn many_rounds_of_processes_of_one_name_end_with_one_device_per_hostname() {
-    let rounds = std::env::var("METAL_PROVISION_STRESS_ROUNDS")
-        .ok()
-        .and_then(|r| r.parse().ok())
-        .unwrap_or(50);
-    processes_of_one_name(rounds, 6).await;
+    let var = |name: &str| std::env::var(name).ok().and_then(|r| r.parse().ok());
+    let rounds = var("METAL_PROVISION_STRESS_ROUNDS").unwrap_or(50);
+    let processes = var("METAL_PROVISION_STRESS_PROCESSES").map(|k: u64| k as usize);
+    processes_of_one_name(rounds, 6, processes).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
