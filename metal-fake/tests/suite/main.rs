@@ -19,6 +19,7 @@ mod auth;
 mod batches;
 mod bgp_sessions;
 mod catalog;
+mod census;
 mod circuit_variants;
 mod clients_rely_on;
 mod clock;

@@ -52,8 +52,7 @@ pub(crate) static RESOURCE: Resource = Resource {
         Modelled::new(&op::FIND_PROJECT_INVITATIONS, find_project_invitations)
             .names("project_id", &project::RESOURCE),
         // Outside the 2024 spec: packngo's `Invitations.Resend`.
-        Modelled::new(&resend::RESEND_INVITATION, resend::resend_invitation)
-            .names("id", &RESOURCE),
+        Modelled::new(&resend::RESEND_INVITATION, resend::resend_invitation).names("id", &RESOURCE),
     ],
     owner,
     load,

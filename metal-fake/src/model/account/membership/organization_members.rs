@@ -114,7 +114,9 @@ impl World {
         let mut roles: Vec<String> = if user == self.user {
             vec!["owner".to_string()]
         } else {
-            held.iter().flat_map(|m| m.rec.roles.iter().cloned()).collect()
+            held.iter()
+                .flat_map(|m| m.rec.roles.iter().cloned())
+                .collect()
         };
         roles.sort_unstable();
         roles.dedup();
@@ -192,4 +194,3 @@ pub(super) fn delete_organization_member(call: &Call) -> Result<Prepared, ApiErr
         Ok(Reply::Empty)
     })
 }
-

@@ -148,9 +148,15 @@ impl World {
     ) -> Result<(), ApiError> {
         self.organizations
             .rows()
-            .update(&mut self.journal, organization, "member removed", now, |o| {
-                o.rec.members.retain(|m| *m != user);
-            })
+            .update(
+                &mut self.journal,
+                organization,
+                "member removed",
+                now,
+                |o| {
+                    o.rec.members.retain(|m| *m != user);
+                },
+            )
             .ok_or_else(ApiError::not_found)
     }
 

@@ -7,11 +7,11 @@
 //! is not public beyond packngo's `Notification` type, so the fake makes
 //! none: the list is empty, and one by ID is `404`.
 
-use metal_api::operation::{Method, Operation};
 use crate::call::{ApiError, Call};
 use crate::model::list::{page, Listing};
 use crate::model::render::{reply, API_PREFIX};
 use crate::model::resource::{acts, Prepared};
+use metal_api::operation::{Method, Operation};
 
 /// `GET /notifications`, outside the 2024 spec (its ID is the fake's).
 pub(crate) static FIND_NOTIFICATIONS: Operation = Operation {

@@ -9,9 +9,9 @@ use metal_api::types;
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::notifications;
 use super::record::{Kept, User};
 use super::rules::change_user;
-use super::notifications;
 use super::security;
 use super::COLLECTION;
 use crate::call::{ApiError, Call};

@@ -5,12 +5,12 @@
 use metal_api::operation as op;
 use uuid::Uuid;
 
-use super::service_token;
 use super::catalog;
 use super::record::InterconnectionStatus;
 use super::record::Kept;
 use super::rules;
 use super::rules::{CreateInput, UpdateInput};
+use super::service_token;
 use super::view::PortList;
 use super::COLLECTION;
 use crate::call::{ApiError, Call};
