@@ -44,8 +44,8 @@ use uuid::Uuid;
 pub use crate::model::Event;
 pub use crate::model::{Address, BillingAddress, Coordinates};
 pub use crate::model::{
-    AddressFamily, BgpDynamicNeighbor, BgpSession, ElasticIp, GlobalBgpRange, MetalGateway, Port,
-    RouteStatus, VirtualNetwork, Vrf, VrfRoute,
+    AddressFamily, BgpDynamicNeighbor, BgpSession, ElasticIp, GlobalBgpRange, MetalGateway,
+    NeighborState, Port, RouteStatus, VirtualNetwork, Vrf, VrfRoute,
 };
 pub use crate::model::{ApiKey, Email, Invitation, Membership, PaymentMethod, Transfer, User};
 pub use crate::model::{

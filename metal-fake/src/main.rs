@@ -283,6 +283,7 @@ async fn main() -> std::process::ExitCode {
         stale_reservation_list: args.stale_reads_seconds,
         failed_moved_after: args.failed_moved_seconds,
         failed_forbidden_for: args.failed_forbidden_seconds,
+        gateway_deleting: Duration::ZERO,
     };
     let mut builder = Fake::builder()
         .project(args.project.unwrap_or_else(Uuid::new_v4))

@@ -79,7 +79,7 @@ pub(crate) use access::Access;
 pub use access::Token;
 pub(crate) use access::ACCESS_DENIED;
 pub use api_key::ApiKey;
-pub use bgp_dynamic_neighbor::BgpDynamicNeighbor;
+pub use bgp_dynamic_neighbor::{BgpDynamicNeighbor, NeighborState};
 pub use bgp_session::{AddressFamily, BgpSession};
 pub use billing::{BillingAddress, PaymentMethod};
 pub use capacity::{Capacity, CapacityLevel};

@@ -37,10 +37,10 @@
 //! Metal Gateway    → VLAN               cascade   (the VLAN's delete takes its gateway)
 //! Metal Gateway    → IP reservation     restrict  (its block stays bound)
 //! IP reservation   → Metal Gateway      cascade   (a block made with the gateway)
-//! VRF              → project            restrict
+//! VRF              → project            cascade   (a project's VRFs)
 //! IP reservation   → VRF                restrict  (a VRF's blocks)
-//! VRF route        → VRF                restrict
-//! VRF route        → IP reservation     restrict  (its next hop's block)
+//! VRF route        → VRF                cascade   (a VRF's routes)
+//! VRF route        → IP reservation     cascade   (its next hop's block)
 //! BGP dyn. neighbour → Metal Gateway    cascade
 //! global BGP range → project            cascade
 //! elastic IP       → Metal Gateway      cascade
@@ -298,9 +298,12 @@ pub(crate) static RELATIONS: &[Relation] = &[
         parent: Kind::IpReservation,
         // The real API's words (terraform-provider-equinix PR 138's log),
         // the reservation's delete prefixing `IP Reservation "<cidr>" error:`.
-        // A gateway being deleted lets go of a public or private block it
-        // was given at once (packngo's TestAccMetalGatewayExistingReservation
-        // deletes the block right after the gateway); a VRF's block (and
+        // A gateway's delete is done at once by default (metal-cli's
+        // gateway tests, 2024). With a `deleting` lag (the 2022 behaviour,
+        // `Timings::gateway_deleting`), a gateway being deleted lets go of
+        // a public or private block it was given at once (packngo's
+        // TestAccMetalGatewayExistingReservation deletes the block right
+        // after the gateway); a VRF's block (and
         // one made with it, which goes with it) stays held until the
         // gateway is gone (PR 138's block was a VRF's, and
         // terraform-provider-equinix issue 135 names the VRF workflows).
@@ -333,10 +336,14 @@ pub(crate) static RELATIONS: &[Relation] = &[
                 .unwrap_or_default()
         }),
     },
+    // No client cleanup deletes a project with a VRF still in it (the
+    // VRFs always go first), so nothing shows the real API's answer: the
+    // project takes its VRFs with it, as it takes its VLANs and blocks
+    // (input taken rather than refused, the rule where it stays a guess).
     Relation {
         child: Kind::Vrf,
         parent: Kind::Project,
-        on_delete: OnDelete::Restrict("Cannot delete a project that has VRFs"),
+        on_delete: OnDelete::Cascade,
         links: ByChild(|w, id| one(w.vrfs.get(&id).map(|v| v.rec.project))),
     },
     Relation {
@@ -400,18 +407,22 @@ pub(crate) static RELATIONS: &[Relation] = &[
                 .and_then(|vc| vc.rec.virtual_network))
         }),
     },
+    // metal-cli's `TestCli_Vrf_Route` update and get tests never delete
+    // their route (`helper.CreateTestVrfRoute` registers a cleanup that
+    // deletes an IP reservation by the route's ID: a tolerated 404), then
+    // release the block holding its next hop and delete the VRF, each
+    // cleanup failing on any error but a 404: the route goes with its
+    // VRF, and with the block of its next hop.
     Relation {
         child: Kind::VrfRoute,
         parent: Kind::Vrf,
-        on_delete: OnDelete::Restrict("The VRF is in use: delete its routes first"),
+        on_delete: OnDelete::Cascade,
         links: ByChild(|w, id| one(w.vrf_routes.get(&id).map(|r| r.rec.vrf))),
     },
     Relation {
         child: Kind::VrfRoute,
         parent: Kind::IpReservation,
-        on_delete: OnDelete::Restrict(
-            "The IP reservation holds the next hop of a VRF route: delete the route first",
-        ),
+        on_delete: OnDelete::Cascade,
         links: ByChild(|w, id| one(w.vrf_routes.get(&id).and_then(|r| w.route_block(r)))),
     },
     Relation {

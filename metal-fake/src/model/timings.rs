@@ -50,6 +50,12 @@ pub struct Timings {
     /// How long a device that left the project answers `403` before it
     /// answers `404`.
     pub failed_forbidden_for: Duration,
+    /// After a delete, a Metal Gateway reads `deleting` this long (its
+    /// block still held), then it is gone. Zero, the default (and in
+    /// [`Timings::uniform`]), is gone at once, as metal-cli's gateway
+    /// delete test reads `404` right after the delete; a lag models the
+    /// `deleting` reads of 2022 (terraform-provider-equinix PR 138).
+    pub gateway_deleting: Duration,
 }
 
 impl Default for Timings {
@@ -64,13 +70,15 @@ impl Default for Timings {
             stale_reservation_list: Duration::ZERO,
             failed_moved_after: None,
             failed_forbidden_for: Duration::from_secs(600),
+            gateway_deleting: Duration::ZERO,
         }
     }
 }
 
 impl Timings {
     /// Every phase lasts `d` (handy for tests: `Timings::uniform(ms(10))`);
-    /// no stale reads, and failed devices stay in the project.
+    /// no stale reads, failed devices stay in the project, and deleted
+    /// gateways go at once.
     pub fn uniform(d: Duration) -> Self {
         Self {
             queued: d,
@@ -82,6 +90,7 @@ impl Timings {
             stale_reservation_list: Duration::ZERO,
             failed_moved_after: None,
             failed_forbidden_for: d,
+            gateway_deleting: Duration::ZERO,
         }
     }
 }

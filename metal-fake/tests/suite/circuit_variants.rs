@@ -284,7 +284,9 @@ async fn a_vrf_circuit_uses_a_block_that_holds_its_subnet_and_each_refusal_once(
     let block_path = format!("/ips/{}", id(&block));
     assert_eq!(call(&fake, "DELETE", &block_path, None).await.0, 422);
     // A second circuit may not take an overlapping subnet, nor one that
-    // overlaps a block without lying in it.
+    // overlaps a block without lying in it: a /31 VRF block, which a
+    // request no longer makes (IPv4 /22 to /29, equinix-sdk-go's
+    // `VrfIpReservationCreateInput`) but a world document may hold.
     let (status, _) = call(
         &fake,
         "POST",
@@ -292,7 +294,14 @@ async fn a_vrf_circuit_uses_a_block_that_holds_its_subnet_and_each_refusal_once(
         Some(json!({"type": "vrf", "vrf_id": v["id"], "network": "192.168.100.8", "cidr": 31})),
     )
     .await;
-    assert_eq!(status, 201);
+    assert_eq!(status, 422);
+    let mut doc = serde_json::to_value(fake.world()).unwrap();
+    doc["ip_reservations"].as_array_mut().unwrap().push(json!({
+        "id": "0e000000-0000-4000-8000-000000000031", "project": PROJECT, "type": "vrf",
+        "network": "192.168.100.8", "cidr": 31, "metro": "da", "vrf": v["id"]
+    }));
+    fake.load_world(&serde_json::from_value(doc).unwrap())
+        .unwrap();
     for (subnet, why) in [
         ("192.168.100.4/31", "used by another virtual circuit"),
         ("192.168.100.8/30", "overlaps the VRF's IP reservation"),

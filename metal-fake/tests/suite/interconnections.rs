@@ -274,7 +274,7 @@ async fn a_connection_the_api_refused_is_refused_and_nothing_is_made() {
         ),
         (
             &on_org,
-            json!({"name": "d", "type": "dedicated", "redundancy": "primary", "metro": "da", "speed": "50Mbps"}),
+            json!({"name": "d", "type": "dedicated", "redundancy": "primary", "metro": "da", "speed": "3Gbps"}),
             "not valid for a dedicated",
         ),
         (

@@ -269,7 +269,7 @@ async fn back_to_layer_3_a_device_gets_the_addresses_it_asks_for() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn a_layer_3_bond_keeps_one_port_and_vlans_follow_the_network_type() {
+async fn a_layer_3_bond_may_lose_its_ports_and_vlans_follow_the_network_type() {
     let fake = fake();
     let (bond0, eth0, eth1) = (
         port(&fake, DEVICE, "bond0").await,
@@ -285,16 +285,23 @@ async fn a_layer_3_bond_keeps_one_port_and_vlans_follow_the_network_type() {
         let message = body["errors"][0].as_str().unwrap();
         assert!(message.contains(want), "{message}");
     };
-    // Layer 3: the bond cannot lose all its ports (Terraform refuses the
-    // same before asking: "Bond port in Layer3 can't be unbonded").
-    refused(
-        act(&bond0, "disbond", Some(json!({"bulk_disable": true}))).await,
-        "can't be unbonded",
-    );
-    assert_eq!(act(&eth1, "disbond", None).await.0, 200);
-    refused(act(&eth0, "disbond", None).await, "can't be unbonded");
-    // Hybrid: a VLAN on the disbonded port, not on the bonded one.
+    // Layer 3: the bond may lose all its ports (`hybrid`), as the
+    // Terraform providers' port resource and metal-cli's `port convert
+    // --layer2 --bonded=false` disbond bond0 before converting it; then it
+    // takes no VLAN itself. Bonded again, it is layer 3.
     let v = network::id(&network::vlan(&fake, PROJECT, "da").await);
+    let (status, p) = act(&bond0, "disbond", Some(json!({"bulk_disable": true}))).await;
+    assert_eq!((status, &p["network_type"]), (200, &json!("hybrid")), "{p}");
+    refused(
+        act(&bond0, "assign", Some(json!({"vnid": v}))).await,
+        "disbonded",
+    );
+    let (status, p) = act(&bond0, "bond", Some(json!({"bulk_enable": true}))).await;
+    assert_eq!((status, &p["network_type"]), (200, &json!("layer3")), "{p}");
+    assert_eq!(act(&eth1, "disbond", None).await.0, 200);
+    assert_eq!(act(&eth0, "disbond", None).await.0, 200);
+    assert_eq!(act(&eth0, "bond", None).await.0, 200);
+    // Hybrid: a VLAN on the disbonded port, not on the bonded one.
     refused(
         act(&eth0, "assign", Some(json!({"vnid": v}))).await,
         "bonded port",

@@ -34,6 +34,7 @@ mod deletes;
 mod device_reads;
 mod device_variants;
 mod events;
+mod evidence_decides;
 mod example_world;
 mod fault_classes;
 mod include;

@@ -30,6 +30,7 @@ impl World {
                 Due::VirtualCircuit { id, from } => self.circuit_step(id, from, at),
                 Due::PortVlanBatch { id, from } => self.batch_step(id, from, at),
                 Due::MetalGateway { id } => self.gateway_gone(id, at),
+                Due::BgpDynamicNeighbor { id } => self.settle_neighbor(id, at),
                 Due::Terminate { id } => self.terminate_device(id, at),
                 Due::SpotRequestEnd { id } => self.end_spot_request(id, at),
             }

@@ -45,6 +45,9 @@ pub(crate) enum Due {
     /// A deleted Metal Gateway is gone; stale unless it is still
     /// deleting.
     MetalGateway { id: Uuid },
+    /// A BGP dynamic neighbour's configuration is done (`ready`); stale
+    /// unless it is still pending.
+    BgpDynamicNeighbor { id: Uuid },
 }
 
 /// The queue of timed transitions, earliest first; among transitions due

@@ -285,7 +285,12 @@ impl Pool {
             }
             // An IP request's quantity (a power of 2) and a block's size.
             "quantity" if schema["type"] == "integer" => Some(json!(1 << rng.random_range(0..4))),
-            "cidr" if schema["type"] == "integer" => Some(json!(rng.random_range(29..32))),
+            // /29 most often (a VRF block takes /22 to /29, its network
+            // drawn on a /29 boundary), else /30 or /31 (a device's own
+            // block, an assignment).
+            "cidr" if schema["type"] == "integer" => {
+                Some(json!([29, 29, 29, 30, 31][rng.random_range(0..5)]))
+            }
             "peer_asn" if schema["type"] == "integer" => {
                 Some(json!(rng.random_range(64512..65535)))
             }

@@ -65,7 +65,7 @@ fn the_walk_draws_every_variant_and_the_fake_takes_them() {
     steps.push(Step::Advance { seconds: 600 });
     steps.extend(named("createInterconnectionPortVirtualCircuit", 500, 600));
     steps.extend(named("createProjectInterconnection", 300, 60));
-    steps.extend(named("requestIPReservation", 800, 160));
+    steps.extend(named("requestIPReservation", 800, 320));
     steps.extend(named("performAction", 1000, 60));
     let (spec, docs) = specs(&[]);
     let (violations, trace) = walk_once(&spec, &docs, one_metro(), &steps);

@@ -14,7 +14,7 @@ use crate::model::access::Owner;
 use crate::model::list::{self, Listing};
 use crate::model::load::{unique, unknown};
 use crate::model::organization::{self, Organization};
-use crate::model::render::{reply, API_PREFIX};
+use crate::model::render::{contains_ignoring_case, reply, API_PREFIX};
 use crate::model::resource::{acts, Modelled, Prepared, Resource, Scope};
 use crate::model::World;
 
@@ -65,7 +65,9 @@ fn project_reply(w: &World, id: Uuid) -> Result<Reply, ApiError> {
     reply(&w.project_view(p))
 }
 
-/// The projects the caller sees, oldest first; `name` matches exactly.
+/// The projects the caller sees, oldest first; `name` matches partially
+/// (ASCII case ignored), as the Ansible collection's `metal_project`
+/// target lists both its projects by their common prefix.
 fn find_projects(call: &Call) -> Result<Prepared, ApiError> {
     let listing = Listing::of(call, &["name"])?;
     let name = call.text("name");
@@ -77,7 +79,8 @@ fn find_projects(call: &Call) -> Result<Prepared, ApiError> {
 
 impl World {
     /// One page (at `path`) of the projects the caller sees, of
-    /// `organization` when given, named `name` when given, oldest first.
+    /// `organization` when given, whose name holds `name` (ASCII case
+    /// ignored) when given, oldest first.
     pub(crate) fn projects_page(
         &self,
         path: &dyn std::fmt::Display,
@@ -89,7 +92,7 @@ impl World {
         let listed = self.projects.values().filter(|p| {
             caller.sees(p.rec.id)
                 && organization.is_none_or(|o| p.organization() == o)
-                && name.is_none_or(|n| p.name() == n)
+                && name.is_none_or(|n| contains_ignoring_case(p.name(), n))
         });
         let page = list::page(
             "projects",

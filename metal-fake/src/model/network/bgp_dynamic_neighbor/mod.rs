@@ -15,8 +15,8 @@ mod rules;
 mod view;
 
 pub(crate) use operations::RESOURCE;
-pub use record::BgpDynamicNeighbor;
 pub(crate) use record::Kept;
+pub use record::{BgpDynamicNeighbor, NeighborState};
 
 /// The collection of neighbours' paths and hrefs.
 pub(crate) const COLLECTION: &str = "bgp-dynamic-neighbors";

@@ -116,7 +116,7 @@ fn delete_bgp_dynamic_neighbor_by_id(call: &Call) -> Result<Prepared, ApiError> 
 }
 
 /// Loads the document's neighbours: each of a gateway the world has,
-/// checked as a create is.
+/// checked as a create is; a `pending` one settles as a new one does.
 fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
     let mut ids = HashSet::new();
     for n in &doc.bgp_dynamic_neighbors {
@@ -131,13 +131,7 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
             .map_err(|e| {
                 WorldError::Inconsistent(format!("{}: {}", from(), e.messages.join("; ")))
             })?;
-        w.bgp_dynamic_neighbors
-            .rows()
-            .insert(&mut w.journal, n.id, now, |meta| Kept {
-                rec: n.clone(),
-                project,
-                meta,
-            });
+        w.insert_neighbor(n.clone(), project, now);
     }
     Ok(())
 }

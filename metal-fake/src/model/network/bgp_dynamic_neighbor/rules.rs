@@ -3,20 +3,28 @@
 //! `10.70.43.226/29`: an address and a prefix length, the range being the
 //! block of that length around the address; or a bare address, as
 //! metal-cli's e2e test gives the block's `10.10.1.0`, one address, echoed
-//! as given), a 4-byte ASN.
+//! as given), a 4-byte ASN; `pending` after its create, `ready`
+//! [`SETTLE`] later (a [`Due::BgpDynamicNeighbor`]).
 
 use std::net::Ipv4Addr;
+use std::time::Duration;
 
 use serde::Deserialize;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::record::{BgpDynamicNeighbor, Kept};
+use super::record::{BgpDynamicNeighbor, Kept, NeighborState};
 use crate::call::ApiError;
 use crate::model::bounds::{bad_tags, refuse, room_for};
 use crate::model::ip_reservation::{Block, IpReservationType};
+use crate::model::journal::Due;
 use crate::model::relations::Kind;
 use crate::model::World;
+
+/// How long a new neighbour reads `pending` before it is `ready`: the
+/// fake's choice (metal-cli's `TestBgpDynamicNeighbors_Create` and `_Get`
+/// accept either right after the create; no client waits for one).
+pub(crate) const SETTLE: Duration = Duration::from_secs(10);
 
 /// A create request (the spec's `BgpDynamicNeighborCreateInput`).
 #[derive(Debug, Deserialize)]
@@ -71,7 +79,9 @@ impl World {
         Ok(())
     }
 
-    /// `createBgpDynamicNeighbor`: a neighbour of `gateway`'s.
+    /// `createBgpDynamicNeighbor`: a neighbour of `gateway`'s, `pending`
+    /// (metal-cli's create test accepts only `pending` or `ready` in the
+    /// create's reply).
     pub(crate) fn create_neighbor(
         &mut self,
         gateway: Uuid,
@@ -95,7 +105,16 @@ impl World {
             bgp_neighbor_range: body.bgp_neighbor_range.trim().to_string(),
             bgp_neighbor_asn: asn,
             tags: body.tags,
+            state: NeighborState::Pending,
         };
+        self.insert_neighbor(rec, project, now);
+        Ok(id)
+    }
+
+    /// Inserts `rec` (of a gateway of `project`) at `now`; one `pending`
+    /// is due to settle [`SETTLE`] later.
+    pub(crate) fn insert_neighbor(&mut self, rec: BgpDynamicNeighbor, project: Uuid, now: Instant) {
+        let (id, pending) = (rec.id, rec.state == NeighborState::Pending);
         self.bgp_dynamic_neighbors
             .rows()
             .insert(&mut self.journal, id, now, |meta| Kept {
@@ -103,7 +122,25 @@ impl World {
                 project,
                 meta,
             });
-        Ok(id)
+        if pending {
+            self.due.push(now + SETTLE, Due::BgpDynamicNeighbor { id });
+        }
+    }
+
+    /// A neighbour's configuration done (a [`Due::BgpDynamicNeighbor`]):
+    /// stale unless it is still pending.
+    pub(crate) fn settle_neighbor(&mut self, id: Uuid, at: Instant) {
+        if self
+            .bgp_dynamic_neighbors
+            .get(&id)
+            .is_some_and(|n| n.rec.state == NeighborState::Pending)
+        {
+            self.bgp_dynamic_neighbors
+                .rows()
+                .update(&mut self.journal, id, "ready", at, |k| {
+                    k.rec.state = NeighborState::Ready
+                });
+        }
     }
 
     /// `deleteBgpDynamicNeighborById`: the neighbour goes.

@@ -9,9 +9,6 @@ use crate::model::render::{Href, Stamp, Stub};
 use crate::model::user::UserLimited;
 use crate::model::World;
 
-/// The one state the fake's neighbours report: configured at once.
-const ACTIVE: &str = "active";
-
 /// A neighbour in a reply.
 #[derive(Serialize)]
 pub(crate) struct NeighborView<'a> {
@@ -37,7 +34,7 @@ impl World {
             href: Href::new(COLLECTION, rec.id),
             bgp_neighbor_range: &rec.bgp_neighbor_range,
             bgp_neighbor_asn: rec.bgp_neighbor_asn,
-            state: ACTIVE,
+            state: rec.state.as_str(),
             tags: &rec.tags,
             metal_gateway: Stub::new(crate::model::metal_gateway::COLLECTION, rec.metal_gateway),
             created_by: self.user_limited(),

@@ -20,8 +20,24 @@ pub(crate) const SHARED_SPEEDS: &[u64] = &[
     10 * GIGA,
 ];
 
-/// The speeds of a dedicated port.
-pub(crate) const DEDICATED_SPEEDS: &[u64] = &[GIGA, 10 * GIGA, 100 * GIGA];
+/// The speeds of a dedicated port: the shared speeds and 100 Gbps. Both
+/// Terraform providers' dedicated connection tests create one at
+/// `50Mbps` (terraform-provider-equinix v4.16.1
+/// `internal/resources/metal/connection/resource_test.go`,
+/// terraform-provider-metal `TestAccMetalConnection_Dedicated`), and the
+/// older provider's speed table (`resource_metal_connection.go`) sends
+/// 50, 200, 500 Mbps, 1, 2, 5 or 10 Gbps for every type; 100 Gbps as the
+/// newer one's `speed_test.go` reads it.
+pub(crate) const DEDICATED_SPEEDS: &[u64] = &[
+    50 * MEGA,
+    200 * MEGA,
+    500 * MEGA,
+    GIGA,
+    2 * GIGA,
+    5 * GIGA,
+    10 * GIGA,
+    100 * GIGA,
+];
 
 /// `speed` in bits per second: a number, digits, or digits with `Mbps`
 /// or `Gbps`; `None` when absent (or empty text); `422` otherwise.

@@ -16,10 +16,16 @@ use crate::call::ApiError;
 use crate::model::bounds::{bad_tags, refuse, room_for, too_long, MAX_TEXT};
 use crate::model::World;
 
-/// The prefix lengths a VRF block may have: /22 to /29, and /30 and /31
-/// (packngo's `IPReservationCreateRequest.CIDR`: "Minimum range is 22-29,
-/// with 30-31 supported and necessary for virtual-circuits").
-const CIDRS: std::ops::RangeInclusive<u8> = 22..=31;
+/// The prefix lengths a requested IPv4 VRF block may have: /22 to /29
+/// (equinix-sdk-go's `VrfIpReservationCreateInput.cidr`: "IPv4: between 22
+/// - 29 inclusive"; metal-cli issue 412's `--cidr <cidr, 22-29>`).
+const CIDRS: std::ops::RangeInclusive<u8> = 22..=29;
+
+/// The prefix lengths a VRF block of the world may have: those requested,
+/// and the /30 and /31 a VRF circuit's subnet takes (packngo's
+/// `IPReservationCreateRequest.CIDR`: "30-31 supported and necessary for
+/// virtual-circuits").
+const HELD_CIDRS: std::ops::RangeInclusive<u8> = 22..=31;
 
 /// A VRF block's request (the spec's `VrfIpReservationCreateInput`; the
 /// fields of the other form a client sends beside it, a `quantity` of 0
@@ -52,11 +58,11 @@ pub(crate) fn check_vrf_record(w: &World, r: &IpReservation) -> Result<(), Strin
     if r.metro.as_deref() != Some(vrf.rec.metro.as_str()) || r.facility.is_some() {
         return Err("a vrf block is in its VRF's metro, in no facility".to_string());
     }
-    if !CIDRS.contains(&r.cidr) {
+    if !HELD_CIDRS.contains(&r.cidr) {
         return Err(format!(
             "a vrf block is /{} to /{}",
-            CIDRS.start(),
-            CIDRS.end()
+            HELD_CIDRS.start(),
+            HELD_CIDRS.end()
         ));
     }
     if !w.vrf_holds(vrf, u32::from(r.network), r.cidr) {

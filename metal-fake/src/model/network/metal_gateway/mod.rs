@@ -5,8 +5,8 @@
 //! - `record`: [`MetalGateway`], what the world keeps and its document
 //!   entry.
 //! - `rules`: a create (the VLAN free of gateways, the block of its metro
-//!   and project), a delete (`deleting`, then gone with a block made with
-//!   it).
+//!   and project), a delete (gone at once with a block made with it, or
+//!   `deleting` first when a test sets a lag).
 //! - `view`: a gateway as the API sends it.
 //! - `lite`: the short form VLANs and IP reservations show.
 //! - `operations`: the operations modelled, who owns a gateway, and how

@@ -84,15 +84,19 @@ fn find_metal_gateway_by_id(call: &Call) -> Result<Prepared, ApiError> {
     })
 }
 
-/// `202` with the gateway, `deleting`; it reads so until it is gone, then
-/// `404` (as Terraform's delete waits for).
+/// `202` with the gateway as it was, `deleting`; then it reads `404` (at
+/// once, unless a test sets a `deleting` lag: then it reads `deleting`
+/// until it is gone, as Terraform's delete waits for).
 fn delete_metal_gateway(call: &Call) -> Result<Prepared, ApiError> {
     let id = call.id("id")?;
     let expand = expand(call);
     acts(move |w, _, now| {
-        w.delete_gateway(id, now)?;
         let g = w.gateways.get(&id).ok_or_else(ApiError::not_found)?;
-        reply(&w.gateway_view(g, &expand, now))
+        let mut body = serde_json::to_value(w.gateway_view(g, &expand, now))
+            .map_err(|e| ApiError::new(500, format!("metal-fake: encoding the reply: {e}")))?;
+        body["state"] = "deleting".into();
+        w.delete_gateway(id, now)?;
+        reply(&body)
     })
 }
 

@@ -27,7 +27,8 @@ pub struct MetalGateway {
     #[serde(default)]
     pub own_block: bool,
     /// Whether it is being deleted: it reads `state: deleting` until it
-    /// is gone, 10 seconds after its delete (or after the load).
+    /// is gone, the `deleting` lag of the fake's timings after its delete
+    /// (or after the load; at once without a lag).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub deleting: bool,
 }

@@ -2,11 +2,10 @@
 //! no gateway yet, with a private IPv4 block of 8 to 128 addresses made
 //! for it, or a reserved IPv4 block of the project named, in the VLAN's
 //! metro, bound to no other gateway and assigned to no device; a delete
-//! is answered at once and done [`DELETING_FOR`] later, when the gateway
-//! goes with what goes with it (`model::relations`: a block made with it,
-//! its BGP dynamic neighbours and elastic IPs).
-
-use std::time::Duration;
+//! takes the gateway at once with what goes with it (`model::relations`:
+//! a block made with it, its BGP dynamic neighbours and elastic IPs), or
+//! after [`Timings::gateway_deleting`](crate::Timings::gateway_deleting)
+//! when a test sets that lag (the gateway reads `deleting` meanwhile).
 
 use serde::Deserialize;
 use tokio::time::Instant;
@@ -17,9 +16,6 @@ use crate::call::ApiError;
 use crate::model::journal::Due;
 use crate::model::relations::Kind;
 use crate::model::{IpReservationType, World};
-
-/// How long a deleted gateway reads `deleting` before it is gone.
-pub(crate) const DELETING_FOR: Duration = Duration::from_secs(10);
 
 /// The sizes of private block a gateway may ask for.
 pub(crate) const SUBNET_SIZES: [u32; 5] = [8, 16, 32, 64, 128];
@@ -165,12 +161,18 @@ impl World {
         Ok(id)
     }
 
-    /// `deleteMetalGateway`: the gateway is `deleting`, and gone
-    /// [`DELETING_FOR`] later (a second delete meanwhile changes
-    /// nothing).
+    /// `deleteMetalGateway`: the gateway goes at once (metal-cli's
+    /// `TestGateways_Delete` reads `404` right after it), or, with a
+    /// [`Timings::gateway_deleting`](crate::Timings::gateway_deleting)
+    /// lag, it is `deleting` and gone that much later (a second delete
+    /// meanwhile changes nothing).
     pub(crate) fn delete_gateway(&mut self, id: Uuid, now: Instant) -> Result<(), ApiError> {
         let g = self.gateways.get(&id).ok_or_else(ApiError::not_found)?;
         if g.rec.deleting {
+            return Ok(());
+        }
+        if self.timings().gateway_deleting.is_zero() {
+            self.remove_record(Kind::MetalGateway, id, now);
             return Ok(());
         }
         self.gateways
@@ -182,10 +184,12 @@ impl World {
         Ok(())
     }
 
-    /// Queues the end of gateway `id`'s delete, [`DELETING_FOR`] after
-    /// `now`.
+    /// Queues the end of gateway `id`'s delete, the
+    /// [`Timings::gateway_deleting`](crate::Timings::gateway_deleting)
+    /// lag after `now`.
     pub(crate) fn queue_gateway_gone(&mut self, id: Uuid, now: Instant) {
-        self.due.push(now + DELETING_FOR, Due::MetalGateway { id });
+        let at = now + self.timings().gateway_deleting;
+        self.due.push(at, Due::MetalGateway { id });
     }
 
     /// Gateway `id`'s delete is done: it goes, with what goes with it

@@ -1,7 +1,8 @@
 //! The API's rules for ports: which VLAN a port may take (of the device's
 //! project and metro; not on a physical port in its bond, nor on a bond
 //! whose ports all left it), the native VLAN (one of the port's), bonding
-//! and disbonding (a layer-3 bond keeps one of its ports), converting a
+//! and disbonding (a layer-3 bond may lose all its ports: `hybrid`, the
+//! step clients take on their way to layer 2 individual), converting a
 //! bond to layer 2 (the device's addresses go, when it is the first bond)
 //! or back to layer 3 (not while VLANs are on it; the addresses asked
 //! for come back), and the network type that follows.
@@ -12,7 +13,7 @@
 //! | --- | --- | --- | --- |
 //! | `layer3` | yes (then `hybrid-bonded`) | no: in the bond | no change |
 //! | `hybrid-bonded` | yes | no: in the bond | VLANs off first |
-//! | `hybrid` | yes | the disbonded one | VLANs off first |
+//! | `hybrid` | yes (no once all its ports left it) | a disbonded one | VLANs off first |
 //! | `layer2-bonded` | yes | no: in the bond | VLANs off first |
 //! | `layer2-individual` | no: its ports left it | yes | VLANs off first |
 
@@ -24,10 +25,6 @@ use super::record::{Kept, State};
 use crate::call::ApiError;
 use crate::model::device::{self, OwnAddress};
 use crate::model::World;
-
-/// The API's refusal to disbond the last port of a layer-3 bond.
-pub(crate) const LAYER3_KEEPS_A_PORT: &str =
-    "Bond port in Layer 3 can't be unbonded: convert it to Layer 2 first";
 
 /// The addresses a bond converted back to layer 3 gets when its request
 /// asks for none: the three a device has by default (and those packngo's
@@ -303,30 +300,19 @@ impl World {
     }
 
     /// `disbondPort`: port `id` (every port of its bond with `bulk`, or all
-    /// of a bond's) out of its bond; a layer-3 bond keeps one of its ports
-    /// (`422`: Terraform's port resource refuses "Bond port in Layer3 can't
-    /// be unbonded" before asking).
+    /// of a bond's) out of its bond. A layer-3 bond may lose every port
+    /// (its network type reads `hybrid` then): the Terraform providers'
+    /// port resource and metal-cli's `port convert --layer2
+    /// --bonded=false` disbond bond0 while it is still layer 3, then
+    /// convert it to layer 2 (`layer2-individual`); what they refuse
+    /// before asking is only the end state "layer 3 and unbonded".
     pub(crate) fn disbond_port(
         &mut self,
         id: Uuid,
         bulk: bool,
         now: Instant,
     ) -> Result<(), ApiError> {
-        let (device, targets) = self.bonding_targets(id, bulk)?;
-        if let Some(bond) = targets.first().and_then(|p| p.slot.bond) {
-            let (d, _) = self.find_port(id)?;
-            let plan = d.rec.plan.clone();
-            let layer3 =
-                layout::slot(&plan, bond).is_some_and(|s| !self.port_state(device, s).layer2);
-            let left = self
-                .bond_members(device, &plan, bond)
-                .iter()
-                .filter(|m| m.bonded && !targets.iter().any(|t| t.slot == m.slot))
-                .count();
-            if layer3 && left == 0 {
-                return Err(ApiError::unprocessable(LAYER3_KEEPS_A_PORT));
-            }
-        }
+        let (_, targets) = self.bonding_targets(id, bulk)?;
         for mut p in targets {
             p.bonded = false;
             self.keep_port(p, "disbonded", now);

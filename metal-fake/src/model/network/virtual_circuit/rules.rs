@@ -25,9 +25,15 @@ use crate::model::journal::Due;
 use crate::model::relations::Kind;
 use crate::model::World;
 
-/// How long a new circuit takes to become active, and a deleted one to
-/// go.
+/// How long a new (or changed) circuit takes to become active.
 pub(crate) const SETTLE: Duration = Duration::from_secs(30);
+
+/// How long a deleted circuit reads `deleting` before it is gone: within
+/// the Ansible collection's `metal_virtual_circuit` wait (`timeout`
+/// default 15 s, polled every 5 s by `wait_for_resource_removal`: its
+/// second read, 5 s on, finds it gone), while a read right after the
+/// delete still shows `deleting`, as Terraform's delete waits out.
+pub(crate) const DELETING: Duration = Duration::from_secs(5);
 
 /// The `nni_vlan` range.
 pub(crate) const NNI_VLAN_RANGE: std::ops::RangeInclusive<u16> = 2..=4094;
@@ -593,8 +599,12 @@ impl World {
         from: VirtualCircuitStatus,
         now: Instant,
     ) {
-        self.due
-            .push(now + SETTLE, Due::VirtualCircuit { id, from });
+        let after = if from == VirtualCircuitStatus::Deleting {
+            DELETING
+        } else {
+            SETTLE
+        };
+        self.due.push(now + after, Due::VirtualCircuit { id, from });
     }
 
     /// The timed step of circuit `id` out of `from`: active (out of
