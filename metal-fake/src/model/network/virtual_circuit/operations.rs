@@ -16,12 +16,12 @@ use super::COLLECTION;
 use crate::call::{ApiError, Call};
 use crate::document::{WorldDoc, WorldError};
 use crate::model::access::Owner;
-use crate::model::interconnection;
 use crate::model::load::{unique, unknown};
 use crate::model::render::reply;
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
 use crate::model::world::oldest_first;
 use crate::model::World;
+use crate::model::{interconnection, project};
 
 /// Virtual circuits (`/virtual-circuits`, and those of a connection's
 /// ports).
@@ -51,7 +51,7 @@ pub(crate) static RESOURCE: Resource = Resource {
             &by_project::CREATE_PROJECT_INTERCONNECTION_PORT_VIRTUAL_CIRCUIT,
             by_project::create_in_project,
         )
-        .names("connection_id", &interconnection::RESOURCE),
+        .names("project_id", &project::RESOURCE),
     ],
     owner,
     load,
