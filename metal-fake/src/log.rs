@@ -1,6 +1,9 @@
 //! The call log: every call the fake received (written by the pipeline's
 //! record step alone), counters by operation and status, faults injected,
-//! and a snapshot of the world's contents.
+//! and a snapshot of the world's contents; and the bodies of the newest
+//! calls ([`BODY_CAPACITY`] of them, each cut to [`MAX_LOGGED_BODY`] bytes,
+//! secrets redacted: [`kept_body`]), for the control API's
+//! `GET /_fake/calls/{seq}` and the console.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -16,6 +19,36 @@ pub const LOG_CAPACITY: usize = 100_000;
 /// bytes; a longer one is cut at a character boundary and ends in `...`
 /// (so the log holds at most about [`LOG_CAPACITY`] times three of these).
 pub const MAX_LOGGED_TEXT: usize = 512;
+
+/// The most bytes of a request's or reply's body a logged call keeps:
+/// the first ones, secrets redacted, cut at a character boundary and
+/// ending in `...` when cut (see [`kept_body`]).
+pub const MAX_LOGGED_BODY: usize = 4096;
+
+/// How many of the newest calls keep their bodies (older calls keep their
+/// line, not their bodies): with [`MAX_LOGGED_BODY`], at most about 8 MiB.
+pub const BODY_CAPACITY: usize = 1000;
+
+/// What a logged body shows instead of a secret's value, as the fake's
+/// `Debug` output shows a token.
+pub const REDACTED: &str = "<redacted>";
+
+/// The JSON fields whose string values a logged body redacts, wherever
+/// they stand: the spec's secrets (API keys' and users' tokens,
+/// passwords, the root password a new device shows, BGP MD5 passwords,
+/// license keys, a shared connection's authorization code). Tokens sent in
+/// headers are never logged at all.
+pub const SECRET_FIELDS: [&str; 9] = [
+    "token",
+    "user_token",
+    "password",
+    "new_password",
+    "root_password",
+    "md5",
+    "md5_password",
+    "license_key",
+    "authorization_code",
+];
 
 /// One call the fake received.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,19 +117,137 @@ pub(crate) struct NewCall<'a> {
     pub(crate) error: Option<String>,
     pub(crate) fault: Option<&'static str>,
     pub(crate) at: Instant,
+    /// The request's body as kept ([`kept_body`]).
+    pub(crate) request_body: Option<String>,
+    /// The reply's body as kept ([`kept_body`]).
+    pub(crate) reply_body: Option<String>,
 }
 
 /// `text` cut to at most [`MAX_LOGGED_TEXT`] bytes at a character
 /// boundary, ending in `...` when cut.
 fn bounded(text: &str) -> String {
-    if text.len() <= MAX_LOGGED_TEXT {
+    bounded_to(text, MAX_LOGGED_TEXT)
+}
+
+/// `text` cut to at most `max` bytes (at least 3) at a character
+/// boundary, ending in `...` when cut.
+fn bounded_to(text: &str, max: usize) -> String {
+    if text.len() <= max {
         return text.to_string();
     }
-    let mut end = MAX_LOGGED_TEXT - 3;
+    let mut end = max - 3;
     while !text.is_char_boundary(end) {
         end -= 1;
     }
     format!("{}...", &text[..end])
+}
+
+/// What the log keeps of a body: `None` for an empty one; else its first
+/// [`MAX_LOGGED_BODY`] bytes as text (bytes that are not UTF-8 shown as
+/// U+FFFD), the string value of every [`SECRET_FIELDS`] field replaced by
+/// [`REDACTED`] (a value the cut leaves open is redacted to the end), cut
+/// again to [`MAX_LOGGED_BODY`] bytes, ending in `...` when cut.
+pub(crate) fn kept_body(body: &[u8]) -> Option<String> {
+    if body.is_empty() {
+        return None;
+    }
+    let head = &body[..body.len().min(MAX_LOGGED_BODY)];
+    let text = redact(&String::from_utf8_lossy(head));
+    if body.len() <= MAX_LOGGED_BODY {
+        // A redaction may have lengthened it.
+        return Some(bounded_to(&text, MAX_LOGGED_BODY));
+    }
+    let mut end = text.len().min(MAX_LOGGED_BODY - 3);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Some(format!("{}...", &text[..end]))
+}
+
+/// The index of the quote that closes the JSON string whose content starts
+/// at `from`, `None` when the text ends first.
+fn string_end(b: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The first index from `i` that is not JSON whitespace.
+fn skip_space(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// Whether the JSON string `raw` (its content, without the quotes) is the
+/// name of a secret field (an escaped name decoded first).
+fn is_secret(raw: &str) -> bool {
+    if !raw.contains('\\') {
+        return SECRET_FIELDS.contains(&raw);
+    }
+    serde_json::from_str::<String>(&format!("\"{raw}\""))
+        .is_ok_and(|name| SECRET_FIELDS.contains(&name.as_str()))
+}
+
+/// `text` (JSON, perhaps cut short) with the string value of every
+/// [`SECRET_FIELDS`] member replaced by `"<redacted>"`. It walks string
+/// by string, so a name is only taken for one where a member's name
+/// stands (a string followed by `:`); any other text is copied as it is.
+fn redact(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    // Copied to `out` up to here.
+    let mut copied = 0;
+    let mut at = 0;
+    while let Some(offset) = b[at..].iter().position(|&c| c == b'"') {
+        let open = at + offset;
+        let Some(close) = string_end(b, open + 1) else {
+            break;
+        };
+        at = close + 1;
+        let colon = skip_space(b, at);
+        if b.get(colon) != Some(&b':') || !is_secret(&text[open + 1..close]) {
+            continue;
+        }
+        let value = skip_space(b, colon + 1);
+        if b.get(value) != Some(&b'"') {
+            continue;
+        }
+        out.push_str(&text[copied..value]);
+        out.push('"');
+        out.push_str(REDACTED);
+        out.push('"');
+        match string_end(b, value + 1) {
+            Some(end) => {
+                copied = end + 1;
+                at = end + 1;
+            }
+            None => {
+                copied = b.len();
+                break;
+            }
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+/// The bodies the log keeps of one of the newest calls.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct CallBodies {
+    /// The call's `seq`.
+    seq: u64,
+    /// The request's body ([`kept_body`]).
+    pub(crate) request: Option<String>,
+    /// The reply's body ([`kept_body`]).
+    pub(crate) reply: Option<String>,
 }
 
 /// Counters over every call, serialised as `GET /_fake/state`.
@@ -120,6 +271,10 @@ pub struct Snapshot {
 #[derive(Debug, Default)]
 pub(crate) struct CallLog {
     log: VecDeque<CallRecord>,
+    /// The bodies of the newest [`BODY_CAPACITY`] calls, in `seq` order.
+    bodies: VecDeque<CallBodies>,
+    /// How many times the calls were forgotten ([`CallLog::clear_calls`]).
+    resets: u64,
     /// By operation, then by status (`None`: no reply).
     requests: BTreeMap<&'static str, BTreeMap<Option<u16>, u64>>,
     faults: BTreeMap<&'static str, u64>,
@@ -139,6 +294,8 @@ impl CallLog {
             error,
             fault,
             at,
+            request_body,
+            reply_body,
         } = call;
         self.calls += 1;
         *self
@@ -153,6 +310,14 @@ impl CallLog {
         if self.log.len() == LOG_CAPACITY {
             self.log.pop_front();
         }
+        if self.bodies.len() == BODY_CAPACITY {
+            self.bodies.pop_front();
+        }
+        self.bodies.push_back(CallBodies {
+            seq: self.calls,
+            request: request_body,
+            reply: reply_body,
+        });
         self.log.push_back(CallRecord {
             seq: self.calls,
             method: bounded(method),
@@ -173,8 +338,53 @@ impl CallLog {
     pub(crate) fn clear_calls(&mut self) {
         *self = Self {
             connection_panics: self.connection_panics,
+            resets: self.resets + 1,
             ..Self::default()
         };
+    }
+
+    /// How many times the calls were forgotten (a reset): a reader
+    /// following the log by `seq` starts over when this changes.
+    pub(crate) fn resets(&self) -> u64 {
+        self.resets
+    }
+
+    /// The `seq` of the newest call logged (0: none since the last reset).
+    pub(crate) fn last_seq(&self) -> u64 {
+        self.calls
+    }
+
+    /// The logged calls numbered after `since` that `keep` keeps, oldest
+    /// first: how many, and the last `limit` of them (copying only
+    /// those).
+    pub(crate) fn select(
+        &self,
+        since: u64,
+        keep: impl Fn(&CallRecord) -> bool,
+        limit: usize,
+    ) -> (usize, Vec<CallRecord>) {
+        let start = self.log.partition_point(|c| c.seq <= since);
+        let total = self.log.range(start..).filter(|c| keep(c)).count();
+        let mut listed: Vec<CallRecord> = self
+            .log
+            .range(start..)
+            .rev()
+            .filter(|c| keep(c))
+            .take(limit)
+            .cloned()
+            .collect();
+        listed.reverse();
+        (total, listed)
+    }
+
+    /// The logged call numbered `seq`, and its bodies while it is among
+    /// the newest [`BODY_CAPACITY`] (else `None`).
+    pub(crate) fn call(&self, seq: u64) -> Option<(CallRecord, Option<CallBodies>)> {
+        let i = self.log.partition_point(|c| c.seq < seq);
+        let call = self.log.get(i).filter(|c| c.seq == seq)?.clone();
+        let j = self.bodies.partition_point(|b| b.seq < seq);
+        let bodies = self.bodies.get(j).filter(|b| b.seq == seq).cloned();
+        Some((call, bodies))
     }
 
     pub(crate) fn connection_panicked(&mut self) {
@@ -234,6 +444,8 @@ mod tests {
                 error: None,
                 fault: None,
                 at,
+                request_body: None,
+                reply_body: None,
             });
         }
         let all = stats.log_since(0);
@@ -262,6 +474,8 @@ mod tests {
                 error: Some("Hostname is too long; Plan is unknown".to_string()),
                 fault: Some("latency"),
                 at,
+                request_body: None,
+                reply_body: None,
             })
             .clone();
         assert_eq!(c.method, "POST");
@@ -298,11 +512,108 @@ mod tests {
                 error: None,
                 fault: Some("drop_after"),
                 at,
+                request_body: None,
+                reply_body: None,
             })
             .to_string();
         assert_eq!(
             none,
             "call 2 GET /metal/v1/user findCurrentUser no-reply fault=drop_after"
         );
+    }
+
+    #[test]
+    fn a_kept_body_redacts_every_secret_field_and_nothing_else() {
+        let body = br#"{"token":"abc","description":"token","nested":{"root_password" : "p4ss"},
+            "list":[{"md5":"s3cret"},{"password":"x\"y"}],"hostname":"password","key":"ssh-ed25519 AAAA",
+            "md5_password":null,"pass\u0077ord":"hidden"}"#;
+        let kept = kept_body(body).unwrap();
+        for secret in ["abc", "p4ss", "s3cret", "x\\\"y", "hidden"] {
+            assert!(!kept.contains(secret), "{secret} in {kept}");
+        }
+        assert_eq!(kept.matches(REDACTED).count(), 5, "{kept}");
+        // Values that merely read like names, and other fields, stay.
+        assert!(kept.contains(r#""description":"token""#), "{kept}");
+        assert!(kept.contains(r#""hostname":"password""#), "{kept}");
+        assert!(kept.contains(r#""key":"ssh-ed25519 AAAA""#), "{kept}");
+        assert!(kept.contains(r#""md5_password":null"#), "{kept}");
+        // Still JSON.
+        let v: serde_json::Value = serde_json::from_str(&kept).unwrap();
+        assert_eq!(v["token"], REDACTED);
+        assert_eq!(v["nested"]["root_password"], REDACTED);
+        assert_eq!(kept_body(b""), None);
+    }
+
+    #[test]
+    fn a_kept_body_is_bounded_and_a_secret_the_cut_leaves_open_is_redacted() {
+        let filler = "x".repeat(MAX_LOGGED_BODY - 20);
+        let body = format!(r#"{{"a":"{filler}","token":"{}"}}"#, "s".repeat(100));
+        let kept = kept_body(body.as_bytes()).unwrap();
+        assert!(kept.len() <= MAX_LOGGED_BODY, "{}", kept.len());
+        assert!(kept.ends_with("..."), "{kept}");
+        assert!(!kept.contains("sss"), "the open secret is redacted");
+        // A long body of many short secrets: the redaction lengthens it,
+        // the bound holds.
+        let many = format!("[{}]", vec![r#"{"token":"a"}"#; 1000].join(","));
+        let kept = kept_body(many.as_bytes()).unwrap();
+        assert!(kept.len() <= MAX_LOGGED_BODY && kept.ends_with("..."));
+        assert!(!kept.contains(r#""a""#));
+        // Not UTF-8: shown, bounded.
+        let kept = kept_body(&[0xff; 10]).unwrap();
+        assert_eq!(kept.chars().count(), 10);
+        // Under the bound: whole.
+        assert_eq!(kept_body(b"{}").as_deref(), Some("{}"));
+    }
+
+    fn call(log: &mut CallLog, operation: &'static str, status: u16, body: Option<&str>) -> u64 {
+        log.record(NewCall {
+            method: "POST",
+            path: "/metal/v1/x",
+            query: None,
+            operation,
+            status: Some(status),
+            error: None,
+            fault: None,
+            at: Instant::now(),
+            request_body: body.map(str::to_string),
+            reply_body: Some(format!("reply {status}")),
+        })
+        .seq
+    }
+
+    #[test]
+    fn the_newest_calls_keep_their_bodies_and_select_copies_what_it_lists() {
+        let mut log = CallLog::default();
+        for i in 0..BODY_CAPACITY + 2 {
+            let body = format!("body {i}");
+            call(&mut log, "createDevice", 201, Some(&body));
+        }
+        let (first, bodies) = log.call(1).unwrap();
+        assert_eq!(first.seq, 1);
+        assert_eq!(bodies, None, "too old to keep its bodies");
+        let last = (BODY_CAPACITY + 2) as u64;
+        let (_, bodies) = log.call(last).unwrap();
+        let bodies = bodies.unwrap();
+        assert_eq!(
+            bodies.request.as_deref(),
+            Some(format!("body {}", BODY_CAPACITY + 1).as_str())
+        );
+        assert_eq!(bodies.reply.as_deref(), Some("reply 201"));
+        assert!(log.call(last + 1).is_none());
+        assert!(log.call(0).is_none());
+        call(&mut log, "findDeviceById", 404, None);
+        let (total, listed) = log.select(last - 3, |c| c.operation == "createDevice", 2);
+        assert_eq!(total, 3);
+        assert_eq!(
+            listed.iter().map(|c| c.seq).collect::<Vec<_>>(),
+            [last - 1, last]
+        );
+        let (total, listed) = log.select(0, |c| c.status == Some(404), 10);
+        assert_eq!((total, listed.len()), (1, 1));
+        assert_eq!(log.last_seq(), last + 1);
+        assert_eq!(log.resets(), 0);
+        log.clear_calls();
+        assert_eq!((log.last_seq(), log.resets()), (0, 1));
+        assert!(log.call(1).is_none());
     }
 }

@@ -12,13 +12,29 @@
 //! | `POST /_fake/world` | replaces the world with the document sent |
 //! | `POST /_fake/faults` | adds scripted and random faults |
 //! | `DELETE /_fake/faults` | clears every fault |
-//! | `GET /_fake/calls?operation=&limit=` | the recorded calls |
+//! | `GET /_fake/faults` | the faults armed |
+//! | `GET /_fake/calls?operation=&limit=&since=` | the recorded calls |
+//! | `GET /_fake/calls/{seq}` | one call, with its bodies (bounded, redacted) |
+//! | `GET /_fake/devices` | every device as the API renders it |
 //! | `GET`, `POST /_fake/clock` | reads, or advances, the fake's clock |
 //! | `GET /_fake/state` | counters and the world's contents |
+//! | `GET /_fake/console` | the console: an HTML page over the endpoints above |
+//!
+//! The console is the one endpoint a browser opens by hand, and a
+//! browser sends no custom header with a page it is asked for: so
+//! `/_fake/console` and its files (`console.css`, `console.js`, its icon) also
+//! take the control token as the query parameter `token`
+//! (`/_fake/console?token=T`), and the page's script sends it on as the
+//! header with every call it makes. Every other endpoint reads the header
+//! alone.
 //!
 //! - `wire`: the JSON of faults, calls, the clock and world summaries,
 //!   and its JSON Schema ([`schema`]).
+//! - `console`: the console's page, its style and its script (embedded
+//!   files under `console/`), served with a Content-Security-Policy of
+//!   `default-src 'self'`.
 
+mod console;
 mod wire;
 
 pub(crate) use wire::schema;
@@ -28,7 +44,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::extract::{Query, Request, State};
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, Query, Request, State};
 use axum::http::StatusCode;
 use axum::middleware::{self, Next};
 use axum::response::Response;
@@ -40,8 +57,8 @@ use crate::document::{seconds, WorldDoc, WorldError};
 use crate::log::LOG_CAPACITY;
 use crate::store::Store;
 use wire::{
-    CallJson, Calls, Cleared, ClockJson, ClockRequest, Errors, FaultsAdded, FaultsRequest, Summary,
-    TokenRefused, CALLS_QUERY,
+    ArmedFaults, CallDetail, CallJson, Calls, Cleared, ClockJson, ClockRequest, Errors,
+    FaultsAdded, FaultsRequest, Summary, TokenRefused, CALLS_QUERY,
 };
 
 /// The largest world document `POST /_fake/world` reads (64 MiB: a world
@@ -67,9 +84,19 @@ pub(crate) fn router(shared: Arc<Store>, token: Option<String>) -> Router {
         .route("/_fake/state", get(state))
         .route("/_fake/reset", post(reset))
         .route("/_fake/world", get(get_world).post(post_world))
-        .route("/_fake/faults", post(post_faults).delete(delete_faults))
+        .route(
+            "/_fake/faults",
+            get(get_faults).post(post_faults).delete(delete_faults),
+        )
         .route("/_fake/calls", get(calls))
+        .route("/_fake/calls/{seq}", get(call))
+        .route("/_fake/devices", get(devices))
         .route("/_fake/clock", get(get_clock).post(post_clock))
+        .route(console::PAGE, get(console::page))
+        .route(console::STYLE, get(console::style))
+        .route(console::SCRIPT, get(console::script))
+        .route(console::ICON, get(console::icon))
+        .route(console::FAVICON, get(console::icon))
         .route("/_fake/{*rest}", any(unknown))
         .method_not_allowed_fallback(not_allowed)
         .layer(middleware::from_fn_with_state(Arc::new(token), guard))
@@ -98,14 +125,21 @@ fn refuse(status: u16, message: impl Into<String>) -> Response {
     )
 }
 
-/// Refuses requests without the control token, when there is one.
+/// Refuses requests without the control token, when there is one: in
+/// the header, or, for the console's page and files alone, in the query
+/// parameter `token`.
 async fn guard(State(token): State<Arc<Option<String>>>, request: Request, next: Next) -> Response {
     if let Some(expected) = token.as_deref() {
-        let given = request
+        let header = request
             .headers()
             .get(CONTROL_TOKEN_HEADER)
             .and_then(|v| v.to_str().ok());
-        if given != Some(expected) {
+        let given = match header {
+            Some(h) => Some(h.to_string()),
+            None if console::serves(request.uri().path()) => console::query_token(request.uri()),
+            None => None,
+        };
+        if given.as_deref() != Some(expected) {
             let refused = TokenRefused {
                 error: "Invalid control token".to_string(),
             };
@@ -231,8 +265,18 @@ async fn delete_faults(State(shared): State<Arc<Store>>) -> Response {
     json(200, &Cleared { cleared: true })
 }
 
-/// `GET /_fake/calls?operation=&limit=`: the last `limit` calls (default
-/// 1000) of `operation` (or of all), oldest first, and how many matched.
+/// `GET /_fake/faults`: the scripted faults pending and the random ones.
+async fn get_faults(State(shared): State<Arc<Store>>) -> Response {
+    let armed = {
+        let inner = shared.lock();
+        ArmedFaults::of(inner.faults.scripted(), inner.faults.random())
+    };
+    json(200, &armed)
+}
+
+/// `GET /_fake/calls?operation=&limit=&since=`: the last `limit` calls
+/// (default 1000) numbered after `since` (default 0) of `operation` (or
+/// of all), oldest first, and how many matched.
 async fn calls(
     State(shared): State<Arc<Store>>,
     query: Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>,
@@ -254,15 +298,20 @@ async fn calls(
         Some(Ok(n)) if (1..=LOG_CAPACITY).contains(&n) => n,
         Some(_) => return refuse(400, format!("limit must be from 1 to {LOG_CAPACITY}")),
     };
-    let mut matched: Vec<_> = shared
-        .lock()
-        .log
-        .log_since(0)
-        .into_iter()
-        .filter(|c| operation.is_none_or(|op| c.operation == op))
-        .collect();
-    let total = matched.len();
-    let listed = matched.split_off(total.saturating_sub(limit));
+    let since = match query.get("since").map(|s| s.parse::<u64>()) {
+        None => 0,
+        Some(Ok(n)) => n,
+        Some(Err(_)) => return refuse(400, "since must be a call's seq (0 or more)"),
+    };
+    let (total, listed, last_seq, resets) = {
+        let inner = shared.lock();
+        let (total, listed) = inner.log.select(
+            since,
+            |c| operation.is_none_or(|op| c.operation == op),
+            limit,
+        );
+        (total, listed, inner.log.last_seq(), inner.log.resets())
+    };
     let clock = shared.clock();
     let calls: Vec<CallJson> = listed
         .into_iter()
@@ -271,7 +320,50 @@ async fn calls(
             CallJson::of(c, at)
         })
         .collect();
-    json(200, &Calls { total, calls })
+    json(
+        200,
+        &Calls {
+            total,
+            calls,
+            last_seq,
+            resets,
+        },
+    )
+}
+
+/// `GET /_fake/calls/{seq}`: one call with its bodies; `404` for a `seq`
+/// the log does not hold (never logged, or dropped as the log filled).
+async fn call(State(shared): State<Arc<Store>>, seq: Result<Path<u64>, PathRejection>) -> Response {
+    let Ok(Path(seq)) = seq else {
+        return refuse(400, "a call's seq is a whole number");
+    };
+    let Some((call, bodies)) = shared.lock().log.call(seq) else {
+        return refuse(404, format!("no call numbered {seq} in the log"));
+    };
+    let at = shared.clock().wall().wall(call.at).to_rfc3339();
+    let bodies_kept = bodies.is_some();
+    let bodies = bodies.unwrap_or_default();
+    json(
+        200,
+        &CallDetail {
+            call: CallJson::of(call, at),
+            request_body: bodies.request,
+            reply_body: bodies.reply,
+            bodies_kept,
+        },
+    )
+}
+
+/// `GET /_fake/devices`: every device as the API renders it.
+async fn devices(State(shared): State<Arc<Store>>) -> Response {
+    let now = shared.now();
+    let body = shared.lock().world.all_devices(now);
+    let mut resp = Response::new(Body::from(body));
+    resp.headers_mut().insert(
+        axum::http::header::CONTENT_TYPE,
+        axum::http::HeaderValue::from_static("application/json"),
+    );
+    resp
 }
 
 fn clock_json(shared: &Store) -> ClockJson {

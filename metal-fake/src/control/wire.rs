@@ -1,7 +1,7 @@
 //! The control API's JSON: faults as scripted over HTTP (converted to the
 //! in-process [`Fault`] and [`RandomFaults`], same kinds and targeting),
-//! recorded calls, the clock, and the summary of a world; and the JSON
-//! Schema of them all ([`schema`]), shipped as
+//! recorded calls, the faults armed, the clock, and the summary of a
+//! world; and the JSON Schema of them all ([`schema`]), shipped as
 //! `metal-fake/control.schema.json`, which the Python and Go harnesses
 //! check the field names they use against.
 
@@ -209,6 +209,133 @@ impl CallJson {
     }
 }
 
+/// One recorded call with its bodies, as `GET /_fake/calls/{seq}` answers.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(super) struct CallDetail {
+    #[serde(flatten)]
+    pub(super) call: CallJson,
+    /// The request's body: its first 4096 bytes as text, the string value
+    /// of every secret field (`token`, `password`, `root_password`, `md5`,
+    /// ...) replaced by `<redacted>`, ending in `...` when cut; `null`: no
+    /// body, or the call is older than the newest 1000, whose bodies are
+    /// kept.
+    pub(super) request_body: Option<String>,
+    /// The reply's body, kept as the request's (`null`: no reply, no
+    /// body, or too old).
+    pub(super) reply_body: Option<String>,
+    /// Whether the call is still among the newest 1000, whose bodies are
+    /// kept.
+    pub(super) bodies_kept: bool,
+}
+
+/// One scripted fault pending, as `GET /_fake/faults` lists it: the
+/// fields of a fault of `POST /_fake/faults`, `times` what is left.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(super) struct ArmedFault {
+    /// The operationId; `null`: any operation.
+    operation: Option<String>,
+    /// Only calls whose path names this ID.
+    target: Option<Uuid>,
+    /// Only the nth call (1-based) of the operation (of all, without one).
+    nth: Option<u64>,
+    /// How many more matching calls it hits.
+    times: u32,
+    /// The kind's label (`fail_before`, `drop_after`, ...).
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    retry_after_seconds: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seconds: Option<f64>,
+}
+
+/// A fault kind and its parameters, as `GET /_fake/faults` lists random
+/// kinds.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(super) struct ArmedKind {
+    /// The kind's label.
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    status: Option<u16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    retry_after_seconds: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seconds: Option<f64>,
+}
+
+impl ArmedKind {
+    fn of(kind: &FaultKind) -> Self {
+        let (status, retry_after_seconds, seconds) = match kind {
+            FaultKind::FailBefore { status } | FaultKind::FailAfter { status } => {
+                (Some(*status), None, None)
+            }
+            FaultKind::Throttle { retry_after } => (None, Some(retry_after.as_secs_f64()), None),
+            FaultKind::Latency(d) => (None, None, Some(d.as_secs_f64())),
+            _ => (None, None, None),
+        };
+        Self {
+            kind: kind.label(),
+            status,
+            retry_after_seconds,
+            seconds,
+        }
+    }
+}
+
+/// The random faults set, as `GET /_fake/faults` lists them.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(super) struct ArmedRandom {
+    /// The probability that a call gets one, in `[0, 1]`.
+    rate: f64,
+    /// The kinds drawn from, uniformly.
+    kinds: Vec<ArmedKind>,
+}
+
+/// The reply of `GET /_fake/faults`: the faults armed now.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(super) struct ArmedFaults {
+    /// The scripted faults pending, in the order they are matched.
+    faults: Vec<ArmedFault>,
+    /// The random faults (`null`: none).
+    random: Option<ArmedRandom>,
+}
+
+impl ArmedFaults {
+    pub(super) fn of(scripted: &[Fault], random: Option<(f64, &[FaultKind])>) -> Self {
+        let faults = scripted
+            .iter()
+            .map(|f| {
+                let (operation, target, nth, times) = f.matching();
+                let kind = ArmedKind::of(f.kind());
+                ArmedFault {
+                    operation: operation.map(str::to_string),
+                    target,
+                    nth,
+                    times,
+                    kind: kind.kind,
+                    status: kind.status,
+                    retry_after_seconds: kind.retry_after_seconds,
+                    seconds: kind.seconds,
+                }
+            })
+            .collect();
+        let random = random.map(|(rate, kinds)| ArmedRandom {
+            rate,
+            kinds: kinds.iter().map(ArmedKind::of).collect(),
+        });
+        Self { faults, random }
+    }
+}
+
+/// The reply of `GET /_fake/devices`: every device as the API renders it
+/// (the spec's `Device`: state, plan, metro and facility, `ip_addresses`,
+/// `network_ports` with their `virtual_networks`, ...), its project and
+/// hardware reservation included, oldest first.
+#[derive(Debug, JsonSchema)]
+#[allow(dead_code)] // only its schema is used: the reply is the model's bytes
+pub(super) struct DevicesReply(Vec<serde_json::Map<String, serde_json::Value>>);
+
 /// `POST /_fake/clock`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -279,10 +406,13 @@ struct CallsQuery {
     operation: Option<String>,
     /// At most this many calls, the last ones (1 to 100000; default 1000).
     limit: Option<usize>,
+    /// Only the calls numbered after this `seq` (default 0: all): what a
+    /// reader following the log has not seen yet.
+    since: Option<u64>,
 }
 
 /// The query parameters of `GET /_fake/calls`: [`CallsQuery`]'s fields.
-pub(super) const CALLS_QUERY: [&str; 2] = ["operation", "limit"];
+pub(super) const CALLS_QUERY: [&str; 3] = ["operation", "limit", "since"];
 
 /// The reply of `GET /_fake/calls`.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -292,6 +422,14 @@ pub(super) struct Calls {
     pub(super) total: usize,
     /// The last `limit` of them, oldest first.
     pub(super) calls: Vec<CallJson>,
+    /// The `seq` of the newest call logged (0: none since the last
+    /// reset), whatever matched: the next `since` of a reader following
+    /// the log.
+    pub(super) last_seq: u64,
+    /// How many times the log was emptied (`POST /_fake/reset`) since the
+    /// fake started: when it changes, a reader following the log starts
+    /// over from `since=0`.
+    pub(super) resets: u64,
 }
 
 /// A refusal: `400`, `404`, `405`, `408`, `413`, `422` or `500`.
@@ -382,6 +520,30 @@ pub(crate) fn schema() -> String {
         },
         Endpoint {
             method: "GET",
+            path: "/_fake/calls/{seq}",
+            does: "one recorded call with its request and reply bodies (bounded, secrets redacted)",
+            query: None,
+            request: None,
+            reply: gen.subschema_for::<CallDetail>(),
+        },
+        Endpoint {
+            method: "GET",
+            path: "/_fake/faults",
+            does: "the faults armed: scripted ones pending and the random ones",
+            query: None,
+            request: None,
+            reply: gen.subschema_for::<ArmedFaults>(),
+        },
+        Endpoint {
+            method: "GET",
+            path: "/_fake/devices",
+            does: "every device as the API renders it, project and reservation included",
+            query: None,
+            request: None,
+            reply: gen.subschema_for::<DevicesReply>(),
+        },
+        Endpoint {
+            method: "GET",
             path: "/_fake/clock",
             does: "the fake's clock",
             query: None,
@@ -426,7 +588,7 @@ pub(crate) fn schema() -> String {
     let doc = serde_json::json!({
         "$schema": "http://json-schema.org/draft-07/schema#",
         "title": "metal-fake control API",
-        "description": "The JSON of metal-fake's control API (/_fake/...): each endpoint's query, request body and reply, and the refusals (errors: 400, 404, 405, 408, 413, 422, 500; token_refused: 401). The world document's schema is world.schema.json.",
+        "description": "The JSON of metal-fake's control API (/_fake/...): each endpoint's query, request body and reply, and the refusals (errors: 400, 404, 405, 408, 413, 422, 500; token_refused: 401). The world document's schema is world.schema.json. GET /_fake/console (with /_fake/console/console.css and /_fake/console/console.js) is the console, an HTML page reading these endpoints, not JSON.",
         "endpoints": listed,
         "errors": errors,
         "token_refused": token_refused,

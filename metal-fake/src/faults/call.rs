@@ -240,6 +240,12 @@ impl Fault {
     pub fn kind(&self) -> &FaultKind {
         &self.kind
     }
+
+    /// Which calls it hits: its operation (`None`: any), target and nth,
+    /// and how many more times.
+    pub(crate) fn matching(&self) -> (Option<&str>, Option<Uuid>, Option<u64>, u32) {
+        (self.operation.as_deref(), self.target, self.nth, self.times)
+    }
 }
 
 /// Faults drawn at random, reproducibly, for soak runs.
@@ -301,6 +307,18 @@ impl FaultPlan {
             };
             (probability(r.rate), kinds, StdRng::seed_from_u64(r.seed))
         });
+    }
+
+    /// The scripted faults pending, earliest first.
+    pub(crate) fn scripted(&self) -> &[Fault] {
+        &self.scripted
+    }
+
+    /// The random faults' rate (as a probability) and kinds, when set.
+    pub(crate) fn random(&self) -> Option<(f64, &[FaultKind])> {
+        self.random
+            .as_ref()
+            .map(|(rate, kinds, _)| (*rate, kinds.as_slice()))
     }
 
     /// Drops every scripted fault and the random ones; the call counts

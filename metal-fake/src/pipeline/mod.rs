@@ -107,13 +107,16 @@ pub(crate) struct Context {
     pub(crate) fault: Option<FaultKind>,
 }
 
-/// What the call log keeps of a request's head: never its headers (the
-/// token travels there) nor its body.
+/// What the call log keeps of a request: never its headers (the token
+/// travels there); its body bounded and redacted (set by `body`).
 #[derive(Debug)]
 pub(crate) struct RequestLine {
     pub(crate) method: axum::http::Method,
     pub(crate) path: String,
     pub(crate) query: Option<String>,
+    /// What the log keeps of the body ([`crate::log::kept_body`]), once
+    /// read.
+    pub(crate) body: Option<String>,
 }
 
 impl Context {
@@ -219,6 +222,7 @@ impl Pipeline {
                 method: request.method().clone(),
                 path: request.uri().path().to_string(),
                 query: request.uri().query().map(str::to_string),
+                body: None,
             },
             arrived: self.store.now(),
             caller: Access::All,
@@ -259,7 +263,8 @@ impl Pipeline {
             return Err(cx.stop(Outcome::Reply(Err(ApiError::not_found()))));
         };
         let cx = self.access(cx, operation, &params)?;
-        let (cx, body) = self.body(cx, body).await?;
+        let (mut cx, body) = self.body(cx, body).await?;
+        cx.request.body = crate::log::kept_body(&body);
         // Every pair, repeated keys too (Call::new reads lists from them).
         let query = axum::extract::Query::<Vec<(String, String)>>::try_from_uri(&parts.uri)
             .map(|q| q.0)

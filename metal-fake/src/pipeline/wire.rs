@@ -17,7 +17,7 @@ use crate::clock::whole_seconds;
 /// The real API's answer to a bad or missing token: one `error` string,
 /// not the `errors` list (ansible/ansible issue 38162). The spec's `Error`
 /// schema has both fields.
-const INVALID_TOKEN: &str = r#"{"error":"Invalid authentication token"}"#;
+pub(super) const INVALID_TOKEN: &str = r#"{"error":"Invalid authentication token"}"#;
 
 /// The message of [`INVALID_TOKEN`], as the call log keeps it.
 pub(super) const INVALID_TOKEN_MESSAGE: &str = "Invalid authentication token";

@@ -466,7 +466,9 @@ async fn control_unknown_paths_and_methods_get_json_errors() {
     assert_eq!(st, 404, "{body}");
     let (st, body) = control(&s, Method::PUT, "/_fake/world", Some("{}")).await;
     assert_eq!(st, 405, "{body}");
-    let (st, body) = control(&s, Method::GET, "/_fake/faults", None).await;
+    let (st, body) = control(&s, Method::PUT, "/_fake/faults", None).await;
+    assert_eq!(st, 405, "{body}");
+    let (st, body) = control(&s, Method::POST, "/_fake/devices", None).await;
     assert_eq!(st, 405, "{body}");
     s.shutdown().await;
 }

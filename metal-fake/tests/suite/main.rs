@@ -26,6 +26,7 @@ mod clock;
 mod complete_replies;
 mod conformance;
 mod conformance_lists;
+mod console;
 mod control;
 mod control_schema;
 mod cross_org;
