@@ -225,9 +225,14 @@ async fn a_bond_goes_hybrid_bonded_then_layer_2_and_back_with_the_api_s_refusals
     let (status, _) = act(&fake, &bond0, "assign", Some(json!({"vnid": da}))).await;
     assert_eq!(status, 200);
     assert_eq!(network_type(&fake, &bond0).await, "hybrid-bonded");
-    // Back to layer 3 only without VLANs.
-    let message = refusal(act(&fake, &bond0, "convert/layer-3", Some(json!({}))).await);
-    assert!(message.contains("unassigned"), "{message}");
+    // Already layer 3: converting it again changes nothing, its VLAN stays.
+    let (status, p) = act(&fake, &bond0, "convert/layer-3", Some(json!({}))).await;
+    assert_eq!((status, &p["network_type"]), (200, &json!("hybrid-bonded")));
+    assert_eq!(
+        p["virtual_networks"].as_array().map(Vec::len),
+        Some(1),
+        "{p}"
+    );
     // Only a bond converts.
     assert!(refusal(act(&fake, &eth0, "convert/layer-2", None).await).contains("bond"));
     let (status, p) = act(&fake, &bond0, "convert/layer-2", None).await;
@@ -272,6 +277,95 @@ async fn a_bond_goes_hybrid_bonded_then_layer_2_and_back_with_the_api_s_refusals
     );
     // Nothing is left to save: every port is a fresh server's again.
     assert!(fake.world().ports.is_empty());
+}
+
+/// terraform-provider-metal's `metal_port_vlan_attachment` delete takes as
+/// done a `422` whose message starts "Virtual network" and ends "not
+/// assigned" (`metal/errors.go` `isNotAssigned`, used by
+/// `metal/resource_metal_port_vlan_attachment.go`'s delete, as
+/// terraform-provider-equinix's `IsNotAssigned` did): a destroy after the
+/// VLAN already left the port must meet those words.
+#[tokio::test(start_paused = true)]
+async fn unassigning_a_vlan_not_on_the_port_is_refused_in_the_words_terraform_takes_as_done() {
+    let fake = fake();
+    let bond0 = port(&fake, DA_DEVICE, "bond0").await;
+    let da = vlan(&fake, "da").await;
+    let message = refusal(act(&fake, &bond0, "unassign", Some(json!({"vnid": da}))).await);
+    assert!(
+        message.starts_with("Virtual network") && message.ends_with("not assigned"),
+        "{message}"
+    );
+    // Once assigned and unassigned, a second unassign (a retried destroy)
+    // meets the same words.
+    assert_eq!(
+        act(&fake, &bond0, "assign", Some(json!({"vnid": da})))
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        act(&fake, &bond0, "unassign", Some(json!({"vnid": da})))
+            .await
+            .0,
+        200
+    );
+    let again = refusal(act(&fake, &bond0, "unassign", Some(json!({"vnid": da}))).await);
+    assert_eq!(again, message);
+}
+
+/// The Ansible collection's `metal_port` integration target
+/// (`tests/integration/targets/metal_port/tasks/main.yml`, "convert bond
+/// port to hybrid bonded mode", run against the real API by the
+/// collection's CI): a `layer2-bonded` bond0 holding two VLANs is
+/// converted to layer 3 with them still on (`plugins/modules/metal_port.py`
+/// converts before its VLAN batch) and reads `hybrid-bonded` with both;
+/// emptied of them, it reads `layer3`.
+#[tokio::test(start_paused = true)]
+async fn a_layer_2_bond_converted_to_layer_3_keeps_its_vlans_and_reads_hybrid_bonded() {
+    let fake = fake();
+    let bond0 = port(&fake, DA_DEVICE, "bond0").await;
+    let (v1, v2) = (vlan(&fake, "da").await, vlan(&fake, "da").await);
+    let (status, p) = act(&fake, &bond0, "convert/layer-2", Some(json!({}))).await;
+    assert_eq!((status, &p["network_type"]), (200, &json!("layer2-bonded")));
+    for v in [&v1, &v2] {
+        assert_eq!(
+            act(&fake, &bond0, "assign", Some(json!({"vnid": v})))
+                .await
+                .0,
+            200
+        );
+    }
+    // As the module asks: all three addresses.
+    let (status, p) = act(
+        &fake,
+        &bond0,
+        "convert/layer-3?include=virtual_networks",
+        Some(json!({"request_ips": [
+            {"address_family": 4, "public": true},
+            {"address_family": 4, "public": false},
+            {"address_family": 6, "public": true}
+        ]})),
+    )
+    .await;
+    assert_eq!(
+        (status, &p["network_type"]),
+        (200, &json!("hybrid-bonded")),
+        "{p}"
+    );
+    let ids: Vec<&Value> = p["virtual_networks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| &v["id"])
+        .collect();
+    assert_eq!(ids, [&json!(v1), &json!(v2)]);
+    let (_, device) = call(&fake, "GET", &format!("/devices/{DA_DEVICE}"), None).await;
+    assert_eq!(device["ip_addresses"].as_array().map(Vec::len), Some(3));
+    // The module's next step: a batch taking both off; then `layer3`.
+    for v in [&v1, &v2] {
+        act(&fake, &bond0, "unassign", Some(json!({"vnid": v}))).await;
+    }
+    assert_eq!(network_type(&fake, &bond0).await, "layer3");
 }
 
 #[tokio::test(start_paused = true)]
@@ -411,7 +505,7 @@ async fn over_http_every_port_reply_matches_the_spec() {
             "POST",
             format!("/ports/{bond0}/convert/layer-3"),
             Some(json!({})),
-            422,
+            200,
         ),
         (
             "POST",

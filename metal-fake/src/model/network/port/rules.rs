@@ -4,18 +4,19 @@
 //! and disbonding (a layer-3 bond may lose all its ports: `hybrid`, the
 //! step clients take on their way to layer 2 individual), converting a
 //! bond to layer 2 (the device's addresses go, when it is the first bond)
-//! or back to layer 3 (not while VLANs are on it; the addresses asked
-//! for come back), and the network type that follows.
+//! or back to layer 3 (the bond's own VLANs stay, and it reads
+//! `hybrid-bonded`; not while a port it would bond again has VLANs; the
+//! addresses asked for come back), and the network type that follows.
 //!
 //! The VLAN rules by the bond's network type:
 //!
 //! | network type | a VLAN on the bond | on a port | back to layer 3 |
 //! | --- | --- | --- | --- |
 //! | `layer3` | yes (then `hybrid-bonded`) | no: in the bond | no change |
-//! | `hybrid-bonded` | yes | no: in the bond | VLANs off first |
-//! | `hybrid` | yes (no once all its ports left it) | a disbonded one | VLANs off first |
-//! | `layer2-bonded` | yes | no: in the bond | VLANs off first |
-//! | `layer2-individual` | no: its ports left it | yes | VLANs off first |
+//! | `hybrid-bonded` | yes | no: in the bond | no change |
+//! | `hybrid` | yes (no once all its ports left it) | a disbonded one | its ports' VLANs off first |
+//! | `layer2-bonded` | yes | no: in the bond | its VLANs stay (`hybrid-bonded`) |
+//! | `layer2-individual` | no: its ports left it | yes | its ports' VLANs off first |
 
 use tokio::time::Instant;
 use uuid::Uuid;
@@ -224,9 +225,14 @@ impl World {
         let vlan = self.vlan_for(d, vnid)?;
         let mut port = self.port_state(d.rec.id, slot);
         if !port.vlans.contains(&vlan) {
-            return Err(ApiError::unprocessable(
-                "The virtual network is not assigned to the port",
-            ));
+            // The words terraform-provider-metal's port VLAN attachment
+            // delete takes as done (`isNotAssigned`: a `422` that starts
+            // "Virtual network" and ends "not assigned").
+            let vxlan = self.vlans.get(&vlan).map(|v| v.rec.vxlan);
+            return Err(ApiError::unprocessable(match vxlan {
+                Some(vxlan) => format!("Virtual network {vxlan} is not assigned"),
+                None => "Virtual network is not assigned".to_string(),
+            }));
         }
         if port.native == Some(vlan) {
             return Err(ApiError::unprocessable(
@@ -350,10 +356,14 @@ impl World {
         Ok(())
     }
 
-    /// `convertLayer3`: bond `id` back to layer 3, its ports bonded;
-    /// refused while it or its ports have VLANs. A first bond that was
-    /// layer 2 gets back the addresses `request` asks for (none: the
-    /// three a device has by default).
+    /// `convertLayer3`: bond `id` back to layer 3, its ports bonded. The
+    /// bond's own VLANs stay (it reads `hybrid-bonded`), as the Ansible
+    /// collection's `metal_port` integration target saw the real API do
+    /// (a `layer2-bonded` bond0 with two VLANs converted, then
+    /// `hybrid-bonded` with both); refused while a port it would bond
+    /// again has VLANs of its own (a bonded port takes none). A first
+    /// bond that was layer 2 gets back the addresses `request` asks for
+    /// (none: the three a device has by default).
     pub(crate) fn convert_layer3(
         &mut self,
         id: Uuid,
@@ -361,9 +371,9 @@ impl World {
         now: Instant,
     ) -> Result<(), ApiError> {
         let (mut bond, members) = self.bond_port_state(id, "layer 3")?;
-        if !bond.vlans.is_empty() || members.iter().any(|m| !m.vlans.is_empty()) {
+        if members.iter().any(|m| !m.vlans.is_empty()) {
             return Err(ApiError::unprocessable(
-                "Virtual networks must be unassigned from the bond and its ports before converting to layer 3",
+                "Virtual networks must be unassigned from the bond's ports before converting to layer 3",
             ));
         }
         let addresses = (bond.layer2 && bond.slot.index == 0).then_some(bond.device);
