@@ -314,24 +314,41 @@ async fn an_organisation_lists_its_members_and_removes_one() {
     assert_eq!(list["meta"]["total"], 3);
     assert_eq!(members[0]["roles"], json!(["owner"]));
     assert_eq!(members[2]["roles"], json!(["billing"]));
-    assert_eq!(members[1]["user"]["email"], "road@acme.example", "whole when included");
+    assert_eq!(
+        members[1]["user"]["email"], "road@acme.example",
+        "whole when included"
+    );
     assert_eq!(members[2]["projects_count"], 1);
     assert_eq!(
         members[2]["projects"],
         json!([{"href": format!("/metal/v1/projects/{PROJECT}")}])
     );
-    assert_eq!(members[1]["projects_count"], 2, "a member of the organisation sees each");
+    assert_eq!(
+        members[1]["projects_count"], 2,
+        "a member of the organisation sees each"
+    );
     assert_eq!(
         members[0]["organization"]["href"],
         format!("/metal/v1/organizations/{ACME}")
     );
     let (_, plain) = call(&fake, "GET", &members_path, None).await;
-    assert!(plain["members"][1]["user"].get("email").is_none(), "an href by default");
+    assert!(
+        plain["members"][1]["user"].get("email").is_none(),
+        "an href by default"
+    );
     // Removed: no longer a member, its memberships gone.
-    let (status, _) = call(&fake, "DELETE", &format!("{members_path}/{COLLABORATOR}"), None).await;
+    let (status, _) = call(
+        &fake,
+        "DELETE",
+        &format!("{members_path}/{COLLABORATOR}"),
+        None,
+    )
+    .await;
     assert_eq!(status, 204);
     assert_eq!(
-        call(&fake, "GET", &format!("/memberships/{MEMBERSHIP}"), None).await.0,
+        call(&fake, "GET", &format!("/memberships/{MEMBERSHIP}"), None)
+            .await
+            .0,
         404
     );
     let (status, _) = call(&fake, "DELETE", &format!("{members_path}/{MEMBER}"), None).await;
@@ -381,7 +398,9 @@ async fn a_project_s_bgp_sessions_are_discovered_again() {
     let (status, reply) = call(&fake, "POST", &path, None).await;
     assert_eq!(status, 200, "{reply}");
     assert!(
-        reply["updated_at"].as_str().is_some_and(|t| t.ends_with('Z')),
+        reply["updated_at"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z')),
         "{reply}"
     );
     let (status, _) = http::in_process(&fake, GLOBEX_TOKEN, "POST", &path, None).await;
@@ -429,7 +448,11 @@ async fn notifications_are_served_and_there_are_none() {
     let ops: Vec<&str> = fake.calls().iter().map(|c| c.operation).collect();
     assert_eq!(
         ops,
-        ["findNotifications", "findNotificationById", "updateNotification"],
+        [
+            "findNotifications",
+            "findNotificationById",
+            "updateNotification"
+        ],
         "each routed to its operation, not the router's 404"
     );
 }
