@@ -26,7 +26,9 @@
 //! take the control token as the query parameter `token`
 //! (`/_fake/console?token=T`), and the page's script sends it on as the
 //! header with every call it makes. Every other endpoint reads the header
-//! alone.
+//! alone. `/favicon.ico`, which a browser asks for beside any page, is
+//! answered here too (the console's icon, under the same rules), so it is
+//! never a call in the log.
 //!
 //! - `wire`: the JSON of faults, calls, the clock and world summaries,
 //!   and its JSON Schema ([`schema`]).
