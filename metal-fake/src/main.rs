@@ -144,11 +144,20 @@ struct Args {
     /// A hostname whose next device fails to provision (repeatable).
     #[arg(long, value_name = "HOSTNAME")]
     fail_hostname: Vec<String>,
-    /// Seconds after a device failed before it leaves the project and
-    /// answers 403 (default: a failed device stays until deleted); at most
-    /// a week.
+    /// Seconds after a device on a hardware reservation failed before it
+    /// leaves the project and answers 403 (default: it stays until
+    /// deleted); at most a week.
     #[arg(long, value_parser = parse_seconds)]
     failed_moved_seconds: Option<Duration>,
+    /// Seconds after an on-demand device failed before it leaves the
+    /// project and answers 403 (default 0: at once, as the real API took
+    /// failed on-demand devices away); at most a week.
+    #[arg(long, default_value = "0", value_parser = parse_seconds)]
+    failed_on_demand_moved_seconds: Duration,
+    /// A failed on-demand device stays in the project, `failed`, until it
+    /// is deleted (as one on a hardware reservation does).
+    #[arg(long)]
+    failed_on_demand_stays: bool,
     /// Seconds a device that left the project answers 403 before 404; at
     /// most a week.
     #[arg(long, default_value = "600", value_parser = parse_seconds)]
@@ -282,6 +291,8 @@ async fn main() -> std::process::ExitCode {
         reservation_release: args.release_seconds,
         stale_reservation_list: args.stale_reads_seconds,
         failed_moved_after: args.failed_moved_seconds,
+        failed_on_demand_moved_after: (!args.failed_on_demand_stays)
+            .then_some(args.failed_on_demand_moved_seconds),
         failed_forbidden_for: args.failed_forbidden_seconds,
         gateway_deleting: Duration::ZERO,
     };

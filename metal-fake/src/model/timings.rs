@@ -41,12 +41,23 @@ pub struct Timings {
     /// the reservation itself says it is (zero, the default: no stale
     /// reads).
     pub stale_reservation_list: Duration,
-    /// When set, a device whose provisioning failed leaves the project this
-    /// long after it failed: from then on it answers `403` ("You are not
-    /// authorized to view this device"), is no longer listed, and its
-    /// reservation is released. `None` (the default): a failed device stays
-    /// in the project, blocking its reservation, until it is deleted.
+    /// When set, a device on a hardware reservation whose provisioning
+    /// failed leaves the project this long after it failed: from then on
+    /// it answers `403` ("You are not authorized to view this device"), is
+    /// no longer listed, and its reservation is released. `None` (the
+    /// default): it stays in the project, blocking its reservation, until
+    /// it is deleted, as terraform-provider-equinix issue 188 (Equinix,
+    /// 2021) says failed reservation devices "remain as failed instances in
+    /// the project".
     pub failed_moved_after: Option<Duration>,
+    /// The same for an on-demand device whose provisioning failed. Zero,
+    /// the default (and in [`Timings::uniform`]): it leaves the project the
+    /// moment it fails, as the same issue says failed on-demand devices
+    /// "are deleted from the account as soon as the failure is detected"
+    /// (and issue 788, 2024: a `403` for a device that failed
+    /// provisioning). `None`: it stays in the project, `failed`, until it
+    /// is deleted.
+    pub failed_on_demand_moved_after: Option<Duration>,
     /// How long a device that left the project answers `403` before it
     /// answers `404`.
     pub failed_forbidden_for: Duration,
@@ -69,6 +80,7 @@ impl Default for Timings {
             reservation_release: Duration::from_secs(240),
             stale_reservation_list: Duration::ZERO,
             failed_moved_after: None,
+            failed_on_demand_moved_after: Some(Duration::ZERO),
             failed_forbidden_for: Duration::from_secs(600),
             gateway_deleting: Duration::ZERO,
         }
@@ -77,8 +89,9 @@ impl Default for Timings {
 
 impl Timings {
     /// Every phase lasts `d` (handy for tests: `Timings::uniform(ms(10))`);
-    /// no stale reads, failed devices stay in the project, and deleted
-    /// gateways go at once.
+    /// no stale reads, a failed reservation's device stays in the project
+    /// and a failed on-demand one leaves it at once (as by default), and
+    /// deleted gateways go at once.
     pub fn uniform(d: Duration) -> Self {
         Self {
             queued: d,
@@ -89,6 +102,7 @@ impl Timings {
             reservation_release: d,
             stale_reservation_list: Duration::ZERO,
             failed_moved_after: None,
+            failed_on_demand_moved_after: Some(Duration::ZERO),
             failed_forbidden_for: d,
             gateway_deleting: Duration::ZERO,
         }

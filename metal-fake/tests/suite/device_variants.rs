@@ -159,21 +159,45 @@ async fn a_device_with_a_termination_time_is_deleted_then_on_the_fake_s_clock() 
     )
     .await;
     assert_eq!(hosts(&without), [staying["id"].as_str().unwrap()]);
-    // A locked device goes too: the time is the API's, not a request.
+    // A locked device is not reclaimed at its time: terraform-provider-
+    // equinix's doc of `locked` (`internal/resources/metal/device/
+    // resource.go`, `docs/resources/metal_device.md`): locking "prevents an
+    // instance with a termination time set from being reclaimed, even if
+    // the termination time was reached".
     let path = format!("/devices/{}", ending["id"].as_str().unwrap());
-    assert_eq!(
-        call(&fake, "PUT", &path, Some(json!({"locked": true})))
-            .await
-            .0,
-        200
-    );
+    let lock = |locked: bool| {
+        let (fake, path) = (fake.clone(), path.clone());
+        async move {
+            call(&fake, "PUT", &path, Some(json!({ "locked": locked })))
+                .await
+                .0
+        }
+    };
+    assert_eq!(lock(true).await, 200);
     // Two creates of 15 minutes each have passed; the rest of the 50.
     tokio::time::advance(Duration::from_secs(19 * 60)).await;
     assert_eq!(call(&fake, "GET", &path, None).await.0, 200, "not yet");
     tokio::time::advance(Duration::from_secs(2 * 60)).await;
+    let (status, kept) = call(&fake, "GET", &path, None).await;
+    assert_eq!((status, &kept["locked"]), (200, &json!(true)), "locked");
+    assert_eq!(kept["termination_time"], ending["termination_time"]);
+    // Unlocked past its time, it goes (the fake's choice: the lock only
+    // held it): the unlock's reply still shows it, the next read not.
+    assert_eq!(lock(false).await, 200);
     assert_eq!(call(&fake, "GET", &path, None).await.0, 404);
     let (_, all) = call(&fake, "GET", &list, None).await;
     assert_eq!(hosts(&all), [staying["id"].as_str().unwrap()]);
+    // Unlocked before its time, a device goes at its time.
+    let soon = wall_now(&fake).await + chrono::Duration::minutes(40);
+    let second = active_device(&fake, json!({"termination_time": soon.to_rfc3339()})).await;
+    let second = format!("/devices/{}", second["id"].as_str().unwrap());
+    for locked in [true, false] {
+        let body = json!({ "locked": locked });
+        assert_eq!(call(&fake, "PUT", &second, Some(body)).await.0, 200);
+    }
+    assert_eq!(call(&fake, "GET", &second, None).await.0, 200, "not yet");
+    tokio::time::advance(Duration::from_secs(26 * 60)).await;
+    assert_eq!(call(&fake, "GET", &second, None).await.0, 404);
     // A time already past is refused.
     let past = wall_now(&fake).await - chrono::Duration::minutes(1);
     let (status, reply) = call(

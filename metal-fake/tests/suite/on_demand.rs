@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use http::{call, in_process};
 use metal_fake::document::WorldDoc;
-use metal_fake::{Fake, DEFAULT_TOKEN};
+use metal_fake::{FailProvisioning, Fake, Timings, DEFAULT_TOKEN};
 use serde_json::{json, Value};
 
 const PROJECT: &str = "0c000000-0000-4000-8000-000000000001";
@@ -682,4 +682,60 @@ async fn patch_ips_updates_a_reservation_s_details_tags_and_customdata() {
     )
     .await;
     assert_eq!(status, 404);
+}
+
+/// terraform-provider-equinix issue 188 (Equinix, 2021): "failed on-demand
+/// provisions are deleted from the account as soon as the failure is
+/// detected. Failed Hardware reservation devices remain as failed
+/// instances in the project"; issue 788 (Equinix, 2024): "The Metal API can
+/// return an HTTP 403 for a read request on a Metal device that fails
+/// during provisioning". Every client tolerates it: Terraform's device read
+/// drops a `403` or `404`, metal-cli's `CleanTestDevice` ignores a `403`
+/// ("likely failed provision"). The reservation's device that stays is
+/// `lifecycle`'s `FailedDeviceBlocksItsReservation`.
+#[tokio::test(start_paused = true)]
+async fn an_on_demand_device_that_fails_leaves_the_project_at_once() {
+    let fake = Fake::builder()
+        .world(world())
+        .fail_provisioning(FailProvisioning::Hostname("od".into()))
+        .build();
+    let (status, d) = create(&fake, in_metro("da", "c3.small.x86")).await;
+    assert_eq!(status, 201, "{d}");
+    let path = format!("/devices/{}", d["id"].as_str().unwrap());
+    let list = format!("/projects/{PROJECT}/devices");
+    // Provisioning ends at 65 s on the default timings: until then it is
+    // the project's.
+    tokio::time::advance(Duration::from_secs(64)).await;
+    let (_, d) = call(&fake, "GET", &path, None).await;
+    assert_eq!(d["state"], "provisioning", "{d}");
+    tokio::time::advance(Duration::from_secs(1)).await;
+    for method in ["GET", "DELETE"] {
+        let (status, body) = call(&fake, method, &path, None).await;
+        assert_eq!(
+            (status, errors(&body)),
+            (403, vec!["You are not authorized to view this device"]),
+            "{method}"
+        );
+    }
+    let (_, listed) = call(&fake, "GET", &list, None).await;
+    assert_eq!(listed["devices"], json!([]), "{listed}");
+    // Ten minutes later it is not found; its machine is back.
+    tokio::time::advance(Duration::from_secs(600)).await;
+    assert_eq!(call(&fake, "GET", &path, None).await.0, 404);
+    assert_eq!(metro_level(&fake, "da", "c3.small.x86").await, "normal");
+
+    // `failed_on_demand_moved_after: None` keeps it in the project, `failed`.
+    let fake = Fake::builder()
+        .world(world())
+        .timings(Timings {
+            failed_on_demand_moved_after: None,
+            ..Timings::default()
+        })
+        .fail_provisioning(FailProvisioning::Hostname("od".into()))
+        .build();
+    let (_, d) = create(&fake, in_metro("da", "c3.small.x86")).await;
+    let path = format!("/devices/{}", d["id"].as_str().unwrap());
+    tokio::time::advance(Duration::from_secs(3600)).await;
+    let (status, d) = call(&fake, "GET", &path, None).await;
+    assert_eq!((status, &d["state"]), (200, &json!("failed")), "{d}");
 }

@@ -380,9 +380,11 @@ record!(
     label | k | Some(format!("\"{}\" ({})", k.rec.hostname, k.rec.plan))
 );
 
-/// The project a device whose provisioning failed moves to when
-/// [`Timings::failed_moved_after`] is set: not one of the world's, so the
-/// token cannot see it (`403`), and it is not in any listed project.
+/// The project a device whose provisioning failed moves to (at once for
+/// an on-demand device, [`Timings::failed_on_demand_moved_after`]; when
+/// [`Timings::failed_moved_after`] is set for a reservation's): not one of
+/// the world's, so the token cannot see it (`403`), and it is not in any
+/// listed project.
 pub(crate) const FAILED_PROVISIONING_PROJECT: Uuid =
     Uuid::from_u128(0xfa11_ed00_0000_4000_8000_0000_0000_0000);
 
@@ -428,7 +430,12 @@ impl Kept {
                     return steps;
                 }
                 steps.push((done, Step::Enter(S::Failed)));
-                if let Some(after) = t.failed_moved_after {
+                let moved_after = if self.rec.reservation.is_some() {
+                    t.failed_moved_after
+                } else {
+                    t.failed_on_demand_moved_after
+                };
+                if let Some(after) = moved_after {
                     steps.push((done + after, Step::LeaveProject));
                     steps.push((done + after + t.failed_forbidden_for, Step::Remove));
                 }

@@ -405,11 +405,16 @@ impl World {
 
     /// Device `id`'s termination time has come: it is deleted as a
     /// `DELETE` deletes it (its reservation released), whatever its state
-    /// or lock (the spec's `termination_time`: "to automatically delete
-    /// the resource"); stale when it is gone or already deprovisioning.
+    /// (the spec's `termination_time`: "to automatically delete the
+    /// resource"), unless it is locked: terraform-provider-equinix's doc
+    /// of `locked` says locking "prevents an instance with a termination
+    /// time set from being reclaimed, even if the termination time was
+    /// reached" (its unlock queues this again, see `update_device`).
+    /// Stale when it is gone or already deprovisioning.
     pub(crate) fn terminate_device(&mut self, id: Uuid, at: Instant) {
         let due = self.devices.get(&id).is_some_and(|d| {
             d.state() != DeviceState::Deprovisioning
+                && !d.rec.locked
                 && d.rec
                     .termination_time
                     .is_some_and(|t| self.clock.instant(t) <= at)
@@ -427,7 +432,9 @@ impl World {
             && self.delete_device(id, now).is_ok()
     }
 
-    /// `updateDevice`: changes the fields the input sets.
+    /// `updateDevice`: changes the fields the input sets. A device
+    /// unlocked past its termination time goes at the next turn of the
+    /// due-queue (the fake's choice: the lock only held it).
     pub(crate) fn update_device(
         &mut self,
         id: Uuid,
@@ -481,6 +488,15 @@ impl World {
                     rec.billing_cycle = Some(b.clone());
                 }
             });
+        let unlocked_past_its_time = body.locked == Some(false)
+            && self
+                .devices
+                .get(&id)
+                .and_then(|d| d.rec.termination_time)
+                .is_some_and(|t| self.clock.instant(t) <= now);
+        if unlocked_past_its_time {
+            self.due.push(now, Due::Terminate { id });
+        }
         Ok(())
     }
 }
