@@ -367,10 +367,9 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    let mut out = std::io::stdout();
-    let _ = writeln!(out, "metal-fake listening on {}", server.base_url());
-    let _ = writeln!(out, "project {}", fake.project());
-    let _ = out.flush();
+    // The startup event before the URL line: the log writes to stderr as
+    // it is called, so whoever has read the URL line knows the event is
+    // already written (a test reads it without waiting on a clock).
     tracing::info!(
         url = server.base_url(),
         project = %fake.project(),
@@ -379,6 +378,10 @@ async fn main() -> std::process::ExitCode {
         fault_rate = args.fault_rate,
         "metal-fake serving"
     );
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "metal-fake listening on {}", server.base_url());
+    let _ = writeln!(out, "project {}", fake.project());
+    let _ = out.flush();
     if args.state_file.is_some() {
         // The fake syncs its log every interval on its own; a write that
         // failed stops the binary (every call is answered 503 meanwhile).

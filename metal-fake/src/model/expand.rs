@@ -24,6 +24,27 @@ use super::resource::{Modelled, Prepared, Scope};
 use super::World;
 use crate::call::{ApiError, Call, Reply};
 use metal_api::operation::Method;
+use metal_api::shape::{self, Shape};
+
+/// The schema of `key`'s value (or of each of its items) in an object of
+/// schema `of`; for a schema that is one of several (a virtual circuit),
+/// the first of them that has the property.
+fn child_shape(of: Option<&'static Shape>, key: &str) -> Option<&'static Shape> {
+    let of = of?;
+    let property = of.property(key).or_else(|| {
+        of.one_of
+            .iter()
+            .filter_map(|name| shape::find(name))
+            .find_map(|s| s.property(key))
+    })?;
+    shape::find(property.shape?)
+}
+
+/// Whether the spec types a reference as an `{"href": ...}` alone (a
+/// connection port's `organization`): never made whole below the top.
+fn href_only(shape: Option<&'static Shape>) -> bool {
+    shape.is_some_and(|s| s.name == "Href")
+}
 
 /// Reads `call` with `m`, and makes its reply honour the call's
 /// `include` and `exclude`. Only a parameter the call gives is read, so
@@ -36,9 +57,10 @@ pub(crate) fn prepare(m: &'static Modelled, call: &Call) -> Result<Prepared, Api
         return Ok(prepared);
     }
     let act = prepared.act;
+    let shape = shape::reply(m.operation.id).and_then(shape::find);
     prepared.act = Box::new(move |w, scope, now| {
         let reply = act(w, scope, now)?;
-        Ok(w.expand_reply(reply, &expand, scope, now))
+        Ok(w.expand_reply(reply, &expand, shape, scope, now))
     });
     Ok(prepared)
 }
@@ -91,6 +113,7 @@ impl World {
         &mut self,
         reply: Reply,
         expand: &Expand,
+        shape: Option<&'static Shape>,
         scope: &Scope,
         now: Instant,
     ) -> Reply {
@@ -101,14 +124,15 @@ impl World {
             return reply;
         };
         if top.contains_key("id") || top.contains_key("href") {
-            self.expand_object(&mut top, expand, scope, now);
+            self.expand_object(&mut top, expand, (shape, true), scope, now);
         } else {
             // A list: each entry of its arrays of things.
-            for value in top.values_mut() {
+            for (key, value) in top.iter_mut() {
+                let entries = child_shape(shape, key);
                 if let Value::Array(items) = value {
                     for item in items {
                         if let Value::Object(entry) = item {
-                            self.expand_object(entry, expand, scope, now);
+                            self.expand_object(entry, expand, (entries, true), scope, now);
                         }
                     }
                 }
@@ -117,11 +141,13 @@ impl World {
         Reply::json(&Value::Object(top)).unwrap_or(reply)
     }
 
-    /// Applies `expand` to the properties of one thing.
+    /// Applies `expand` to the properties of one thing, of schema
+    /// `shape` (when known), at the reply's top or below it.
     fn expand_object(
         &mut self,
         object: &mut Map<String, Value>,
         expand: &Expand,
+        (shape, top): (Option<&'static Shape>, bool),
         scope: &Scope,
         now: Instant,
     ) {
@@ -147,16 +173,20 @@ impl World {
             // under its own, one dot shorter).
             let nested = expand.nested(key);
             let inside = expand.descend(key);
+            let child = child_shape(shape, key);
+            // Below the top, only what the spec types as a whole thing is
+            // made whole: a reference it gives as an href alone stays so.
+            let resolvable = top || !href_only(child);
             for item in items {
                 if is_stub(item) {
-                    if included {
+                    if included && resolvable {
                         if let Some(whole) = self.resolve(item, &nested, scope, now) {
                             *item = whole;
                         }
                     }
                 } else if !inside.is_empty() {
                     if let Value::Object(inner) = item {
-                        self.expand_object(inner, &inside, scope, now);
+                        self.expand_object(inner, &inside, (child, false), scope, now);
                     }
                 }
             }

@@ -957,7 +957,11 @@ async fn plain_names_reach_references_inside_lists() {
     };
     // Without the name: hrefs, as the real API sent them.
     let port = bond(&get(&fake, &path).await);
-    assert_eq!(seen(&port["virtual_networks"][0]), Some(Seen::Href), "{port}");
+    assert_eq!(
+        seen(&port["virtual_networks"][0]),
+        Some(Seen::Href),
+        "{port}"
+    );
     let d = get(
         &fake,
         &with(&path, "include", "virtual_networks,native_virtual_network"),

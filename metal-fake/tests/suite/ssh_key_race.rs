@@ -83,7 +83,11 @@ async fn three_clients_racing_in_process_get_one_key() {
 
 #[tokio::test]
 async fn three_clients_racing_over_http_get_one_key() {
-    let fake = racing_fake(Duration::from_millis(50));
+    // On the wall clock: the creates' hold must outlast the three lists,
+    // which a loaded machine can spread over far more than a few
+    // milliseconds; a second is more than any run here has seen, and
+    // costs one second.
+    let fake = racing_fake(Duration::from_secs(1));
     let server = crate::http::serve(&fake, ServerConfig::new(TOKEN)).await;
     let client = || {
         let config = crate::http::config(&server, TOKEN);
