@@ -33,15 +33,17 @@
 //! and a route, the project's BGP and a session with its neighbour data;
 //! torn down in the order the API allows, each refusal met once on the
 //! way (a VLAN of another metro, a bonded port, a second gateway on the
-//! VLAN, a session before BGP is on, a VRF and a block in use, a VLAN on
-//! ports, a bond with VLANs on its port, the native VLAN unassigned, a
-//! block bound to a gateway still deleting); the gateway is deleting, then
-//! gone (packngo waits it out on the fake's clock; metalv1 and Python delete
-//! its VLAN, which takes it).
+//! VLAN, a session before BGP is on, a VRF holding a block, a VLAN on
+//! ports, a bond with VLANs on its port, the native VLAN unassigned, and
+//! for packngo a block bound to its gateway); the VRF's block goes with
+//! the route whose next hop it holds, and the gateway's delete is done at
+//! once (a read right after is `404`, as metal-cli's gateway test reads
+//! it).
 //!
 //! And all three walk layer 2 on a world of their own (`TestLayer2` in the
 //! Go packages' `layer2_test.go`, steps of the Python script): a device on
-//! demand goes layer 3, layer 2 bonded, layer 2 individual, hybrid and
+//! demand goes layer 3, layer 2 bonded, layer 2 individual, hybrid (one
+//! port out of the layer-3 bond, then every port; metalv1 and Python) and
 //! layer 3 again (packngo with its own `DevicePorts.DeviceToNetworkType`,
 //! and through the rest of packngo's own
 //! `TestAccDevicePortNetworkStateTransitions`), its ports and addresses

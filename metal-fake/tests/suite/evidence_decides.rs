@@ -666,3 +666,122 @@ async fn a_vrf_route_updated_twice_within_five_minutes_is_taken() {
         (&json!("pending"), &json!("10.10.1.3"))
     );
 }
+
+/// terraform-provider-equinix v4.16.1's `TestAccMetalGateway_IPv6Vrf`
+/// (`internal/resources/metal/gateway/resource_test.go:173-232`, added
+/// with PR #713, 2024-06): a VRF in `sv` routing `2001:d78::/59`, a VRF
+/// IP reservation `2001:d78::`/64 in it, and a Metal Gateway on that block
+/// and a VLAN, its `ip_reservation_id` read back; equinix-sdk-go's
+/// `VrfIpReservationCreateInput.cidr`: "IPv6: exactly 64".
+#[tokio::test(start_paused = true)]
+async fn an_ipv6_vrf_block_is_a_64_and_takes_a_gateway() {
+    let fake = fake();
+    let vlan = network::vlan(&fake, PROJECT, "sv").await;
+    let vrf = network::vrf(&fake, PROJECT, "sv", "tfacc-vrf", json!(["2001:d78::/59"])).await;
+    let request = |network: &str, cidr: u8| {
+        let fake = fake.clone();
+        let body = json!({"type": "vrf", "vrf_id": vrf["id"], "network": network,
+                          "metro": "sv", "cidr": cidr});
+        async move {
+            call(
+                &fake,
+                "POST",
+                &format!("/projects/{PROJECT}/ips"),
+                Some(body),
+            )
+            .await
+        }
+    };
+    let (status, block) = request("2001:d78::", 64).await;
+    assert_eq!(status, 201, "{block}");
+    assert_eq!(
+        (
+            &block["type"],
+            &block["address_family"],
+            &block["network"],
+            &block["cidr"],
+            &block["gateway"],
+            &block["netmask"],
+            &block["public"]
+        ),
+        (
+            &json!("vrf"),
+            &json!(6),
+            &json!("2001:d78::"),
+            &json!(64),
+            &json!("2001:d78::1"),
+            &json!("ffff:ffff:ffff:ffff::"),
+            &json!(false)
+        )
+    );
+    for ((network, cidr), why) in [
+        (("2001:d78:0:1::", 63), "IPv6: 64"),
+        (("2001:d78:0:1::", 65), "IPv6: 64"),
+        (("2001:d78:0:1::1", 64), "not the network"),
+        (("2001:d79::", 64), "not within"),
+        (("2001:d78::", 64), "overlaps"),
+    ] {
+        let (status, reply) = request(network, cidr).await;
+        assert_eq!(status, 422, "{network}/{cidr}: {reply}");
+        assert!(
+            reply["errors"][0].as_str().unwrap().contains(why),
+            "{why}: {reply}"
+        );
+    }
+    let (status, second) = request("2001:d78:0:1::", 64).await;
+    assert_eq!(status, 201, "{second}");
+    let gateway = ok(
+        &fake,
+        "POST",
+        &format!("/projects/{PROJECT}/metal-gateways?include=ip_reservation,vrf"),
+        Some(json!({"virtual_network_id": vlan["id"], "ip_reservation_id": block["id"]})),
+        201,
+    )
+    .await;
+    assert_eq!(gateway["ip_reservation"]["id"], block["id"]);
+    assert_eq!(gateway["ip_reservation"]["address_family"], 6);
+    assert_eq!(gateway["vrf"]["id"], vrf["id"]);
+    let read = ok(&fake, "GET", &format!("/ips/{}", id(&block)), None, 200).await;
+    assert_eq!(read["metal_gateway"]["gateway_address"], "2001:d78::1/64");
+    // The VRF's ranges must keep holding it.
+    let refused = ok(
+        &fake,
+        "PUT",
+        &format!("/vrfs/{}", id(&vrf)),
+        Some(json!({"ip_ranges": ["2001:d78:0:100::/59"]})),
+        422,
+    )
+    .await;
+    assert!(
+        refused["errors"][0]
+            .as_str()
+            .unwrap()
+            .contains("2001:d78::/64"),
+        "{refused}"
+    );
+    // No IPv4 neighbour range fits it: the fake's neighbours are IPv4.
+    let (status, _) = call(
+        &fake,
+        "POST",
+        &format!("/metal-gateways/{}/bgp-dynamic-neighbors", id(&gateway)),
+        Some(json!({"bgp_neighbor_range": "10.0.0.0/29", "bgp_neighbor_asn": 65000})),
+    )
+    .await;
+    assert_eq!(status, 422);
+    // It saves and loads again.
+    let saved = fake.world();
+    let again = Fake::builder().token(TOKEN).world(saved.clone()).build();
+    assert_eq!(again.world(), saved);
+    // Torn down as Terraform does: gateway, block, VRF.
+    ok(
+        &fake,
+        "DELETE",
+        &format!("/metal-gateways/{}", id(&gateway)),
+        None,
+        202,
+    )
+    .await;
+    ok(&fake, "DELETE", &format!("/ips/{}", id(&block)), None, 204).await;
+    ok(&fake, "DELETE", &format!("/ips/{}", id(&second)), None, 204).await;
+    ok(&fake, "DELETE", &format!("/vrfs/{}", id(&vrf)), None, 204).await;
+}

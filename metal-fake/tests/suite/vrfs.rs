@@ -244,7 +244,9 @@ async fn a_vrf_block_lies_in_its_ranges() {
         (("192.168.96.0", 21), "cidr"),
         // IPv4 /22 to /29: equinix-sdk-go's VrfIpReservationCreateInput.
         (("192.168.100.8", 30), "cidr"),
-        (("2001:db8::", 29), "IPv4"),
+        // IPv6 is exactly /64 (and then in the VRF's ranges).
+        (("2001:db8::", 29), "IPv6: 64"),
+        (("2001:db8::", 64), "not within"),
     ] {
         let (status, body) = block(&fake, &v, network, cidr).await;
         assert_eq!(status, 422, "{body}");

@@ -68,7 +68,12 @@ impl World {
             .ok_or_else(|| {
                 ApiError::unprocessable("BGP dynamic neighbors are for VRF Metal Gateways only")
             })?
-            .block();
+            .block()
+            .ok_or_else(|| {
+                ApiError::unprocessable(
+                    "BGP dynamic neighbors take an IPv4 range: this gateway's VRF block is IPv6",
+                )
+            })?;
         if !block.holds(parse_range(range)?) {
             return Err(ApiError::unprocessable(format!(
                 "bgp_neighbor_range {range} is not within the gateway's {}/{}",

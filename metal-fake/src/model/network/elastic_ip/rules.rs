@@ -46,7 +46,10 @@ impl World {
             .get(&g.rec.ip_reservation)
             .filter(|r| r.rec.vrf.is_some())
             .ok_or("Elastic IPs can only be added to a VRF Metal Gateway")?;
-        if !own.block().holds(Block::new(e.next_hop, 32)) {
+        if !own
+            .block()
+            .is_some_and(|b| b.holds(Block::new(e.next_hop, 32)))
+        {
             return Err(format!(
                 "next_hop {} is not in the Metal Gateway's IP reservation",
                 e.next_hop
@@ -59,7 +62,7 @@ impl World {
                     r.rec.kind,
                     IpReservationType::PublicIpv4 | IpReservationType::GlobalIpv4
                 )
-                && r.block().holds(block)
+                && r.block().is_some_and(|b| b.holds(block))
         });
         if public.is_none() {
             return Err(format!(
@@ -112,7 +115,7 @@ impl World {
             .ips
             .reservations()
             .values()
-            .filter(|r| r.rec.project == project && r.block().holds(block))
+            .filter(|r| r.rec.project == project && r.block().is_some_and(|b| b.holds(block)))
             .map(|r| r.rec.id)
             .next()
             .unwrap_or_else(Uuid::nil);

@@ -43,9 +43,9 @@ impl World {
         let parent = self.ips.reservations().get(&rec.ip_reservation);
         // Its block's gateway and kind; its own, public, while the block
         // it came from is gone.
-        let (from, kind) = parent.map_or((block, IpReservationType::PublicIpv4), |p| {
-            (p.block(), p.rec.kind)
-        });
+        let (from, kind) = parent
+            .and_then(|p| Some((p.block()?, p.rec.kind)))
+            .unwrap_or((block, IpReservationType::PublicIpv4));
         ElasticIpView {
             id: rec.id,
             href: Href::new(COLLECTION, rec.id),
@@ -54,7 +54,7 @@ impl World {
             state: "active",
             next_hop: rec.next_hop,
             assigned_to: Stub::new(metal_gateway::COLLECTION, rec.metal_gateway),
-            parent_block: parent.map(|p| ParentBlock::of(p.block(), p.rec.id)),
+            parent_block: parent.and_then(|p| Some(ParentBlock::of(p.block()?, p.rec.id))),
             created_at: Stamp(self.clock.wall(e.meta.created)),
         }
     }

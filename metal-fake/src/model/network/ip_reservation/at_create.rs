@@ -140,7 +140,13 @@ impl World {
                     "Address is reserved in another metro than the device's",
                 ));
             }
-            let block = r.block();
+            // A public IPv4 reservation's block is IPv4 (its load and its
+            // request check so); the refusal is for a world that is not.
+            let block = r.block().ok_or_else(|| {
+                ApiError::unprocessable(
+                    "Only a public IPv4 address can come from an IP reservation",
+                )
+            })?;
             let cidr = match asked.cidr {
                 None => block.cidr(),
                 Some(c) if (i32::from(block.cidr())..=32).contains(&c) => {

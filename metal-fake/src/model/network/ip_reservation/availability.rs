@@ -33,7 +33,11 @@ impl World {
     /// `cidr` outside the reservation's prefix to 32, or a reservation
     /// still pending.
     fn available_in(&self, r: &Kept, cidr: u32) -> Result<Vec<String>, ApiError> {
-        let block = r.block();
+        let block = r.block().ok_or_else(|| {
+            ApiError::unprocessable(
+                "The IP reservation is a VRF's IPv6 block: its addresses are not assigned to devices",
+            )
+        })?;
         let cidr = u8::try_from(cidr)
             .ok()
             .filter(|c| (block.cidr()..=32).contains(c))

@@ -25,6 +25,7 @@ use crate::model::list::Listing;
 use crate::model::load::unknown;
 use crate::model::render::reply;
 use crate::model::resource::{acts, expand, Modelled, Prepared, Resource};
+use crate::model::vrf::range::Range;
 use crate::model::world::oldest_first;
 use crate::model::World;
 use crate::model::{device, project};
@@ -278,7 +279,7 @@ fn assignment_reply(w: &World, id: Uuid) -> Result<Reply, ApiError> {
 fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
     let mut ids = HashSet::new();
     let mut blocks: Vec<(Block, Uuid)> = Vec::with_capacity(doc.ip_reservations.len());
-    let mut vrf_blocks: Vec<(Block, Uuid, Option<Uuid>)> = Vec::new();
+    let mut vrf_blocks: Vec<(Range, Uuid, Option<Uuid>)> = Vec::new();
     let inconsistent =
         |id: Uuid, why: String| WorldError::Inconsistent(format!("ip reservation {id}: {why}"));
     for r in &doc.ip_reservations {
@@ -288,13 +289,6 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
             return Err(unknown(from(), "project", r.project));
         }
         rules::check_record(w, r).map_err(|why| inconsistent(r.id, why))?;
-        let block = Block::new(r.network, r.cidr);
-        if r.kind == IpReservationType::Vrf {
-            // A VRF's blocks are apart within the VRF (checked there).
-            vrf_blocks.push((block, r.id, r.vrf));
-        } else {
-            blocks.push((block, r.id));
-        }
         let mut rec = r.clone();
         rec.assignments = Vec::new();
         w.ips
@@ -304,7 +298,17 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
                 meta,
                 assignments: Vec::new(),
             });
-        rules::note_allocated(&mut w.ips, r.kind, block);
+        let kept = w.ips.reservations.get(&r.id);
+        let (block, span) = (kept.and_then(Kept::block), kept.map(Kept::span));
+        match (r.kind, block, span) {
+            // A VRF's blocks are apart within the VRF (checked there).
+            (IpReservationType::Vrf, _, Some(span)) => vrf_blocks.push((span, r.id, r.vrf)),
+            (_, Some(block), _) => {
+                blocks.push((block, r.id));
+                rules::note_allocated(&mut w.ips, r.kind, block);
+            }
+            _ => {}
+        }
         for a in &r.assignments {
             crate::model::load::unique(&mut ids, a.id, "ip assignment", a.id)?;
             let device = w
@@ -318,7 +322,8 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
                 ));
             }
             let taken = Block::new(a.address, a.cidr);
-            if a.cidr > 32 || !block.holds(taken) || taken.network() != a.address {
+            if a.cidr > 32 || !block.is_some_and(|b| b.holds(taken)) || taken.network() != a.address
+            {
                 return Err(inconsistent(
                     r.id,
                     format!("assignment {} is not a block of its addresses", a.id),

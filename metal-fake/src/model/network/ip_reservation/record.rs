@@ -4,14 +4,14 @@
 //! device a device's `ip_addresses` reads.
 
 use std::collections::{BTreeSet, HashMap};
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::block::Block;
+use super::block::{Block, Block6};
 use crate::model::journal::{self, record, Journal, Meta, Scope};
 use crate::model::relations::Kind;
 
@@ -26,8 +26,8 @@ pub enum IpReservationType {
     /// Private IPv4 addresses of one metro: a Metal Gateway's block, made
     /// with the gateway.
     PrivateIpv4,
-    /// IPv4 addresses of a VRF's ranges, in its metro: a VRF gateway's
-    /// block.
+    /// IPv4 (or IPv6) addresses of a VRF's ranges, in its metro: a VRF
+    /// gateway's block.
     Vrf,
 }
 
@@ -64,7 +64,8 @@ impl IpReservationState {
     }
 }
 
-/// A block of IPv4 addresses reserved for a project.
+/// A block of addresses reserved for a project: IPv4, or IPv6 for a VRF's
+/// block.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IpReservation {
@@ -75,9 +76,11 @@ pub struct IpReservation {
     /// Its type.
     #[serde(rename = "type")]
     pub kind: IpReservationType,
-    /// Its network address (the first of the block).
-    pub network: Ipv4Addr,
-    /// Its prefix length: 24 (256 addresses) to 32 (one).
+    /// Its network address (the first of the block): IPv4, or IPv6 for
+    /// a VRF's block.
+    pub network: IpAddr,
+    /// Its prefix length: 24 (256 addresses) to 32 (one) for a public
+    /// block; a VRF's IPv4 block 22 to 31, its IPv6 block 64.
     pub cidr: u8,
     /// Its metro's code (a public block; the facility's metro when a
     /// facility is given).
@@ -145,9 +148,20 @@ record!(
 );
 
 impl Kept {
-    /// The block it holds.
-    pub(crate) fn block(&self) -> Block {
-        Block::new(self.rec.network, self.rec.cidr)
+    /// The IPv4 block it holds (`None` for an IPv6 one).
+    pub(crate) fn block(&self) -> Option<Block> {
+        match self.rec.network {
+            IpAddr::V4(a) => Some(Block::new(a, self.rec.cidr)),
+            IpAddr::V6(_) => None,
+        }
+    }
+
+    /// The IPv6 block it holds (`None` for an IPv4 one).
+    pub(crate) fn block6(&self) -> Option<Block6> {
+        match self.rec.network {
+            IpAddr::V4(_) => None,
+            IpAddr::V6(a) => Some(Block6::new(a, self.rec.cidr)),
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! address an assignment may take, and when a reservation may go; and the
 //! pools the fake hands blocks out of.
 
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr};
 
 use metal_api::types;
 
@@ -70,16 +70,24 @@ pub(crate) fn note_allocated(table: &mut Table, kind: IpReservationType, block: 
 /// Checks a reservation of a world document: a type's size, an aligned
 /// network, a metro and facility the world has (none for a global block).
 pub(crate) fn check_record(w: &World, r: &IpReservation) -> Result<(), String> {
-    let block = Block::new(r.network, r.cidr);
-    if r.cidr > 32 || block.size() > u64::from(largest(r.kind)) {
-        return Err(format!(
-            "a {} block is /{} or smaller",
-            r.kind.as_str(),
-            32 - largest(r.kind).trailing_zeros()
-        ));
-    }
-    if block.network() != r.network {
-        return Err(format!("{} is not the network of a /{}", r.network, r.cidr));
+    match r.network {
+        IpAddr::V4(network) => {
+            let block = Block::new(network, r.cidr);
+            if r.cidr > 32 || block.size() > u64::from(largest(r.kind)) {
+                return Err(format!(
+                    "a {} block is /{} or smaller",
+                    r.kind.as_str(),
+                    32 - largest(r.kind).trailing_zeros()
+                ));
+            }
+            if block.network() != network {
+                return Err(format!("{} is not the network of a /{}", r.network, r.cidr));
+            }
+        }
+        // Only a VRF's block is IPv6 (its size and network checked with
+        // its VRF).
+        IpAddr::V6(_) if r.kind == IpReservationType::Vrf => {}
+        IpAddr::V6(_) => return Err(format!("a {} block is IPv4", r.kind.as_str())),
     }
     bad_tags(&r.tags).map_or(Ok(()), Err)?;
     if r.vrf.is_some() != (r.kind == IpReservationType::Vrf) {
@@ -206,7 +214,8 @@ impl World {
                     && r.rec.kind == kind
                     && r.rec.state == IpReservationState::Created
             })
-            .map(|r| r.block().size())
+            .filter_map(|r| r.block())
+            .map(|b| b.size())
             .sum();
         // Below the quota a request is approved at once; one that would
         // bring the project to it (a /24 of a new project, as packngo's
@@ -231,7 +240,7 @@ impl World {
                     id,
                     project,
                     kind,
-                    network: block.network(),
+                    network: block.network().into(),
                     cidr: block.cidr(),
                     metro,
                     facility,
@@ -266,7 +275,7 @@ impl World {
                     id,
                     project,
                     kind: IpReservationType::PrivateIpv4,
-                    network: block.network(),
+                    network: block.network().into(),
                     cidr: block.cidr(),
                     metro: Some(metro.to_string()),
                     facility: None,
@@ -351,7 +360,7 @@ impl World {
             .ips
             .reservations
             .values()
-            .find(|r| r.rec.project == project && r.block().holds(wanted))
+            .find(|r| r.rec.project == project && r.block().is_some_and(|b| b.holds(wanted)))
             .ok_or_else(|| ApiError::unprocessable("Address is not reserved for the project"))?;
         if r.rec.state != IpReservationState::Created {
             return Err(ApiError::unprocessable(
@@ -426,13 +435,17 @@ impl World {
             self.ips.remove_assignment(&mut self.journal, id, now);
             return Ok(());
         }
-        let block = self.ips.reservations().get(&id).map(|r| r.block());
+        let block = self
+            .ips
+            .reservations()
+            .get(&id)
+            .map(|r| (r.rec.network, r.rec.cidr));
         // Refused while in use (model::relations).
         self.delete_record(Kind::IpReservation, id, now)
             .map_err(|mut e| {
-                if let (422, Some(b)) = (e.status, block) {
+                if let (422, Some((network, cidr))) = (e.status, block) {
                     for m in &mut e.messages {
-                        *m = format!("IP Reservation \"{}/{}\" error: {m}", b.network(), b.cidr());
+                        *m = format!("IP Reservation \"{network}/{cidr}\" error: {m}");
                     }
                 }
                 e

@@ -4,12 +4,12 @@
 //! as cloud-provider-equinix-metal asks), the metro and facility whole
 //! unless excluded.
 
-use std::net::Ipv4Addr;
+use std::net::{IpAddr, Ipv4Addr};
 
 use serde::Serialize;
 use uuid::Uuid;
 
-use super::block::Block;
+use super::block::{Block, Block6};
 use super::record::{IpReservationType, Kept, KeptAssignment};
 use super::COLLECTION;
 use crate::model::catalog::{FacilityView, MetroView};
@@ -55,10 +55,10 @@ pub(crate) struct ReservationView<'a> {
 #[derive(Serialize)]
 pub(crate) struct Addressing {
     address_family: u8,
-    address: Ipv4Addr,
-    network: Ipv4Addr,
-    gateway: Ipv4Addr,
-    netmask: Ipv4Addr,
+    address: IpAddr,
+    network: IpAddr,
+    gateway: IpAddr,
+    netmask: IpAddr,
     cidr: u8,
     public: bool,
     management: bool,
@@ -72,10 +72,10 @@ impl Addressing {
     pub(crate) fn of(block: Block, parent: Block, kind: IpReservationType) -> Self {
         Self {
             address_family: 4,
-            address: block.network(),
-            network: block.network(),
-            gateway: parent.gateway(),
-            netmask: block.netmask(),
+            address: block.network().into(),
+            network: block.network().into(),
+            gateway: parent.gateway().into(),
+            netmask: block.netmask().into(),
             cidr: block.cidr(),
             public: kind != IpReservationType::PrivateIpv4,
             management: false,
@@ -85,9 +85,39 @@ impl Addressing {
         }
     }
 
+    /// The addresses of reservation `r`'s own block, IPv4 or IPv6.
+    pub(crate) fn of_reservation(r: &Kept) -> Self {
+        match r.rec.network {
+            IpAddr::V4(a) => {
+                let b = Block::new(a, r.rec.cidr);
+                Self::of(b, b, r.rec.kind)
+            }
+            IpAddr::V6(a) => {
+                let b = Block6::new(a, r.rec.cidr);
+                Self {
+                    address_family: 6,
+                    address: b.network().into(),
+                    network: b.network().into(),
+                    gateway: b.gateway().into(),
+                    netmask: b.netmask().into(),
+                    cidr: b.cidr(),
+                    public: r.rec.kind != IpReservationType::PrivateIpv4
+                        && r.rec.kind != IpReservationType::Vrf,
+                    management: false,
+                    manageable: true,
+                    enabled: true,
+                    global_ip: false,
+                }
+            }
+        }
+    }
+
     /// The same, shown at `address` of the block (an elastic IP's).
     pub(crate) fn at(self, address: Ipv4Addr) -> Self {
-        Self { address, ..self }
+        Self {
+            address: address.into(),
+            ..self
+        }
     }
 }
 
@@ -178,7 +208,6 @@ impl World {
         r: &'a Kept,
         expand: &Expand,
     ) -> ReservationView<'a> {
-        let block = r.block();
         let rec = &r.rec;
         let assignments = self
             .live_assignments(r)
@@ -194,7 +223,7 @@ impl World {
             id: rec.id,
             href: Href::new(COLLECTION, rec.id),
             type_: rec.kind.as_str(),
-            addresses: Addressing::of(block, block, rec.kind),
+            addresses: Addressing::of_reservation(r),
             addon: true,
             bill: true,
             state: rec.state.as_str(),
@@ -222,7 +251,9 @@ impl World {
         r: &'a Kept,
     ) -> AssignmentView<'a> {
         let block = a.block();
-        let parent = r.block();
+        // Assignments are of IPv4 blocks (their loads and creates check
+        // so); an IPv6 parent would show the assignment as its own.
+        let parent = r.block().unwrap_or(block);
         AssignmentView {
             id: a.rec.id,
             href: Href::new(COLLECTION, a.rec.id),

@@ -1,19 +1,21 @@
 //! A VRF's IP reservations (`type: vrf`): a block the caller names
-//! (`network`, `cidr`) inside one of the VRF's ranges, in its metro,
-//! apart from the VRF's other blocks. Requested through
-//! `requestIPReservation`, read under `/ips/{id}` and `/vrfs/{id}/ips`,
-//! released by `deleteIPAddress` (refused while a gateway holds it).
+//! (`network`, `cidr`: IPv4 /22 to /29, or IPv6 /64) inside one of the
+//! VRF's ranges, in its metro, apart from the VRF's other blocks.
+//! Requested through `requestIPReservation`, read under `/ips/{id}` and
+//! `/vrfs/{id}/ips`, released by `deleteIPAddress` (refused while a
+//! gateway holds it).
 
-use std::net::Ipv4Addr;
+use std::net::IpAddr;
 
 use serde::Deserialize;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::block::Block;
+use super::block::{Block, Block6};
 use super::record::{IpReservation, IpReservationState, IpReservationType, Kept};
 use crate::call::ApiError;
 use crate::model::bounds::{bad_tags, refuse, room_for, too_long, MAX_TEXT};
+use crate::model::vrf::range::Range;
 use crate::model::World;
 
 /// The prefix lengths a requested IPv4 VRF block may have: /22 to /29
@@ -26,6 +28,34 @@ const CIDRS: std::ops::RangeInclusive<u8> = 22..=29;
 /// `IPReservationCreateRequest.CIDR`: "30-31 supported and necessary for
 /// virtual-circuits").
 const HELD_CIDRS: std::ops::RangeInclusive<u8> = 22..=31;
+
+/// The one prefix length an IPv6 VRF block has (the same input's "IPv6:
+/// exactly 64"; terraform-provider-equinix's `TestAccMetalGateway_IPv6Vrf`
+/// reserves `2001:d78::/64` of the VRF's `2001:d78::/59` and puts a
+/// gateway on it).
+const CIDR_V6: u8 = 64;
+
+/// The addresses a VRF block of `network`/`cidr` spans, as a VRF's ranges
+/// are read.
+fn span(network: IpAddr, cidr: u8) -> Range {
+    match network {
+        IpAddr::V4(a) => {
+            let b = Block::new(a, cidr);
+            Range::span(false, u128::from(b.first()), u128::from(b.last()))
+        }
+        IpAddr::V6(a) => {
+            let b = Block6::new(a, cidr);
+            Range::span(true, b.first(), b.last())
+        }
+    }
+}
+
+impl Kept {
+    /// The addresses its block spans (IPv4 or IPv6).
+    pub(crate) fn span(&self) -> Range {
+        span(self.rec.network, self.rec.cidr)
+    }
+}
 
 /// A VRF block's request (the spec's `VrfIpReservationCreateInput`; the
 /// fields of the other form a client sends beside it, a `quantity` of 0
@@ -58,14 +88,20 @@ pub(crate) fn check_vrf_record(w: &World, r: &IpReservation) -> Result<(), Strin
     if r.metro.as_deref() != Some(vrf.rec.metro.as_str()) || r.facility.is_some() {
         return Err("a vrf block is in its VRF's metro, in no facility".to_string());
     }
-    if !HELD_CIDRS.contains(&r.cidr) {
-        return Err(format!(
-            "a vrf block is /{} to /{}",
-            HELD_CIDRS.start(),
-            HELD_CIDRS.end()
-        ));
+    match r.network {
+        IpAddr::V4(_) if !HELD_CIDRS.contains(&r.cidr) => {
+            return Err(format!(
+                "a vrf block is /{} to /{} (IPv4)",
+                HELD_CIDRS.start(),
+                HELD_CIDRS.end()
+            ))
+        }
+        IpAddr::V6(a) if r.cidr != CIDR_V6 || Block6::new(a, r.cidr).network() != a => {
+            return Err(format!("an IPv6 vrf block is the network of a /{CIDR_V6}"))
+        }
+        _ => {}
     }
-    if !w.vrf_holds(vrf, u32::from(r.network), r.cidr) {
+    if !w.vrf_holds_range(vrf, span(r.network, r.cidr)) {
         return Err("its block is in none of its VRF's ranges".to_string());
     }
     Ok(())
@@ -84,16 +120,17 @@ impl World {
         all.into_iter()
     }
 
-    /// The addresses of the VRF `vrf`'s blocks.
+    /// The addresses of the VRF `vrf`'s IPv4 blocks.
     pub(crate) fn vrf_blocks(&self, vrf: Uuid) -> impl Iterator<Item = Block> + '_ {
-        self.vrf_reservations(vrf).map(Kept::block)
+        self.vrf_reservations(vrf).filter_map(Kept::block)
     }
 
     /// `requestIPReservation` with `type: vrf`: the block asked for, of
-    /// `project`'s VRF `vrf_id`. `422` for a VRF not of the project, an
-    /// address that is not the network of its `cidr`, a block outside the
-    /// VRF's ranges or overlapping another of its blocks, or a metro other
-    /// than the VRF's.
+    /// `project`'s VRF `vrf_id`: IPv4 /22 to /29 or IPv6 /64. `422` for a
+    /// VRF not of the project, another size, an address that is not the
+    /// network of its `cidr`, a block outside the VRF's ranges or
+    /// overlapping another of its blocks, or a metro other than the
+    /// VRF's.
     pub(crate) fn request_vrf_block(
         &mut self,
         project: Uuid,
@@ -124,34 +161,48 @@ impl World {
                 ));
             }
         }
-        let cidr = u8::try_from(body.cidr)
-            .ok()
-            .filter(|c| CIDRS.contains(c))
-            .ok_or_else(|| {
-                ApiError::unprocessable(format!(
-                    "cidr must be {} to {} for a VRF IP reservation",
-                    CIDRS.start(),
-                    CIDRS.end()
-                ))
-            })?;
-        let network: Ipv4Addr = body.network.trim().parse().map_err(|_| {
+        let network: IpAddr = body.network.trim().parse().map_err(|_| {
             ApiError::unprocessable(format!(
-                "network {} is not an IPv4 address (VRF IP reservations here are IPv4)",
+                "network {} is not an IPv4 or IPv6 address",
                 body.network
             ))
         })?;
-        let block = Block::new(network, cidr);
-        if block.network() != network {
+        let size = |sizes: &str| {
+            ApiError::unprocessable(format!(
+                "cidr must be {sizes} for a VRF IP reservation (IPv4: {} to {}; IPv6: {CIDR_V6})",
+                CIDRS.start(),
+                CIDRS.end()
+            ))
+        };
+        let cidr = match network {
+            IpAddr::V4(_) => u8::try_from(body.cidr)
+                .ok()
+                .filter(|c| CIDRS.contains(c))
+                .ok_or_else(|| size(&format!("{} to {}", CIDRS.start(), CIDRS.end())))?,
+            IpAddr::V6(_) => u8::try_from(body.cidr)
+                .ok()
+                .filter(|c| *c == CIDR_V6)
+                .ok_or_else(|| size(&CIDR_V6.to_string()))?,
+        };
+        let aligned = match network {
+            IpAddr::V4(a) => Block::new(a, cidr).network() == a,
+            IpAddr::V6(a) => Block6::new(a, cidr).network() == a,
+        };
+        if !aligned {
             return Err(ApiError::unprocessable(format!(
                 "network {network} is not the network of a /{cidr}"
             )));
         }
-        if !self.vrf_holds(vrf, block.first(), cidr) {
+        let wanted = span(network, cidr);
+        if !self.vrf_holds_range(vrf, wanted) {
             return Err(ApiError::unprocessable(format!(
                 "{network}/{cidr} is not within the VRF's IP ranges"
             )));
         }
-        if self.vrf_blocks(body.vrf_id).any(|b| b.overlaps(block)) {
+        if self
+            .vrf_reservations(body.vrf_id)
+            .any(|r| r.span().overlaps(wanted))
+        {
             return Err(ApiError::unprocessable(format!(
                 "{network}/{cidr} overlaps another IP reservation of the VRF"
             )));
@@ -177,7 +228,7 @@ impl World {
         &mut self,
         project: Uuid,
         vrf: Uuid,
-        network: Ipv4Addr,
+        network: impl Into<IpAddr>,
         cidr: u8,
         (tags, details, customdata): (
             Vec<String>,
@@ -192,7 +243,7 @@ impl World {
             id,
             project,
             kind: IpReservationType::Vrf,
-            network,
+            network: network.into(),
             cidr,
             metro,
             facility: None,

@@ -2,11 +2,12 @@
 //! `VrfIpReservation`: no assignments, the VRF a stub unless included),
 //! and a reservation of either kind where a reply may hold both.
 
-use std::net::Ipv4Addr;
+use std::net::IpAddr;
 
 use serde::Serialize;
 use uuid::Uuid;
 
+use super::block::{Block, Block6};
 use super::record::{IpReservationType, Kept};
 use super::view::ReservationView;
 use super::COLLECTION;
@@ -25,10 +26,10 @@ pub(crate) struct VrfReservationView<'a> {
     #[serde(rename = "type")]
     type_: &'static str,
     address_family: u8,
-    address: Ipv4Addr,
-    network: Ipv4Addr,
-    gateway: Ipv4Addr,
-    netmask: Ipv4Addr,
+    address: IpAddr,
+    network: IpAddr,
+    gateway: IpAddr,
+    netmask: IpAddr,
     cidr: u8,
     public: bool,
     management: bool,
@@ -66,18 +67,37 @@ impl World {
         r: &'a Kept,
         expand: &Expand,
     ) -> VrfReservationView<'a> {
-        let block = r.block();
         let rec = &r.rec;
+        let (address_family, network, gateway, netmask) = match rec.network {
+            IpAddr::V4(a) => {
+                let b = Block::new(a, rec.cidr);
+                (
+                    4,
+                    b.network().into(),
+                    b.gateway().into(),
+                    b.netmask().into(),
+                )
+            }
+            IpAddr::V6(a) => {
+                let b = Block6::new(a, rec.cidr);
+                (
+                    6,
+                    b.network().into(),
+                    b.gateway().into(),
+                    b.netmask().into(),
+                )
+            }
+        };
         VrfReservationView {
             id: rec.id,
             href: Href::new(COLLECTION, rec.id),
             type_: rec.kind.as_str(),
-            address_family: 4,
-            address: block.network(),
-            network: block.network(),
-            gateway: block.gateway(),
-            netmask: block.netmask(),
-            cidr: block.cidr(),
+            address_family,
+            address: network,
+            network,
+            gateway,
+            netmask,
+            cidr: rec.cidr,
             public: false,
             management: false,
             manageable: true,

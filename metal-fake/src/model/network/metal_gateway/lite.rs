@@ -45,8 +45,11 @@ impl World {
                 .get(&g.rec.virtual_network)
                 .map_or(0, |v| v.rec.vxlan),
             gateway_address: self.ips.reservations().get(&g.rec.ip_reservation).map(|r| {
-                let block = r.block();
-                format!("{}/{}", block.gateway(), block.cidr())
+                match (r.block(), r.block6()) {
+                    (Some(b), _) => format!("{}/{}", b.gateway(), b.cidr()),
+                    (None, Some(b)) => format!("{}/{}", b.gateway(), b.cidr()),
+                    (None, None) => format!("{}/{}", r.rec.network, r.rec.cidr),
+                }
             }),
             created_at: made,
             updated_at: made,

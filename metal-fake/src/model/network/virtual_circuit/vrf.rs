@@ -227,8 +227,11 @@ impl World {
         let own = current
             .filter(|k| k.rec.own_block)
             .and_then(|k| k.rec.vrf_block);
-        for r in self.vrf_reservations(vrf) {
-            let block = r.block();
+        // An IPv4 subnet lies in, or overlaps, only the VRF's IPv4 blocks.
+        for (r, block) in self
+            .vrf_reservations(vrf)
+            .filter_map(|r| Some((r, r.block()?)))
+        {
             if own == Some(r.rec.id) && block != wanted {
                 continue;
             }

@@ -58,8 +58,9 @@ impl Range {
         })
     }
 
-    /// An IPv4 block (first address and prefix length) as a range, for
-    /// checking that a VRF reservation lies inside one.
+    /// An IPv4 block (first address and prefix length) as a range (the
+    /// tests' shorthand; the rules read a block's span).
+    #[cfg(test)]
     pub(crate) fn v4(first: u32, prefix: u8) -> Self {
         let host = if prefix >= 32 {
             0

@@ -196,15 +196,13 @@ impl World {
         }
         self.check_vrf(&rec, Some(id))?;
         let ranges = range::parse_all(&rec.ip_ranges)?;
-        if let Some(block) = self.vrf_blocks(id).find(|b| {
-            !ranges
-                .iter()
-                .any(|r| r.holds(Range::v4(b.first(), b.cidr())))
-        }) {
+        if let Some(block) = self
+            .vrf_reservations(id)
+            .find(|b| !ranges.iter().any(|r| r.holds(b.span())))
+        {
             return Err(ApiError::unprocessable(format!(
                 "The VRF's IP reservation {}/{} is in use: its ranges must hold it",
-                block.network(),
-                block.cidr()
+                block.rec.network, block.rec.cidr
             )));
         }
         self.vrfs
@@ -237,11 +235,6 @@ impl World {
             )));
         }
         Ok(vrf.rec.id)
-    }
-
-    /// Whether the VRF `vrf`'s ranges hold the IPv4 block `first`/`cidr`.
-    pub(crate) fn vrf_holds(&self, vrf: &Kept, first: u32, cidr: u8) -> bool {
-        self.vrf_holds_range(vrf, Range::v4(first, cidr))
     }
 
     /// Whether one of the VRF `vrf`'s ranges holds `block`.

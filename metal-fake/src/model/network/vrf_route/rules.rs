@@ -207,7 +207,7 @@ impl World {
     pub(crate) fn route_block(&self, r: &Kept) -> Option<Uuid> {
         let hop = Block::new(r.rec.next_hop, 32);
         self.vrf_reservations(r.rec.vrf)
-            .find(|b| b.block().holds(hop))
+            .find(|b| b.block().is_some_and(|b| b.holds(hop)))
             .map(|b| b.rec.id)
     }
 }

@@ -246,13 +246,13 @@ func TestNetworking(t *testing.T) {
 
 		resp, err := c.VRFsApi.DeleteVrf(ctx, vrf).Execute()
 		refused(t, resp, err, "The VRF is in use")
-		resp, err = c.IPAddressesApi.DeleteIPAddress(ctx, vrfBlock).Execute()
-		refused(t, resp, err, "next hop of a VRF route")
-		if _, _, err := c.VRFsApi.DeleteVrfRouteById(ctx, route).Execute(); err != nil {
-			t.Fatal(err)
-		}
+		// The block goes though the route's next hop is in it, and takes
+		// the route (as metal-cli's route tests' cleanups release it).
 		if _, err := c.IPAddressesApi.DeleteIPAddress(ctx, vrfBlock).Execute(); err != nil {
 			t.Fatal(err)
+		}
+		if _, resp, _ := c.VRFsApi.FindVrfRouteById(ctx, route).Execute(); resp == nil || resp.StatusCode != 404 {
+			t.Fatalf("the route after its next hop's block: %v", resp)
 		}
 		if _, err := c.VRFsApi.DeleteVrf(ctx, vrf).Execute(); err != nil {
 			t.Fatal(err)
@@ -277,17 +277,16 @@ func TestNetworking(t *testing.T) {
 			t.Fatalf("bond0 back to %s", bond0.GetNetworkType())
 		}
 
-		// The gateway reads deleting, its block bound, until it is gone;
-		// the VLAN's delete takes it at once (as metal-cli's gateway test
-		// cleans up).
+		// The gateway's delete is done at once: it reads 404 right after
+		// (as metal-cli's TestGateways_Delete read it); then the VLAN.
 		if _, resp, err := c.MetalGatewaysApi.DeleteMetalGateway(ctx, gateway).Execute(); resp == nil || resp.StatusCode != 202 {
 			t.Fatalf("gateway delete: %v", err)
 		}
+		if _, resp, _ := c.MetalGatewaysApi.FindMetalGatewayById(ctx, gateway).Execute(); resp == nil || resp.StatusCode != 404 {
+			t.Fatalf("the gateway after its delete: %v", resp)
+		}
 		if resp, err := c.VLANsApi.DeleteVirtualNetwork(ctx, vlan).Execute(); resp == nil || resp.StatusCode >= 300 {
 			t.Fatalf("VLAN delete: %v", err)
-		}
-		if _, resp, _ := c.MetalGatewaysApi.FindMetalGatewayById(ctx, gateway).Execute(); resp == nil || resp.StatusCode != 404 {
-			t.Fatalf("the gateway after its VLAN's delete: %v", resp)
 		}
 		if _, err := c.DevicesApi.DeleteDevice(ctx, device).Execute(); err != nil {
 			t.Fatal(err)

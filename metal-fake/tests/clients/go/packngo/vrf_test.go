@@ -106,10 +106,9 @@ func TestVrf(t *testing.T) {
 		if _, err := c.MetalGateways.Delete(gateway.ID); err != nil {
 			t.Fatal(err)
 		}
-		// As Terraform's delete does since the real API refused the
-		// block while its gateway was still deleting (its PR 138): wait
-		// for the gateway's 404, on the fake's clock.
-		waitGatewayGone(t, c, env, gateway.ID)
+		// Gone at once, its block free (metal-cli's gateway and BGP
+		// tests' cleanups release it right after).
+		gatewayGone(t, c, gateway.ID)
 		if _, err := c.ProjectIPs.Delete(block.ID); err != nil {
 			t.Fatal(err)
 		}
