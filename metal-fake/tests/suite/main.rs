@@ -35,6 +35,7 @@ mod deletes;
 mod device_reads;
 mod device_variants;
 mod events;
+mod every_choice_has_a_row;
 mod evidence_decides;
 mod example_world;
 mod fault_classes;

@@ -228,11 +228,13 @@ impl World {
             // The words terraform-provider-metal's port VLAN attachment
             // delete takes as done (`isNotAssigned`: a `422` that starts
             // "Virtual network" and ends "not assigned").
-            let vxlan = self.vlans.get(&vlan).map(|v| v.rec.vxlan);
-            return Err(ApiError::unprocessable(match vxlan {
-                Some(vxlan) => format!("Virtual network {vxlan} is not assigned"),
-                None => "Virtual network is not assigned".to_string(),
-            }));
+            let vxlan = self
+                .vlans
+                .get(&vlan)
+                .map_or_else(|| vlan.to_string(), |v| v.rec.vxlan.to_string());
+            return Err(ApiError::unprocessable(format!(
+                "Virtual network {vxlan} is not assigned"
+            )));
         }
         if port.native == Some(vlan) {
             return Err(ApiError::unprocessable(
