@@ -23,22 +23,22 @@ pub const MAX_LOGGED_TEXT: usize = 512;
 /// The most bytes of a request's or reply's body a logged call keeps:
 /// the first ones, secrets redacted, cut at a character boundary and
 /// ending in `...` when cut (see [`kept_body`]).
-pub const MAX_LOGGED_BODY: usize = 4096;
+pub(crate) const MAX_LOGGED_BODY: usize = 4096;
 
 /// How many of the newest calls keep their bodies (older calls keep their
 /// line, not their bodies): with [`MAX_LOGGED_BODY`], at most about 8 MiB.
-pub const BODY_CAPACITY: usize = 1000;
+pub(crate) const BODY_CAPACITY: usize = 1000;
 
 /// What a logged body shows instead of a secret's value, as the fake's
 /// `Debug` output shows a token.
-pub const REDACTED: &str = "<redacted>";
+pub(crate) const REDACTED: &str = "<redacted>";
 
 /// The JSON fields whose string values a logged body redacts, wherever
 /// they stand: the spec's secrets (API keys' and users' tokens,
 /// passwords, the root password a new device shows, BGP MD5 passwords,
 /// license keys, a shared connection's authorization code). Tokens sent in
 /// headers are never logged at all.
-pub const SECRET_FIELDS: [&str; 9] = [
+pub(crate) const SECRET_FIELDS: [&str; 9] = [
     "token",
     "user_token",
     "password",

@@ -602,6 +602,16 @@ pub(crate) fn schema() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::log::{BODY_CAPACITY, MAX_LOGGED_BODY, REDACTED};
+
+    /// The bounds the schema states for the bodies are the log's.
+    #[test]
+    fn the_schema_states_the_logs_bounds_for_bodies() {
+        let text = schema();
+        assert!(text.contains(&format!("its first {MAX_LOGGED_BODY} bytes")));
+        assert!(text.contains(&format!("the newest {BODY_CAPACITY}")));
+        assert!(text.contains(&format!("replaced by `{REDACTED}`")));
+    }
 
     /// The parameters the handler accepts are the query's fields in the
     /// schema.

@@ -8,7 +8,8 @@
   const CALLS_MS = 1000; // how often new calls are asked for
   const WORLD_MS = 2000; // how often the world, faults and clock are read
   const KEPT = 2000; // calls the page keeps
-  const SHOWN = 500; // calls shown at once (the newest that pass the filters)
+  const SHOWN = 300; // calls shown at once (the newest that pass the filters)
+  const PER_POLL = 1000; // the most new calls one poll reads (a flood shows its newest)
   const PER_LIST = 200; // records shown of one kind in one project
 
   const $ = (id) => document.getElementById(id);
@@ -128,7 +129,7 @@
   }
 
   async function pollCalls() {
-    const r = await api("GET", `/_fake/calls?since=${since}&limit=${since ? 1000 : SHOWN}`);
+    const r = await api("GET", `/_fake/calls?since=${since}&limit=${since ? PER_POLL : SHOWN}`);
     if (resets !== null && (r.resets !== resets || r.last_seq < since)) {
       // The log was emptied (a reset): start over.
       calls = []; since = 0; open.clear(); bodies.clear();
