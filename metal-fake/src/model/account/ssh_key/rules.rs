@@ -47,11 +47,7 @@ impl World {
         now: Instant,
     ) -> Result<Uuid, ApiError> {
         check_bounds(Some(label), Some(key), Some(tags))?;
-        let held = self
-            .ssh_keys
-            .values()
-            .filter(|k| k.rec.project == project)
-            .count();
+        let held = self.ssh_keys.count_of_project(project);
         if held >= MAX_KEYS_PER_OWNER {
             return Err(ApiError::unprocessable(format!(
                 "SSH keys are too many (maximum is {MAX_KEYS_PER_OWNER} a project, and for the user)"
@@ -124,10 +120,11 @@ impl World {
         key: &str,
         except: Option<Uuid>,
     ) -> Result<(), ApiError> {
+        // The owner's keys alone (a key's scope is its project).
         let taken = self
             .ssh_keys
-            .values()
-            .any(|k| k.rec.project == project && k.rec.key == key && Some(k.rec.id) != except);
+            .of_project(project)
+            .any(|k| k.rec.key == key && Some(k.rec.id) != except);
         if taken {
             return Err(ApiError::unprocessable(
                 "Fingerprint has already been taken",

@@ -340,6 +340,10 @@ impl World {
                 f.os.to_string(),
             )
         };
+        // The project's pre-created blocks of the device's facility and
+        // metro come first (older than the device, so lists show them
+        // before its own blocks).
+        self.ensure_precreated(rec.project, &rec.facility, now);
         self.place_device(rec, fails, ssh_keys, now);
         self.devices.created += 1;
         Ok(id)
@@ -363,6 +367,14 @@ impl World {
         let id = self.make_device(project, f, None, (m.plan, m.facility), now)?;
         self.take_machine(m.pool, id);
         Ok(id)
+    }
+
+    /// The keys of `project` and the user's (those a new device of the
+    /// project may get), through the keys' index by project.
+    fn mine_keys(&self, project: Uuid) -> impl Iterator<Item = &crate::model::ssh_key::Kept> + '_ {
+        self.ssh_keys
+            .of_project(Some(project))
+            .chain(self.ssh_keys.of_project(None))
     }
 
     fn pick_reservation(&self, project: Uuid, f: &CreateFields<'_>) -> Result<Uuid, ApiError> {
@@ -406,12 +418,13 @@ impl World {
         project: Uuid,
         req: &KeyRequest<'a>,
     ) -> Result<Vec<KeyChoice<'a>>, ApiError> {
-        let mine = |k: &crate::model::ssh_key::Kept| k.rec.project.is_none_or(|p| p == project);
         if req.project.is_empty() && req.user.is_empty() && req.given.is_empty() {
             if req.none {
                 return Ok(Vec::new());
             }
-            let mut all: Vec<_> = self.ssh_keys.values().filter(|k| mine(k)).collect();
+            // The project's keys and the user's, through the table's
+            // index (a key's scope is its project), not every key.
+            let mut all: Vec<_> = self.mine_keys(project).collect();
             all.sort_by_key(|k| k.meta.seq);
             return Ok(all.into_iter().map(|k| KeyChoice::Kept(k.rec.id)).collect());
         }
@@ -436,11 +449,7 @@ impl World {
         }
         for id in req.user {
             if *id == self.user {
-                let mut theirs: Vec<_> = self
-                    .ssh_keys
-                    .values()
-                    .filter(|k| k.rec.project.is_none())
-                    .collect();
+                let mut theirs: Vec<_> = self.ssh_keys.of_project(None).collect();
                 theirs.sort_by_key(|k| k.meta.seq);
                 theirs.into_iter().for_each(|k| take(&mut chosen, k.rec.id));
             } else if self
@@ -459,9 +468,8 @@ impl World {
         for given in req.given {
             let text = given.key.as_deref().unwrap_or_default();
             let existing = self
-                .ssh_keys
-                .values()
-                .filter(|k| mine(k) && k.rec.key == text)
+                .mine_keys(project)
+                .filter(|k| k.rec.key == text)
                 .min_by_key(|k| k.meta.seq);
             match existing {
                 Some(k) => take(&mut chosen, k.rec.id),
@@ -479,11 +487,7 @@ impl World {
                 }
             }
         }
-        let held = self
-            .ssh_keys
-            .values()
-            .filter(|k| k.rec.project == Some(project))
-            .count();
+        let held = self.ssh_keys.count_of_project(Some(project));
         if new > 0 && held + new > MAX_KEYS_PER_OWNER {
             return Err(ApiError::unprocessable(format!(
                 "SSH keys are too many (maximum is {MAX_KEYS_PER_OWNER} a project, and for the user)"

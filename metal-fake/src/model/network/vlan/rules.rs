@@ -46,12 +46,7 @@ pub(crate) fn check_record(w: &World, v: &VirtualNetwork) -> Result<(), String> 
             v.vxlan, v.metro
         ));
     }
-    if w.vlans
-        .values()
-        .filter(|k| k.rec.project == v.project)
-        .count()
-        >= MAX_VLANS_PER_PROJECT
-    {
+    if w.vlans.count_of_project(Some(v.project)) >= MAX_VLANS_PER_PROJECT {
         return Err(format!(
             "the project holds more than {MAX_VLANS_PER_PROJECT} VLANs"
         ));
@@ -68,9 +63,10 @@ pub(crate) fn check_record(w: &World, v: &VirtualNetwork) -> Result<(), String> 
 impl World {
     /// Whether `project` has a VLAN numbered `vxlan` in `metro`.
     fn vxlan_taken(&self, project: Uuid, metro: &str, vxlan: u32) -> bool {
+        // The project's VLANs alone (a VLAN's scope is its project).
         self.vlans
-            .values()
-            .any(|k| k.rec.project == project && k.rec.metro == metro && k.rec.vxlan == vxlan)
+            .of_project(Some(project))
+            .any(|k| k.rec.metro == metro && k.rec.vxlan == vxlan)
     }
 
     /// The lowest free `vxlan` of `project` in `metro`: from 1000 up,
@@ -102,11 +98,7 @@ impl World {
                 .as_deref()
                 .and_then(|d| too_long("Description", d, MAX_TEXT)),
         ])?;
-        let held = self
-            .vlans
-            .values()
-            .filter(|k| k.rec.project == project)
-            .count();
+        let held = self.vlans.count_of_project(Some(project));
         if held >= MAX_VLANS_PER_PROJECT {
             return Err(ApiError::unprocessable(format!(
                 "The project has too many virtual networks (maximum is {MAX_VLANS_PER_PROJECT})"
