@@ -21,23 +21,37 @@ fn failed_gone(e: &Error) -> bool {
 /// Deletes `id`, trying again every [`RunConfig::poll_interval`] while the
 /// API refuses (`422`) because the device is still queued, provisioning or
 /// reinstalling, for at most [`RunConfig::active_timeout`]. A device
-/// already gone (`404`) counts as deleted. Any other refusal (a locked device's
-/// `422`, say), or the wait running out, is returned.
+/// already gone (`404`) counts as deleted. A refusal whose cause is gone by
+/// the time the device is read (it finished provisioning in between) is
+/// tried again at once; a refusal of a device that was not provisioning
+/// before it either (a locked device's `422`, say), or the wait running
+/// out, is returned.
 pub(super) async fn delete_when_possible(
     metal: &dyn Metal,
     id: Uuid,
     config: &RunConfig,
 ) -> Result<(), Error> {
     let deadline = tokio::time::Instant::now() + config.active_timeout;
+    // The last refusal came while the device read as not provisioning.
+    let mut refused_idle = false;
     loop {
         match metal.delete_device(id).await {
             Ok(()) => return Ok(()),
             Err(e) if e.is_not_found() => return Ok(()),
             Err(e) if e.status() == Some(422) && tokio::time::Instant::now() < deadline => {
-                if !still_provisioning(metal, id).await {
-                    return Err(e);
+                match still_provisioning(metal, id).await {
+                    Some(true) => {
+                        refused_idle = false;
+                        tokio::time::sleep(config.poll_interval).await;
+                    }
+                    // Not provisioning now: the refusal's cause may have
+                    // ended between the delete and the read, so once more;
+                    // refused twice so, the refusal is not about it.
+                    Some(false) if refused_idle => return Err(e),
+                    Some(false) => refused_idle = true,
+                    // The read got no answer: wait, and ask again.
+                    None => tokio::time::sleep(config.poll_interval).await,
                 }
-                tokio::time::sleep(config.poll_interval).await;
             }
             Err(e) => return Err(e),
         }
@@ -128,8 +142,8 @@ pub async fn cleanup(metal: &dyn Metal, ids: &[Uuid], config: &RunConfig) -> Res
 }
 
 /// Whether the device is in a state the API refuses deletes in until it
-/// ends: queued, provisioning or reinstalling.
-async fn still_provisioning(metal: &dyn Metal, id: Uuid) -> bool {
+/// ends: queued, provisioning or reinstalling; `None` when the read fails.
+async fn still_provisioning(metal: &dyn Metal, id: Uuid) -> Option<bool> {
     let busy = [
         DeviceState::Queued,
         DeviceState::Provisioning,
@@ -138,5 +152,6 @@ async fn still_provisioning(metal: &dyn Metal, id: Uuid) -> bool {
     metal
         .get_device(id, &Fields::default())
         .await
-        .is_ok_and(|d| d.state_kind().is_some_and(|s| busy.contains(&s)))
+        .ok()
+        .map(|d| d.state_kind().is_some_and(|s| busy.contains(&s)))
 }

@@ -235,6 +235,49 @@ async fn cleanup_waits_until_a_device_can_be_deleted() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_delete_refused_while_provisioning_is_tried_again_when_provisioning_ended_before_the_read(
+) {
+    // The refusal's cause goes between the delete and the read: the device
+    // is queued when the delete is refused, and the read that looks why
+    // (held past the end of provisioning by a latency) finds it active.
+    // That refusal is not the delete's outcome: it is tried again. Short
+    // timings, so the held read ends well within the client's attempt
+    // timeout.
+    let fake = Fake::builder()
+        .reservations(1)
+        .timings(Timings {
+            queued: Duration::from_secs(1),
+            provisioning: Duration::from_secs(2),
+            ..Timings::uniform(Duration::from_secs(1))
+        })
+        .build();
+    let metal = metal(&fake);
+    let cfg = config(&fake, 1);
+    let reservation = fake.reservations().remove(0);
+    let body = metal_provision::controller::create_request(&cfg, "early", &reservation).unwrap();
+    let id = metal
+        .create_device(fake.project(), &body)
+        .await
+        .unwrap()
+        .id
+        .unwrap();
+    let t = fake.timings();
+    let past_provisioning = t.queued + t.provisioning + Duration::from_secs(1);
+    fake.inject(Fault::on("findDeviceById", FaultKind::Latency(past_provisioning)).times(1))
+        .unwrap();
+    let deleted = cleanup(metal.as_ref(), &[id], &cfg).await.unwrap();
+    assert_eq!(deleted, 1);
+    let deletes = &fake.snapshot().requests["deleteDevice"];
+    assert_eq!(deletes.get("422"), Some(&1), "{deletes:?}");
+    // Deleted: gone, or deprovisioning for the fake's lag.
+    let left: Vec<_> = fake.devices().into_iter().map(|d| d.state).collect();
+    assert!(
+        left.iter().all(|s| s.as_deref() == Some("deprovisioning")),
+        "{left:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
 async fn cleanup_does_not_wait_on_a_locked_device() {
     let fake = Fake::builder().reservations(1).build();
     let metal = metal(&fake);
