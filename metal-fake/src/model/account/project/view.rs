@@ -94,7 +94,9 @@ impl World {
     fn project_devices(&self, id: Uuid) -> Vec<Stub> {
         Stub::oldest_first(
             crate::model::device::COLLECTION,
-            self.devices.values().filter(|d| d.rec.project == id),
+            // The project's devices alone, through the table's index by
+            // project (a device's scope is its project).
+            self.devices.of_project(Some(id)),
             |d| (d.meta.seq, d.rec.id),
         )
     }
@@ -103,7 +105,7 @@ impl World {
     fn project_keys(&self, id: Uuid) -> Vec<Stub> {
         Stub::oldest_first(
             crate::model::ssh_key::COLLECTION,
-            self.ssh_keys.values().filter(|k| k.rec.project == Some(id)),
+            self.ssh_keys.of_project(Some(id)),
             |k| (k.meta.seq, k.rec.id),
         )
     }
