@@ -785,3 +785,213 @@ async fn an_ipv6_vrf_block_is_a_64_and_takes_a_gateway() {
     ok(&fake, "DELETE", &format!("/ips/{}", id(&second)), None, 204).await;
     ok(&fake, "DELETE", &format!("/vrfs/{}", id(&vrf)), None, 204).await;
 }
+
+/// `cidrsubnet(prefix, 8, n)` of an IPv6 /56 in text: its `n`th /64.
+fn nth_64(block: &str, n: u128) -> String {
+    let (network, _) = block.split_once('/').unwrap();
+    let network: std::net::Ipv6Addr = network.parse().unwrap();
+    let sub = std::net::Ipv6Addr::from(u128::from(network) + (n << 64));
+    format!("{sub}/64")
+}
+
+/// terraform-provider-equinix v4.16.1's pre-created block tests, against
+/// a device on demand: `equinix/data_source_metal_precreated_ip_block_acc_test.go`
+/// finds the project's public IPv6 block by the device's
+/// `deployed_facility` (`types=public_ipv6`, the first match of address
+/// family 6, public, `facility.code`) and its private IPv4 block by the
+/// device's metro (`types=private_ipv4,vrf`, `metro.code`), then attaches
+/// `cidrsubnet(<the IPv6 block>, 8, 2)`; `data_source_metal_ip_block_ranges_acc_test.go`
+/// reads the facility's `ipv6.0` from the list *without* `types` and
+/// attaches its /64 the same way (`equinix_metal_ip_attachment`: a read
+/// by ID whose `network`/`cidr` must give back the `cidr_notation`).
+/// terraform-provider-packet issue 36: "the pre-created /56 blocks … find
+/// out the available /64 subnets".
+#[tokio::test(start_paused = true)]
+async fn a_project_s_pre_created_blocks_come_with_its_first_device_and_a_64_attaches() {
+    let fake = Fake::builder().token(TOKEN).build();
+    let project = ok(&fake, "GET", "/projects", None, 200).await["projects"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let ips = format!("/projects/{project}/ips");
+    assert_eq!(
+        ok(&fake, "GET", &ips, None, 200).await["ip_addresses"],
+        json!([]),
+        "none before a device"
+    );
+    let device = ok(
+        &fake,
+        "POST",
+        &format!("/projects/{project}/devices"),
+        Some(
+            json!({"hostname": "tfacc-device-ip-test", "plan": "c3.small.x86", "metro": "ny",
+                    "operating_system": "ubuntu_24_04", "billing_cycle": "hourly"}),
+        ),
+        201,
+    )
+    .await;
+    tokio::time::advance(Duration::from_secs(3600)).await;
+    let device = ok(
+        &fake,
+        "GET",
+        &format!("/devices/{}", id(&device)),
+        None,
+        200,
+    )
+    .await;
+    let (facility, metro) = (
+        device["facility"]["code"].as_str().unwrap().to_string(),
+        device["metro"]["code"].as_str().unwrap().to_string(),
+    );
+
+    // equinix_metal_precreated_ip_block, public IPv6 by facility.
+    let listed = ok(
+        &fake,
+        "GET",
+        &format!("{ips}?types=public_ipv6&include=facility,metro,project,vrf"),
+        None,
+        200,
+    )
+    .await;
+    let v6 = listed["ip_addresses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| {
+            b["public"] == true && b["address_family"] == 6 && b["facility"]["code"] == facility
+        })
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (&v6["type"], &v6["cidr"]),
+        (&json!("public_ipv6"), &json!(56))
+    );
+    assert_eq!(v6["metro"]["code"], metro.as_str());
+    // Private IPv4 by metro.
+    let listed = ok(
+        &fake,
+        "GET",
+        &format!("{ips}?types=private_ipv4,vrf&include=facility,metro,project,vrf"),
+        None,
+        200,
+    )
+    .await;
+    let v4 = listed["ip_addresses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["public"] == false && b["address_family"] == 4 && b["metro"]["code"] == metro)
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (&v4["type"], &v4["cidr"]),
+        (&json!("private_ipv4"), &json!(25))
+    );
+
+    // equinix_metal_ip_block_ranges: the list without `types`.
+    let all = ok(&fake, "GET", &ips, None, 200).await;
+    let ranges: Vec<String> = all["ip_addresses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["address_family"] == 6 && b["facility"]["code"] == facility)
+        .map(|b| format!("{}/{}", b["network"].as_str().unwrap(), b["cidr"]))
+        .collect();
+    let block = format!("{}/{}", v6["network"].as_str().unwrap(), v6["cidr"]);
+    assert_eq!(ranges, std::slice::from_ref(&block));
+
+    // equinix_metal_ip_attachment of cidrsubnet(block, 8, 2).
+    let cidr_notation = nth_64(&block, 2);
+    let attached = ok(
+        &fake,
+        "POST",
+        &format!("/devices/{}/ips", id(&device)),
+        Some(json!({"address": cidr_notation})),
+        201,
+    )
+    .await;
+    let read = ok(&fake, "GET", &format!("/ips/{}", id(&attached)), None, 200).await;
+    assert_eq!(
+        format!("{}/{}", read["network"].as_str().unwrap(), read["cidr"]),
+        cidr_notation
+    );
+    assert_eq!(
+        (&read["address_family"], &read["public"], &read["global_ip"]),
+        (&json!(6), &json!(true), &json!(false))
+    );
+    assert_eq!(
+        read["assigned_to"]["href"],
+        format!("/metal/v1/devices/{}", id(&device))
+    );
+    assert_eq!(
+        read["parent_block"]["href"],
+        format!("/metal/v1/ips/{}", id(&v6))
+    );
+    let shown = ok(
+        &fake,
+        "GET",
+        &format!("/devices/{}", id(&device)),
+        None,
+        200,
+    )
+    .await;
+    assert!(
+        shown["ip_addresses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["id"] == attached["id"]),
+        "{shown}"
+    );
+    // Another /64 of it is listed free; the one attached is not.
+    let free = ok(
+        &fake,
+        "GET",
+        &format!("/ips/{}/available?cidr=64", id(&v6)),
+        None,
+        200,
+    )
+    .await;
+    let free = free["available"].as_array().unwrap();
+    assert_eq!(free.len(), 255);
+    assert!(!free.contains(&json!(cidr_notation)));
+    // Attached twice, or outside the project's blocks: refused.
+    for address in [cidr_notation.clone(), "2001:db8::/64".to_string()] {
+        ok(
+            &fake,
+            "POST",
+            &format!("/devices/{}/ips", id(&device)),
+            Some(json!({"address": address})),
+            422,
+        )
+        .await;
+    }
+    // The world saves and loads again, the attachment with it.
+    let saved = fake.world();
+    let again = Fake::builder().token(TOKEN).world(saved.clone()).build();
+    assert_eq!(again.world(), saved);
+    // Terraform's destroy: the attachment, then the device.
+    ok(
+        &fake,
+        "DELETE",
+        &format!("/ips/{}", id(&attached)),
+        None,
+        204,
+    )
+    .await;
+    ok(&fake, "GET", &format!("/ips/{}", id(&attached)), None, 404).await;
+    // A second device in the facility makes no second block.
+    ok(
+        &fake,
+        "POST",
+        &format!("/projects/{project}/devices"),
+        Some(
+            json!({"hostname": "second", "plan": "c3.small.x86", "facility": facility,
+                    "operating_system": "ubuntu_24_04", "billing_cycle": "hourly"}),
+        ),
+        201,
+    )
+    .await;
+    let all = ok(&fake, "GET", &ips, None, 200).await;
+    assert_eq!(all["ip_addresses"].as_array().unwrap().len(), 2, "{all}");
+}

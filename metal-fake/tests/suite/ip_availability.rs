@@ -163,7 +163,9 @@ async fn a_device_s_own_blocks_are_project_reservations_until_it_goes() {
     const ALL: &str = "?types=public_ipv4,global_ipv4,private_ipv4,public_ipv6,vrf";
     for api in Api::both(world).await {
         let reserved = reserve(&api, 2, json!({})).await;
-        // Provisioning: no blocks of its own yet.
+        // Provisioning: no blocks of its own yet; the project's pre-created
+        // blocks of the facility (a public IPv6 /56) and of the metro (a
+        // private IPv4 /25) come with its first device there.
         let (_, made) = api
             .call(
                 "POST",
@@ -172,48 +174,63 @@ async fn a_device_s_own_blocks_are_project_reservations_until_it_goes() {
             )
             .await;
         let device = made["id"].as_str().unwrap().to_string();
-        assert_eq!(listed(&api, ALL).await.len(), 1);
+        assert_eq!(listed(&api, ALL).await.len(), 3);
         api.fake.advance(Duration::from_secs(3600)).unwrap();
         let addresses = api.get(&format!("/devices/{device}")).await["ip_addresses"].clone();
-        // Without `types`, the reserved blocks only.
+        // Without `types`, the reserved and pre-created blocks only.
         let plain = listed(&api, "").await;
-        assert_eq!(plain.len(), 1, "{plain:?}");
+        assert_eq!(plain.len(), 3, "{plain:?}");
         // As the precreated-block data source asks: every type, with
         // facility and metro; it matches on public, address family and the
-        // place. The device's private IPv4 and public IPv6, not its public
-        // IPv4 management subnet.
+        // place, the first match winning: the pre-created blocks come
+        // first, then the device's private IPv4 and public IPv6 (not its
+        // public IPv4 management subnet).
         let asked = listed(&api, &format!("{ALL}&include=facility,metro,project")).await;
-        assert_eq!(asked.len(), 3, "{asked:?}");
+        assert_eq!(asked.len(), 5, "{asked:?}");
         assert_eq!(asked[0]["id"], reserved["id"]);
         let v6: Vec<&Value> = asked.iter().filter(|b| b["address_family"] == 6).collect();
-        assert_eq!(v6.len(), 1);
+        assert_eq!(v6.len(), 2);
+        assert_eq!(
+            (v6[0]["type"].clone(), v6[0]["cidr"].clone()),
+            (json!("public_ipv6"), json!(56))
+        );
         assert_eq!(
             (
-                v6[0]["type"].clone(),
-                v6[0]["public"].clone(),
-                v6[0]["cidr"].clone()
+                v6[1]["type"].clone(),
+                v6[1]["public"].clone(),
+                v6[1]["cidr"].clone()
             ),
             (json!("public_ipv6"), json!(true), json!(127))
         );
-        assert_eq!(v6[0]["metro"]["code"], "da");
-        assert_eq!(v6[0]["facility"]["code"], "da11");
-        assert_eq!(v6[0]["project"]["id"], PROJECT);
-        assert_eq!(v6[0]["management"], true);
+        for b in &v6 {
+            assert_eq!(b["metro"]["code"], "da");
+            assert_eq!(b["facility"]["code"], "da11");
+            assert_eq!(b["project"]["id"], PROJECT);
+        }
+        assert_eq!(v6[1]["management"], true);
         let private: Vec<&Value> = asked.iter().filter(|b| b["public"] == false).collect();
         assert_eq!(
-            (private.len(), private[0]["type"].clone()),
-            (1, json!("private_ipv4"))
+            (
+                private.len(),
+                private[0]["type"].clone(),
+                private[1]["type"].clone()
+            ),
+            (2, json!("private_ipv4"), json!("private_ipv4"))
         );
-        assert_eq!(private[0]["cidr"], 31);
+        assert_eq!(
+            (&private[0]["cidr"], &private[1]["cidr"]),
+            (&json!(25), &json!(31))
+        );
+        assert_eq!(private[0]["metro"]["code"], "da");
         // `types` filters them.
         assert_eq!(listed(&api, "?types=public_ipv4").await.len(), 1);
-        assert_eq!(listed(&api, "?types=public_ipv6").await.len(), 1);
-        assert_eq!(listed(&api, "?types=private_ipv4").await.len(), 1);
+        assert_eq!(listed(&api, "?types=public_ipv6").await.len(), 2);
+        assert_eq!(listed(&api, "?types=private_ipv4").await.len(), 2);
         assert_eq!(listed(&api, "?types=global_ipv4").await.len(), 0);
         // `include=assignments`: the device's own assignment, as its
         // `ip_addresses` shows it.
         let with = listed(&api, "?types=public_ipv6&include=assignments").await;
-        let a = &with[0]["assignments"][0];
+        let a = &with[1]["assignments"][0];
         let own6 = addresses
             .as_array()
             .unwrap()
@@ -227,18 +244,23 @@ async fn a_device_s_own_blocks_are_project_reservations_until_it_goes() {
             format!("/metal/v1/devices/{device}")
         );
         let stubbed = listed(&api, "?types=public_ipv6").await;
-        assert_eq!(stubbed[0]["assignments"][0].as_object().unwrap().len(), 1);
+        assert_eq!(stubbed[1]["assignments"][0].as_object().unwrap().len(), 1);
         // One reads by ID.
-        let block_id = v6[0]["id"].as_str().unwrap();
+        let block_id = v6[1]["id"].as_str().unwrap();
         assert_eq!(api.get(&format!("/ips/{block_id}")).await["cidr"], 127);
-        // Deleting the device releases them.
+        // Deleting the device releases its own; the project keeps its
+        // pre-created blocks.
         let (status, _) = api
             .call("DELETE", &format!("/devices/{device}"), None)
             .await;
         assert_eq!(status, 204);
         let left = listed(&api, ALL).await;
-        assert_eq!(left.len(), 1);
+        assert_eq!(left.len(), 3);
         assert_eq!(left[0]["id"], reserved["id"]);
+        assert_eq!(
+            (&left[1]["cidr"], &left[2]["cidr"]),
+            (&json!(56), &json!(25))
+        );
         let (status, _) = api.call("GET", &format!("/ips/{block_id}"), None).await;
         assert_eq!(status, 404);
         api.finish().await;

@@ -8,7 +8,7 @@
 use uuid::Uuid;
 
 use crate::model::device::provisioning;
-use crate::model::journal::{Change, Entry};
+use crate::model::journal::{Cause, Change, Entry};
 use crate::model::relations::Kind;
 
 /// The user the real API named as the maker of a device's provisioning
@@ -72,6 +72,10 @@ pub(crate) fn describe(e: &Entry) -> Option<(&'static str, &'static str)> {
             "ip_assignment.deleted",
             "IP address {label} was unassigned by {user}",
         ),
+        // A block the API made itself (a project's pre-created blocks,
+        // made as the fake's own change) is no event: the recorded event
+        // list of a new project's provisioned device holds none.
+        (K::IpReservation, Created) if e.cause == Cause::Fake => return None,
         (K::IpReservation, Created) => (
             "ip_reservation.created",
             "IP reservation {label} was requested by {user}",

@@ -152,7 +152,11 @@ impl World {
                     && match r.rec.kind {
                         IpReservationType::GlobalIpv4 => true,
                         IpReservationType::PublicIpv4 => r.rec.metro.as_deref() == metro,
-                        IpReservationType::PrivateIpv4 | IpReservationType::Vrf => false,
+                        // Private and IPv6 blocks are read below, through
+                        // the devices' own subnets.
+                        IpReservationType::PrivateIpv4
+                        | IpReservationType::PublicIpv6
+                        | IpReservationType::Vrf => false,
                     }
             })
             .collect();

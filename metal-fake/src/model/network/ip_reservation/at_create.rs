@@ -8,7 +8,7 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::block::Block;
-use super::record::{IpAssignment, IpReservationState, IpReservationType};
+use super::record::{IpAssignment, IpReservationState, IpReservationType, KeptAssignment};
 use super::rules::MAX_ASSIGNMENTS;
 use crate::call::ApiError;
 use crate::model::device::{OwnAddress, OwnCidrs};
@@ -160,7 +160,10 @@ impl World {
                     )))
                 }
             };
-            let taken: Vec<Block> = self.live_assignments(r).map(|a| a.block()).collect();
+            let taken: Vec<Block> = self
+                .live_assignments(r)
+                .filter_map(KeptAssignment::block)
+                .collect();
             if taken.len() >= MAX_ASSIGNMENTS {
                 continue;
             }
@@ -196,7 +199,7 @@ impl World {
             IpAssignment {
                 id,
                 device,
-                address: block.network(),
+                address: block.network().into(),
                 cidr: block.cidr(),
             },
             reservation,

@@ -2,13 +2,13 @@
 //! aligned blocks of `/N` none of its assignments (whose device is there)
 //! overlaps; and the custom data reads of reservations and assignments.
 
-use std::net::Ipv4Addr;
+use std::net::{Ipv4Addr, Ipv6Addr};
 
 use serde::Serialize;
 use uuid::Uuid;
 
-use super::block::Block;
-use super::record::{IpReservationState, Kept};
+use super::block::{Block, Block6};
+use super::record::{IpReservationState, IpReservationType, Kept, KeptAssignment};
 use crate::call::{ApiError, Call};
 use crate::model::render::reply;
 use crate::model::resource::{acts, Prepared};
@@ -33,11 +33,14 @@ impl World {
     /// `cidr` outside the reservation's prefix to 32, or a reservation
     /// still pending.
     fn available_in(&self, r: &Kept, cidr: u32) -> Result<Vec<String>, ApiError> {
-        let block = r.block().ok_or_else(|| {
-            ApiError::unprocessable(
+        if r.rec.kind == IpReservationType::Vrf && r.block().is_none() {
+            return Err(ApiError::unprocessable(
                 "The IP reservation is a VRF's IPv6 block: its addresses are not assigned to devices",
-            )
-        })?;
+            ));
+        }
+        let Some(block) = r.block() else {
+            return self.available_in6(r, cidr);
+        };
         let cidr = u8::try_from(cidr)
             .ok()
             .filter(|c| (block.cidr()..=32).contains(c))
@@ -52,7 +55,10 @@ impl World {
                 "The IP reservation is not approved yet",
             ));
         }
-        let taken: Vec<Block> = self.live_assignments(r).map(|a| a.block()).collect();
+        let taken: Vec<Block> = self
+            .live_assignments(r)
+            .filter_map(KeptAssignment::block)
+            .collect();
         let size = Block::new(block.network(), cidr).size();
         Ok((0..(block.size() / size).min(MAX_LISTED))
             .map(|i| {
@@ -60,6 +66,37 @@ impl World {
                 let first = (u64::from(block.first()) + i * size) as u32;
                 Block::new(Ipv4Addr::from(first), cidr)
             })
+            .filter(|b| !taken.iter().any(|t| t.overlaps(*b)))
+            .map(|b| format!("{}/{}", b.network(), b.cidr()))
+            .collect())
+    }
+
+    /// The free aligned `/cidr` blocks of `r`, an IPv6 block (a
+    /// pre-created /56), lowest first, at most [`MAX_LISTED`]. `422` for a
+    /// `cidr` outside the reservation's prefix to 128.
+    fn available_in6(&self, r: &Kept, cidr: u32) -> Result<Vec<String>, ApiError> {
+        let Some(block) = r.block6() else {
+            return Ok(Vec::new());
+        };
+        let cidr = u8::try_from(cidr)
+            .ok()
+            .filter(|c| (block.cidr()..=128).contains(c))
+            .ok_or_else(|| {
+                ApiError::unprocessable(format!(
+                    "cidr must be between {} and 128 for this reservation",
+                    block.cidr()
+                ))
+            })?;
+        let taken: Vec<Block6> = self
+            .live_assignments(r)
+            .filter_map(KeptAssignment::block6)
+            .collect();
+        let step = 1u128.checked_shl(128 - u32::from(cidr)).unwrap_or(0);
+        let count = 1u128
+            .checked_shl(u32::from(cidr - block.cidr()))
+            .unwrap_or(u128::MAX);
+        Ok((0..count.min(u128::from(MAX_LISTED)))
+            .map(|i| Block6::new(Ipv6Addr::from(block.first() + i * step), cidr))
             .filter(|b| !taken.iter().any(|t| t.overlaps(*b)))
             .map(|b| format!("{}/{}", b.network(), b.cidr()))
             .collect())

@@ -128,6 +128,16 @@ impl Block6 {
     pub(crate) fn cidr(self) -> u8 {
         self.cidr
     }
+
+    /// Whether `other` lies wholly inside it.
+    pub(crate) fn holds(self, other: Block6) -> bool {
+        self.first <= other.first && other.last() <= self.last()
+    }
+
+    /// Whether the two share an address.
+    pub(crate) fn overlaps(self, other: Block6) -> bool {
+        self.first <= other.last() && other.first <= self.last()
+    }
 }
 
 #[cfg(test)]
@@ -157,6 +167,9 @@ mod tests {
             "ffff:ffff:ffff:ffff::".parse::<Ipv6Addr>().unwrap()
         );
         assert_eq!(b.last() - b.first(), u128::from(u64::MAX));
+        let parent = Block6::new("2001:d78::".parse().unwrap(), 59);
+        assert!(parent.holds(b) && !b.holds(parent) && b.overlaps(parent));
+        assert!(!b.overlaps(Block6::new("2001:d78:0:1::".parse().unwrap(), 64)));
         let all = Block6::new(Ipv6Addr::UNSPECIFIED, 0);
         assert_eq!((all.first(), all.last()), (0, u128::MAX));
     }

@@ -5,11 +5,12 @@ use metal_api::operation as op;
 use metal_api::types;
 use serde::Serialize;
 use std::collections::HashSet;
+use std::net::IpAddr;
 use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::availability;
-use super::block::Block;
+use super::block::{Block, Block6};
 use super::device_blocks::{block_type, listed_blocks, DeviceBlockView};
 use super::record::Kept;
 use super::record::{IpReservation, IpReservationType};
@@ -279,6 +280,7 @@ fn assignment_reply(w: &World, id: Uuid) -> Result<Reply, ApiError> {
 fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
     let mut ids = HashSet::new();
     let mut blocks: Vec<(Block, Uuid)> = Vec::with_capacity(doc.ip_reservations.len());
+    let mut blocks6: Vec<(Block6, Uuid)> = Vec::new();
     let mut vrf_blocks: Vec<(Range, Uuid, Option<Uuid>)> = Vec::new();
     let inconsistent =
         |id: Uuid, why: String| WorldError::Inconsistent(format!("ip reservation {id}: {why}"));
@@ -298,16 +300,19 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
                 meta,
                 assignments: Vec::new(),
             });
-        let kept = w.ips.reservations.get(&r.id);
-        let (block, span) = (kept.and_then(Kept::block), kept.map(Kept::span));
-        match (r.kind, block, span) {
+        let Some(kept) = w.ips.reservations.get(&r.id) else {
+            continue;
+        };
+        let (block, block6, span) = (kept.block(), kept.block6(), kept.span());
+        match (r.kind, block, block6) {
             // A VRF's blocks are apart within the VRF (checked there).
-            (IpReservationType::Vrf, _, Some(span)) => vrf_blocks.push((span, r.id, r.vrf)),
-            (_, Some(block), _) => {
-                blocks.push((block, r.id));
-                rules::note_allocated(&mut w.ips, r.kind, block);
-            }
-            _ => {}
+            (IpReservationType::Vrf, _, _) => vrf_blocks.push((span, r.id, r.vrf)),
+            (_, Some(block), _) => blocks.push((block, r.id)),
+            (_, None, Some(block)) => blocks6.push((block, r.id)),
+            (_, None, None) => {}
+        }
+        if let Some(kept) = w.ips.reservations.get(&r.id).cloned() {
+            rules::note_allocated(&mut w.ips, &kept);
         }
         for a in &r.assignments {
             crate::model::load::unique(&mut ids, a.id, "ip assignment", a.id)?;
@@ -321,9 +326,22 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
                     format!("assignment {} is to a device of another project", a.id),
                 ));
             }
-            let taken = Block::new(a.address, a.cidr);
-            if a.cidr > 32 || !block.is_some_and(|b| b.holds(taken)) || taken.network() != a.address
-            {
+            let inside = match a.address {
+                IpAddr::V4(address) => {
+                    let taken = Block::new(address, a.cidr);
+                    a.cidr <= 32
+                        && block.is_some_and(|b| b.holds(taken))
+                        && taken.network() == address
+                }
+                IpAddr::V6(address) => {
+                    let taken = Block6::new(address, a.cidr);
+                    a.cidr <= 128
+                        && r.kind == IpReservationType::PublicIpv6
+                        && block6.is_some_and(|b| b.holds(taken))
+                        && taken.network() == address
+                }
+            };
+            if !inside {
                 return Err(inconsistent(
                     r.id,
                     format!("assignment {} is not a block of its addresses", a.id),
@@ -352,6 +370,13 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
     }
     blocks.sort_by_key(|(b, _)| b.first());
     if let Some(pair) = blocks.windows(2).find(|p| p[1].0.first() <= p[0].0.last()) {
+        return Err(inconsistent(
+            pair[1].1,
+            format!("its block overlaps ip reservation {}", pair[0].1),
+        ));
+    }
+    blocks6.sort_by_key(|(b, _)| b.first());
+    if let Some(pair) = blocks6.windows(2).find(|p| p[1].0.first() <= p[0].0.last()) {
         return Err(inconsistent(
             pair[1].1,
             format!("its block overlaps ip reservation {}", pair[0].1),

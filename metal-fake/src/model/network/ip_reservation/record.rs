@@ -4,7 +4,7 @@
 //! device a device's `ip_addresses` reads.
 
 use std::collections::{BTreeSet, HashMap};
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::IpAddr;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -24,8 +24,12 @@ pub enum IpReservationType {
     /// Global anycast IPv4 addresses, assignable in every metro.
     GlobalIpv4,
     /// Private IPv4 addresses of one metro: a Metal Gateway's block, made
-    /// with the gateway.
+    /// with the gateway, or the project's pre-created block of the metro,
+    /// made with its first device there.
     PrivateIpv4,
+    /// Public IPv6 addresses of one facility: the project's pre-created
+    /// /56 there, made with its first device in the facility.
+    PublicIpv6,
     /// IPv4 (or IPv6) addresses of a VRF's ranges, in its metro: a VRF
     /// gateway's block.
     Vrf,
@@ -38,6 +42,7 @@ impl IpReservationType {
             Self::PublicIpv4 => "public_ipv4",
             Self::GlobalIpv4 => "global_ipv4",
             Self::PrivateIpv4 => "private_ipv4",
+            Self::PublicIpv6 => "public_ipv6",
             Self::Vrf => "vrf",
         }
     }
@@ -65,7 +70,7 @@ impl IpReservationState {
 }
 
 /// A block of addresses reserved for a project: IPv4, or IPv6 for a VRF's
-/// block.
+/// block and a pre-created public IPv6 one.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IpReservation {
@@ -77,10 +82,11 @@ pub struct IpReservation {
     #[serde(rename = "type")]
     pub kind: IpReservationType,
     /// Its network address (the first of the block): IPv4, or IPv6 for
-    /// a VRF's block.
+    /// a VRF's block and a public IPv6 one.
     pub network: IpAddr,
     /// Its prefix length: 24 (256 addresses) to 32 (one) for a public
-    /// block; a VRF's IPv4 block 22 to 31, its IPv6 block 64.
+    /// IPv4 block; a VRF's IPv4 block 22 to 31, its IPv6 block 64; a
+    /// public IPv6 block 56.
     pub cidr: u8,
     /// Its metro's code (a public block; the facility's metro when a
     /// facility is given).
@@ -118,8 +124,9 @@ pub struct IpAssignment {
     pub id: Uuid,
     /// The device, of the reservation's project.
     pub device: Uuid,
-    /// The first address assigned.
-    pub address: Ipv4Addr,
+    /// The first address assigned (IPv6 for an assignment of a public
+    /// IPv6 block).
+    pub address: IpAddr,
     /// Its prefix length (default 32: one address), at least the
     /// reservation's.
     #[serde(default = "one_address")]
@@ -187,9 +194,48 @@ record!(
 );
 
 impl KeptAssignment {
-    /// The addresses it holds.
-    pub(crate) fn block(&self) -> Block {
-        Block::new(self.rec.address, self.rec.cidr)
+    /// The IPv4 addresses it holds (`None` for IPv6 ones).
+    pub(crate) fn block(&self) -> Option<Block> {
+        match self.rec.address {
+            IpAddr::V4(a) => Some(Block::new(a, self.rec.cidr)),
+            IpAddr::V6(_) => None,
+        }
+    }
+
+    /// The IPv6 addresses it holds (`None` for IPv4 ones).
+    pub(crate) fn block6(&self) -> Option<Block6> {
+        match self.rec.address {
+            IpAddr::V4(_) => None,
+            IpAddr::V6(a) => Some(Block6::new(a, self.rec.cidr)),
+        }
+    }
+}
+
+/// The made-up pools the fake hands blocks out of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Pool {
+    /// Public IPv4 blocks.
+    Public,
+    /// Global IPv4 blocks.
+    Global,
+    /// Metal Gateways' private IPv4 blocks.
+    GatewayPrivate,
+    /// Projects' pre-created private IPv4 blocks (one a metro).
+    PrecreatedPrivate,
+    /// Projects' pre-created public IPv6 /56 blocks (one a facility),
+    /// counted in /56s.
+    PrecreatedIpv6,
+}
+
+impl Pool {
+    /// The type of the reservations it hands out.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Public => "public_ipv4",
+            Self::Global => "global_ipv4",
+            Self::GatewayPrivate | Self::PrecreatedPrivate => "private_ipv4",
+            Self::PrecreatedIpv6 => "public_ipv6",
+        }
     }
 }
 
@@ -202,7 +248,7 @@ pub(crate) struct Table {
     /// first.
     pub(super) by_device: BTreeSet<(Uuid, u64, Uuid)>,
     /// How far into each pool blocks have been handed out.
-    pub(super) next: HashMap<IpReservationType, u32>,
+    pub(super) next: HashMap<Pool, u32>,
 }
 
 impl Table {

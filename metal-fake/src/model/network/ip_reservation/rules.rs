@@ -3,17 +3,19 @@
 //! address an assignment may take, and when a reservation may go; and the
 //! pools the fake hands blocks out of.
 
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 use metal_api::types;
 
+use crate::model::journal::Cause;
 use crate::model::relations::Kind;
 use tokio::time::Instant;
 use uuid::Uuid;
 
-use super::block::Block;
+use super::block::{Block, Block6};
 use super::record::{
-    IpAssignment, IpReservation, IpReservationState, IpReservationType, Kept, KeptAssignment, Table,
+    IpAssignment, IpReservation, IpReservationState, IpReservationType, Kept, KeptAssignment, Pool,
+    Table,
 };
 use crate::call::ApiError;
 use crate::model::bounds::{bad_tags, refuse, too_long, MAX_TEXT};
@@ -27,8 +29,9 @@ pub(crate) const MAX_ADDRESSES_PER_PROJECT: u32 = 256;
 /// The most assignments one reservation holds.
 pub(crate) const MAX_ASSIGNMENTS: usize = 256;
 
-/// The largest block of each type, in addresses: public IPv4 from /32 to
-/// /24, global IPv4 from /32 to /30, as the API's documentation lists.
+/// The largest IPv4 block of each type, in addresses: public IPv4 from
+/// /32 to /24, global IPv4 from /32 to /30, as the API's documentation
+/// lists; a private block /25 at the largest.
 fn largest(kind: IpReservationType) -> u32 {
     match kind {
         IpReservationType::PublicIpv4 => 256,
@@ -36,34 +39,77 @@ fn largest(kind: IpReservationType) -> u32 {
         IpReservationType::PrivateIpv4 => 128,
         // Within a VRF's ranges, which are /8 at the largest.
         IpReservationType::Vrf => 1 << 24,
+        // Never IPv4 (`check_record` refuses it first).
+        IpReservationType::PublicIpv6 => 0,
     }
 }
 
-/// The made-up pool each type's blocks come from: apart from each other
-/// and from the addresses devices get at provisioning.
-fn pool(kind: IpReservationType) -> Block {
-    match kind {
-        IpReservationType::PublicIpv4 => Block::new(Ipv4Addr::new(139, 178, 64, 0), 18),
-        IpReservationType::GlobalIpv4 => Block::new(Ipv4Addr::new(145, 40, 192, 0), 20),
+/// The prefix length of a project's pre-created public IPv6 block of a
+/// facility.
+pub(crate) const PRECREATED_IPV6_CIDR: u8 = 56;
+
+/// The size of a project's pre-created private IPv4 block of a metro, in
+/// addresses (a /25).
+pub(crate) const PRECREATED_PRIVATE_SIZE: u32 = 128;
+
+/// The made-up IPv4 pool each kind of block comes from: apart from each
+/// other and from the addresses devices get at provisioning.
+fn pool(pool: Pool) -> Block {
+    match pool {
+        Pool::Public => Block::new(Ipv4Addr::new(139, 178, 64, 0), 18),
+        Pool::Global => Block::new(Ipv4Addr::new(145, 40, 192, 0), 20),
         // Below the devices' own private addresses (10.64.0.0 and up).
-        IpReservationType::PrivateIpv4 => Block::new(Ipv4Addr::new(10, 0, 0, 0), 12),
-        // A VRF's blocks are the caller's own addresses, never handed out
-        // from a pool: this one holds a single address no block takes.
-        IpReservationType::Vrf => Block::new(Ipv4Addr::UNSPECIFIED, 32),
+        Pool::GatewayPrivate => Block::new(Ipv4Addr::new(10, 0, 0, 0), 12),
+        Pool::PrecreatedPrivate => Block::new(Ipv4Addr::new(10, 32, 0, 0), 12),
+        // Counted in /56s of `IPV6_POOL`; no IPv4 block is in it.
+        Pool::PrecreatedIpv6 => Block::new(Ipv4Addr::UNSPECIFIED, 32),
     }
 }
 
-/// Notes that `block` is taken, so the pool hands out only what lies
-/// beyond it.
-pub(crate) fn note_allocated(table: &mut Table, kind: IpReservationType, block: Block) {
-    if kind == IpReservationType::Vrf {
-        return;
+/// The made-up pool of pre-created public IPv6 blocks: /56s of
+/// `2604:1380:4000::/36`, apart from the devices' own addresses
+/// (`2604:1380:0::/48` and up to `2604:1380:ff::`).
+fn ipv6_pool() -> Block6 {
+    Block6::new(Ipv6Addr::new(0x2604, 0x1380, 0x4000, 0, 0, 0, 0, 0), 36)
+}
+
+/// The IPv4 pool a reservation of `kind` comes from (`None`: a VRF's
+/// block, the caller's own addresses, or an IPv6 one).
+fn pool_of(kind: IpReservationType, block: Block) -> Option<Pool> {
+    match kind {
+        IpReservationType::PublicIpv4 => Some(Pool::Public),
+        IpReservationType::GlobalIpv4 => Some(Pool::Global),
+        IpReservationType::PrivateIpv4 if pool(Pool::PrecreatedPrivate).holds(block) => {
+            Some(Pool::PrecreatedPrivate)
+        }
+        IpReservationType::PrivateIpv4 => Some(Pool::GatewayPrivate),
+        IpReservationType::Vrf | IpReservationType::PublicIpv6 => None,
     }
-    let pool = pool(kind);
-    if pool.holds(block) {
-        let end = block.last() - pool.first() + 1;
-        let next = table.next.entry(kind).or_default();
-        *next = (*next).max(end);
+}
+
+/// Notes that reservation `r`'s block is taken, so its pool hands out
+/// only what lies beyond it.
+pub(crate) fn note_allocated(table: &mut Table, r: &Kept) {
+    if let Some(block) = r.block() {
+        let Some(kind) = pool_of(r.rec.kind, block) else {
+            return;
+        };
+        let pool = pool(kind);
+        if pool.holds(block) {
+            let end = block.last() - pool.first() + 1;
+            let next = table.next.entry(kind).or_default();
+            *next = (*next).max(end);
+        }
+    } else if let Some(block) = r.block6() {
+        let pool = ipv6_pool();
+        if r.rec.kind == IpReservationType::PublicIpv6 && pool.holds(block) {
+            let shift = 128 - u32::from(PRECREATED_IPV6_CIDR);
+            // Within the pool's 2^20 /56s.
+            let end =
+                u32::try_from(((block.last() - pool.first()) >> shift) + 1).unwrap_or(u32::MAX);
+            let next = table.next.entry(Pool::PrecreatedIpv6).or_default();
+            *next = (*next).max(end);
+        }
     }
 }
 
@@ -71,6 +117,9 @@ pub(crate) fn note_allocated(table: &mut Table, kind: IpReservationType, block: 
 /// network, a metro and facility the world has (none for a global block).
 pub(crate) fn check_record(w: &World, r: &IpReservation) -> Result<(), String> {
     match r.network {
+        IpAddr::V4(_) if r.kind == IpReservationType::PublicIpv6 => {
+            return Err("a public_ipv6 block is IPv6".to_string())
+        }
         IpAddr::V4(network) => {
             let block = Block::new(network, r.cidr);
             if r.cidr > 32 || block.size() > u64::from(largest(r.kind)) {
@@ -84,9 +133,16 @@ pub(crate) fn check_record(w: &World, r: &IpReservation) -> Result<(), String> {
                 return Err(format!("{} is not the network of a /{}", r.network, r.cidr));
             }
         }
-        // Only a VRF's block is IPv6 (its size and network checked with
-        // its VRF).
+        // Only a VRF's block and a public IPv6 one are IPv6 (a VRF's
+        // size and network checked with its VRF).
         IpAddr::V6(_) if r.kind == IpReservationType::Vrf => {}
+        IpAddr::V6(a) if r.kind == IpReservationType::PublicIpv6 => {
+            if r.cidr != PRECREATED_IPV6_CIDR || Block6::new(a, r.cidr).network() != a {
+                return Err(format!(
+                    "a public_ipv6 block is the network of a /{PRECREATED_IPV6_CIDR}"
+                ));
+            }
+        }
         IpAddr::V6(_) => return Err(format!("a {} block is IPv4", r.kind.as_str())),
     }
     bad_tags(&r.tags).map_or(Ok(()), Err)?;
@@ -99,7 +155,12 @@ pub(crate) fn check_record(w: &World, r: &IpReservation) -> Result<(), String> {
             Err("a global block has no metro or facility".to_string())
         }
         IpReservationType::GlobalIpv4 => Ok(()),
-        IpReservationType::PublicIpv4 | IpReservationType::PrivateIpv4 => w
+        IpReservationType::PublicIpv6 if r.facility.is_none() => {
+            Err("a public_ipv6 block is of a facility".to_string())
+        }
+        IpReservationType::PublicIpv4
+        | IpReservationType::PrivateIpv4
+        | IpReservationType::PublicIpv6 => w
             .place(r.metro.as_deref(), r.facility.as_deref())
             .map(|_| ())
             .map_err(|e| e.messages.join("; ")),
@@ -200,6 +261,7 @@ impl World {
             }
             IpReservationType::PublicIpv4
             | IpReservationType::PrivateIpv4
+            | IpReservationType::PublicIpv6
             | IpReservationType::Vrf => {
                 let (m, f) = self.place(given(&body.metro), given(&body.facility))?;
                 (Some(m), f)
@@ -231,7 +293,11 @@ impl World {
         } else {
             IpReservationState::Pending
         };
-        let block = self.allocate(kind, quantity)?;
+        let pool = match kind {
+            IpReservationType::GlobalIpv4 => Pool::Global,
+            _ => Pool::Public,
+        };
+        let block = self.allocate(pool, quantity)?;
         let id = Uuid::new_v4();
         self.ips
             .reservations
@@ -266,7 +332,7 @@ impl World {
         size: u32,
         now: Instant,
     ) -> Result<Uuid, ApiError> {
-        let block = self.allocate(IpReservationType::PrivateIpv4, size)?;
+        let block = self.allocate(Pool::GatewayPrivate, size)?;
         let id = Uuid::new_v4();
         self.ips
             .reservations
@@ -293,9 +359,10 @@ impl World {
     }
 
     /// The next free aligned block of `quantity` addresses (a power of 2)
-    /// of the pool of `kind`; `422` once the pool is used up.
-    fn allocate(&mut self, kind: IpReservationType, quantity: u32) -> Result<Block, ApiError> {
-        let pool = pool(kind);
+    /// of `pool`; `422` once the pool is used up.
+    fn allocate(&mut self, pool: Pool, quantity: u32) -> Result<Block, ApiError> {
+        let kind = pool;
+        let pool = self::pool(kind);
         let next = self.ips.next.entry(kind).or_default();
         let start = next.div_ceil(quantity).saturating_mul(quantity);
         if u64::from(start) + u64::from(quantity) > pool.size() {
@@ -345,13 +412,17 @@ impl World {
     }
 
     /// `createIPAssignment`: `address` (`a.b.c.d`, or `a.b.c.d/n`) of one
-    /// of the project's reservations, to `device`.
+    /// of the project's reservations, to `device`; or an IPv6 block of the
+    /// project's pre-created public IPv6 block of the device's metro.
     pub(crate) fn assign_ip(
         &mut self,
         device: Uuid,
         address: &str,
         now: Instant,
     ) -> Result<Uuid, ApiError> {
+        if address.contains(':') {
+            return self.assign_ipv6(device, address, now);
+        }
         let d = self.devices.get(&device).ok_or_else(ApiError::not_found)?;
         let (project, facility) = (d.rec.project, d.rec.facility.clone());
         let wanted = parse_address(address)?;
@@ -390,7 +461,8 @@ impl World {
             .ips
             .of_device(device)
             .filter_map(|a| self.ips.assignments.get(&a))
-            .any(|a| a.block().overlaps(wanted));
+            .filter_map(KeptAssignment::block)
+            .any(|a| a.overlaps(wanted));
         if on_device {
             return Err(ApiError::unprocessable(
                 "Address is already assigned to this device",
@@ -408,13 +480,178 @@ impl World {
             IpAssignment {
                 id,
                 device,
-                address: wanted.network(),
+                address: wanted.network().into(),
                 cidr: wanted.cidr(),
             },
             reservation,
             now,
         );
         Ok(id)
+    }
+
+    /// `createIPAssignment` of an IPv6 block (`…::/n`, `n` from the
+    /// parent's 56 to 128; a bare address is one): of the project's
+    /// public IPv6 block of the device's metro (Terraform's pre-created
+    /// block tests attach `cidrsubnet(<the /56>, 8, 2)`, a /64).
+    fn assign_ipv6(&mut self, device: Uuid, address: &str, now: Instant) -> Result<Uuid, ApiError> {
+        let d = self.devices.get(&device).ok_or_else(ApiError::not_found)?;
+        let project = d.rec.project;
+        let metro = self
+            .catalog
+            .facility(&d.rec.facility)
+            .map(|f| f.metro.clone());
+        let wanted = parse_address6(address)?;
+        self.prune_assignments(now);
+        let r = self
+            .ips
+            .reservations
+            .values()
+            .find(|r| r.rec.project == project && r.block6().is_some_and(|b| b.holds(wanted)))
+            .ok_or_else(|| ApiError::unprocessable("Address is not reserved for the project"))?;
+        if r.rec.kind != IpReservationType::PublicIpv6 {
+            return Err(ApiError::unprocessable(
+                "The IP reservation is a VRF's: its addresses are not assigned to devices",
+            ));
+        }
+        if r.rec.metro != metro {
+            return Err(ApiError::unprocessable(
+                "Address is reserved in another metro than the device's",
+            ));
+        }
+        let on_device = self
+            .ips
+            .of_device(device)
+            .filter_map(|a| self.ips.assignments.get(&a))
+            .filter_map(KeptAssignment::block6)
+            .any(|a| a.overlaps(wanted));
+        if on_device {
+            return Err(ApiError::unprocessable(
+                "Address is already assigned to this device",
+            ));
+        }
+        if r.assignments.len() >= MAX_ASSIGNMENTS {
+            return Err(ApiError::unprocessable(format!(
+                "The IP reservation has too many assignments (maximum is {MAX_ASSIGNMENTS})"
+            )));
+        }
+        let reservation = r.rec.id;
+        let id = Uuid::new_v4();
+        self.ips.insert_assignment(
+            &mut self.journal,
+            IpAssignment {
+                id,
+                device,
+                address: wanted.network().into(),
+                cidr: wanted.cidr(),
+            },
+            reservation,
+            now,
+        );
+        Ok(id)
+    }
+
+    /// The project's pre-created blocks where its new device goes: a
+    /// public IPv6 /56 of `facility` and a private IPv4 /25 of its metro,
+    /// each made with the project's first device there (terraform-provider-
+    /// equinix's `equinix_metal_precreated_ip_block` and
+    /// `equinix_metal_ip_block_ranges` tests find them once a device is
+    /// there). A pool used up makes none (the device is made all the same).
+    pub(crate) fn ensure_precreated(&mut self, project: Uuid, facility: &str, now: Instant) {
+        let Some(metro) = self.catalog.facility(facility).map(|f| f.metro.clone()) else {
+            return;
+        };
+        let has = |w: &World, kind: IpReservationType, pool: Option<Pool>| {
+            // The project's blocks alone, through the table's index by
+            // project (a block's scope is its project), not every block.
+            w.ips.reservations.of_project(Some(project)).any(|r| {
+                r.rec.kind == kind
+                    && match pool {
+                        Some(p) => {
+                            r.rec.metro.as_deref() == Some(metro.as_str())
+                                && r.block().and_then(|b| pool_of(kind, b)) == Some(p)
+                        }
+                        None => r.rec.facility.as_deref() == Some(facility),
+                    }
+            })
+        };
+        if !has(self, IpReservationType::PublicIpv6, None) {
+            if let Some(network) = self.allocate6() {
+                self.insert_precreated(
+                    project,
+                    IpReservationType::PublicIpv6,
+                    (network.into(), PRECREATED_IPV6_CIDR),
+                    (metro.clone(), Some(facility.to_string())),
+                    now,
+                );
+            }
+        }
+        if !has(
+            self,
+            IpReservationType::PrivateIpv4,
+            Some(Pool::PrecreatedPrivate),
+        ) {
+            if let Ok(block) = self.allocate(Pool::PrecreatedPrivate, PRECREATED_PRIVATE_SIZE) {
+                self.insert_precreated(
+                    project,
+                    IpReservationType::PrivateIpv4,
+                    (block.network().into(), block.cidr()),
+                    (metro, None),
+                    now,
+                );
+            }
+        }
+    }
+
+    /// The next free /56 of the pre-created IPv6 pool (`None` once it is
+    /// used up).
+    fn allocate6(&mut self) -> Option<Ipv6Addr> {
+        let pool = ipv6_pool();
+        let shift = 128 - u32::from(PRECREATED_IPV6_CIDR);
+        let next = self.ips.next.entry(Pool::PrecreatedIpv6).or_default();
+        let first = pool.first() + (u128::from(*next) << shift);
+        if first > pool.last() {
+            return None;
+        }
+        *next += 1;
+        Some(Ipv6Addr::from(first))
+    }
+
+    /// Inserts a pre-created block of `project`'s: the API's own making,
+    /// journaled as the fake's, so no event (the recorded event list of a
+    /// new project's provisioned device holds none).
+    fn insert_precreated(
+        &mut self,
+        project: Uuid,
+        kind: IpReservationType,
+        (network, cidr): (IpAddr, u8),
+        (metro, facility): (String, Option<String>),
+        now: Instant,
+    ) {
+        let id = Uuid::new_v4();
+        let cause = self.journal.cause();
+        self.journal.set_cause(Cause::Fake);
+        self.ips
+            .reservations
+            .insert(&mut self.journal, id, now, |meta| Kept {
+                rec: IpReservation {
+                    id,
+                    project,
+                    kind,
+                    network,
+                    cidr,
+                    metro: Some(metro),
+                    facility,
+                    state: IpReservationState::Created,
+                    tags: Vec::new(),
+                    details: None,
+                    customdata: serde_json::Map::new(),
+                    assignments: Vec::new(),
+                    vrf: None,
+                },
+                meta,
+                assignments: Vec::new(),
+            });
+        self.journal.set_cause(cause);
     }
 
     /// Every assignment to `device` goes (its bond converted to layer 2).
@@ -478,9 +715,43 @@ fn parse_address(text: &str) -> Result<Block, ApiError> {
     Ok(block)
 }
 
+/// An IPv6 address to assign: `…` (one address) or `…/n`, the network of
+/// its block; `422` otherwise.
+fn parse_address6(text: &str) -> Result<Block6, ApiError> {
+    let invalid =
+        || ApiError::unprocessable(format!("Address {text} is not an IPv6 address or block"));
+    let (address, cidr) = match text.trim().split_once('/') {
+        Some((a, n)) => (
+            a,
+            n.parse::<u8>()
+                .ok()
+                .filter(|n| *n <= 128)
+                .ok_or_else(invalid)?,
+        ),
+        None => (text.trim(), 128),
+    };
+    let address: Ipv6Addr = address.parse().map_err(|_| invalid())?;
+    let block = Block6::new(address, cidr);
+    if block.network() != address {
+        return Err(ApiError::unprocessable(format!(
+            "Address {text} is not the network of a /{cidr}"
+        )));
+    }
+    Ok(block)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ipv6_address_to_assign_is_a_network() {
+        assert_eq!(parse_address6("2604:1380:4000:2::/64").unwrap().cidr(), 64);
+        assert_eq!(parse_address6("2604:1380:4000:2::1").unwrap().cidr(), 128);
+        for bad in ["2604:1380:4000:2::1/64", "2604::/129", "1.2.3.4", "::g"] {
+            assert_eq!(parse_address6(bad).unwrap_err().status, 422, "{bad:?}");
+        }
+    }
 
     #[test]
     fn an_address_to_assign_is_a_network() {
@@ -494,9 +765,9 @@ mod tests {
     #[test]
     fn blocks_are_handed_out_aligned_and_apart() {
         let mut w = World::for_tests();
-        let a = w.allocate(IpReservationType::PublicIpv4, 1).unwrap();
-        let b = w.allocate(IpReservationType::PublicIpv4, 8).unwrap();
-        let c = w.allocate(IpReservationType::PublicIpv4, 2).unwrap();
+        let a = w.allocate(Pool::Public, 1).unwrap();
+        let b = w.allocate(Pool::Public, 8).unwrap();
+        let c = w.allocate(Pool::Public, 2).unwrap();
         assert_eq!(a.network(), Ipv4Addr::new(139, 178, 64, 0));
         assert_eq!(
             (b.network(), b.cidr()),

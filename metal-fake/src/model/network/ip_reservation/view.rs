@@ -85,6 +85,23 @@ impl Addressing {
         }
     }
 
+    /// The addresses of the IPv6 `block`, whose gateway is `parent`'s.
+    pub(crate) fn of6(block: Block6, parent: Block6, kind: IpReservationType) -> Self {
+        Self {
+            address_family: 6,
+            address: block.network().into(),
+            network: block.network().into(),
+            gateway: parent.gateway().into(),
+            netmask: block.netmask().into(),
+            cidr: block.cidr(),
+            public: kind == IpReservationType::PublicIpv6,
+            management: false,
+            manageable: true,
+            enabled: true,
+            global_ip: false,
+        }
+    }
+
     /// The addresses of reservation `r`'s own block, IPv4 or IPv6.
     pub(crate) fn of_reservation(r: &Kept) -> Self {
         match r.rec.network {
@@ -94,20 +111,7 @@ impl Addressing {
             }
             IpAddr::V6(a) => {
                 let b = Block6::new(a, r.rec.cidr);
-                Self {
-                    address_family: 6,
-                    address: b.network().into(),
-                    network: b.network().into(),
-                    gateway: b.gateway().into(),
-                    netmask: b.netmask().into(),
-                    cidr: b.cidr(),
-                    public: r.rec.kind != IpReservationType::PrivateIpv4
-                        && r.rec.kind != IpReservationType::Vrf,
-                    management: false,
-                    manageable: true,
-                    enabled: true,
-                    global_ip: false,
-                }
+                Self::of6(b, b, r.rec.kind)
             }
         }
     }
@@ -167,8 +171,8 @@ impl AssignmentView<'_> {
 /// The reservation an assignment's addresses come from.
 #[derive(Serialize)]
 pub(crate) struct ParentBlock {
-    network: Ipv4Addr,
-    netmask: Ipv4Addr,
+    network: IpAddr,
+    netmask: IpAddr,
     cidr: u8,
     href: Href,
 }
@@ -177,8 +181,18 @@ impl ParentBlock {
     /// Reservation `id`, which holds `block`.
     pub(crate) fn of(block: Block, id: Uuid) -> Self {
         Self {
-            network: block.network(),
-            netmask: block.netmask(),
+            network: block.network().into(),
+            netmask: block.netmask().into(),
+            cidr: block.cidr(),
+            href: Href::new(COLLECTION, id),
+        }
+    }
+
+    /// Reservation `id`, which holds the IPv6 `block`.
+    pub(crate) fn of6(block: Block6, id: Uuid) -> Self {
+        Self {
+            network: block.network().into(),
+            netmask: block.netmask().into(),
             cidr: block.cidr(),
             href: Href::new(COLLECTION, id),
         }
@@ -250,18 +264,34 @@ impl World {
         a: &'a KeptAssignment,
         r: &'a Kept,
     ) -> AssignmentView<'a> {
-        let block = a.block();
-        // Assignments are of IPv4 blocks (their loads and creates check
-        // so); an IPv6 parent would show the assignment as its own.
-        let parent = r.block().unwrap_or(block);
+        // An assignment and its block are of one family (their loads and
+        // creates check so); one that is not shows as its own parent.
+        let (addresses, parent_block) = match a.rec.address {
+            IpAddr::V4(address) => {
+                let block = Block::new(address, a.rec.cidr);
+                let parent = r.block().unwrap_or(block);
+                (
+                    Addressing::of(block, parent, r.rec.kind),
+                    ParentBlock::of(parent, r.rec.id),
+                )
+            }
+            IpAddr::V6(address) => {
+                let block = Block6::new(address, a.rec.cidr);
+                let parent = r.block6().unwrap_or(block);
+                (
+                    Addressing::of6(block, parent, r.rec.kind),
+                    ParentBlock::of6(parent, r.rec.id),
+                )
+            }
+        };
         AssignmentView {
             id: a.rec.id,
             href: Href::new(COLLECTION, a.rec.id),
             type_: "IPAssignment",
-            addresses: Addressing::of(block, parent, r.rec.kind),
+            addresses,
             state: "active",
             assigned_to: Stub::new(device::COLLECTION, a.rec.device),
-            parent_block: ParentBlock::of(parent, r.rec.id),
+            parent_block,
             metro: self.metro_field(r),
             created_at: Stamp(self.clock.wall(a.meta.created)),
         }
