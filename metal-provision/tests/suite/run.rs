@@ -206,19 +206,24 @@ async fn cleanup_deletes_what_the_run_created() {
     assert!(metal.list_devices(fake.project()).await.unwrap().is_empty());
 }
 
+/// A device `early` on the fake's first reservation, just created (queued).
+async fn create_early(fake: &Fake, metal: &dyn Metal, cfg: &RunConfig) -> Uuid {
+    let reservation = fake.reservations().remove(0);
+    let body = metal_provision::controller::create_request(cfg, "early", &reservation).unwrap();
+    metal
+        .create_device(fake.project(), &body)
+        .await
+        .unwrap()
+        .id
+        .unwrap()
+}
+
 #[tokio::test(start_paused = true)]
 async fn cleanup_waits_until_a_device_can_be_deleted() {
     let fake = Fake::builder().reservations(1).build();
     let metal = metal(&fake);
     let cfg = config(&fake, 1);
-    let reservation = fake.reservations().remove(0);
-    let body = metal_provision::controller::create_request(&cfg, "early", &reservation).unwrap();
-    let id = metal
-        .create_device(fake.project(), &body)
-        .await
-        .unwrap()
-        .id
-        .unwrap();
+    let id = create_early(&fake, metal.as_ref(), &cfg).await;
     let started = tokio::time::Instant::now();
     // Queued: the API refuses the delete (422) until provisioning ends.
     let deleted = cleanup(metal.as_ref(), &[id], &cfg).await.unwrap();
@@ -253,14 +258,7 @@ async fn a_delete_refused_while_provisioning_is_tried_again_when_provisioning_en
         .build();
     let metal = metal(&fake);
     let cfg = config(&fake, 1);
-    let reservation = fake.reservations().remove(0);
-    let body = metal_provision::controller::create_request(&cfg, "early", &reservation).unwrap();
-    let id = metal
-        .create_device(fake.project(), &body)
-        .await
-        .unwrap()
-        .id
-        .unwrap();
+    let id = create_early(&fake, metal.as_ref(), &cfg).await;
     let t = fake.timings();
     let past_provisioning = t.queued + t.provisioning + Duration::from_secs(1);
     fake.inject(Fault::on("findDeviceById", FaultKind::Latency(past_provisioning)).times(1))
