@@ -74,7 +74,9 @@
 //!      [`metal_api::operation::ALL`]; each route hands its operation to
 //!      the pipeline.
 //!    - `control`: the control API (`/_fake/...`), for tests in any
-//!      language.
+//!      language, and the console a person opens in a browser
+//!      (`/_fake/console`: static files embedded in the crate, reading the
+//!      control API's JSON).
 //! 7. The whole fake.
 //!    - `fake`: [`Fake`] (what a test arranges), its builder, what a test
 //!      inspects (grouped in `fake/inspect.rs`), and [`Fake::client`],
