@@ -4,8 +4,10 @@
 //! control token. A failing call shows as failed with its message and
 //! opens to its bodies; a device made through the API shows under its
 //! project; the page's own clock button turns it `active`; the page
-//! fetched nothing from anywhere else. The test writes the screenshot the
-//! README shows (`metal-fake/console.png`).
+//! fetched nothing from anywhere else. The test takes the screenshot the
+//! README shows, and writes it to `metal-fake/console.png` when
+//! `METAL_FAKE_WRITE_SCREENSHOT` is set (else below the target
+//! directory, so a test run changes nothing in the checkout).
 //!
 //! It needs `chromium` and `chromedriver` (Debian: `apt-get install
 //! chromium chromium-driver`; or `CHROMIUM` and `CHROMEDRIVER` naming
@@ -423,8 +425,15 @@ async fn steps(c: &Client, s: &Served) {
         assert!(url.starts_with(&format!("{}/_fake/", s.root)), "{url}");
     }
 
+    // The README's screenshot is rewritten when asked, as COVERAGE.md
+    // is: a test run leaves the checkout as it found it (CI packs the
+    // crates from it afterwards).
     let png = c.screenshot().await.unwrap();
-    let shot = Path::new(env!("CARGO_MANIFEST_DIR")).join("console.png");
+    let shot = if std::env::var_os("METAL_FAKE_WRITE_SCREENSHOT").is_some() {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("console.png")
+    } else {
+        Path::new(env!("CARGO_TARGET_TMPDIR")).join("console.png")
+    };
     std::fs::write(&shot, &png).unwrap();
     println!("screenshot: {} ({} bytes)", shot.display(), png.len());
 }
