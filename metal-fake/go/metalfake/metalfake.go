@@ -484,6 +484,11 @@ type Call struct {
 type Calls struct {
 	Total int    `json:"total"`
 	Calls []Call `json:"calls"`
+	// LastSeq is the newest call's seq (0: none since the last reset).
+	LastSeq uint64 `json:"last_seq"`
+	// Resets is how many times the log was emptied: a reader following
+	// the log starts over when it changes.
+	Resets uint64 `json:"resets"`
 }
 
 // Clock is the fake's clock (ClockJson).

@@ -175,10 +175,14 @@ class Call:
 @dataclasses.dataclass(frozen=True)
 class Calls:
     """The recorded calls that matched (`Calls`): `total` of them, the last
-    ones listed in `calls`, oldest first."""
+    ones listed in `calls`, oldest first; `last_seq`, the newest call's
+    `seq`, and `resets`, how many times the log was emptied (a reader
+    following the log starts over when it changes)."""
 
     total: int
     calls: list
+    last_seq: int
+    resets: int
 
     def __iter__(self):
         return iter(self.calls)
@@ -556,6 +560,8 @@ class MetalFake:
         return Calls(
             total=reply["total"],
             calls=[_decode(Call, c) for c in reply["calls"]],
+            last_seq=reply["last_seq"],
+            resets=reply["resets"],
         )
 
     def advance(self, seconds):
