@@ -137,6 +137,12 @@ async fn text(c: &Client, css: &str) -> Option<String> {
     e.text().await.ok()
 }
 
+/// The text of the first element `css` finds inside `row`, if any.
+async fn cell(row: &fantoccini::elements::Element, css: &str) -> Option<String> {
+    let e = row.find(Locator::Css(css)).await.ok()?;
+    e.text().await.ok()
+}
+
 /// The fake's server root, its main project, and a client of it.
 struct Served {
     root: String,
@@ -216,20 +222,8 @@ async fn steps(c: &Client, s: &Served) {
     let failed = "tr.call.failed[data-operation=\"findDeviceById\"]";
     let (shown_status, shown_error) = eventually("the failed call", || async {
         let row = c.find(Locator::Css(failed)).await.ok()?;
-        let status = row
-            .find(Locator::Css(".status"))
-            .await
-            .ok()?
-            .text()
-            .await
-            .ok()?;
-        let error = row
-            .find(Locator::Css(".error"))
-            .await
-            .ok()?
-            .text()
-            .await
-            .ok()?;
+        let status = cell(&row, ".status").await?;
+        let error = cell(&row, ".error").await?;
         Some((status, error))
     })
     .await;
@@ -242,20 +236,8 @@ async fn steps(c: &Client, s: &Served) {
     let missing = "tr.call.failed[data-operation=\"unknown\"]";
     let (path, error) = eventually("the call of a missing path", || async {
         let row = c.find(Locator::Css(missing)).await.ok()?;
-        let path = row
-            .find(Locator::Css(".path"))
-            .await
-            .ok()?
-            .text()
-            .await
-            .ok()?;
-        let error = row
-            .find(Locator::Css(".error"))
-            .await
-            .ok()?
-            .text()
-            .await
-            .ok()?;
+        let path = cell(&row, ".path").await?;
+        let error = cell(&row, ".error").await?;
         Some((path, error))
     })
     .await;
