@@ -210,7 +210,15 @@ async fn every_operation(config: SharedLimits) {
         learn: true,
         share: 1,
     };
-    let config = config.lease(Duration::from_millis(90));
+    // Every Redis call here must go through Redis (the end checks that none
+    // degraded and no lease vanished), on machines whose scheduler can
+    // stall a process for a few hundred milliseconds under load: a lease
+    // and a call timeout of seconds, not of the defaults' tens of
+    // milliseconds (a renewal every second, a stall of two seconds to
+    // lose it).
+    let config = config
+        .lease(Duration::from_secs(3))
+        .timeout(Duration::from_secs(2));
     let a = Probe::new(config.clone(), pace, 1, 2);
     let b = Probe::new(config, pace, 1, 2);
     // Turns, and the subscription each learning process starts.
@@ -243,7 +251,7 @@ async fn every_operation(config: SharedLimits) {
     // A slot held past a renewal (a third of the lease), then released.
     let slot = a.shared.acquire_slot().await;
     assert!(matches!(slot, slots::SharedSlot::Lease(_)));
-    sleep(Duration::from_millis(100)).await;
+    sleep(Duration::from_millis(1_200)).await;
     drop(slot);
     sleep(Duration::from_millis(50)).await;
     for p in [&a, &b] {
