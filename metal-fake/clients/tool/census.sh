@@ -1,5 +1,6 @@
 #!/bin/sh
-# Rebuild the client census (metal-fake/clients/*.tsv) from bare git mirrors.
+# Rebuild the client census (metal-fake/clients/*.tsv, and the body and reply
+# fields in metal-fake/clients/fields/*.tsv) from bare git mirrors.
 # Usage: census.sh MIRRORS_DIR OUT_DIR SPEC_JSON
 #   MIRRORS_DIR holds owner+name/repo bare mirrors of packethost/packngo,
 #   equinix/equinix-sdk-go, equinix/metal-cli, equinix/terraform-provider-metal,
@@ -64,3 +65,15 @@ $A "$W/cli.raw" "$OUT/metal-cli.tsv"
 $A "$W/tpm.raw" "$OUT/terraform-provider-metal.tsv"
 $A "$W/tpe.raw" "$OUT/terraform-provider-equinix.tsv"
 $A "$W/ans.raw" "$OUT/ansible-equinix.tsv"
+
+# body fields sent and reply fields read: packngo's request and reply structs;
+# its users' are packngo's rows of the routes they send
+"$C" packngo-fields "$W/pk-main" > "$W/pkf-main.raw" 2>/dev/null
+"$C" packngo-fields "$W/pk-25" > "$W/pkf-25.raw" 2>/dev/null
+"$C" packngo-fields "$W/pk-tpe" > "$W/pkf-tpe.raw" 2>/dev/null
+mkdir -p "$OUT/fields"
+F="python3 $HERE/py/assemble_fields.py $SPEC"
+$F "$W/pkf-main.raw" "$OUT/fields/packngo-main.tsv" "packethost/packngo@$PK_MAIN:"
+$F "$W/pkf-25.raw" "$OUT/fields/packngo-v0.25.0.tsv" "packethost/packngo@v0.25.0:"
+$F "$W/pkf-25.raw" "$OUT/fields/terraform-provider-metal.tsv" "packethost/packngo@v0.25.0:" "$OUT/terraform-provider-metal.tsv"
+$F "$W/pkf-tpe.raw" "$OUT/fields/terraform-provider-equinix.tsv" "packethost/packngo@$TPE_PK:" "$OUT/terraform-provider-equinix.tsv"

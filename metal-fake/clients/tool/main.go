@@ -81,6 +81,11 @@ func main() {
 		for _, r := range scanConsumer(root, files, pidx, fields, ops, prefix) {
 			fmt.Printf("%s\t%s\t%s\t%s\t%s\n", r.method, r.path, r.query, r.src, r.via)
 		}
+	case "packngo-fields":
+		// method, path, direction, field, form, value, source, via, nullable, omitempty
+		for _, r := range packngoFieldRows(os.Args[2]) {
+			fmt.Printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%v\t%v\n", r.method, r.path, r.direction, r.field, r.form, r.value, r.source, r.via, r.nullable, r.omitempty)
+		}
 	case "packngo":
 		for _, r := range packngoRows(os.Args[2]) {
 			fmt.Printf("%s\t%s\t%s\t%s:%d\t%s\n", r.method, r.path, r.query, r.file, r.line, r.via)

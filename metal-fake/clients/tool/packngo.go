@@ -76,6 +76,9 @@ type fwd struct { // a helper that forwards a path to DoRequest
 	path      sym    // in terms of the helper's params
 	pageLoop  bool
 	line      int // line of the DoRequest inside (unused for rows)
+	body      tref
+	reply     tref
+	recv      string // the helper's receiver type ("" for a function)
 }
 
 type pkg struct {
@@ -88,13 +91,15 @@ type pkg struct {
 }
 
 type fenv struct {
-	p      *pkg
-	params map[string]int
-	ptypes []string
-	pnames []string
-	recv   string
-	vars   map[string][]sym
-	depth  map[string]int
+	p       *pkg
+	params  map[string]int
+	ptypes  []string
+	pnames  []string
+	recv    string
+	vars    map[string][]sym
+	depth   map[string]int
+	types   map[string]tref // what each variable holds (fields.go)
+	ptexprs []ast.Expr      // parameter type expressions
 }
 
 func typeName(e ast.Expr) string {
@@ -278,6 +283,8 @@ type site struct {
 	file   string
 	page   bool
 	mparam int
+	body   tref
+	reply  tref
 }
 
 // walk a function body in source order, tracking assignments; collect request sites.
@@ -299,6 +306,7 @@ func (e *fenv) walk(body *ast.BlockStmt, file string) []site {
 			return
 		}
 		v := e.eval(rhs)
+		e.noteType(id.Name, rhs, nil)
 		if c, ok := rhs.(*ast.CallExpr); ok {
 			if fid, ok := c.Fun.(*ast.Ident); ok && fid.Name == "nextPage" {
 				return // next pages: same route, "page" recorded separately
@@ -338,15 +346,28 @@ func (e *fenv) walk(body *ast.BlockStmt, file string) []site {
 				if len(c.Args) > pi {
 					ms := e.eval(c.Args[0])
 					ps := e.eval(c.Args[pi])
+					body, reply := noRef, noRef
+					if len(c.Args) > pi+2 {
+						body, reply = e.typeOf(c.Args[pi+1]), e.typeOf(c.Args[pi+2])
+					}
 					for _, m := range ms {
 						for _, p := range ps {
-							sites = append(sites, site{method: flat(m), path: p, line: line, file: file, page: hasNext, mparam: paramOf(m)})
+							sites = append(sites, site{method: flat(m), path: p, line: line, file: file, page: hasNext, mparam: paramOf(m), body: body, reply: reply})
 						}
 					}
 				}
 				return true
 			}
+			sameRecv := false
+			if _, ok := c.Fun.(*ast.SelectorExpr); ok {
+				for _, fw := range e.p.fwds[name] {
+					sameRecv = sameRecv || (fw.recv != "" && fw.recv == e.recv)
+				}
+			}
 			for _, fw := range e.p.fwds[name] {
+				if sameRecv && fw.recv != e.recv {
+					continue // another type's helper of the same name
+				}
 				// substitute arguments into the helper's template
 				args := make([][]sym, len(c.Args))
 				for i, a := range c.Args {
@@ -358,9 +379,16 @@ func (e *fenv) walk(body *ast.BlockStmt, file string) []site {
 				} else {
 					methods = []sym{lit(fw.method)}
 				}
+				body, reply := fw.body, fw.reply
+				if body.param >= 0 && body.param < len(c.Args) {
+					body = e.typeOf(c.Args[body.param])
+				}
+				if reply.param >= 0 && reply.param < len(c.Args) {
+					reply = e.typeOf(c.Args[reply.param])
+				}
 				for _, m := range methods {
 					for _, p := range subst(fw.path, args) {
-						sites = append(sites, site{method: flat(m), path: p, line: line, file: file, page: hasNext || fw.pageLoop, mparam: paramOf(m)})
+						sites = append(sites, site{method: flat(m), path: p, line: line, file: file, page: hasNext || fw.pageLoop, mparam: paramOf(m), body: body, reply: reply})
 					}
 				}
 			}
@@ -382,6 +410,11 @@ func (e *fenv) walk(body *ast.BlockStmt, file string) []site {
 					if vs, ok := sp.(*ast.ValueSpec); ok && len(vs.Values) == len(vs.Names) {
 						for i := range vs.Names {
 							assign(vs.Names[i], vs.Values[i], true, depth)
+						}
+					}
+					if vs, ok := sp.(*ast.ValueSpec); ok && len(vs.Values) == 0 && vs.Type != nil {
+						for _, n := range vs.Names {
+							e.noteType(n.Name, nil, vs.Type)
 						}
 					}
 				}

@@ -85,12 +85,14 @@ func newEnv(p *pkg, fd *ast.FuncDecl) *fenv {
 		for _, n := range fl.Names {
 			e.params[n.Name] = i
 			e.ptypes = append(e.ptypes, typeName(fl.Type))
+			e.ptexprs = append(e.ptexprs, fl.Type)
 			e.pnames = append(e.pnames, n.Name)
 			i++
 		}
 		if len(fl.Names) == 0 {
 			i++
 			e.ptypes = append(e.ptypes, typeName(fl.Type))
+			e.ptexprs = append(e.ptexprs, fl.Type)
 			e.pnames = append(e.pnames, "_")
 		}
 	}
@@ -117,7 +119,7 @@ func (p *pkg) computeForwarders() {
 			e := newEnv(p, fd)
 			file := filepath.Base(p.fset.Position(fd.Pos()).Filename)
 			for _, s := range e.walk(fd.Body, file) {
-				f := fwd{methodArg: s.mparam, method: s.method, path: s.path, pageLoop: s.page, line: s.line}
+				f := fwd{methodArg: s.mparam, method: s.method, path: s.path, pageLoop: s.page, line: s.line, body: s.body, reply: s.reply, recv: recvType(fd)}
 				nf[fd.Name.Name] = append(nf[fd.Name.Name], f)
 			}
 		}
