@@ -284,6 +284,11 @@ impl Expand {
         self.exclude.iter().any(|e| e == name)
     }
 
+    /// The names excluded, as given.
+    pub(crate) fn excluded(&self) -> impl Iterator<Item = &str> {
+        self.exclude.iter().map(String::as_str)
+    }
+
     /// The names that reach inside a whole thing `name` names, already
     /// in the reply: those under it (`name.x`), and every plain name (one
     /// without a dot), which the real API applied at any depth

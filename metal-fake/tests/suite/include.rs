@@ -1096,3 +1096,72 @@ async fn an_organisation_s_addresses_are_shown_only_when_included() {
         "{listed}"
     );
 }
+
+/// A list of devices writes the references its request excludes
+/// (`plan`, `facility`, `metro`, `ip_addresses`, as `metal_policy`'s
+/// device watch excludes them) in the device's view, without the walk
+/// every other reply takes: each combination of them, on the project's
+/// and the organisation's lists, gives each device as its own read with
+/// the same `exclude` gives it (the read walks), for devices queued,
+/// active with their addresses, with a reserved block's addresses, and
+/// with custom data holding keys of those names (user data: neither way
+/// cuts inside it).
+#[tokio::test(start_paused = true)]
+async fn a_device_list_s_excludes_are_each_device_s_read_with_them() {
+    let (fake, _) = fake().await;
+    let customdata = json!({"plan": {"id": "mine", "slug": "mine"},
+                            "metro": {"href": "/metal/v1/somewhere"},
+                            "ip_addresses": [{"href": "/metal/v1/ips/x", "address": "a"}]});
+    let (status, made) = http::in_process(
+        &fake,
+        TOKEN,
+        "POST",
+        &format!("/projects/{GLOBEX}/devices"),
+        Some(
+            json!({"metro": "sv", "plan": "c3.small.x86", "operating_system": "ubuntu_22_04",
+                    "hostname": "queued", "customdata": customdata}),
+        ),
+    )
+    .await;
+    assert_eq!(status, 201, "{made}");
+    let names = ["plan", "facility", "metro", "ip_addresses"];
+    let lists = [
+        format!("/projects/{PROD}/devices"),
+        format!("/projects/{GLOBEX}/devices"),
+        format!("/organizations/{ACME}/devices"),
+        format!("/organizations/{GLOBEX_ORG}/devices"),
+    ];
+    let mut compared = 0;
+    let mut stubs = 0;
+    for subset in 1..(1 << names.len()) {
+        let exclude: Vec<&str> = (0..names.len())
+            .filter(|i| subset & (1 << i) != 0)
+            .map(|i| names[i])
+            .collect();
+        let exclude = exclude.join(",");
+        for list in &lists {
+            let page = get(&fake, &format!("{list}?per_page=1000&exclude={exclude}")).await;
+            let devices = page["devices"].as_array().unwrap();
+            for listed in devices {
+                let id = listed["id"].as_str().unwrap();
+                let read = get(&fake, &format!("/devices/{id}?exclude={exclude}")).await;
+                assert_eq!(listed, &read, "exclude={exclude}, {list}");
+                if listed["hostname"] == "queued" {
+                    assert_eq!(listed["customdata"], customdata, "exclude={exclude}");
+                }
+                for name in exclude.split(',') {
+                    let stub = match &listed[name] {
+                        Value::Array(items) => items.iter().all(|i| seen(i) == Some(Seen::Href)),
+                        one => seen(one) == Some(Seen::Href),
+                    };
+                    assert!(stub, "{name} of {id} not cut: {listed}");
+                    stubs += 1;
+                }
+                compared += 1;
+            }
+        }
+    }
+    // Every combination on every list, with devices on each.
+    assert!(compared >= 15 * 4, "{compared} devices compared");
+    assert!(stubs > compared, "{stubs}");
+}

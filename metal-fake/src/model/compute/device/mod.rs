@@ -59,7 +59,7 @@ pub(crate) use own_addresses::{address_texts, own_block_owner, own_blocks, OwnBl
 pub(crate) use record::{entry, smallest_public_ipv4, Kept, Step, FAILED_PROVISIONING_PROJECT};
 pub use record::{Device, DeviceState, OwnAddress, OwnCidrs};
 pub(crate) use table::Devices;
-pub(crate) use view::{Addresses, DeviceField, ReservationWithDevice};
+pub(crate) use view::{Addresses, DeviceField, ReservationWithDevice, EXCLUDED_BY_VIEW};
 
 /// The collection of devices' paths and hrefs.
 pub(crate) const COLLECTION: &str = "devices";

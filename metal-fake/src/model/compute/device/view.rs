@@ -67,11 +67,11 @@ pub(crate) struct DeviceView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     switch_uuid: Option<SwitchUuid>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    plan: Option<PlanView<'a>>,
+    plan: Option<Ref<PlanView<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    facility: Option<FacilityView<'a>>,
+    facility: Option<Ref<FacilityView<'a>>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    metro: Option<MetroView<'a>>,
+    metro: Option<Ref<MetroView<'a>>>,
     operating_system: OperatingSystemView<'a>,
     project: ProjectField<'a>,
     project_lite: Stub,
@@ -83,6 +83,32 @@ pub(crate) struct DeviceView<'a> {
 
 /// A device where another record names it: included, or a stub.
 pub(crate) type DeviceField<'a> = Whole<DeviceView<'a>>;
+
+/// The names of a device's references its view writes as `{"href": ...}`
+/// itself when a request excludes them (plainly, at the device's top), as
+/// `model::expand` would cut them afterwards: `exclude` of these alone
+/// needs no walk of the written reply (`metal_policy`'s device watch lists
+/// with all four).
+pub(crate) const EXCLUDED_BY_VIEW: [&str; 4] = ["plan", "facility", "metro", "ip_addresses"];
+
+/// A catalog thing a device shows whole, or its `{"href": ...}` when the
+/// request excludes it (one without an ID stays whole, as
+/// `model::expand` leaves it).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Ref<T> {
+    Whole(T),
+    Href(Stub),
+}
+
+impl<T> Ref<T> {
+    fn new(view: T, excluded: bool, collection: &'static str, id: Option<Uuid>) -> Self {
+        match (excluded, id) {
+            (true, Some(id)) => Self::Href(Stub::new(collection, id)),
+            _ => Self::Whole(view),
+        }
+    }
+}
 
 /// A reservation with its device, when included, whole as a device's
 /// view.
@@ -116,6 +142,9 @@ impl World {
         });
         let state = d.state();
         let made = Stamp(self.clock.wall(d.meta.created));
+        let catalog = &self.catalog;
+        let facility = catalog.facility(&rec.facility);
+        let metro_id = facility.and_then(|f| catalog.metro(&f.metro)?.id);
         DeviceView {
             id: rec.id,
             href: Href::new(COLLECTION, rec.id),
@@ -149,16 +178,34 @@ impl World {
             created_by: self.user_lite(),
             created_at: made,
             updated_at: Stamp(self.clock.wall(d.meta.updated)),
-            ip_addresses: self.device_addresses(d),
+            ip_addresses: Addresses {
+                stubs: expand.excludes("ip_addresses"),
+                ..self.device_addresses(d)
+            },
             network_ports: self.device_ports(d, &expand.nested("network_ports"), now),
             ssh_keys: KeyStubs(&d.live.ssh_keys),
             provisioning_percentage: d.provisioning_percentage(&self.timings, now),
             user: "root",
             // An on-demand device's server is cabled to a switch too.
             switch_uuid: Some(SwitchUuid(rec.reservation.unwrap_or(rec.id))),
-            plan: Some(self.plan_view(&rec.plan)),
-            facility: Some(self.catalog.facility_view(&rec.facility)),
-            metro: Some(self.catalog.metro_view(&rec.facility)),
+            plan: Some(Ref::new(
+                self.plan_view(&rec.plan),
+                expand.excludes("plan"),
+                "plans",
+                catalog.plan(&rec.plan).and_then(|p| p.id),
+            )),
+            facility: Some(Ref::new(
+                catalog.facility_view(&rec.facility),
+                expand.excludes("facility"),
+                "facilities",
+                facility.and_then(|f| f.id),
+            )),
+            metro: Some(Ref::new(
+                catalog.metro_view(&rec.facility),
+                expand.excludes("metro"),
+                "locations/metros",
+                metro_id,
+            )),
             operating_system: self.catalog.operating_system_view(&rec.operating_system),
             project: self.project_field(rec.project, expand.includes("project")),
             project_lite: Stub::new(project::COLLECTION, rec.project),
@@ -214,6 +261,7 @@ impl World {
             made: Stamp(self.clock.wall(d.meta.created)),
             management: management.map(|v| v.into_management()),
             elastic,
+            stubs: false,
         }
     }
 }
@@ -395,6 +443,8 @@ pub(crate) struct Addresses<'a> {
     /// Its public IPv4 from a reserved block, once provisioned.
     management: Option<AssignmentView<'a>>,
     elastic: Vec<AssignmentView<'a>>,
+    /// Written as `{"href": ...}` stubs (`exclude=ip_addresses`).
+    stubs: bool,
 }
 
 #[derive(Serialize)]
@@ -428,6 +478,20 @@ impl Serialize for Addresses<'_> {
         };
         let management = usize::from(self.management.is_some());
         let mut seq = s.serialize_seq(Some(management + own.len() + self.elastic.len()))?;
+        if self.stubs {
+            let ips = crate::model::ip_reservation::COLLECTION;
+            let own = own
+                .iter()
+                .map(|o| derived_id(self.device, o.index as u128 + 1));
+            let ids = self.management.iter().map(AssignmentView::id);
+            for id in ids
+                .chain(own)
+                .chain(self.elastic.iter().map(AssignmentView::id))
+            {
+                seq.serialize_element(&Stub::new(ips, id))?;
+            }
+            return seq.end();
+        }
         if let Some(m) = &self.management {
             seq.serialize_element(m)?;
         }
