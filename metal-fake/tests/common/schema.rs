@@ -13,6 +13,95 @@ pub const BEYOND_SPEC: &[(&str, &str, &str)] = &[
     ("SSHKey", "owner", "#/components/schemas/Href"),
 ];
 
+/// Properties the real API sent as `null` where it had no value, although
+/// the spec does not say `nullable`, which the fake sends as `null` too
+/// (see "Replies whole" in `metal_fake::fidelity`): (schema, properties,
+/// evidence). None is required, and every client here decodes the `null`
+/// as unset: packngo's pointers, strings and numbers, metalv1's pointers,
+/// the Python SDK's `Optional` fields, metal-api's `Option`s.
+pub const SENT_NULL: &[(&str, &[&str], &str)] = &[
+    (
+        "Device",
+        &["description", "image_url", "ipxe_script_url", "storage"],
+        "a recorded 2019 reply (a Go client's TestAPIGetDevices fixture: description, image_url, ipxe_script_url, storage null); packet-python's recorded get_devices fixture (description null)",
+    ),
+    (
+        "Device",
+        &["firmware_set_id", "hardware_reservation", "spot_price_max", "termination_time"],
+        "null until set, as the recorded reply's other optional fields; every client decodes it as unset",
+    ),
+    (
+        "Event",
+        &["created_at", "href", "id", "ip", "state"],
+        "a recorded events reply (state and ip null) and a recorded create reply (a step to come: all but type and body null)",
+    ),
+    ("Facility", &["address"], "a recorded 2019 reply (a Go client's TestAPIGetDevices fixture: the facility's address null)"),
+    ("IPReservation_facility", &["address"], "as Facility.address"),
+    (
+        "HardwareReservation",
+        &["custom_rate", "device", "termination_time"],
+        "null until set (a contract's own rate, a device while it holds none, an end date)",
+    ),
+    (
+        "IPReservation",
+        &["available", "details", "facility", "metal_gateway", "metro", "requested_by"],
+        "null until set; a recorded 2019 reply has an assignment's details null",
+    ),
+    (
+        "IPAssignment",
+        &["metro", "next_hop", "parent_block"],
+        "next_hop only for a routed block; a device's own addresses have no metro or parent block of their own",
+    ),
+    ("BgpConfig", &["route_object"], "null until set (an AS-SET for route filters)"),
+    ("Project", &["bgp_config", "url"], "bgp_config until BGP is requested; url no source gives"),
+    (
+        "Organization",
+        &["description", "enforce_2fa_at", "logo", "terms", "twitter", "website"],
+        "null until set",
+    ),
+    (
+        "Organization",
+        &["address", "billing_address"],
+        "null when included and unset (left out unless included: metal-cli's test/helper/helper.go)",
+    ),
+    (
+        "User",
+        &["default_organization_id", "default_project_id", "fraud_score", "phone_number", "timezone"],
+        "null until set (defaults for a user of no project); fraud_score is not public (a recorded 2016 user reply has fraud_details null)",
+    ),
+    ("AuthToken", &["project", "user"], "a user's key has no project, a project's key no user (packngo's APIKey has both, one null)"),
+    (
+        "Interconnection",
+        &["authorization_code", "fabric_provider", "project", "token"],
+        "by type: a dedicated port is no project's; fabric_provider and authorization_code only on a shared connection; token deprecated",
+    ),
+    (
+        "VlanVirtualCircuit",
+        &["nni_vlan", "provider_connection_id", "virtual_network", "vnid"],
+        "null until given (a shared connection's circuit has no nni_vlan; the provider's side the fake does not model)",
+    ),
+    ("VirtualNetwork", &["description", "facility"], "null until set; a VLAN made in a metro has no facility"),
+    (
+        "Port",
+        &["bond", "native_virtual_network"],
+        "a recorded 2019 reply (a Go client's TestAPIGetDevices fixture: native_virtual_network null on every port); bond0 has no bond",
+    ),
+    (
+        "OperatingSystem",
+        &["build_date", "deprecation_date", "end_of_life_date", "end_of_service_date", "lifecycle_state", "release_date", "release_notes"],
+        "Metal's image lifecycle: no public source gives its values",
+    ),
+    ("SpotMarketRequest", &["instances"], "no public source gives its value (packngo lists devices)"),
+    ("Invitation", &["nonce"], "a secret, sent to the invitee only"),
+];
+
+/// Whether [`SENT_NULL`] lists `schema`'s `property`.
+pub fn sent_null(schema: &str, property: &str) -> bool {
+    SENT_NULL
+        .iter()
+        .any(|(s, ps, _)| *s == schema && ps.contains(&property))
+}
+
 /// The spec, with `additionalProperties: false` added to every object
 /// schema that lists its properties, so a reply with a field the spec does
 /// not know fails (but for those of [`BEYOND_SPEC`]); an `{"href": ...}`
@@ -45,6 +134,18 @@ pub fn strict_spec() -> Value {
             .and_then(Value::as_object_mut)
             .unwrap_or_else(|| panic!("the spec has no schema {schema} with properties"));
         properties.insert(field.to_string(), json!({ "$ref": reference }));
+    }
+    // What the real API sent as `null` where it had no value (a schema
+    // that is an `allOf` of another, such as `IPReservation_facility`,
+    // takes its part's).
+    for (schema, properties, _) in SENT_NULL {
+        for property in *properties {
+            let at = format!("/components/schemas/{schema}/properties/{property}");
+            if let Some(p) = spec.pointer_mut(&at) {
+                let inner = p.take();
+                *p = json!({"anyOf": [inner, {"type": "null"}]});
+            }
+        }
     }
     // A list's `meta.next` on its last page (`previous` on its first) is
     // `null`, as the real API sent it (packngo's list loops rely on it).

@@ -590,7 +590,7 @@ async fn a_deleted_device_reads_404_at_once_and_its_reservation_is_held_for_the_
     let held = api.read(&reservation).await;
     assert_eq!(
         (held["provisionable"].clone(), held.get("device")),
-        (json!(false), None)
+        (json!(false), Some(&Value::Null))
     );
     let (status, reply) = api
         .call(

@@ -296,7 +296,7 @@ async fn shared_connections_carry_an_authorization_code() {
     assert_ne!(shared["authorization_code"], json!(code));
     let d = dedicated(&fake).await;
     let (_, d) = call(&fake, "GET", &format!("/connections/{}", id(&d)), None).await;
-    assert!(d.get("authorization_code").is_none(), "{d}");
+    assert!(d["authorization_code"].is_null(), "{d}");
 }
 
 /// packngo's `Members.List` and `Members.Delete`, as the Terraform

@@ -72,4 +72,5 @@ mod via;
 mod virtual_networks;
 mod vrfs;
 mod walk;
+mod whole_replies;
 mod world_document;

@@ -88,7 +88,7 @@ async fn an_on_demand_device_goes_through_the_lifecycle_and_gives_its_machine_ba
     assert_eq!(d["plan"]["slug"], "c3.small.x86");
     assert_eq!(d["facility"]["code"], "da11");
     assert_eq!(d["metro"]["code"], "da");
-    assert!(d.get("hardware_reservation").is_none(), "{d}");
+    assert!(d["hardware_reservation"].is_null(), "{d}");
     let id = d["id"].as_str().unwrap().to_string();
 
     // Its machine is taken: the metro has none left.

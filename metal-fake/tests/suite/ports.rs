@@ -185,7 +185,7 @@ async fn a_vlan_goes_on_a_disbonded_port_of_its_metro_with_its_native_vlan() {
     );
     let (status, p) = call(&fake, "DELETE", &format!("/ports/{eth1}/native-vlan"), None).await;
     assert_eq!(status, 200);
-    assert!(p.get("native_virtual_network").is_none(), "{p}");
+    assert!(p["native_virtual_network"].is_null(), "{p}");
     // packngo's `AssignNative` names it in the body, as the real API took.
     let (status, p) = act(&fake, &eth1, "native-vlan", Some(json!({"vnid": da}))).await;
     assert_eq!(status, 200, "{p}");

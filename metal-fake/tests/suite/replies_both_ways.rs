@@ -23,7 +23,7 @@ use metal_fake::document::WorldDoc;
 use metal_fake::Fake;
 use serde_json::{json, Value};
 
-const TOKEN: &str = "both-ways-token";
+pub(crate) const TOKEN: &str = "both-ways-token";
 
 /// Keys the fake sends that the spec's schema lacks, because real clients
 /// read them (each also in `metal_fake::fidelity`): (schema, key, reason).
@@ -49,7 +49,7 @@ const BEYOND: &[(&str, &str, &str)] = &[
 /// beyond it with a shape, because the real API sent them so (real
 /// clients decode them so): (schema, property, its shape, whether an array
 /// of it, why). Each value is checked against that shape.
-const RETYPED: &[(&str, &str, &str, bool, &str)] = &[
+pub(crate) const RETYPED: &[(&str, &str, &str, bool, &str)] = &[
     (
         "InvitationList",
         "invitations",
@@ -83,7 +83,7 @@ const RETYPED: &[(&str, &str, &str, bool, &str)] = &[
 /// Schemas the spec writes as objects with named properties where the real
 /// API sent a map keyed by codes: (schema, the shape of each value, why).
 /// Their keys are neither checked nor counted as properties.
-const MAPS: &[(&str, &str, &str)] = &[
+pub(crate) const MAPS: &[(&str, &str, &str)] = &[
     (
         "SpotPricesReport",
         "SpotPricesPerFacility",
@@ -111,7 +111,7 @@ const NOT_OBJECTS: &[&str] = &["SpotPricesDatapointsList"];
 
 /// Reads whose spec reply schema is not what their path answers: (the
 /// operation, the schema checked instead, why).
-const REPLY_AS: &[(&str, &str, &str)] = &[
+pub(crate) const REPLY_AS: &[(&str, &str, &str)] = &[
     (
         "findInterconnectionPortEvents",
         "EventList",
@@ -156,166 +156,39 @@ const SENT_NULL: &[(&str, &str, &str)] = &[
 ];
 
 /// Properties of a schema the fake does not send: (schema, properties,
-/// reason). Each reason is one of: a secret; a value no client reads and
-/// no public source gives; or a value the real
-/// API sent as `null` until set, which the spec's schema (no `nullable`
-/// the validator reads) would refuse, so the fake leaves it out.
+/// reason). Each reason is evidence that the real API left the key out
+/// (what it sent as `null` the fake sends as `null`:
+/// [`schema::SENT_NULL`]).
 const MISSING: &[(&str, &[&str], &str)] = &[
     (
-        "Device",
-        &["description", "ipxe_script_url", "spot_price_max", "termination_time"],
-        "null until set (a spot price only on a spot instance, an iPXE URL only with custom_ipxe)",
-    ),
-    (
-        "Device",
-        &["hardware_reservation"],
-        "null for a device on demand",
-    ),
-    (
-        "Device",
-        &["firmware_set_id", "image_url", "storage"],
-        "null unless the create named a firmware set, a custom image or a disk layout, none of which the fake models",
-    ),
-    (
-        "HardwareReservation",
-        &["custom_rate", "termination_time", "device"],
-        "null until set (a contract's own rate, an end date; a device while it holds none)",
-    ),
-    (
         "Port",
-        &["bond", "native_virtual_network", "network_type"],
-        "bond: only on eth ports; a native VLAN only once one is set; network_type only on bond ports (Terraform's port docs)",
-    ),
-    ("PortData", &["mac"], "bond0 has no MAC of its own"),
-    (
-        "IPAssignment",
-        &["next_hop", "metro", "parent_block"],
-        "next_hop is null but for routed blocks; a device's own addresses have no modelled parent block",
+        &["network_type"],
+        "only on bond ports: a recorded 2019 reply (a Go client's TestAPIGetDevices fixture) has it on bond0 and not on eth0, eth1; Terraform's port docs",
     ),
     (
-        "IPReservation",
-        &["details", "facility", "metal_gateway"],
-        "null until set (details; a facility only for a block made in one; a gateway only while one uses the block)",
-    ),
-    (
-        "IPReservation",
-        &["requested_by"],
-        "null for a device's own block, which no one requested",
-    ),
-    (
-        "IPReservation",
-        &["available"],
-        "no public source gives its value: packngo decodes it (`IPAddressReservation.Available`, a string) but neither it nor any client here reads it",
-    ),
-    (
-        "BgpConfig",
-        &["route_object"],
-        "null until set (an AS-SET for route filters, which the fake does not model)",
+        "PortData",
+        &["mac"],
+        "bond0 has no MAC of its own (the recorded 2019 reply: bond0's data is {\"bonded\": true})",
     ),
     (
         "Event",
-        &["created_at", "href", "id", "ip", "modified_by", "state"],
-        "null in the real API: state and ip of its own events (a recorded events reply), and all but type and body of a provisioning step still to come (a recorded create reply)",
-    ),
-    (
-        "Project",
-        &["bgp_config"],
-        "null until BGP is requested",
-    ),
-    (
-        "Project",
-        &["url"],
-        "no client reads it and no public source gives its value (packngo's Project.URL is the href)",
+        &["modified_by"],
+        "null in the real API for a step to come and a project API key's change (a recorded create reply), which the spec's object refuses: left out",
     ),
     (
         "Organization",
-        &["address", "billing_address", "description", "enforce_2fa_at", "logo", "twitter", "website"],
-        "null until set (the world or a create or update gives them); the addresses only with include=address,billing_address (metal-cli's organisation helper: \"the address is not included by default\")",
-    ),
-    (
-        "Organization",
-        &["terms"],
-        "no client reads it and no public source gives its values (packngo's Organization has no such field)",
+        &["address", "billing_address"],
+        "only with include=address,billing_address (metal-cli's organisation helper: \"the address is not included by default\"; terraform-provider-equinix's sweepers exclude them so that metalv1 decodes the list)",
     ),
     (
         "Address",
         &["address2", "city", "coordinates", "state"],
-        "null until set",
-    ),
-    (
-        "User",
-        &["phone_number", "timezone"],
-        "null until set",
-    ),
-    (
-        "User",
-        &["default_organization_id", "default_project_id"],
-        "null for a user who is a member of no project",
-    ),
-    (
-        "User",
-        &["fraud_score"],
-        "Metal's own risk score of the account: no client reads it (packngo's User has no such field) and its values are not public",
-    ),
-    (
-        "Invitation",
-        &["nonce"],
-        "a secret: the token of the invitation's link, sent to the invitee only",
-    ),
-    (
-        "AuthToken",
-        &["project", "user"],
-        "a user's key has no project, a project's key no user (packngo's APIKey has both, one null)",
+        "as the create or update gave them (a client sends what it has)",
     ),
     (
         "Interconnection",
-        &["fabric_provider", "mode", "project"],
-        "a dedicated port is no project's; fabric_provider only on a shared_port_vlan_to_csp connection; mode only on dedicated ports (the spec: shared connections won't have it)",
-    ),
-    (
-        "Interconnection",
-        &["authorization_code", "token"],
-        "token is deprecated (the spec), the service tokens stand for it; authorization_code is what Fabric reads of a Metal-billed connection, and the fake models no Fabric side",
-    ),
-    (
-        "VlanVirtualCircuit",
-        &["nni_vlan", "virtual_network", "vnid"],
-        "a shared connection's circuit has no nni_vlan, and none carries a VLAN until one is given",
-    ),
-    (
-        "VlanVirtualCircuit",
-        &["provider_connection_id"],
-        "null until the cloud provider's side exists, which the fake does not model",
-    ),
-    (
-        "VirtualNetwork",
-        &["description"],
-        "null until set",
-    ),
-    (
-        "VirtualNetwork",
-        &["facility"],
-        "null for a VLAN made in a metro (only one made in a facility, before metros, has it)",
-    ),
-    (
-        "Facility",
-        &["address"],
-        "the data centres' street addresses: none of the catalog's sources (the clients' source, tests and docs, the spec's examples) gives them",
-    ),
-    (
-        "IPReservation_facility",
-        &["address"],
-        "the facility of a device's own block, as Facility",
-    ),
-    (
-        "OperatingSystem",
-        &["build_date", "deprecation_date", "end_of_life_date", "end_of_service_date", "lifecycle_state", "release_date", "release_notes"],
-        "Metal's image lifecycle: no client reads it and no public source gives its values",
-    ),
-    (
-        "SpotMarketRequest",
-        &["instances"],
-        "no client reads it (packngo's SpotMarketRequest lists `devices`) and no public source gives its value",
+        &["mode"],
+        "upstream spec's Interconnection.mode: shared connections won't have this field",
     ),
 ];
 
@@ -523,6 +396,7 @@ impl Check {
 /// spec's `nullable`, or [`SENT_NULL`].
 fn null_allowed(schema: &str, p: &shape::Property) -> bool {
     p.nullable
+        || schema::sent_null(schema, p.name)
         || SENT_NULL
             .iter()
             .any(|(n, k, _)| *n == schema && *k == p.name)
@@ -555,7 +429,7 @@ const DEDICATED_PORT: &str = "0c000000-0000-4000-8000-0000000000d1";
 const CIRCUIT: &str = "0c000000-0000-4000-8000-0000000000a1";
 
 /// A world with one of everything the fake models.
-fn world() -> WorldDoc {
+pub(crate) fn world() -> WorldDoc {
     let mut doc = crate::example_world::json();
     doc["ip_reservations"] = json!([{
         "id": "0f000000-0000-4000-8000-000000000001",
@@ -798,7 +672,7 @@ const EVENT: &str = "0e000000-0000-4000-8000-0000000000e1";
 
 /// What the walk reads that the world names only once it runs: a
 /// device's port, a metro's ID, a port's VLAN batch and assignment.
-struct Live {
+pub(crate) struct Live {
     port: String,
     metro: String,
     port_batch: String,
@@ -809,7 +683,7 @@ struct Live {
 
 impl Live {
     /// Reads them, making the port's VLAN batch.
-    async fn new(fake: &Fake) -> Self {
+    pub(crate) async fn new(fake: &Fake) -> Self {
         let get = |path: String| async move {
             let (status, body) = http::in_process(fake, TOKEN, "GET", &path, None).await;
             assert_eq!(status, 200, "{path}: {body}");
@@ -849,7 +723,7 @@ impl Live {
 }
 
 /// The modelled reads, each with its path (with and without `include`).
-fn reads(live: &Live) -> Vec<(&'static str, String)> {
+pub(crate) fn reads(live: &Live) -> Vec<(&'static str, String)> {
     let prod = "0b000000-0000-4000-8000-000000000001";
     let globex = "0b000000-0000-4000-8000-000000000003";
     let acme = "0a000000-0000-4000-8000-000000000001";
@@ -1382,12 +1256,15 @@ fn the_check_fails_what_strict_clients_refuse() {
         &"Device.created_by: an href alone stands for Device_created_by, which requires id"
             .to_string()
     ));
-    // A null only where the spec says `nullable`.
-    device = json!({"description": null});
+    // A null only where the spec says `nullable`, or the real API sent
+    // one (`schema::SENT_NULL`).
+    device = json!({"hostname": null});
     assert!(run("Device", device).contains(
-        &"Device.description: null, which Device.description does not allow (leave it out)"
-            .to_string()
+        &"Device.hostname: null, which Device.hostname does not allow (leave it out)".to_string()
     ));
+    assert!(!run("Device", json!({"description": null}))
+        .iter()
+        .any(|p| p.contains("description")));
     assert!(!run("BgpConfig", json!({"md5": null}))
         .iter()
         .any(|p| p.contains("md5")));
@@ -1444,6 +1321,19 @@ fn the_allow_lists_are_well_formed() {
             .and_then(|s| s.property(property))
             .unwrap_or_else(|| panic!("SENT_NULL names {schema}.{property}"));
         assert!(!why.is_empty() && !p.nullable, "{schema}.{property}");
+    }
+    // A null only where a strict client takes one: never on a required
+    // property.
+    for (schema, properties, why) in schema::SENT_NULL {
+        for property in *properties {
+            let p = shape::find(schema)
+                .and_then(|s| s.property(property))
+                .unwrap_or_else(|| panic!("schema::SENT_NULL names {schema}.{property}"));
+            assert!(
+                !why.is_empty() && !p.nullable && !p.required,
+                "{schema}.{property}"
+            );
+        }
     }
     for (schema, _, why) in BEYOND {
         let s = shape::find(schema).unwrap_or_else(|| panic!("BEYOND names {schema}"));

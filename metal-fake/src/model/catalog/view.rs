@@ -160,6 +160,9 @@ pub(crate) struct FacilityView<'a> {
     /// The public ranges its addresses come from: the fake's pools, the
     /// same in every facility ([`IP_RANGES`]).
     ip_ranges: &'static [&'static str],
+    /// `null`: no source of the catalog gives the data centres' street
+    /// addresses (a recorded 2019 reply had `null` too).
+    address: (),
 }
 
 /// The public ranges every facility's addresses come from: the fake's
@@ -198,6 +201,20 @@ pub(crate) struct OperatingSystemView<'a> {
     licensed: bool,
     default_operating_system: bool,
     pricing: &'a serde_json::Map<String, serde_json::Value>,
+    /// Metal's image lifecycle, `null`: no public source gives it.
+    build_date: (),
+    /// As `build_date`.
+    deprecation_date: (),
+    /// As `build_date`.
+    end_of_life_date: (),
+    /// As `build_date`.
+    end_of_service_date: (),
+    /// As `build_date`.
+    lifecycle_state: (),
+    /// As `build_date`.
+    release_date: (),
+    /// As `build_date`.
+    release_notes: (),
 }
 
 /// `{}`: the price of an operating system the catalog lacks.
@@ -285,6 +302,7 @@ impl Catalog {
                 .unwrap_or_default(),
             metro: self.metro_view(code),
             ip_ranges: IP_RANGES,
+            address: (),
         }
     }
 
@@ -325,6 +343,13 @@ impl Catalog {
                     licensed: false,
                     default_operating_system: false,
                     pricing: &NO_PRICE,
+                    build_date: (),
+                    deprecation_date: (),
+                    end_of_life_date: (),
+                    end_of_service_date: (),
+                    lifecycle_state: (),
+                    release_date: (),
+                    release_notes: (),
                 }
             }
         }
@@ -346,5 +371,12 @@ pub(crate) fn os_view(os: &OperatingSystem) -> OperatingSystemView<'_> {
         licensed: os.licensed.unwrap_or_default(),
         default_operating_system: false,
         pricing: os.pricing.as_ref().unwrap_or(&NO_PRICE),
+        build_date: (),
+        deprecation_date: (),
+        end_of_life_date: (),
+        end_of_service_date: (),
+        lifecycle_state: (),
+        release_date: (),
+        release_notes: (),
     }
 }

@@ -22,23 +22,19 @@ use crate::model::{
 };
 
 /// One event. What the real API sent as `null` (a planned step's ID,
-/// href and time, a system event's `state` and `ip`) is left out: the
-/// spec's schema (and strict clients) refuse `null` there.
+/// href and time, a system event's `state` and `ip`) is `null` here too
+/// (see "Replies whole" in `metal_fake::fidelity`).
 #[derive(Serialize)]
 pub(crate) struct EventView {
-    #[serde(skip_serializing_if = "Option::is_none")]
     id: Option<Uuid>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     href: Option<Href>,
     #[serde(rename = "type")]
     kind: Cow<'static, str>,
     body: Cow<'static, str>,
     interpolated: Cow<'static, str>,
-    /// `null` in the real API's own events, which the spec's string
-    /// refuses: left out but for a seeded event that says one.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// `null` in the real API's own events, but for a seeded event that
+    /// says one.
     state: Option<Cow<'static, str>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     created_at: Option<Stamp>,
     /// The thing that changed, and the device and project it concerned
     /// (left out with `exclude=relationships`).
@@ -50,9 +46,8 @@ pub(crate) struct EventView {
     /// a strict client) refuses.
     #[serde(skip_serializing_if = "Option::is_none")]
     modified_by: Option<ModifiedBy>,
-    /// Where it came from: left out (the fake does not know; the real
+    /// Where it came from: `null` (the fake does not know; the real
     /// API's was an address or `null`) but for a seeded event that says.
-    #[serde(skip_serializing_if = "Option::is_none")]
     ip: Option<String>,
 }
 

@@ -16,9 +16,7 @@ pub(crate) struct ApiKeyView<'a> {
     read_only: bool,
     created_at: Stamp,
     updated_at: Stamp,
-    #[serde(skip_serializing_if = "Option::is_none")]
     project: Option<Stub>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     user: Option<Stub>,
 }
 

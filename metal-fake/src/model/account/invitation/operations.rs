@@ -141,6 +141,9 @@ struct InvitationView<'a> {
     invitation: Stub,
     created_at: Stamp,
     updated_at: Stamp,
+    /// `null`: the token of the invitation's link is a secret, sent to
+    /// the invitee only.
+    nonce: (),
 }
 
 /// A page of invitations, without `meta` (the spec's `InvitationList`).
@@ -180,6 +183,7 @@ impl World {
             invitation: Stub::new(COLLECTION, i.rec.id),
             created_at: at,
             updated_at: at,
+            nonce: (),
         }
     }
 

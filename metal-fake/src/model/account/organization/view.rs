@@ -15,11 +15,8 @@ pub(crate) struct OrganizationView<'a> {
     id: Uuid,
     href: Href,
     name: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     website: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     twitter: Option<&'a str>,
     /// metal-cli's `organization get` reads it unchecked.
     created_at: Stamp,
@@ -36,15 +33,17 @@ pub(crate) struct OrganizationView<'a> {
     /// Only when included: "the address is not included by default"
     /// (metal-cli's organisation helper, which asks for both because
     /// metalv1 refuses the default the real API sent, which lacked the
-    /// required fields); whole when included.
+    /// required fields); whole when included, `null` when included and
+    /// unset.
     #[serde(skip_serializing_if = "Option::is_none")]
-    address: Option<&'a Address>,
+    address: Option<Option<&'a Address>>,
+    /// As `address`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    billing_address: Option<&'a Address>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    billing_address: Option<Option<&'a Address>>,
     logo: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     enforce_2fa_at: Option<Stamp>,
+    /// `null`: no public source gives its values.
+    terms: (),
 }
 
 impl World {
@@ -102,18 +101,13 @@ impl World {
                 .collect(),
             credit_amount: 0.0,
             customdata: &o.rec.customdata,
-            address: o
-                .rec
-                .address
-                .as_ref()
-                .filter(|_| expand.includes("address")),
-            billing_address: o
-                .rec
-                .billing_address
-                .as_ref()
-                .filter(|_| expand.includes("billing_address")),
+            address: expand.includes("address").then_some(o.rec.address.as_ref()),
+            billing_address: expand
+                .includes("billing_address")
+                .then_some(o.rec.billing_address.as_ref()),
             logo: o.rec.logo.as_deref(),
             enforce_2fa_at: o.rec.enforce_2fa_at.map(Stamp),
+            terms: (),
         }
     }
 }

@@ -41,6 +41,8 @@ struct BgpConfigOn<'a> {
     sessions: Vec<Stub>,
     /// The project's global BGP ranges.
     ranges: Vec<crate::model::global_bgp_range::RangeView<'a>>,
+    /// `null`: an AS-SET for route filters, which the fake does not model.
+    route_object: (),
 }
 
 pub(super) fn find_bgp_config_by_project(call: &Call) -> Result<Prepared, ApiError> {
@@ -69,6 +71,7 @@ pub(super) fn find_bgp_config_by_project(call: &Call) -> Result<Prepared, ApiErr
                         .map(|s| Stub::new(crate::model::bgp_session::COLLECTION, s.rec.id))
                         .collect(),
                     ranges: w.global_bgp_ranges_of(id).global_bgp_ranges,
+                    route_object: (),
                 }))
             }
             _ => BgpConfigView::Off {},

@@ -28,7 +28,6 @@ pub(crate) struct ProjectView<'a> {
     /// derived ID, reading `404`, when the organisation has none).
     payment_method: Stub,
     /// Its BGP configuration, once requested.
-    #[serde(skip_serializing_if = "Option::is_none")]
     bgp_config: Option<Stub>,
     /// The world's one user.
     members: [Stub; 1],
@@ -41,6 +40,9 @@ pub(crate) struct ProjectView<'a> {
     devices: Vec<Stub>,
     /// Its SSH keys, as links, oldest first: packngo's `Project.SSHKeys`.
     ssh_keys: Vec<Stub>,
+    /// `null`: no public source gives its value (packngo's `Project.URL`
+    /// is the href).
+    url: (),
 }
 
 /// `{}`.
@@ -87,6 +89,7 @@ impl World {
             network_status: EmptyObject {},
             devices: self.project_devices(id),
             ssh_keys: self.project_keys(id),
+            url: (),
         }
     }
 

@@ -58,9 +58,7 @@ pub(crate) struct UserView<'a> {
     last_name: &'a str,
     full_name: String,
     email: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     phone_number: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     timezone: Option<&'a str>,
     two_factor_auth: &'static str,
     avatar_url: Avatar,
@@ -69,9 +67,7 @@ pub(crate) struct UserView<'a> {
     emails: Vec<Stub>,
     created_at: Stamp,
     updated_at: Stamp,
-    #[serde(skip_serializing_if = "Option::is_none")]
     default_organization_id: Option<Uuid>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     default_project_id: Option<Uuid>,
     customdata: &'a serde_json::Map<String, serde_json::Value>,
     /// The fake has no web logins: when the world made the user.
@@ -80,6 +76,8 @@ pub(crate) struct UserView<'a> {
     /// records of a kind the fake holds.
     max_projects: usize,
     max_organizations: usize,
+    /// `null`: Metal's own risk score of the account, not public.
+    fraud_score: (),
 }
 
 impl World {
@@ -125,6 +123,7 @@ impl World {
             last_login_at: Stamp(self.clock.wall(u.meta.created)),
             max_projects: crate::document::MAX_RECORDS,
             max_organizations: crate::document::MAX_RECORDS,
+            fraud_score: (),
         }
     }
 

@@ -32,21 +32,17 @@ pub(crate) struct DeviceView<'a> {
     href: Href,
     short_id: ShortId,
     hostname: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<&'a str>,
     state: &'static str,
     tags: &'a [String],
     locked: bool,
     always_pxe: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
     ipxe_script_url: Option<&'a str>,
     userdata: &'a str,
     customdata: &'a serde_json::Map<String, serde_json::Value>,
     billing_cycle: &'a str,
     spot_instance: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
     spot_price_max: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     termination_time: Option<Stamp>,
     network_frozen: bool,
     bonding_mode: u8,
@@ -75,8 +71,14 @@ pub(crate) struct DeviceView<'a> {
     operating_system: OperatingSystemView<'a>,
     project: ProjectField<'a>,
     project_lite: Stub,
-    #[serde(skip_serializing_if = "Option::is_none")]
     hardware_reservation: Option<ReservationField<'a>>,
+    /// `null`: the fake models no firmware sets, custom images or disk
+    /// layouts (see "Replies whole" in `metal_fake::fidelity`).
+    firmware_set_id: (),
+    /// `null`, as `firmware_set_id`.
+    image_url: (),
+    /// `null`, as `firmware_set_id`.
+    storage: (),
     volumes: Empty,
     provisioning_events: Vec<EventView>,
 }
@@ -210,6 +212,9 @@ impl World {
             project: self.project_field(rec.project, expand.includes("project")),
             project_lite: Stub::new(project::COLLECTION, rec.project),
             hardware_reservation: reservation,
+            firmware_set_id: (),
+            image_url: (),
+            storage: (),
             volumes: Empty,
             provisioning_events: self.provisioning_events(d),
         }
@@ -467,6 +472,13 @@ struct Assignment {
     global_ip: bool,
     assigned_to: Stub,
     created_at: Stamp,
+    /// `null`: a device's own addresses have no next hop, metro or
+    /// parent block (see "Replies whole" in `metal_fake::fidelity`).
+    next_hop: (),
+    /// As `next_hop`.
+    metro: (),
+    /// As `next_hop`.
+    parent_block: (),
 }
 
 impl Serialize for Addresses<'_> {
@@ -516,6 +528,9 @@ impl Serialize for Addresses<'_> {
                     global_ip: false,
                     assigned_to: Stub::new(COLLECTION, self.device),
                     created_at: self.made,
+                    next_hop: (),
+                    metro: (),
+                    parent_block: (),
                 })?;
             }
         }

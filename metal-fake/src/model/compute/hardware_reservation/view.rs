@@ -33,8 +33,11 @@ pub(crate) struct ReservationView<'a, D> {
     #[serde(skip_serializing_if = "Option::is_none")]
     facility: Option<FacilityView<'a>>,
     project: ProjectField<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) device: Option<Whole<D>>,
+    /// `null`: the fake models no contract's own rate.
+    custom_rate: (),
+    /// `null`: the fake models no reservation's end.
+    termination_time: (),
 }
 
 impl World {
@@ -68,6 +71,8 @@ impl World {
             facility: Some(self.catalog.facility_view(&rec.facility)),
             project: self.project_field(rec.project, expand.includes("project")),
             device,
+            custom_rate: (),
+            termination_time: (),
         }
     }
 }

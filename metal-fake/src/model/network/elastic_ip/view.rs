@@ -24,8 +24,10 @@ pub(crate) struct ElasticIpView {
     state: &'static str,
     next_hop: Ipv4Addr,
     assigned_to: Stub,
-    #[serde(skip_serializing_if = "Option::is_none")]
     parent_block: Option<ParentBlock>,
+    /// `null`: an elastic IP's metro is its gateway's, which the fake does
+    /// not repeat here.
+    metro: (),
     created_at: Stamp,
 }
 
@@ -55,6 +57,7 @@ impl World {
             next_hop: rec.next_hop,
             assigned_to: Stub::new(metal_gateway::COLLECTION, rec.metal_gateway),
             parent_block: parent.and_then(|p| Some(ParentBlock::of(p.block()?, p.rec.id))),
+            metro: (),
             created_at: Stamp(self.clock.wall(e.meta.created)),
         }
     }

@@ -42,10 +42,11 @@ pub(crate) struct InterconnectionView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     facility: Option<FacilityView<'a>>,
     metro: MetroView<'a>,
+    /// Left out of a shared connection's reply (upstream spec's `mode`:
+    /// shared connections won't have this field).
     #[serde(skip_serializing_if = "Option::is_none")]
     mode: Option<InterconnectionMode>,
     organization: OrganizationField<'a>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     project: Option<ProjectField<'a>>,
     ports: Vec<PortView<'a>>,
     redundancy: Redundancy,
@@ -56,12 +57,12 @@ pub(crate) struct InterconnectionView<'a> {
     tags: &'a [String],
     #[serde(rename = "type")]
     kind: InterconnectionType,
-    #[serde(skip_serializing_if = "Option::is_none")]
     fabric_provider: Option<&'a FabricProvider>,
     /// A shared connection's Fabric authorization code (none for a
     /// dedicated one).
-    #[serde(skip_serializing_if = "Option::is_none")]
     authorization_code: Option<Uuid>,
+    /// `null`: deprecated (the service tokens stand for it).
+    token: (),
     created_at: Stamp,
     updated_at: Stamp,
 }
@@ -165,6 +166,7 @@ impl World {
             kind: rec.kind,
             fabric_provider: rec.fabric_provider.as_ref(),
             authorization_code: rec.kind.is_shared().then(|| authorization_code(rec.id)),
+            token: (),
             created_at: Stamp(self.clock.wall(c.meta.created)),
             updated_at: Stamp(self.clock.wall(c.meta.updated)),
         }

@@ -42,11 +42,19 @@ pub(crate) struct DeviceBlockView<'a> {
     assignments: [Whole<OwnAssignment>; 1],
     project: ProjectField<'a>,
     project_lite: Stub,
-    #[serde(skip_serializing_if = "Option::is_none")]
     metro: Option<MetroView<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     facility: Option<FacilityView<'a>>,
     created_at: Stamp,
+    /// `null`: a device's own block has no details, gateway or requester,
+    /// and no public source gives `available` (see "Replies whole" in
+    /// `metal_fake::fidelity`).
+    details: (),
+    /// As `details`.
+    metal_gateway: (),
+    /// As `details`.
+    requested_by: (),
+    /// As `details`.
+    available: (),
 }
 
 /// `{}`.
@@ -74,6 +82,13 @@ pub(crate) struct OwnAssignment {
     state: &'static str,
     assigned_to: Stub,
     created_at: Stamp,
+    /// `null`: a device's own addresses have no next hop, metro or
+    /// parent block (see "Replies whole" in `metal_fake::fidelity`).
+    next_hop: (),
+    /// As `next_hop`.
+    metro: (),
+    /// As `next_hop`.
+    parent_block: (),
 }
 
 /// The reservation type of one of a device's own blocks.
@@ -130,6 +145,9 @@ impl World {
                 state: "active",
                 assigned_to: Stub::new(device::COLLECTION, rec.id),
                 created_at: made,
+                next_hop: (),
+                metro: (),
+                parent_block: (),
             }))
         } else {
             Whole::Stub(Stub::new(COLLECTION, b.assignment))
@@ -160,6 +178,10 @@ impl World {
             metro: Some(self.catalog.metro_view(&rec.facility)),
             facility: Some(self.catalog.facility_view(&rec.facility)),
             created_at: made,
+            details: (),
+            metal_gateway: (),
+            requested_by: (),
+            available: (),
         }
     }
 

@@ -32,22 +32,21 @@ pub(crate) struct ReservationView<'a> {
     bill: bool,
     state: &'static str,
     tags: &'a [String],
-    #[serde(skip_serializing_if = "Option::is_none")]
     details: Option<&'a str>,
     customdata: &'a serde_json::Map<String, serde_json::Value>,
     assignments: Vec<AssignmentField<'a>>,
     project: ProjectField<'a>,
     project_lite: Stub,
-    #[serde(skip_serializing_if = "Option::is_none")]
     metro: Option<MetroField<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     facility: Option<FacilityView<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     metal_gateway: Option<GatewayLite>,
     created_at: Stamp,
     /// Who asked for it: the world's own user, who makes what the fake
     /// makes.
     requested_by: Stub,
+    /// `null`: no public source gives its value (see "Replies whole" in
+    /// `metal_fake::fidelity`).
+    available: (),
 }
 
 /// The addresses a reservation or an assignment holds, as both show them
@@ -149,8 +148,9 @@ pub(crate) struct AssignmentView<'a> {
     state: &'static str,
     assigned_to: Stub,
     parent_block: ParentBlock,
-    #[serde(skip_serializing_if = "Option::is_none")]
     metro: Option<MetroField<'a>>,
+    /// `null`: only a routed block's assignment has a next hop.
+    next_hop: (),
     created_at: Stamp,
 }
 
@@ -255,6 +255,7 @@ impl World {
             metal_gateway: self.gateway_of_block(rec.id).map(|g| self.gateway_lite(g)),
             created_at: Stamp(self.clock.wall(r.meta.created)),
             requested_by: Stub::new(crate::model::user::COLLECTION, self.user),
+            available: (),
         }
     }
 
@@ -293,6 +294,7 @@ impl World {
             assigned_to: Stub::new(device::COLLECTION, a.rec.device),
             parent_block,
             metro: self.metro_field(r),
+            next_hop: (),
             created_at: Stamp(self.clock.wall(a.meta.created)),
         }
     }

@@ -27,11 +27,9 @@ pub(crate) struct PortView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     network_type: Option<&'static str>,
     data: PortData,
-    #[serde(skip_serializing_if = "Option::is_none")]
     bond: Option<Bond>,
     disbond_operation_supported: bool,
     virtual_networks: Vec<VlanField<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     native_virtual_network: Option<VlanField<'a>>,
 }
 

@@ -44,12 +44,11 @@ pub(crate) struct VlanVcView<'a> {
     /// `null`, as the spec allows: how a Fabric circuit is billed, which
     /// the fake does not say.
     bill_type: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     nni_vlan: Option<u16>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     vnid: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     virtual_network: Option<VlanField<'a>>,
+    /// `null`: the cloud provider's side, which the fake does not model.
+    provider_connection_id: (),
     port: PortHref,
     project: ProjectField<'a>,
     speed: u64,
@@ -130,6 +129,7 @@ impl World {
                     now,
                 )
             }),
+            provider_connection_id: (),
             port: PortHref {
                 href: port_href(rec.interconnection, rec.port),
             },

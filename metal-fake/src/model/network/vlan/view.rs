@@ -22,13 +22,11 @@ pub(crate) struct VlanView<'a> {
     id: Uuid,
     href: Href,
     vxlan: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
     description: Option<&'a str>,
     tags: &'a [String],
     metro_code: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     metro: Option<MetroView<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     facility: Option<FacilityHref>,
     assigned_to: ProjectField<'a>,
     assigned_to_virtual_circuit: bool,

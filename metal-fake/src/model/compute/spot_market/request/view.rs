@@ -31,6 +31,8 @@ pub(crate) struct RequestView<'a> {
     facilities: Vec<FacilityView<'a>>,
     project: ProjectField<'a>,
     devices: Vec<DeviceEntry<'a>>,
+    /// `null`: packngo lists `devices`; no public source gives its value.
+    instances: (),
 }
 
 /// One device of a request: its ID and href, or whole.
@@ -99,6 +101,7 @@ impl World {
                 .collect(),
             project: self.project_field(rec.project, expand.includes("project")),
             devices,
+            instances: (),
         }
     }
 }
