@@ -173,6 +173,7 @@ func (t *typeTable) elemOf(x ast.Expr) ast.Expr {
 }
 
 type jfield struct {
+	depth     int // 0 for the struct's own, 1 and more for embedded structs'
 	name      string
 	typ       ast.Expr
 	omitempty bool
@@ -181,8 +182,27 @@ type jfield struct {
 }
 
 // jsonFields: a struct's fields as encoding/json sees them (embedded
-// structs inlined, `json:"-"` and unexported fields left out).
+// structs inlined, `json:"-"` and unexported fields left out; of two of
+// one name the shallower wins, as in encoding/json).
 func (t *typeTable) jsonFields(p *pkg, s *ast.StructType) []jfield {
+	all := t.jsonFieldsAll(p, s)
+	best := map[string]int{}
+	for _, f := range all {
+		if d, ok := best[f.name]; !ok || f.depth < d {
+			best[f.name] = f.depth
+		}
+	}
+	var out []jfield
+	for _, f := range all {
+		if best[f.name] == f.depth {
+			out = append(out, f)
+			best[f.name] = -1 // once
+		}
+	}
+	return out
+}
+
+func (t *typeTable) jsonFieldsAll(p *pkg, s *ast.StructType) []jfield {
 	var out []jfield
 	for _, f := range s.Fields.List {
 		tag := ""
@@ -204,7 +224,10 @@ func (t *typeTable) jsonFields(p *pkg, s *ast.StructType) []jfield {
 		if len(f.Names) == 0 { // embedded
 			if name == "" {
 				if st, _ := t.structOf(f.Type); st != nil {
-					out = append(out, t.jsonFields(p, st)...)
+					for _, inner := range t.jsonFieldsAll(p, st) {
+						inner.depth++
+						out = append(out, inner)
+					}
 					continue
 				}
 			}

@@ -26,13 +26,20 @@ use serde_json::{json, Value};
 use crate::http;
 
 /// The census, beside the crate's `Cargo.toml`.
-const CLIENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/clients");
+pub(crate) const CLIENTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/clients");
 /// The coverage table, whose last section this test writes.
-const COVERAGE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/COVERAGE.md");
+pub(crate) const COVERAGE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/COVERAGE.md");
 /// The section's heading; the lib's coverage table stops before it.
 const SECTION: &str = "\n## Routes each client sends";
+/// The heading of the section after this one, the fields' (written by
+/// `census_fields.rs`), where this one stops.
+pub(crate) const FIELDS_SECTION: &str = "\n## Fields each client sends and reads";
 
-const TOKEN: &str = "census-token";
+/// Held while `COVERAGE.md` is read and rewritten: this test and
+/// `census_fields.rs` each write their section of it.
+pub(crate) static COVERAGE_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+pub(crate) const TOKEN: &str = "census-token";
 
 /// Block storage, retired by the real API (`metal_fake::fidelity`,
 /// "Routes older clients used").
@@ -63,24 +70,24 @@ const NOT_SERVED: &[(&str, &str, &str)] = &[
 ];
 
 // The world's things (the example world's, and those added below).
-const ORG: &str = "0a000000-0000-4000-8000-000000000001";
-const PROJECT: &str = "0b000000-0000-4000-8000-000000000001";
-const DEVICE: &str = "0d000000-0000-4000-8000-000000000001";
-const RESERVATION: &str = "0c000000-0000-4000-8000-000000000001";
-const USER_KEY: &str = "0e000000-0000-4000-8000-000000000001";
-const VLAN: &str = "0a300000-0000-4000-8000-000000000001";
-const BLOCK: &str = "0f000000-0000-4000-8000-000000000001";
-const VRF: &str = "0a100000-0000-4000-8000-000000000001";
-const DEDICATED: &str = "0c000000-0000-4000-8000-0000000000c1";
-const DEDICATED_PORT: &str = "0c000000-0000-4000-8000-0000000000d1";
-const CIRCUIT: &str = "0c000000-0000-4000-8000-0000000000a1";
-const INVITATION: &str = "0f300000-0000-4000-8000-000000000001";
-const MEMBERSHIP: &str = "0f400000-0000-4000-8000-000000000001";
-const OTHER_USER: &str = "0f800000-0000-4000-8000-000000000001";
-const SESSION: &str = "0f700000-0000-4000-8000-000000000001";
+pub(crate) const ORG: &str = "0a000000-0000-4000-8000-000000000001";
+pub(crate) const PROJECT: &str = "0b000000-0000-4000-8000-000000000001";
+pub(crate) const DEVICE: &str = "0d000000-0000-4000-8000-000000000001";
+pub(crate) const RESERVATION: &str = "0c000000-0000-4000-8000-000000000001";
+pub(crate) const USER_KEY: &str = "0e000000-0000-4000-8000-000000000001";
+pub(crate) const VLAN: &str = "0a300000-0000-4000-8000-000000000001";
+pub(crate) const BLOCK: &str = "0f000000-0000-4000-8000-000000000001";
+pub(crate) const VRF: &str = "0a100000-0000-4000-8000-000000000001";
+pub(crate) const DEDICATED: &str = "0c000000-0000-4000-8000-0000000000c1";
+pub(crate) const DEDICATED_PORT: &str = "0c000000-0000-4000-8000-0000000000d1";
+pub(crate) const CIRCUIT: &str = "0c000000-0000-4000-8000-0000000000a1";
+pub(crate) const INVITATION: &str = "0f300000-0000-4000-8000-000000000001";
+pub(crate) const MEMBERSHIP: &str = "0f400000-0000-4000-8000-000000000001";
+pub(crate) const OTHER_USER: &str = "0f800000-0000-4000-8000-000000000001";
+pub(crate) const SESSION: &str = "0f700000-0000-4000-8000-000000000001";
 
 /// The example world with one of most things a path can name.
-fn world() -> Value {
+pub(crate) fn world() -> Value {
     let mut doc = crate::example_world::json();
     doc["organizations"][0]["members"] = json!([OTHER_USER]);
     doc["users"] = json!([{"id": OTHER_USER, "first_name": "Wile", "last_name": "Coyote",
@@ -112,7 +119,7 @@ fn world() -> Value {
 /// The ID a placeholder takes: by its name, or for `{id}` by the
 /// collection before it; a random one where the world has none (the route
 /// is still served: its model answers `404`).
-fn fill(path: &str, ids: &BTreeMap<&str, String>) -> String {
+pub(crate) fn fill(path: &str, ids: &BTreeMap<&str, String>) -> String {
     let segments: Vec<&str> = path.split('/').collect();
     let mut out = Vec::new();
     for (i, seg) in segments.iter().enumerate() {
@@ -141,7 +148,7 @@ fn fill(path: &str, ids: &BTreeMap<&str, String>) -> String {
 }
 
 /// The IDs by collection (the segment before `{id}`).
-fn ids() -> BTreeMap<&'static str, String> {
+pub(crate) fn ids() -> BTreeMap<&'static str, String> {
     [
         ("organizations", ORG),
         ("projects", PROJECT),
@@ -347,10 +354,12 @@ async fn every_route_a_client_sends_is_served() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     // The section of COVERAGE.md.
     let section = section(&walked);
+    let _held = COVERAGE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let file = std::fs::read_to_string(COVERAGE).unwrap_or_default();
-    let (table, current) = file.split_at(file.find(SECTION).unwrap_or(file.len()));
+    let (table, rest) = file.split_at(file.find(SECTION).unwrap_or(file.len()));
+    let (current, fields) = rest.split_at(rest.find(FIELDS_SECTION).unwrap_or(rest.len()));
     if std::env::var_os("METAL_FAKE_WRITE_COVERAGE").is_some() {
-        std::fs::write(COVERAGE, format!("{table}{section}")).unwrap();
+        std::fs::write(COVERAGE, format!("{table}{section}{fields}")).unwrap();
         return;
     }
     assert!(

@@ -20,6 +20,7 @@ mod batches;
 mod bgp_sessions;
 mod catalog;
 mod census;
+mod census_fields;
 mod circuit_variants;
 mod clients_rely_on;
 mod clock;

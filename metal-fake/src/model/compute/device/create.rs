@@ -44,6 +44,17 @@ pub(crate) fn read_create_body(mut body: Value) -> Result<types::CreateDeviceReq
     let Value::Object(fields) = &mut body else {
         return decode(body);
     };
+    // `features` as an object of names to `required` or `preferred`
+    // (packngo's `map[string]string`): the list of the required ones, as
+    // the list form means them all required; the fake places by no feature.
+    if let Some(Value::Object(named)) = fields.get("features") {
+        let required = named
+            .iter()
+            .filter(|(_, v)| v.as_str() == Some("required"))
+            .map(|(k, _)| Value::String(k.clone()))
+            .collect();
+        fields.insert("features".into(), Value::Array(required));
+    }
     if fields.contains_key("metro") {
         return decode::<types::DeviceCreateInMetroInput>(body).map(Into::into);
     }

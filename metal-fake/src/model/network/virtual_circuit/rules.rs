@@ -53,6 +53,9 @@ pub(crate) struct CreateInput {
     description: Option<String>,
     speed: Option<Value>,
     tags: Vec<String>,
+    /// The VRF: `vrf` as the spec names it, or `vrf_id` as packngo's
+    /// `VCCreateRequest` sends it (`metal_fake::fidelity`).
+    #[serde(alias = "vrf_id")]
     vrf: Option<String>,
     #[serde(flatten)]
     peering: PeeringFields,
