@@ -537,7 +537,8 @@
 //! replies would have failed too (a spot market request's `facilities`
 //! list, a gateway read without `include=ip_reservation`; rows below). Before this walk covered every
 //! read (65 reads): 515 of 572 (90.0%); every read with the replies as they
-//! were: 679 of 746 (91.0%); now 748 of 775 (96.5%).
+//! were: 679 of 746 (91.0%); then 748 of 775 (96.5%); with replies whole
+//! (below), 775 of 775.
 //!
 //! | behaviour | evidence | configurable | test |
 //! | --- | --- | --- | --- |
@@ -546,31 +547,19 @@
 //! | a user carries `last_login_at` (when the world made it: the fake has no web logins), `max_projects` and `max_organizations` (the most records of a kind the fake holds, 100 000); another user shows as defaults the project of its oldest membership and that project's organisation | packngo's `User` (`MaxProjects *int`, `LastLogin`); the spec's `User`. **The fake's choice** (no client reads them): the real limits and logins are the account's, not public | world document: `users[]`, `memberships[]` | `every_read_has_every_property_of_its_schema_and_no_other` |
 //! | a payment method carries `card_type`, `email`, `expiration_month`, `expiration_year` and `billing_address` (`country_code_alpha2`, `postal_code`, `street_address`) when known, and `projects`: its organisation's projects while it is the default (as each project's `payment_method` names it), else none; an update takes `expiration_month`, `expiration_year` (a number, shown as text, as the spec types each) and `billing_address` | the spec's `PaymentMethod` and `PaymentMethodUpdateInput`; packngo's `TestAccProjectBasic` reads a project's `PaymentMethod.URL`. **The fake's choice** (no client reads them): a method made through the API has no card details here (the real processor reported them from the nonce) | world document: `payment_methods[]` | `complete_replies::a_payment_method_shows_its_card_and_the_projects_it_pays_for` |
 //! | Metal Gateways carry `created_by` (the world's user, `{href}`); BGP dynamic neighbours `created_by` whole (`id`, `href`, `full_name`, avatars: the spec's `UserLimited` requires `id`, so a bare `{href}` would fail metalv1's `UserLimited.UnmarshalJSON`; **decided by** metalv1's decoding (UserLimited.UnmarshalJSON requires id), over the spec's introduction (hrefs unless included)); reserved IP blocks `requested_by` (the world's user) | the spec's `MetalGateway`, `VrfMetalGateway`, `BgpDynamicNeighbor` (`UserLimited`, required `id`) and `IPReservation` | no | `every_read_has_every_property_of_its_schema_and_no_other` |
-//! | a VLAN circuit's `bill_type` and a BGP configuration's `md5` are `null` when unset (the spec's two `nullable` reply properties); every other property the real API sent as `null` is left out (the spec's schema would refuse the null, metalv1 reads both as unset) | the spec's `nullable` on `VlanVirtualCircuit.bill_type` and `BgpConfig.md5` | no | `every_read_has_every_property_of_its_schema_and_no_other`, `the_check_fails_what_strict_clients_refuse` |
+//! | a VLAN circuit's `bill_type` and a BGP configuration's `md5` are `null` when unset (the spec's two `nullable` reply properties); every other property the real API sent as `null` is `null` too (see "Replies whole" below) | the spec's `nullable` on `VlanVirtualCircuit.bill_type` and `BgpConfig.md5` | no | `every_read_has_every_property_of_its_schema_and_no_other`, `the_check_fails_what_strict_clients_refuse` |
 //! | a connection's port carries `switch_id` (a made-up short ID, stable per port); a facility `ip_ranges`: the fake's own public pools, the same everywhere (`147.64.0.0/10`, `147.128.0.0/9`, `139.178.64.0/18`, `2604:1380::/32`), which hold every public address a device or a reserved block gets | the spec's `InterconnectionPort.switch_id` and `Facility.ip_ranges` (its example: `2604:1380::/36`, `147.75.192.0/21`). **The fake's choice** (no client reads them; a 2019 recorded reply lists ewr1's ranges, 2604:1380::/36, 147.75.192.0/21 and others, per facility): the real ranges were per facility, for GeoIP | no | `complete_replies::a_facility_s_ip_ranges_hold_its_devices_public_addresses` |
 //! | where the spec's reply schema is not what the real API sent, the fake follows the clients and the walk checks against what they decode: an invitation list's items are invitations (the spec: `Membership`); a spot market request's `facilities` is a list of facilities and it carries `devices` and `plan` (the spec: one `Href`, neither); the spot price reports are maps keyed by facility or metro code, then plan slug (the spec lists 2019's codes as properties); `findInterconnectionPortEvents`, `findVirtualCircuitEvents` and `findVrfRouteEvents` answer an `EventList` (the spec: one `Event`, for paginated `/events` paths whose siblings answer `EventList`) | packngo's `invitationsRoot`, `SpotMarketRequest` (`Facilities []Facility`, `Devices`, `Plan`; `TestAccSpotMarketRequestBasic` reads `Plan.Slug`) and `PriceMap`; the Terraform spot request data source reads `Facilities[].Code`; the spec's own sibling operations | no | `every_read_has_every_property_of_its_schema_and_no_other` (`RETYPED`, `MAPS`, `REPLY_AS`) |
 //! | a Metal Gateway's `ip_reservation` is an `{href}` unless included, as the real API sent it, although `IPReservation` requires `type`: a strict client includes it | metal-cli's test helper creates and deletes gateways with `include=ip_reservation`; the Terraform provider includes it to tell a gateway from a VRF gateway | `include=ip_reservation` | `every_read_has_every_property_of_its_schema_and_no_other` (`HREF_BY_DEFAULT`; the walk reads both) |
 //!
-//! Left out of the replies (the walk's `MISSING`, each with its reason):
-//! `null` in the real API until set or for another kind of thing, which
-//! the spec's schema refuses (a device's description, iPXE URL, spot price,
-//! termination time and hardware reservation; its firmware set, custom
-//! image and disk layout, none of which the fake models; a reservation's
-//! custom rate, end date and device; a port's bond, native VLAN and network
-//! type by kind; an assignment's next hop and parent block; a block's
-//! details, facility, gateway and requester by kind; a BGP route object;
-//! an event's state and IP; a project's BGP configuration until requested;
-//! an organisation's and a user's optional fields until set; a user's
-//! defaults without a membership; an API key's project or user by kind;
-//! a connection's mode, project and provider by type; a circuit's NNI
-//! VLAN, VLAN and provider connection until given; a VLAN's description
-//! and facility; `Meta.next` and `previous` on the last and first page);
-//! secrets (an invitation's `nonce`); and values no client reads and no
-//! public source gives (a user's `fraud_score`, an organisation's `terms`,
-//! a project's `url`, a block's `available` (packngo decodes it as text,
-//! no client reads it), a spot request's `instances`,
-//! a connection's deprecated `token` and Fabric `authorization_code`, the
-//! facilities' street addresses, the operating systems' image lifecycle).
+//! Left out of the replies (the walk's `MISSING`, each with the evidence
+//! that the real API left it out; what it sent as `null` is `null`, see
+//! "Replies whole"): an eth port's `network_type` and bond0's MAC (a
+//! recorded 2019 reply), an organisation's addresses unless included
+//! (metal-cli's helper), a shared connection's `mode` (upstream spec), an
+//! event's `modified_by` where the real API's was `null` (its object
+//! refuses `null`), a device's own block's assignment's `requested_by`
+//! aside, and an address's optional lines as given.
 //! | a device carries `created_by` (the world's user, as `UserLite`), `actions` (`power_off`, `reboot`, `rescue`, `reinstall` while active; `power_on`, `reinstall` while inactive; none otherwise), `billing_cycle` (`hourly` unless the create said), `bonding_mode` 5, `network_frozen` false, `iqn` (`iqn.<year>-<month>.net.packet:device.<short id>`), `sos` (`sos.<facility>.platformequinix.com`), and its whole `operating_system` | the spec's `Device`; packngo's `Device` (`root_password`, `network_frozen`, `actions`); the iqn and SOS host formats as Metal's console docs showed them. bonding_mode 5 and the iqn form **decided by** a recorded 2019 reply (a Go client's TestAPIGetDevices fixture: "bonding_mode": 5, "iqn": "iqn.2019-07.net.packet:device.519e59c4"). **The fake's choice**: the action names (no client reads actions) | no | `every_read_has_every_property_of_its_schema_and_no_other` |
 //! | `root_password` is in a device's replies from its create until a day after provisioning (or a reinstall) ends, then left out; 14 letters and digits, stable per device | **Decided by** the spec's Device.root_password ("automatically generated when server is provisioned and it is removed after 24 hours") and both Terraform providers' docs ("Root password to the server (disabled after 24 hours)"); packngo's TestAccDeviceUpdate, TestAccDeviceBasic and TestAccDeviceIPAddresses fail on an empty root_password of a device just active (devices_test.go:124,233) | no (a day) | `every_read_has_every_property_of_its_schema_and_no_other` |
 //! | `GET /user` carries `created_at`, `updated_at` (when the world was seeded), `avatar_url`, `avatar_thumb_url` (Gravatar's default image), `emails` (one `{href}`), `two_factor_auth` (`""`: off); organisations carry `created_at`, `updated_at`, `credit_amount` 0, `members` and `memberships` (the world's user); projects `members`, `memberships`, `invitations` and `volumes` (`[]`), `max_devices` and `network_status` (`{}`) and `bgp_config` (`{href}`, once requested); a hardware reservation its `switch_uuid` (its device's) | metal-cli dereferences them without a check: internal/users/retrieve.go:63 (user.CreatedAt.String()) and internal/organizations/retrieve.go:64 (p.CreatedAt.String() of each organisation listed), so a reply without created_at panics; the spec's User, Organization, Project, HardwareReservation. Membership and email IDs are made up (derived, stable) | no | `every_read_has_every_property_of_its_schema_and_no_other` |
@@ -582,6 +571,45 @@
 //!
 //! `GET /organizations/{id}/hardware-reservations` is served although the
 //! 2024 spec lacks it: see "Device sub-reads" below.
+//!
+//! # Replies whole
+//!
+//! Every property of a read's reply schema is in every reply the fake
+//! gives: a value where the fake's model has one, an `{"href": ...}` for
+//! a thing not included, and `null` where there is none, as the real API
+//! sent it. `tests/suite/whole_replies.rs` reads every `GET` of the spec
+//! whose `200` schema is an object or a list of objects (104 of them with
+//! something to count, in `replies_both_ways`' world with one of
+//! everything), counts each schema's top-level properties present in every
+//! reply (each item of a list), prints the table and fails under 95% a
+//! read, or on a property missing that its `OMITTED` list does not give
+//! with evidence: `cargo test -p metal-fake --all-features --test suite --
+//! whole_replies --nocapture`. Before: 1106 of 1234 (89.6%; a device
+//! 36 of 43, a project 20 of 21, the current user 19 of 22, an
+//! organisation list 10 of 18, the operating systems 11 of 18); now 1239
+//! of 1242 (99.8%): only a shared connection's `mode` is left out, and an
+//! organisation's addresses unless included. The `null`s are where the
+//! spec does not say `nullable`: `tests/common/schema.rs`' `SENT_NULL`
+//! lets the strict schema check and the both-ways walk take them, and
+//! refuses one on a required property. Every client here decodes such a
+//! `null` as unset: packngo's pointers, strings and numbers (a `null`
+//! into a Go value leaves it as it was), metalv1's pointer fields (only
+//! its required properties are checked, and none is `null`), the Python
+//! SDK's `Optional` fields (`from_dict` takes `None`), metal-api's
+//! `Option`s; no array or free-form object is ever `null` (progenitor's
+//! `Vec` and map fields would refuse it).
+//!
+//! | behaviour | evidence | configurable | test |
+//! | --- | --- | --- | --- |
+//! | a device's `description`, `ipxe_script_url`, `spot_price_max`, `termination_time` and `hardware_reservation` are their values (the reservation an `{href}` unless included), `null` when unset (an on-demand device's reservation); `firmware_set_id`, `image_url` and `storage` are `null` (the fake models no firmware sets, custom images or disk layouts) | **Decided by** a recorded 2019 reply (a Go client's `TestAPIGetDevices` fixture, stored without its repository name: `"description": null`, `"image_url": null`, `"ipxe_script_url": null`, `"storage": null`) and packethost/packet-python's `test/fixtures/get_devices_9dec7266.json` (`"description": null`); the others, which that on-demand reply does not show, as the same kind of optional field | world document: `devices[]` | `whole_replies::every_read_has_every_property_of_its_schema`, `on_demand::an_on_demand_device_goes_through_the_lifecycle_and_gives_its_machine_back` |
+//! | a facility's `address` is `null` | the same 2019 reply (`"address": null` on the facility, and on each assignment's); no source gives the street addresses (see "The catalog") | no | as above |
+//! | events' `state` and `ip` are `null` (but a seeded event's), and a provisioning step still to come has `id`, `href` and `created_at` `null` (`modified_by` left out: its object refuses `null`) | a recorded events reply and a recorded create reply (the events rows above) | world document: `events[]` | `events::a_new_project_and_its_provisioned_device_list_what_the_real_api_listed`, `events::a_device_s_provisioning_events_agree_with_its_events` |
+//! | a port's `bond` is `null` on bond0 and `native_virtual_network` `null` until set; an eth port's `network_type` and bond0's MAC stay left out | the 2019 reply: `"native_virtual_network": null` on every port, `network_type` only on bond0, bond0's `data` without `mac` (its `bond` absent there too: **Conflicting**, the `null` decoded alike by every client, taken for a whole reply) | no | `ports::a_vlan_goes_on_a_disbonded_port_of_its_metro_with_its_native_vlan` |
+//! | the current user's and other users' `phone_number`, `timezone`, `default_organization_id`, `default_project_id` their values or `null`; `fraud_score` `null` | packet-python's recorded `get_user.json` (2016: `timezone` set, `fraud_details` `null`, `phone_number` `""`); **Thin** (searched the eight client mirrors and the code corpus): no recorded reply of an unset phone or time zone since; Metal's risk score is not public | world document: `users[]` | `whole_replies::every_read_has_every_property_of_its_schema` |
+//! | a project's `bgp_config` an `{href}` once requested, else `null`; its `url` `null` | packet-python's recorded `get_projects_438659f0.json` has neither key (2016); **Thin**: no client reads `url` (packngo's `Project.URL` is the href) and no source gives it | world document: `projects[].bgp_config` | as above |
+//! | an organisation's `description`, `website`, `twitter`, `logo`, `enforce_2fa_at` their values or `null`, `terms` `null`; `address` and `billing_address` only when included, then `null` when unset | metal-cli's `test/helper/helper.go` (included on purpose: "the address is not included by default"); terraform-provider-equinix's sweepers exclude them; the rest **Thin**: no recorded reply | world document: `organizations[]` | `complete_replies::an_organisation_keeps_the_addresses_a_create_and_an_update_give` |
+//! | `null` until set or by kind: a hardware reservation's `custom_rate`, `termination_time`, `device`; an IP block's `details`, `facility`, `metal_gateway`, `metro`, `available`, `requested_by` (a device's own block); an assignment's `next_hop`, `metro`, `parent_block` (a device's own addresses, an elastic IP's metro); a BGP configuration's `route_object`; an API key's `project` or `user`; a connection's `project`, `fabric_provider`, `authorization_code` by type, its deprecated `token`; a VLAN circuit's `nni_vlan`, `vnid`, `virtual_network`, `provider_connection_id`; a VLAN's `description`, `facility`; an operating system's lifecycle dates and state; a spot request's `instances`; an invitation's `nonce` (a secret) | packngo's `APIKey` (both `Project` and `User`, one `null`); the 2019 reply's assignments (`"details": null`, `"global_ip": null`); upstream spec's `Interconnection.mode` (shared connections won't have it: left out, not `null`); **Thin** otherwise (searched the eight client mirrors and the code corpus for recorded replies): the fake's choice is `null`, which every client decodes as unset | world document: each record's optional fields | `replies_both_ways::every_read_has_every_property_of_its_schema_and_no_other` |
+//! | every plan of the catalog has `pricing.hour` and `available_in_metros` (where its machines can be had: the metros of those sold; `[]` for the reserved-only `a3.large.opt-m3a2` and the plans no longer sold, `x2.xlarge.x86`, `g2.large.x86`, `c2.large.arm`, `t1.small.x86`, `c1.small.x86`, `m1.xlarge.x86`, `c1.large.arm` and the first generation's other slugs) | `a3.large.opt-m3a2`: equinix-labs/ansible-collection-equinix `docs/modules/metal_plan_info.md` (its sample: `available_in_metros` `[]`, `pricing_hour` 8.2); `t1.small.x86` 0.07: the 2019 reply's plan; `c1.small.x86` (`baremetal_1`, "Type 1") 0.4 and `c1.xlarge.x86` (`baremetal_3`) 1.75: packet-python's recorded `test/fixtures/get_plans.json`; `m1.xlarge.x86` (`baremetal_2`) 1.25: the same fixture's "Type 2 (Beta)", the only recorded price (was 1.7, as recalled: the evidence wins); legacy plans no longer sold: terraform-provider-equinix issue 130. **Thin** (searched the eight client mirrors, the code and pages corpora: a juju mock and spot bids only): the prices of `x2.xlarge.x86` (2.5), `g2.large.x86` (5.0), `c2.large.arm` (1.0), `c1.large.arm` (0.5) are the catalog's recollection, any positive price every client takes; where the legacy plans were sold once (2019's facilities) is not listed, as the fake lists only where a create succeeds (see "The catalog") | world document: `plans[].pricing`, `plans[].metros` | `whole_replies::every_catalog_plan_has_a_price_and_says_where_it_is_sold` |
 //!
 //! # Device sub-reads, IP availability and the catalog's reads
 //!

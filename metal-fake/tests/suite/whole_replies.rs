@@ -344,3 +344,45 @@ async fn every_read_has_every_property_of_its_schema() {
         "OMITTED lists what every reply has: {stale:?}"
     );
 }
+
+/// Every plan of the catalog has an hourly price and says where it can be
+/// had: the metros of those sold (on demand or on the spot market), none
+/// for those no longer sold or reserved only (see "Replies whole" in
+/// `metal_fake::fidelity` for each price's evidence); the prices a
+/// recorded reply gives are those.
+#[tokio::test]
+async fn every_catalog_plan_has_a_price_and_says_where_it_is_sold() {
+    let fake = Fake::builder().build();
+    let (status, body) = http::call(&fake, "GET", "/plans?per_page=1000", None).await;
+    assert_eq!(status, 200, "{body}");
+    let plans = body["plans"].as_array().expect("a list of plans");
+    assert!(plans.len() >= 30, "the catalog's plans: {}", plans.len());
+    let mut prices = BTreeMap::new();
+    for plan in plans {
+        let slug = plan["slug"].as_str().expect("a slug");
+        let hour = plan["pricing"]["hour"].as_f64();
+        assert!(hour.is_some_and(|h| h > 0.0), "{slug}: {plan}");
+        let metros = plan["available_in_metros"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{slug}: no available_in_metros"));
+        let sold = !plan["deployment_types"]
+            .as_array()
+            .expect("deployment_types")
+            .is_empty();
+        assert_eq!(!metros.is_empty(), sold, "{slug}: {plan}");
+        prices.insert(slug.to_string(), hour);
+    }
+    for (slug, hour) in [
+        ("a3.large.opt-m3a2", 8.2),
+        ("t1.small.x86", 0.07),
+        ("baremetal_0", 0.07),
+        ("c1.small.x86", 0.4),
+        ("baremetal_1", 0.4),
+        ("m1.xlarge.x86", 1.25),
+        ("baremetal_2", 1.25),
+        ("c1.xlarge.x86", 1.75),
+        ("baremetal_3", 1.75),
+    ] {
+        assert_eq!(prices.get(slug), Some(&Some(hour)), "{slug}");
+    }
+}
