@@ -41,6 +41,28 @@ const OMITTED: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// The list reads whose lists are empty in the walk's world, so that no
+/// item of theirs is counted (their items' schemas are counted in other
+/// reads but the last three's): (operation, why). A list read empty and
+/// not here fails the test, and so does one here with items.
+const EMPTY: &[(&str, &str)] = &[
+    ("findDeviceSSHKeys", "the world's device got no keys at its create"),
+    (
+        "findInterconnectionEvents",
+        "the world seeds the connection; the fake journals the changes made through the API (events.rs reads them)",
+    ),
+    ("findInterconnectionPortEvents", "as findInterconnectionEvents"),
+    ("findVirtualCircuitEvents", "as findInterconnectionEvents"),
+    ("findVrfRouteEvents", "as findInterconnectionEvents"),
+    (
+        "findInvitations",
+        "the caller's invitations: the world invites no one at the caller's address",
+    ),
+    ("findOrganizationInvoices", "the fake bills nothing: no invoice exists"),
+    ("getVrfBGPNeighbors", "no BGP runs in the fake"),
+    ("getVrfLearnedRoutes", "no BGP runs in the fake"),
+];
+
 /// The spec, parsed once.
 fn spec() -> Value {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../openapi/metal.json");
@@ -327,6 +349,16 @@ async fn every_read_has_every_property_of_its_schema() {
     for e in &empty {
         println!("  an empty list (its items not counted): {e}");
     }
+    let empty_ops: BTreeSet<&str> = tallies
+        .iter()
+        .filter(|(_, t)| t.objects == 0)
+        .map(|(op, _)| *op)
+        .collect();
+    let listed: BTreeSet<&str> = EMPTY.iter().map(|(op, _)| *op).collect();
+    assert_eq!(
+        empty_ops, listed,
+        "the list reads empty in the walk's world are those EMPTY lists"
+    );
     let stale: Vec<String> = OMITTED
         .iter()
         .filter(|(s, p, _)| !used.contains(&(s.to_string(), p.to_string())))
