@@ -76,4 +76,11 @@ F="python3 $HERE/py/assemble_fields.py $SPEC"
 $F "$W/pkf-main.raw" "$OUT/fields/packngo-main.tsv" "packethost/packngo@$PK_MAIN:"
 $F "$W/pkf-25.raw" "$OUT/fields/packngo-v0.25.0.tsv" "packethost/packngo@v0.25.0:"
 $F "$W/pkf-25.raw" "$OUT/fields/terraform-provider-metal.tsv" "packethost/packngo@v0.25.0:" "$OUT/terraform-provider-metal.tsv"
-$F "$W/pkf-tpe.raw" "$OUT/fields/terraform-provider-equinix.tsv" "packethost/packngo@$TPE_PK:" "$OUT/terraform-provider-equinix.tsv"
+# metalv1 users: the body fields of the request models their files fill
+pre() { awk -F'\t' -v OFS='\t' -v P="$1" '{$7=P $7; print}'; }
+"$C" sdk-fields "$W/cli" "$W/cli.list" "$W/sdk-cli/services/metalv1" "$OUT/metal-cli.tsv" | pre "equinix/metal-cli@$CLI:" > "$W/clif.raw"
+$F "$W/clif.raw" "$OUT/fields/metal-cli.tsv" ""
+{ pre "packethost/packngo@$TPE_PK:" < "$W/pkf-tpe.raw"
+  "$C" sdk-fields "$W/tpe" "$W/tpe.list" "$W/sdk-tpe/services/metalv1" "$OUT/terraform-provider-equinix.tsv" | pre "equinix/terraform-provider-equinix@$TPE:"
+} > "$W/tpef.raw"
+$F "$W/tpef.raw" "$OUT/fields/terraform-provider-equinix.tsv" "" "$OUT/terraform-provider-equinix.tsv"

@@ -61,6 +61,13 @@ var customForm = map[string]string{
 	"BandwidthIO":        "array",     // [inbound, outbound]
 	"Datapoint":          "array",     // [rate, when]
 	"ReservationPricing": "object",
+	// equinix-sdk-go's nullable wrappers, which encode their value
+	"NullableString":  "string",
+	"NullableInt32":   "integer",
+	"NullableInt64":   "integer",
+	"NullableFloat32": "number",
+	"NullableBool":    "bool",
+	"NullableTime":    "timestamp",
 }
 
 func basicForm(n string) string {

@@ -86,6 +86,18 @@ func main() {
 		for _, r := range packngoFieldRows(os.Args[2]) {
 			fmt.Printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%v\t%v\n", r.method, r.path, r.direction, r.field, r.form, r.value, r.source, r.via, r.nullable, r.omitempty)
 		}
+	case "sdk-fields":
+		// sdk-fields ROOT FILELIST SDK_DIR ROUTES_TSV: a metalv1 client's body fields
+		b, _ := os.ReadFile(os.Args[3])
+		var files []string
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if l != "" {
+				files = append(files, l)
+			}
+		}
+		for _, r := range sdkFieldRows(os.Args[2], files, os.Args[4], os.Args[5]) {
+			fmt.Printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%v\t%v\n", r.method, r.path, r.direction, r.field, r.form, r.value, r.source, r.via, r.nullable, r.omitempty)
+		}
 	case "packngo":
 		for _, r := range packngoRows(os.Args[2]) {
 			fmt.Printf("%s\t%s\t%s\t%s:%d\t%s\n", r.method, r.path, r.query, r.file, r.line, r.via)

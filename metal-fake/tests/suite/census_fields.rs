@@ -91,6 +91,9 @@ fn minimal(method: &str, path: &str) -> Option<Value> {
         ("POST", "/projects/{projectID}/connections/{connID}/ports/{portID}/virtual-circuits") => {
             json!({"vnid": VLAN, "nni_vlan": 101, "name": "census"})
         }
+        ("POST", "/connections/{connection_id}/ports/{port_id}/virtual-circuits") => {
+            json!({"project_id": PROJECT, "vnid": VLAN, "nni_vlan": 101, "name": "census"})
+        }
         ("PUT", "/virtual-circuits/{id}") => json!({"name": "census"}),
         ("POST", "/ports/{id}/assign") | ("POST", "/ports/{id}/unassign") => {
             json!({"vnid": VLAN})
@@ -143,6 +146,10 @@ fn sample(field: &str, leaf: &str, form: &str) -> Value {
     }
     let named = match (leaf, form) {
         ("mode", "string") => json!("standard"),
+        ("quantity", "string") => json!("1"),
+        ("metal_ip", "string") => json!("192.168.100.124"),
+        ("customer_ip", "string") => json!("192.168.100.125"),
+        ("subnet", "string") => json!("192.168.100.124/31"),
         ("address", "object") => json!({"address": "1 Census Way", "zip_code": "75001",
                                         "country": "US"}),
         ("service_token_type", "string") => json!("a_side"),
@@ -177,7 +184,8 @@ fn sample(field: &str, leaf: &str, form: &str) -> Value {
         ("address_family", "integer") => json!(4),
         ("address_family", "string") => json!("ipv4"),
         ("cidr", "integer") => json!(32),
-        ("asn" | "peer_asn", "integer") => json!(65100),
+        ("asn", "integer") => json!(65100),
+        ("peer_asn", "integer") => json!(65530),
         ("nni_vlan", "integer") => json!(102),
         ("vxlan", "integer") => json!(1999),
         _ => Value::Null,
@@ -678,6 +686,19 @@ async fn walk_sent(rows: &[&FieldRow]) -> BTreeMap<(String, String, String, Stri
                 }
             }
         }
+        // A VRF circuit's peering detail is sent on a VRF circuit's create.
+        let peering = ["customer_ip", "metal_ip", "md5", "peer_asn", "subnet"];
+        if row.method == "POST"
+            && row.path.ends_with("/virtual-circuits")
+            && peering.contains(&row.field.as_str())
+        {
+            if let Some(o) = with.as_object_mut() {
+                o.remove("vnid");
+                o.insert("vrf".into(), json!(VRF));
+                o.insert("peer_asn".into(), json!(65530));
+                o.insert("subnet".into(), json!("192.168.100.124/31"));
+            }
+        }
         for (prefix, fields) in COMPANIONS.iter() {
             if row.field == *prefix || row.field.starts_with(&format!("{prefix}.")) {
                 if let Some(o) = with.as_object_mut() {
@@ -714,6 +735,10 @@ static COMPANIONS: std::sync::LazyLock<Vec<(&str, Value)>> = std::sync::LazyLock
         ("spot_instance", json!({"spot_price_max": 0.75})),
         (
             "vrf_id",
+            json!({"peer_asn": 65530, "subnet": "192.168.100.124/31"}),
+        ),
+        (
+            "vrf",
             json!({"peer_asn": 65530, "subnet": "192.168.100.124/31"}),
         ),
         ("batches[].spot_instance", json!({})),
@@ -837,6 +862,35 @@ const NOT_TAKEN: &[(&str, &str, &str, &str, &str)] = &[
     ("read", "GET", "/ips/{id}", "assigned_to", ASSIGNMENT),
     ("read", "GET", "metal-gateways", "vrf", VRF_GATEWAY),
     ("read", "POST", "metal-gateways", "vrf", VRF_GATEWAY),
+    (
+        "sent",
+        "PUT",
+        "/virtual-circuits/{id}",
+        "customer_ip",
+        VRF_PEERING,
+    ),
+    ("sent", "PUT", "/virtual-circuits/{id}", "md5", VRF_PEERING),
+    (
+        "sent",
+        "PUT",
+        "/virtual-circuits/{id}",
+        "metal_ip",
+        VRF_PEERING,
+    ),
+    (
+        "sent",
+        "PUT",
+        "/virtual-circuits/{id}",
+        "peer_asn",
+        VRF_PEERING,
+    ),
+    (
+        "sent",
+        "PUT",
+        "/virtual-circuits/{id}",
+        "subnet",
+        VRF_PEERING,
+    ),
 ];
 
 /// Rows the fake fails that it should not: fields the spec's reply has
@@ -861,6 +915,12 @@ const SPEC_HAS: &str = "a gap: the spec's reply schema has it and the fake leave
 const AVAILABLE: &str = "a gap: `null`, where a reservation's reply of the real API gave the \
      path of its available addresses (`/ips/{id}/available`, a 2020 Packet developer guide's \
      recorded reply to `POST /projects/{id}/ips`); packngo decodes it into a `string`";
+
+/// A VRF circuit's peering detail in an update of the world's VLAN circuit.
+const VRF_PEERING: &str = "a VRF circuit's update field (`VrfVirtualCircuitUpdateInput`), sent \
+     to the world's VLAN circuit, whose update (`VlanVirtualCircuitUpdateInput`) has no such \
+     field: refused by the fake's rule (`metal_fake::fidelity`, a VRF circuit's row); metal-cli \
+     sends them for a VRF circuit only";
 
 /// The spec's reply is one of several schemas, and the field is another's
 /// than the world's thing's.
