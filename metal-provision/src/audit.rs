@@ -4,8 +4,9 @@
 
 use std::collections::BTreeMap;
 
+use futures::StreamExt;
 use metal_api::{types, DeviceState};
-use metal_policy::{DeviceFilter, Error, Metal};
+use metal_policy::{Error, Metal, WatchConfig};
 
 use crate::controller::Known;
 
@@ -77,16 +78,29 @@ pub fn compare(devices: &[types::Device], run_tag: &str, known: &Known) -> Audit
 }
 
 /// Lists the project's devices carrying `run_tag` and compares them with
-/// what the run knows.
+/// what the run knows. The list is read a page at a time, without the
+/// nested objects a device watch leaves out, and keeps of each device
+/// only what the comparison reads (ID, hostname, tags, state), so a fleet's
+/// audit holds no more than a page of whole devices.
 pub async fn audit(
     metal: &dyn Metal,
     project: uuid::Uuid,
     run_tag: &str,
     known: &Known,
 ) -> Result<Audit, Error> {
-    let devices = metal
-        .list_devices_matching(project, &DeviceFilter::tag(run_tag))
-        .await?;
+    let mut query = WatchConfig::new().tag(run_tag).query;
+    query.max_pages = None;
+    let mut pages = metal.query_device_pages(project, &query);
+    let mut devices = Vec::new();
+    while let Some(page) = pages.next().await {
+        devices.extend(page?.into_iter().map(|d| types::Device {
+            id: d.id,
+            hostname: d.hostname,
+            tags: d.tags,
+            state: d.state,
+            ..types::Device::default()
+        }));
+    }
     Ok(compare(&devices, run_tag, known))
 }
 

@@ -83,11 +83,10 @@ use flags::parse_probability;
 /// endpoint.
 const PROBE_DEADLINE: Duration = Duration::from_secs(10);
 
-/// The most devices a run asks the embedded fake for. The fake is sized
-/// from `--devices` (a quarter more reservations, plus two), and orders
-/// every reservation for each page of a list (rendering only the page), so
-/// larger runs only go slower.
-const MAX_EMBEDDED_DEVICES: usize = 10_000;
+/// The most devices a run asks the embedded fake for: the most records of
+/// one kind the fake holds. The fake is sized from `--devices` (a quarter
+/// more reservations, plus two, up to the same bound).
+const MAX_EMBEDDED_DEVICES: usize = metal_fake::document::MAX_RECORDS;
 
 /// Devices worked on at once per `--parallelism` slot. With the watch a
 /// device waiting to become active is not worked on; with `--poll` it
@@ -140,7 +139,7 @@ struct Args {
     /// finds and adopts them (1 to 40 letters, digits and inner hyphens).
     #[arg(long, default_value = "provision", value_parser = parse_name)]
     name: String,
-    /// How many devices to create (at least 1; at most 10000 against the
+    /// How many devices to create (at least 1; at most 100000 against the
     /// embedded fake, at most the free reservations with --endpoint).
     #[arg(long, default_value_t = 8, value_parser = parse_devices)]
     devices: usize,
@@ -302,7 +301,9 @@ fn validate(args: &Args) -> Result<(), String> {
 
 /// The embedded fake's reservations for `devices`: a quarter more, plus
 /// two, so runs that lose races can move on, plus twice the failures
-/// `fail_rate` makes likely (a failed device's reservation is not reused).
+/// `fail_rate` makes likely (a failed device's reservation is not reused);
+/// at most [`MAX_EMBEDDED_DEVICES`], the most the fake holds, so the
+/// largest runs have fewer to spare.
 fn embedded_reservations(devices: usize, fail_rate: f64) -> Result<usize, String> {
     // In [0, 2 * devices]: the parser bounds the rate to [0, 1].
     let for_failures = (devices as f64 * fail_rate * 2.0).ceil() as usize;
@@ -310,6 +311,7 @@ fn embedded_reservations(devices: usize, fail_rate: f64) -> Result<usize, String
         .checked_add(devices / 4)
         .and_then(|n| n.checked_add(2))
         .and_then(|n| n.checked_add(for_failures))
+        .map(|n| n.min(MAX_EMBEDDED_DEVICES.max(devices)))
         .ok_or_else(|| format!("--devices {devices} is too many to size the embedded fake"))
 }
 

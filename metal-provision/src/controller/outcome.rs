@@ -149,7 +149,9 @@ pub enum RunError {
 pub struct Outcome {
     /// Devices asked for.
     pub requested: usize,
-    /// Devices this run created and keeps, as the API returned them.
+    /// Devices this run created and keeps, as the API returned them (as
+    /// the wait read them; one that never became active keeps only its ID,
+    /// hostname, tags, state and times).
     pub created: Vec<types::Device>,
     /// Devices this run found on the server with its tag and a hostname of
     /// its own (left by an earlier run of the same name, or made by one

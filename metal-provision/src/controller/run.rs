@@ -201,6 +201,22 @@ pub async fn run(
     Ok(outcome)
 }
 
+/// `device` with only its ID, href, hostname, tags, state and times: a
+/// decoded device is tens of kilobytes (its ports, events, plan and
+/// operating system), and every hostname waiting holds its candidate.
+fn slim(device: types::Device) -> types::Device {
+    types::Device {
+        id: device.id,
+        href: device.href,
+        hostname: device.hostname,
+        tags: device.tags,
+        state: device.state,
+        created_at: device.created_at,
+        updated_at: device.updated_at,
+        ..types::Device::default()
+    }
+}
+
 /// A poisoned lock only means another worker panicked mid-update; the
 /// queue and the map are still consistent, so keep using them.
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -383,6 +399,9 @@ impl<'a> Worker<'a> {
             Some(first) => (first, None),
             None => self.create(hostname, done).await?,
         };
+        // Held through the wait, with every other hostname's: only what a
+        // device kept as it is needs, not the whole reply.
+        let candidate = slim(candidate);
         let id = candidate.id.ok_or_else(|| {
             Next::Stop(RunError::NoId {
                 hostname: hostname.into(),
