@@ -19,6 +19,31 @@ import (
 	"strings"
 )
 
+// sdkReplies: operation name -> its reply model's type name.
+func sdkReplies(dir string) map[string]string {
+	fset := token.NewFileSet()
+	out := map[string]string{}
+	ents, _ := os.ReadDir(dir)
+	for _, en := range ents {
+		n := en.Name()
+		if !strings.HasPrefix(n, "api_") || !strings.HasSuffix(n, ".go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, n), nil, 0)
+		if err != nil {
+			continue
+		}
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Recv == nil || !strings.HasSuffix(fd.Name.Name, "Execute") || fd.Type.Results == nil || len(fd.Type.Results.List) != 3 {
+				continue
+			}
+			out[strings.TrimSuffix(fd.Name.Name, "Execute")] = typeName(fd.Type.Results.List[0].Type)
+		}
+	}
+	return out
+}
+
 // sdkBodies: operation name -> its body model's type name.
 func sdkBodies(dir string) map[string]string {
 	fset := token.NewFileSet()
@@ -95,6 +120,17 @@ func sdkFieldRows(root string, files []string, sdkDir string, routes string) []f
 	p, pfiles := loadPkg(sdkDir)
 	tt := buildTypes(p, pfiles)
 	bodies := sdkBodies(sdkDir)
+	replies := sdkReplies(sdkDir)
+	// model -> Go field -> first place the client reads it (Get<Field>())
+	got := map[string]map[string]sdkSet{}
+	noteGot := func(model, field, file string, line int) {
+		if got[model] == nil {
+			got[model] = map[string]sdkSet{}
+		}
+		if _, ok := got[model][field]; !ok {
+			got[model][field] = sdkSet{file, line}
+		}
+	}
 	// model -> Go field -> first place the client sets it
 	set := map[string]map[string]sdkSet{}
 	note := func(model, field, file string, line int) {
@@ -147,6 +183,23 @@ func sdkFieldRows(root string, files []string, sdkDir string, routes string) []f
 			return true
 		})
 	}
+	// the element model of a model's slice field
+	elemOfField := func(model, field string) string {
+		st, _ := tt.structOf(&ast.Ident{Name: model})
+		if st == nil {
+			return ""
+		}
+		for _, fl := range st.Fields.List {
+			for _, id := range fl.Names {
+				if id.Name == field {
+					if el := tt.elemOf(fl.Type); el != nil {
+						return typeName(el)
+					}
+				}
+			}
+		}
+		return ""
+	}
 	fset := token.NewFileSet()
 	for _, rel := range files {
 		f, err := parser.ParseFile(fset, filepath.Join(root, rel), nil, 0)
@@ -189,6 +242,32 @@ func sdkFieldRows(root string, files []string, sdkDir string, routes string) []f
 				continue
 			}
 			vars := map[string]string{}
+			reqs := map[string]string{} // a variable holding an operation's request -> the operation
+			// the operation a call chain names, and whether it ends in Execute
+			chainOp := func(x ast.Expr) (string, bool) {
+				op, exec := "", false
+				for {
+					c, ok := x.(*ast.CallExpr)
+					if !ok {
+						break
+					}
+					s, ok := c.Fun.(*ast.SelectorExpr)
+					if !ok {
+						break
+					}
+					if s.Sel.Name == "Execute" || s.Sel.Name == "ExecuteWithPagination" {
+						exec = true
+					}
+					if _, ok := replies[s.Sel.Name]; ok && op == "" {
+						op = s.Sel.Name
+					}
+					if id, ok := s.X.(*ast.Ident); ok && op == "" {
+						op = reqs[id.Name]
+					}
+					x = s.X
+				}
+				return op, exec
+			}
 			for _, fl := range fd.Type.Params.List {
 				if m := isModel(fl.Type); m != "" {
 					for _, id := range fl.Names {
@@ -214,6 +293,11 @@ func sdkFieldRows(root string, files []string, sdkDir string, routes string) []f
 						return fieldOf(t, v.Sel.Name)
 					}
 				case *ast.CallExpr:
+					if s, ok := v.Fun.(*ast.SelectorExpr); ok && strings.HasPrefix(s.Sel.Name, "Get") {
+						if t := typeOf(s.X); t != "" {
+							return fieldOf(t, strings.TrimPrefix(s.Sel.Name, "Get"))
+						}
+					}
 					if s, ok := v.Fun.(*ast.SelectorExpr); ok {
 						if id, ok := s.X.(*ast.Ident); ok && id.Name == alias && strings.HasPrefix(s.Sel.Name, "New") {
 							n := strings.TrimPrefix(s.Sel.Name, "New")
@@ -228,7 +312,30 @@ func sdkFieldRows(root string, files []string, sdkDir string, routes string) []f
 			}
 			ast.Inspect(fd.Body, func(x ast.Node) bool {
 				switch v := x.(type) {
+				case *ast.RangeStmt:
+					if c, ok := v.X.(*ast.CallExpr); ok {
+						if s, ok := c.Fun.(*ast.SelectorExpr); ok && strings.HasPrefix(s.Sel.Name, "Get") {
+							if m := typeOf(s.X); m != "" {
+								if el := elemOfField(m, strings.TrimPrefix(s.Sel.Name, "Get")); el != "" {
+									if id, ok := v.Value.(*ast.Ident); ok {
+										vars[id.Name] = el
+									}
+								}
+							}
+						}
+					}
 				case *ast.AssignStmt:
+					if len(v.Rhs) == 1 {
+						if op, exec := chainOp(v.Rhs[0]); op != "" {
+							if id, ok := v.Lhs[0].(*ast.Ident); ok {
+								if exec {
+									vars[id.Name] = replies[op]
+								} else {
+									reqs[id.Name] = op
+								}
+							}
+						}
+					}
 					if len(v.Lhs) == len(v.Rhs) {
 						for i, l := range v.Lhs {
 							if id, ok := l.(*ast.Ident); ok {
@@ -266,6 +373,15 @@ func sdkFieldRows(root string, files []string, sdkDir string, routes string) []f
 						m := strings.TrimPrefix(s.Sel.Name, "New")
 						for _, fld := range ctor[s.Sel.Name] {
 							note(m, fld, rel, fset.Position(v.Pos()).Line)
+						}
+						return true
+					}
+					if strings.HasPrefix(s.Sel.Name, "Get") && len(v.Args) == 0 {
+						if m := typeOf(s.X); m != "" {
+							field := strings.TrimPrefix(s.Sel.Name, "Get")
+							if fieldOf(m, field) != "" {
+								noteGot(m, field, rel, fset.Position(v.Pos()).Line)
+							}
 						}
 						return true
 					}
@@ -349,6 +465,45 @@ func sdkFieldRows(root string, files []string, sdkDir string, routes string) []f
 	for _, r := range ops {
 		if m := bodies[r.via]; m != "" {
 			walk(m, "", map[string]bool{}, r)
+		}
+	}
+	// reads: the reply model's fields the client reads, and for a list
+	// (`DeviceList`) its items' under the list's field
+	readRows := func(model, prefix string, r route) {
+		st, _ := tt.structOf(&ast.Ident{Name: model})
+		if st == nil {
+			return
+		}
+		for _, jf := range tt.jsonFields(p, st) {
+			goName := ""
+			for _, fl := range st.Fields.List {
+				if p.fset.Position(fl.Pos()).Line == jf.line && len(fl.Names) > 0 {
+					goName = fl.Names[0].Name
+				}
+			}
+			at, ok := got[model][goName]
+			if !ok {
+				continue
+			}
+			rows = append(rows, fieldRow{method: r.method, path: r.path, direction: "read", field: prefix + jf.name, form: tt.form(jf.typ), source: fmt.Sprintf("%s:%d", at.file, at.line), via: model + "." + goName, nullable: tt.nullable(jf.typ), omitempty: jf.omitempty})
+		}
+	}
+	for _, r := range ops {
+		m := replies[r.via]
+		if m == "" {
+			continue
+		}
+		readRows(m, "", r)
+		if strings.HasSuffix(m, "List") {
+			st, _ := tt.structOf(&ast.Ident{Name: m})
+			if st == nil {
+				continue
+			}
+			for _, jf := range tt.jsonFields(p, st) {
+				if el := tt.elemOf(jf.typ); el != nil {
+					readRows(typeName(el), jf.name+"[].", r)
+				}
+			}
 		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool { return false })
