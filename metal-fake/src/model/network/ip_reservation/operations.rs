@@ -294,8 +294,7 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
         let mut rec = r.clone();
         rec.assignments = Vec::new();
         w.ips
-            .reservations
-            .insert(&mut w.journal, r.id, now, |meta| Kept {
+            .insert_reservation(&mut w.journal, r.id, now, |meta| Kept {
                 rec,
                 meta,
                 assignments: Vec::new(),

@@ -16,7 +16,9 @@ use crate::model::journal::{self, record, Journal, Meta, Scope};
 use crate::model::relations::Kind;
 
 /// What a reservation's addresses are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum IpReservationType {
     /// Public IPv4 addresses of one metro (elastic IPs).
@@ -249,6 +251,16 @@ pub(crate) struct Table {
     pub(super) by_device: BTreeSet<(Uuid, u64, Uuid)>,
     /// How far into each pool blocks have been handed out.
     pub(super) next: HashMap<Pool, u32>,
+    /// `(project, type, reservation)`: each project's reservations by
+    /// type (a project's pre-created blocks are found among its blocks of
+    /// their type, not among all its blocks).
+    by_kind: BTreeSet<(Uuid, IpReservationType, Uuid)>,
+    /// `(project, network, prefix length, reservation)`: each project's
+    /// reservations by their block (an address's block is found by its
+    /// networks, one a prefix length, not by reading every block). A
+    /// reservation's type, project and block never change after its
+    /// insert, so its insert and its removal keep both.
+    by_network: BTreeSet<(Uuid, IpAddr, u8, Uuid)>,
 }
 
 impl Table {
@@ -262,6 +274,26 @@ impl Table {
         &self.assignments
     }
 
+    /// Makes reservation `id` at `at` (as [`journal::Table::insert`]),
+    /// kept in the indexes by type and by block: the only way a
+    /// reservation is made.
+    pub(super) fn insert_reservation(
+        &mut self,
+        log: &mut Journal,
+        id: Uuid,
+        at: Instant,
+        make: impl FnOnce(Meta) -> Kept,
+    ) -> bool {
+        let made = self.reservations.insert(log, id, at, make);
+        if let Some(r) = self.reservations.get(&id).filter(|_| made) {
+            let rec = &r.rec;
+            self.by_kind.insert((rec.project, rec.kind, id));
+            self.by_network
+                .insert((rec.project, rec.network, rec.cidr, id));
+        }
+        made
+    }
+
     /// Removes reservation `id` at `at`, journaled: for the relations'
     /// cascade alone (`World::delete_record`), which decided it (its
     /// assignments went first).
@@ -271,7 +303,31 @@ impl Table {
         id: Uuid,
         at: Instant,
     ) {
-        self.reservations.remove(log, id, at);
+        if let Some(r) = self.reservations.remove(log, id, at) {
+            let rec = &r.rec;
+            self.by_kind.remove(&(rec.project, rec.kind, id));
+            self.by_network
+                .remove(&(rec.project, rec.network, rec.cidr, id));
+        }
+    }
+
+    /// `project`'s reservations of type `kind`, by ID.
+    pub(super) fn of_project_kind(
+        &self,
+        project: Uuid,
+        kind: IpReservationType,
+    ) -> impl Iterator<Item = &Kept> + '_ {
+        self.by_kind
+            .range((project, kind, Uuid::nil())..=(project, kind, Uuid::max()))
+            .filter_map(|(_, _, id)| self.reservations.get(id))
+    }
+
+    /// `project`'s reservation whose block is `network`/`cidr` (the one
+    /// of lowest ID, were there several).
+    pub(super) fn with_block(&self, project: Uuid, network: IpAddr, cidr: u8) -> Option<&Kept> {
+        self.by_network
+            .range((project, network, cidr, Uuid::nil())..=(project, network, cidr, Uuid::max()))
+            .find_map(|(_, _, _, id)| self.reservations.get(id))
     }
 
     /// The IDs of `device`'s assignments, oldest first.

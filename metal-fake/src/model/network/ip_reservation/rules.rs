@@ -267,15 +267,12 @@ impl World {
                 (Some(m), f)
             }
         };
+        // The project's blocks of the type alone, through the index by
+        // type, not every block.
         let held: u64 = self
             .ips
-            .reservations
-            .values()
-            .filter(|r| {
-                r.rec.project == project
-                    && r.rec.kind == kind
-                    && r.rec.state == IpReservationState::Created
-            })
+            .of_project_kind(project, kind)
+            .filter(|r| r.rec.state == IpReservationState::Created)
             .filter_map(|r| r.block())
             .map(|b| b.size())
             .sum();
@@ -300,8 +297,7 @@ impl World {
         let block = self.allocate(pool, quantity)?;
         let id = Uuid::new_v4();
         self.ips
-            .reservations
-            .insert(&mut self.journal, id, now, |meta| Kept {
+            .insert_reservation(&mut self.journal, id, now, |meta| Kept {
                 rec: IpReservation {
                     id,
                     project,
@@ -335,8 +331,7 @@ impl World {
         let block = self.allocate(Pool::GatewayPrivate, size)?;
         let id = Uuid::new_v4();
         self.ips
-            .reservations
-            .insert(&mut self.journal, id, now, |meta| Kept {
+            .insert_reservation(&mut self.journal, id, now, |meta| Kept {
                 rec: IpReservation {
                     id,
                     project,
@@ -396,21 +391,6 @@ impl World {
             .filter(|a| self.devices.contains_key(&a.rec.device))
     }
 
-    /// Forgets the assignments whose device is gone (a deleted device's
-    /// addresses return to their reservation).
-    fn prune_assignments(&mut self, now: Instant) {
-        let gone: Vec<Uuid> = self
-            .ips
-            .assignments
-            .values()
-            .filter(|a| !self.devices.contains_key(&a.rec.device))
-            .map(|a| a.rec.id)
-            .collect();
-        for id in gone {
-            self.ips.remove_assignment(&mut self.journal, id, now);
-        }
-    }
-
     /// `createIPAssignment`: `address` (`a.b.c.d`, or `a.b.c.d/n`) of one
     /// of the project's reservations, to `device`; or an IPv6 block of the
     /// project's pre-created public IPv6 block of the device's metro.
@@ -426,12 +406,20 @@ impl World {
         let d = self.devices.get(&device).ok_or_else(ApiError::not_found)?;
         let (project, facility) = (d.rec.project, d.rec.facility.clone());
         let wanted = parse_address(address)?;
-        self.prune_assignments(now);
-        let r = self
-            .ips
-            .reservations
-            .values()
-            .find(|r| r.rec.project == project && r.block().is_some_and(|b| b.holds(wanted)))
+        // A deleted device's assignments leave the table with it (the
+        // relations' cascade), so none here names a device gone. The
+        // block holding `wanted` is one of its networks (an IPv4 block's
+        // network is its first address: loads and requests check so),
+        // found through the index by block, one prefix length at a time,
+        // not by reading every block; the lowest ID of those holding it,
+        // as the blocks in ID order found it.
+        let r = (0..=wanted.cidr())
+            .filter_map(|cidr| {
+                let network = Block::new(wanted.network(), cidr).network();
+                self.ips.with_block(project, network.into(), cidr)
+            })
+            .filter(|r| r.block().is_some_and(|b| b.holds(wanted)))
+            .min_by_key(|r| r.rec.id)
             .ok_or_else(|| ApiError::unprocessable("Address is not reserved for the project"))?;
         if r.rec.state != IpReservationState::Created {
             return Err(ApiError::unprocessable(
@@ -501,12 +489,13 @@ impl World {
             .facility(&d.rec.facility)
             .map(|f| f.metro.clone());
         let wanted = parse_address6(address)?;
-        self.prune_assignments(now);
+        // The project's blocks alone (a deleted device's assignments left
+        // with it: see `assign_ip`).
         let r = self
             .ips
             .reservations
-            .values()
-            .find(|r| r.rec.project == project && r.block6().is_some_and(|b| b.holds(wanted)))
+            .of_project(Some(project))
+            .find(|r| r.block6().is_some_and(|b| b.holds(wanted)))
             .ok_or_else(|| ApiError::unprocessable("Address is not reserved for the project"))?;
         if r.rec.kind != IpReservationType::PublicIpv6 {
             return Err(ApiError::unprocessable(
@@ -561,17 +550,14 @@ impl World {
             return;
         };
         let has = |w: &World, kind: IpReservationType, pool: Option<Pool>| {
-            // The project's blocks alone, through the table's index by
-            // project (a block's scope is its project), not every block.
-            w.ips.reservations.of_project(Some(project)).any(|r| {
-                r.rec.kind == kind
-                    && match pool {
-                        Some(p) => {
-                            r.rec.metro.as_deref() == Some(metro.as_str())
-                                && r.block().and_then(|b| pool_of(kind, b)) == Some(p)
-                        }
-                        None => r.rec.facility.as_deref() == Some(facility),
-                    }
+            // The project's blocks of the type alone, through the index by
+            // type, not every block of the project.
+            w.ips.of_project_kind(project, kind).any(|r| match pool {
+                Some(p) => {
+                    r.rec.metro.as_deref() == Some(metro.as_str())
+                        && r.block().and_then(|b| pool_of(kind, b)) == Some(p)
+                }
+                None => r.rec.facility.as_deref() == Some(facility),
             })
         };
         if !has(self, IpReservationType::PublicIpv6, None) {
@@ -631,8 +617,7 @@ impl World {
         let cause = self.journal.cause();
         self.journal.set_cause(Cause::Fake);
         self.ips
-            .reservations
-            .insert(&mut self.journal, id, now, |meta| Kept {
+            .insert_reservation(&mut self.journal, id, now, |meta| Kept {
                 rec: IpReservation {
                     id,
                     project,

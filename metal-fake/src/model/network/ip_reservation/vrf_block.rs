@@ -255,8 +255,7 @@ impl World {
             vrf: Some(vrf),
         };
         self.ips
-            .reservations
-            .insert(&mut self.journal, id, now, |meta| Kept {
+            .insert_reservation(&mut self.journal, id, now, |meta| Kept {
                 rec,
                 meta,
                 assignments: Vec::new(),
