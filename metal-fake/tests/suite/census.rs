@@ -51,6 +51,21 @@ const OTP: &str = "retired: removed from the API's published spec of 2024-09-16 
      `5fcd0c15`, which dropped `OTPsApi` and the SMS operations of `TwoFactorAuthApi`); 404 as \
      any path the API does not have";
 
+/// Packet Connect, retired in 2019.
+const PACKET_CONNECT: &str =
+    "retired: Packet Connect, removed from packngo \"as per deprecation\" \
+     (packngo `eef7cf1`, 2019-11-20) and from the Terraform provider (terraform-provider-metal \
+     `b66b9d7c`); 404 as any path the API does not have";
+/// The user's Doorman VPN, retired.
+const VPN: &str =
+    "retired: the user's VPN, removed from packngo as \"no longer usable in the API\" \
+     (packngo `fb2019c`, 2021-07-08); 404 as any path the API does not have";
+/// A VLAN's internet gateway, which no later client sent.
+const INTERNET_GATEWAY: &str = "retired: not in the 2024 spec, and in no other client's history \
+     (packngo, equinix-sdk-go, metal-cli and terraform-provider-metal never sent it); \
+     packet-python's own tests never call `Vlan.create_internet_gateway`; 404 as any path the API \
+     does not have";
+
 /// (method, the census's path) of the rows the fake does not serve, and
 /// why: each a route the real API had retired by the 2024 spec the fake
 /// follows, answered `404` as the router answers a path it does not have.
@@ -63,6 +78,46 @@ const NOT_SERVED: &[(&str, &str, &str)] = &[
     ("POST", "/storage/{volumeID}/attachments", STORAGE),
     ("GET", "/storage/attachments/{attachmentID}", STORAGE),
     ("DELETE", "/storage/attachments/{attachmentID}", STORAGE),
+    // packet-python's, by its own placeholder names
+    ("GET", "/projects/{project_id}/storage", STORAGE),
+    ("POST", "/projects/{project_id}/storage", STORAGE),
+    ("GET", "/storage/{volume_id}", STORAGE),
+    ("DELETE", "/storage/{id}", STORAGE),
+    ("POST", "/storage/{id}/attachments", STORAGE),
+    ("POST", "/storage/{id}/clone", STORAGE),
+    ("POST", "/storage/{id}/snapshot-policies", STORAGE),
+    ("POST", "/storage/{id}/snapshots", STORAGE),
+    ("DELETE", "/storage/{id}/snapshots/{id}", STORAGE),
+    ("POST", "/storage/{volume_id}/restore", STORAGE),
+    ("GET", "/storage/{volume_id}/snapshots", STORAGE),
+    ("PATCH", "/storage/snapshot-policies/{id}", STORAGE),
+    ("DELETE", "/storage/snapshot-policies/{id}", STORAGE),
+    ("GET", "/volumes/{volume_id}/events", STORAGE),
+    ("POST", "/packet-connect/connections", PACKET_CONNECT),
+    (
+        "GET",
+        "/packet-connect/connections/{connection_id}",
+        PACKET_CONNECT,
+    ),
+    (
+        "DELETE",
+        "/packet-connect/connections/{connection_id}",
+        PACKET_CONNECT,
+    ),
+    ("GET", "/packet-connect/providers", PACKET_CONNECT),
+    (
+        "GET",
+        "/packet-connect/providers/{provider_id}",
+        PACKET_CONNECT,
+    ),
+    ("GET", "/user/vpn", VPN),
+    ("POST", "/user/vpn", VPN),
+    ("DELETE", "/user/vpn", VPN),
+    (
+        "POST",
+        "/virtual-networks/{id}/internet-gateways",
+        INTERNET_GATEWAY,
+    ),
     ("POST", "/user/otp/sms", OTP),
     ("DELETE", "/user/otp/sms", OTP),
     ("POST", "/user/otp/sms/receive", OTP),
@@ -210,8 +265,8 @@ fn census() -> BTreeMap<String, Vec<Row>> {
         out.insert(client, rows);
     }
     assert!(
-        out.len() >= 6,
-        "the census has its six files: {:?}",
+        out.len() >= 8,
+        "the census has its eight files: {:?}",
         out.keys()
     );
     out
