@@ -5,7 +5,9 @@
 //! client-go's shared informer) for an API without a watch: a background
 //! task lists the project's devices ([`Metal::query_device_pages`], under
 //! the client's own limits and retries, the fields trimmed to what waiters
-//! read), publishes the list as a [`Snapshot`], and sleeps. A
+//! read, by the list's `exclude` and then by the watch, which keeps of each
+//! device only [`WatchConfig::whole_devices`]' fields unless told to keep
+//! it whole), publishes the list as a [`Snapshot`], and sleeps. A
 //! [`Waiter`](crate::Waiter) given the watch ([`Waiter::watch`](crate::Waiter::watch))
 //! reads its devices from the snapshots, so the API's load is one list per
 //! interval however many devices are waited for.
@@ -78,8 +80,10 @@ const TRIMMED: [&str; 4] = ["plan", "facility", "metro", "ip_addresses"];
 ///
 /// The default lists every device of the project, 1,000 a page (the API's
 /// largest page), at most 100 pages a refresh, without the nested `plan`,
-/// `facility`, `metro` and `ip_addresses`; refreshes 2 s apart while a
-/// watched device changes, doubling to 60 s while none does.
+/// `facility`, `metro` and `ip_addresses`, and keeps of each device only
+/// the fields a waiter reads (see [`WatchConfig::whole_devices`]);
+/// refreshes 2 s apart while a watched device changes, doubling to 60 s
+/// while none does.
 ///
 /// ```
 /// use std::time::Duration;
@@ -99,6 +103,16 @@ pub struct WatchConfig {
     pub min_interval: Duration,
     /// The longest time between the starts of two refreshes.
     pub max_interval: Duration,
+    /// Whether the snapshots keep each device as listed. When false (the
+    /// default) they keep only its `id`, `href`, `short_id`, `hostname`,
+    /// `description`, `state`, `tags`, `created_at`, `updated_at`,
+    /// `provisioning_percentage`, `locked`, `spot_instance`,
+    /// `termination_time`, `project`, `project_lite` and
+    /// `hardware_reservation` (what waiters and controllers read to tell
+    /// devices apart), so that a watch of many devices holds kilobytes a
+    /// device, not the tens a whole device takes decoded (its ports,
+    /// events, operating system, creator).
+    pub whole_devices: bool,
 }
 
 impl Default for WatchConfig {
@@ -113,6 +127,7 @@ impl Default for WatchConfig {
                 .max_pages(100),
             min_interval: Duration::from_secs(2),
             max_interval: Duration::from_secs(60),
+            whole_devices: false,
         }
     }
 }
@@ -135,6 +150,13 @@ impl WatchConfig {
     /// Refreshes lists this instead.
     pub fn query(mut self, query: DeviceQuery) -> Self {
         self.query = query;
+        self
+    }
+
+    /// Keeps each device whole in the snapshots, as its list gave it (see
+    /// [`WatchConfig::whole_devices`]).
+    pub fn whole_devices(mut self) -> Self {
+        self.whole_devices = true;
         self
     }
 
@@ -462,7 +484,7 @@ async fn refresh_loop(shared: Arc<Shared>, metal: Arc<dyn Metal>, config: WatchC
             state.begun += 1;
             state.begun
         };
-        let listed = list(metal.as_ref(), &shared, &config.query).await;
+        let listed = list(metal.as_ref(), &shared, &config).await;
         let changed = publish(&shared, refresh, began, listed);
         interval = if changed {
             floor
@@ -481,14 +503,18 @@ enum Listed {
 }
 
 /// One list, at most the query's pages.
-async fn list(metal: &dyn Metal, shared: &Shared, query: &DeviceQuery) -> Listed {
-    let mut pages = metal.query_device_pages(shared.project, query);
+async fn list(metal: &dyn Metal, shared: &Shared, config: &WatchConfig) -> Listed {
+    let mut pages = metal.query_device_pages(shared.project, &config.query);
     let mut devices = Vec::new();
     while let Some(page) = pages.next().await {
         match page {
-            Ok(page) => {
+            Ok(page) if config.whole_devices => {
                 shared.metrics.pages.inc();
                 devices.extend(page);
+            }
+            Ok(page) => {
+                shared.metrics.pages.inc();
+                devices.extend(page.into_iter().map(slim));
             }
             Err(Error::TooManyPages { .. }) => return Listed::Partial(devices),
             Err(e) => return Listed::Failed(e),
@@ -554,6 +580,29 @@ fn publish(shared: &Shared, refresh: u64, began: Instant, listed: Listed) -> boo
         view: Arc::new(view),
     });
     changed
+}
+
+/// `device` with only the fields [`WatchConfig::whole_devices`] names.
+fn slim(device: types::Device) -> types::Device {
+    types::Device {
+        id: device.id,
+        href: device.href,
+        short_id: device.short_id,
+        hostname: device.hostname,
+        description: device.description,
+        state: device.state,
+        tags: device.tags,
+        created_at: device.created_at,
+        updated_at: device.updated_at,
+        provisioning_percentage: device.provisioning_percentage,
+        locked: device.locked,
+        spot_instance: device.spot_instance,
+        termination_time: device.termination_time,
+        project: device.project,
+        project_lite: device.project_lite,
+        hardware_reservation: device.hardware_reservation,
+        ..types::Device::default()
+    }
 }
 
 fn by_id(

@@ -419,3 +419,51 @@ async fn wait_for_devices_without_a_watch_polls_each() {
     assert_eq!(fake.call_count("findProjectDevices"), 0);
     assert!(fake.call_count("findDeviceById") >= 4);
 }
+
+/// A watch keeps of each device only what waiters and controllers read
+/// (its ID, hostname, state, tags, times, project and reservation), not
+/// the ports, events, operating system and creator a list gives whole;
+/// `whole_devices` keeps it as listed. The wait returns the device as the
+/// watch holds it.
+#[tokio::test(start_paused = true)]
+async fn a_watch_keeps_what_waiters_read_unless_told_to_keep_devices_whole() {
+    let fake = fake(1).build();
+    let metal = metal(&fake);
+    let id = create_beside(&fake, "web-0").await;
+    let slim = watch(&fake, &metal);
+    let whole = DeviceWatch::start(
+        Arc::clone(&metal),
+        fake.project(),
+        WatchConfig::new().whole_devices(),
+    )
+    .unwrap();
+    let listed = metal.get_device(id, &Default::default()).await.unwrap();
+    assert!(!listed.network_ports.is_empty() && listed.operating_system.is_some());
+
+    let kept = slim.refreshed().await.unwrap().device(id).cloned().unwrap();
+    assert_eq!(kept.id, Some(id));
+    assert_eq!(kept.hostname.as_deref(), Some("web-0"));
+    assert_eq!((&kept.state, &kept.tags), (&listed.state, &listed.tags));
+    assert_eq!(kept.created_at, listed.created_at);
+    assert!(kept.href.is_some() && kept.project_lite.is_some());
+    assert!(kept.network_ports.is_empty() && kept.provisioning_events.is_empty());
+    assert!(kept.operating_system.is_none() && kept.created_by.is_none());
+
+    let as_listed = whole
+        .refreshed()
+        .await
+        .unwrap()
+        .device(id)
+        .cloned()
+        .unwrap();
+    assert_eq!(as_listed.network_ports, listed.network_ports);
+    assert_eq!(as_listed.operating_system, listed.operating_system);
+
+    let waited = Waiter::new()
+        .watch(slim)
+        .wait_for_device(metal.as_ref(), id, &ACTIVE, Duration::from_secs(600))
+        .await
+        .unwrap();
+    assert_eq!(waited.state_kind(), Some(DeviceState::Active));
+    assert!(waited.network_ports.is_empty());
+}
