@@ -91,6 +91,8 @@ F="python3 $HERE/py/assemble_fields.py $SPEC"
 $F "$W/pkf-main.raw" "$OUT/fields/packngo-main.tsv" "packethost/packngo@$PK_MAIN:"
 $F "$W/pkf-25.raw" "$OUT/fields/packngo-v0.25.0.tsv" "packethost/packngo@v0.25.0:"
 $F "$W/pkf-25.raw" "$OUT/fields/terraform-provider-metal.tsv" "packethost/packngo@v0.25.0:" "$OUT/terraform-provider-metal.tsv"
+python3 "$HERE/py/packet_python_fields.py" "$W/pp" "$SPEC" > "$W/ppf.raw" 2>/dev/null
+$F "$W/ppf.raw" "$OUT/fields/packet-python.tsv" "packethost/packet-python@$PP:"
 $F "$W/pkf-mono.raw" "$OUT/fields/wrapngo.tsv" "monogon-dev/packngo@$(short monogon-dev+packngo "$MONO_PK"):" "$OUT/wrapngo.tsv"
 # metalv1 users: the body fields of the request models their files fill
 pre() { awk -F'\t' -v OFS='\t' -v P="$1" '{$7=P $7; print}'; }

@@ -462,3 +462,44 @@ async fn the_walk_tells_the_router_s_404_from_a_model_s() {
         (Some("findDeviceById"), 200)
     );
 }
+
+/// packet-python's `create_device` sends `"tags": {}` when its caller
+/// gives none (`metal_fake::fidelity`, "Input as the real API took it"):
+/// a device without tags, alone and in a batch's entries; an object with
+/// members is still refused.
+#[tokio::test(start_paused = true)]
+async fn packet_python_s_empty_tags_object_is_no_tags() {
+    let fake = Fake::builder()
+        .token(TOKEN)
+        .world(serde_json::from_value(world()).unwrap())
+        .build();
+    let body = |tags: Value| {
+        json!({"metro": "da", "plan": "c3.small.x86", "operating_system": "ubuntu_24_04",
+               "hostname": "packet-python-1", "tags": tags})
+    };
+    let path = format!("/projects/{PROJECT}/devices");
+    let (status, device) =
+        http::in_process(&fake, TOKEN, "POST", &path, Some(body(json!({})))).await;
+    assert_eq!(status, 201, "{device}");
+    assert_eq!(device["tags"], json!([]));
+    let (status, reply) = http::in_process(
+        &fake,
+        TOKEN,
+        "POST",
+        &path,
+        Some(body(json!({"env": "prod"}))),
+    )
+    .await;
+    assert_eq!(status, 422, "an object with members: {reply}");
+    let mut entry = body(json!({}));
+    entry["quantity"] = json!(1);
+    let (status, reply) = http::in_process(
+        &fake,
+        TOKEN,
+        "POST",
+        &format!("/projects/{PROJECT}/devices/batch"),
+        Some(json!({"batches": [entry]})),
+    )
+    .await;
+    assert_eq!(status, 201, "a batch entry's {{}}: {reply}");
+}

@@ -25,7 +25,6 @@ stderr as never sent, and no row.
 """
 import ast, os, re, sys
 
-src, tag = sys.argv[1], sys.argv[2]
 
 # a reply's href followed as a path: the key before ["href"] -> the read it is
 HREF = {
@@ -96,8 +95,9 @@ def path_of(e, fn_params):
     return p.lstrip("/"), q
 
 
-def main():
-    rows = []
+def calls(src):
+    """Each request: (method, path, query names, relpath, line, via, class, function, call node)."""
+    out = []
     d = os.path.join(src, "packet")
     for fn in sorted(os.listdir(d)):
         if not fn.endswith(".py"):
@@ -143,9 +143,11 @@ def main():
                             q |= local.get(pexpr.id, set())
                         elif isinstance(pexpr, ast.BinOp) and isinstance(pexpr.left, ast.Constant):
                             q |= {kv.split("=")[0] for kv in pexpr.left.value.split("&")}
-                    rows.append((method, "/" + path, ",".join(sorted(q)), "%s:%s:%d" % (tag, rel, n.lineno), via))
-    for r in rows:
-        print("\t".join(r))
+                    out.append((method, "/" + path, q, rel, n.lineno, via, cls, f, n, pexpr))
+    return out
 
 
-main()
+if __name__ == "__main__":
+    src, tag = sys.argv[1], sys.argv[2]
+    for method, path, q, rel, line, via, *_ in calls(src):
+        print("\t".join((method, path, ",".join(sorted(q)), "%s:%s:%d" % (tag, rel, line), via)))

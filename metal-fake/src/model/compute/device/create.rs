@@ -55,6 +55,11 @@ pub(crate) fn read_create_body(mut body: Value) -> Result<types::CreateDeviceReq
             .collect();
         fields.insert("features".into(), Value::Array(required));
     }
+    // `tags` as an empty object (packet-python's `create_device` default,
+    // `tags={}`): no tags; an object with members stays refused.
+    if matches!(fields.get("tags"), Some(Value::Object(m)) if m.is_empty()) {
+        fields.insert("tags".into(), Value::Array(Vec::new()));
+    }
     if fields.contains_key("metro") {
         return decode::<types::DeviceCreateInMetroInput>(body).map(Into::into);
     }
