@@ -45,7 +45,13 @@ pub const SENT_NULL: &[(&str, &[&str], &str)] = &[
     (
         "IPReservation",
         &["available", "details", "facility", "metal_gateway", "metro", "requested_by"],
-        "null until set; a recorded 2019 reply has an assignment's details null",
+        "null until set (available only on a device's own block: a reservation's is its path); a recorded 2019 reply has an assignment's details null",
+    ),
+    ("Vrf", &["description"], "null until set, as the real API sent an unset description (a device's, the 2019 reply)"),
+    (
+        "BgpNeighborData",
+        &["md5_password"],
+        "null while the project's BGP has no password (a metadata BGP client's test fixture: md5_enabled false, md5_password null)",
     ),
     (
         "IPAssignment",
@@ -91,7 +97,11 @@ pub const SENT_NULL: &[(&str, &[&str], &str)] = &[
         &["build_date", "deprecation_date", "end_of_life_date", "end_of_service_date", "lifecycle_state", "release_date", "release_notes"],
         "Metal's image lifecycle: no public source gives its values",
     ),
-    ("SpotMarketRequest", &["instances"], "no public source gives its value (packngo lists devices)"),
+    (
+        "SpotMarketRequest",
+        &["end_at", "instances"],
+        "end_at for a request without an end; instances: no public source gives its value (packngo lists devices)",
+    ),
     ("Invitation", &["nonce"], "a secret, sent to the invitee only"),
 ];
 

@@ -48,7 +48,7 @@ struct NeighborView<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     customer_ip: Option<&'a str>,
     md5_enabled: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// `null` when unset (see "Replies whole" in `metal_fake::fidelity`).
     md5_password: Option<&'a str>,
     multihop: bool,
     peer_as: u32,

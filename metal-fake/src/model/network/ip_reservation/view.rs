@@ -44,9 +44,20 @@ pub(crate) struct ReservationView<'a> {
     /// Who asked for it: the world's own user, who makes what the fake
     /// makes.
     requested_by: Stub,
-    /// `null`: no public source gives its value (see "Replies whole" in
+    /// The path of its free addresses, `{href}/available`, as a recorded
+    /// reply of the real API gave it (see "Replies whole" in
     /// `metal_fake::fidelity`).
-    available: (),
+    available: AvailablePath,
+}
+
+/// A reservation's `available`: the path of its availability read
+/// (`findIPAvailabilities`), its href with `/available` after it.
+pub(crate) struct AvailablePath(Href);
+
+impl Serialize for AvailablePath {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&format_args!("{}/available", self.0))
+    }
 }
 
 /// The addresses a reservation or an assignment holds, as both show them
@@ -255,7 +266,7 @@ impl World {
             metal_gateway: self.gateway_of_block(rec.id).map(|g| self.gateway_lite(g)),
             created_at: Stamp(self.clock.wall(r.meta.created)),
             requested_by: Stub::new(crate::model::user::COLLECTION, self.user),
-            available: (),
+            available: AvailablePath(Href::new(COLLECTION, rec.id)),
         }
     }
 

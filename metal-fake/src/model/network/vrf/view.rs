@@ -20,7 +20,7 @@ pub(crate) struct VrfView<'a> {
     id: Uuid,
     href: Href,
     name: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// `null` when unset (see "Replies whole" in `metal_fake::fidelity`).
     description: Option<&'a str>,
     local_asn: u32,
     ip_ranges: &'a [String],

@@ -23,7 +23,7 @@ pub(crate) struct RequestView<'a> {
     devices_min: u32,
     devices_max: u32,
     max_bid_price: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// `null` when unset (see "Replies whole" in `metal_fake::fidelity`).
     end_at: Option<Stamp>,
     plan: PlanView<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
