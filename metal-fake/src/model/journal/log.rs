@@ -175,6 +175,13 @@ impl Journal {
         std::mem::take(&mut self.relinks)
     }
 
+    /// The records written since the relations' index last took them, in
+    /// order: what a read of the index (without taking them) must read
+    /// itself.
+    pub(crate) fn pending_relinks(&self) -> impl Iterator<Item = (Kind, Uuid)> + '_ {
+        self.relinks.iter().copied()
+    }
+
     /// Whether what changes is kept for the durable log
     /// ([`Journal::take_feed`]); off, nothing is kept.
     pub(crate) fn set_feeding(&mut self, on: bool) {

@@ -254,13 +254,13 @@ pub(crate) struct Table {
     /// `(project, type, reservation)`: each project's reservations by
     /// type (a project's pre-created blocks are found among its blocks of
     /// their type, not among all its blocks).
-    by_kind: BTreeSet<(Uuid, IpReservationType, Uuid)>,
+    by_kind: HashMap<(Uuid, IpReservationType), BTreeSet<Uuid>>,
     /// `(project, network, prefix length, reservation)`: each project's
     /// reservations by their block (an address's block is found by its
     /// networks, one a prefix length, not by reading every block). A
     /// reservation's type, project and block never change after its
     /// insert, so its insert and its removal keep both.
-    by_network: BTreeSet<(Uuid, IpAddr, u8, Uuid)>,
+    by_network: HashMap<(Uuid, IpAddr, u8), BTreeSet<Uuid>>,
 }
 
 impl Table {
@@ -287,9 +287,14 @@ impl Table {
         let made = self.reservations.insert(log, id, at, make);
         if let Some(r) = self.reservations.get(&id).filter(|_| made) {
             let rec = &r.rec;
-            self.by_kind.insert((rec.project, rec.kind, id));
+            self.by_kind
+                .entry((rec.project, rec.kind))
+                .or_default()
+                .insert(id);
             self.by_network
-                .insert((rec.project, rec.network, rec.cidr, id));
+                .entry((rec.project, rec.network, rec.cidr))
+                .or_default()
+                .insert(id);
         }
         made
     }
@@ -305,9 +310,12 @@ impl Table {
     ) {
         if let Some(r) = self.reservations.remove(log, id, at) {
             let rec = &r.rec;
-            self.by_kind.remove(&(rec.project, rec.kind, id));
-            self.by_network
-                .remove(&(rec.project, rec.network, rec.cidr, id));
+            forget(&mut self.by_kind, (rec.project, rec.kind), id);
+            forget(
+                &mut self.by_network,
+                (rec.project, rec.network, rec.cidr),
+                id,
+            );
         }
     }
 
@@ -318,16 +326,20 @@ impl Table {
         kind: IpReservationType,
     ) -> impl Iterator<Item = &Kept> + '_ {
         self.by_kind
-            .range((project, kind, Uuid::nil())..=(project, kind, Uuid::max()))
-            .filter_map(|(_, _, id)| self.reservations.get(id))
+            .get(&(project, kind))
+            .into_iter()
+            .flatten()
+            .filter_map(|id| self.reservations.get(id))
     }
 
     /// `project`'s reservation whose block is `network`/`cidr` (the one
     /// of lowest ID, were there several).
     pub(super) fn with_block(&self, project: Uuid, network: IpAddr, cidr: u8) -> Option<&Kept> {
         self.by_network
-            .range((project, network, cidr, Uuid::nil())..=(project, network, cidr, Uuid::max()))
-            .find_map(|(_, _, _, id)| self.reservations.get(id))
+            .get(&(project, network, cidr))
+            .into_iter()
+            .flatten()
+            .find_map(|id| self.reservations.get(id))
     }
 
     /// The IDs of `device`'s assignments, oldest first.
@@ -381,5 +393,15 @@ impl Table {
             });
         self.by_device.remove(&(a.rec.device, a.meta.seq, id));
         Some(a)
+    }
+}
+
+/// `id` no longer under `key` in `index` (nor the key, once it has none).
+fn forget<K: std::hash::Hash + Eq>(index: &mut HashMap<K, BTreeSet<Uuid>>, key: K, id: Uuid) {
+    if let Some(ids) = index.get_mut(&key) {
+        ids.remove(&id);
+        if ids.is_empty() {
+            index.remove(&key);
+        }
     }
 }

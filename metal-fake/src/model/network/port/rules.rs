@@ -25,6 +25,7 @@ use super::layout::{self, candidates, port_id, Slot};
 use super::record::{Kept, State};
 use crate::call::ApiError;
 use crate::model::device::{self, OwnAddress};
+use crate::model::relations::{Kind, RELATIONS};
 use crate::model::World;
 
 /// The addresses a bond converted back to layer 3 gets when its request
@@ -125,9 +126,26 @@ impl World {
 
     /// The devices with a port on VLAN `vlan`, oldest first.
     pub(crate) fn devices_on_vlan(&self, vlan: Uuid) -> Vec<Uuid> {
-        let mut devices: Vec<(u64, Uuid)> = self
-            .ports
-            .values()
+        // The ports the relations' index links to the VLAN, and those
+        // written since it was last told of them (the journal's pending
+        // relinks), each read as it is now: not every port of the world.
+        let on_vlan = RELATIONS
+            .iter()
+            .position(|r| r.child == Kind::Port && r.parent == Kind::VirtualNetwork);
+        let mut ports: Vec<Uuid> = on_vlan
+            .map(|i| self.links.children(i, vlan).collect())
+            .unwrap_or_default();
+        ports.extend(
+            self.journal
+                .pending_relinks()
+                .filter(|(kind, _)| *kind == Kind::Port)
+                .map(|(_, id)| id),
+        );
+        ports.sort_unstable();
+        ports.dedup();
+        let mut devices: Vec<(u64, Uuid)> = ports
+            .iter()
+            .filter_map(|id| self.ports.get(id))
             .filter(|p| p.state.vlans.contains(&vlan))
             .filter_map(|p| Some((self.devices.get(&p.state.device)?.meta.seq, p.state.device)))
             .collect();
