@@ -875,7 +875,13 @@ const NOT_TAKEN: &[(&str, &str, &str, &str, &str)] = &[
     ("read", "GET", "metal-gateways", "vrf", VRF_GATEWAY),
     ("read", "POST", "metal-gateways", "vrf", VRF_GATEWAY),
     ("read", "*", "/organizations", "address", ORG_ADDRESS),
-    ("read", "*", "/organizations", "billing_address", ORG_BILLING_ADDRESS),
+    (
+        "read",
+        "*",
+        "/organizations",
+        "billing_address",
+        ORG_BILLING_ADDRESS,
+    ),
     ("read", "POST", "/connections", "mode", SHARED_MODE),
     (
         "sent",
@@ -918,7 +924,13 @@ const NOT_TAKEN: &[(&str, &str, &str, &str, &str)] = &[
 const NULL_AS_SENT: &[(&str, &str, &str, &str, &str)] = &[
     ("read", "*", "/bgp/neighbors", "md5_password", MD5_NULL),
     ("read", "*", "/vrfs", "description", DESCRIPTION_NULL),
-    ("read", "*", "hardware-reservations", "device", RESERVATION_DEVICE_NULL),
+    (
+        "read",
+        "*",
+        "hardware-reservations",
+        "device",
+        RESERVATION_DEVICE_NULL,
+    ),
 ];
 
 /// Why a null is one.
