@@ -7,10 +7,14 @@ use metal_fake::RecordedReply;
 use serde_json::{json, Value};
 
 /// The fields the fake sends beyond the spec, because real clients read
-/// them (see `metal_fake::fidelity`): (schema, field, the field's schema).
+/// them (see `metal_fake::fidelity`): (schema, field, the field's schema:
+/// a `$ref`, or JSON types' names, separated by commas).
 pub const BEYOND_SPEC: &[(&str, &str, &str)] = &[
     // packngo's `SSHKey.Owner`; the Terraform provider reads its href.
     ("SSHKey", "owner", "#/components/schemas/Href"),
+    // packngo's `VirtualNetwork.FacilityCode`; terraform-provider-metal's
+    // `metal_vlan` sets `facility` from it (`null` for a metro VLAN).
+    ("VirtualNetwork", "facility_code", "string,null"),
 ];
 
 /// Properties the real API sent as `null` where it had no value, although
@@ -143,7 +147,12 @@ pub fn strict_spec() -> Value {
             .pointer_mut(&format!("/components/schemas/{schema}/properties"))
             .and_then(Value::as_object_mut)
             .unwrap_or_else(|| panic!("the spec has no schema {schema} with properties"));
-        properties.insert(field.to_string(), json!({ "$ref": reference }));
+        let schema = if reference.starts_with('#') {
+            json!({ "$ref": reference })
+        } else {
+            json!({ "type": reference.split(',').collect::<Vec<_>>() })
+        };
+        properties.insert(field.to_string(), schema);
     }
     // What the real API sent as `null` where it had no value (a schema
     // that is an `allOf` of another, such as `IPReservation_facility`,

@@ -93,6 +93,15 @@ async fn vlans_are_numbered_from_1000_or_as_asked_and_unique_in_a_metro() {
     // In a facility: its metro, and no vxlan of the caller's.
     let in_facility = create(&fake, PROJECT, json!({"facility": "sv15"})).await;
     assert_eq!(in_facility["metro_code"], "sv");
+    // Its facility's code beside it, beyond the spec, and `null` for a
+    // metro's (terraform-provider-metal's TestAccMetalVlan_Basic and
+    // _metro: `facility` from packngo's `FacilityCode`, "ny5" and "").
+    assert_eq!(in_facility["facility_code"], "sv15", "{in_facility}");
+    let in_metro = create(&fake, PROJECT, json!({"metro": "sv"})).await;
+    assert!(
+        in_metro.get("facility_code") == Some(&Value::Null),
+        "{in_metro}"
+    );
     // Its facility by ID, and no metro (packngo's
     // TestAccVirtualNetworksFacility: "Metro should be null in
     // facility-enabled VLAN").

@@ -25,6 +25,10 @@ pub(crate) struct VlanView<'a> {
     description: Option<&'a str>,
     tags: &'a [String],
     metro_code: &'a str,
+    /// The code of the facility it was made in, `null` for a VLAN made in
+    /// a metro: beyond the spec, as the real API sent it (see "Replies
+    /// whole" in `metal_fake::fidelity`).
+    facility_code: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     metro: Option<MetroView<'a>>,
     facility: Option<FacilityHref>,
@@ -78,6 +82,7 @@ impl World {
             description: rec.description.as_deref(),
             tags: &rec.tags,
             metro_code: &rec.metro,
+            facility_code: rec.facility.as_deref(),
             // A VLAN made in a facility has no metro in its replies
             // (packngo's TestAccVirtualNetworksFacility).
             metro: rec
