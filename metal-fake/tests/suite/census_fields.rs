@@ -110,6 +110,8 @@ fn minimal(method: &str, path: &str) -> Option<Value> {
             "plan": "c3.small.x86", "quantity": 1}]}),
         ("POST", "/capacity/metros") => json!({"servers": [{"metro": "da",
             "plan": "c3.small.x86", "quantity": 1}]}),
+        ("POST", "/organizations/{id}/projects") => json!({"name": "census"}),
+        ("POST", "/ports/{id}/convert/layer-2") => json!({"vnid": VLAN}),
         ("POST", "/emails") => json!({"address": "census@acme.example"}),
         ("PUT", "/emails/{id}") => json!({"address": "census2@acme.example"}),
         ("POST", "/users") => json!({"first_name": "Census", "last_name": "Taker",
