@@ -180,20 +180,21 @@ pub async fn run(
             (None, Some(kept)) => kept.device.id,
             _ => None,
         };
+        let (kept, error) = (r.kept.map(|k| *k), r.error.map(|e| *e));
         outcome.hostnames.insert(hostname, active);
         outcome.race_lost += r.race_lost;
         outcome.failed.extend(r.failed);
         outcome.removed.extend(r.removed);
         outcome.created_ids.extend(r.created);
-        match r.kept {
-            Some(Kept { device, ours: true }) => outcome.created.push(device),
+        match kept {
+            Some(Kept { device, ours: true }) => outcome.created.push(*device),
             Some(Kept {
                 device,
                 ours: false,
-            }) => outcome.adopted.push(device),
+            }) => outcome.adopted.push(*device),
             None => {}
         }
-        match r.error {
+        match error {
             None => outcome.active += 1,
             Some(e) => outcome.failures.push(e),
         }
@@ -201,19 +202,45 @@ pub async fn run(
     Ok(outcome)
 }
 
-/// `device` with only its ID, href, hostname, tags, state and times: a
-/// decoded device is tens of kilobytes (its ports, events, plan and
-/// operating system), and every hostname waiting holds its candidate.
-fn slim(device: types::Device) -> types::Device {
-    types::Device {
-        id: device.id,
-        href: device.href,
-        hostname: device.hostname,
-        tags: device.tags,
-        state: device.state,
-        created_at: device.created_at,
-        updated_at: device.updated_at,
-        ..types::Device::default()
+/// What a hostname holds of its candidate device through the wait: its
+/// ID, href, hostname, tags, state and times, what a device kept as it is
+/// needs. A decoded device is kilobytes even when empty (5 KB of inline
+/// fields), and every hostname waiting holds its candidate.
+struct Candidate {
+    id: Option<Uuid>,
+    href: Option<String>,
+    hostname: Option<String>,
+    tags: Vec<String>,
+    state: Option<String>,
+    created_at: Option<chrono::DateTime<chrono::Utc>>,
+    updated_at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+impl Candidate {
+    fn of(device: types::Device) -> Self {
+        Self {
+            id: device.id,
+            href: device.href,
+            hostname: device.hostname,
+            tags: device.tags,
+            state: device.state,
+            created_at: device.created_at,
+            updated_at: device.updated_at,
+        }
+    }
+
+    /// The device with only these fields.
+    fn device(self) -> types::Device {
+        types::Device {
+            id: self.id,
+            href: self.href,
+            hostname: self.hostname,
+            tags: self.tags,
+            state: self.state,
+            created_at: self.created_at,
+            updated_at: self.updated_at,
+            ..types::Device::default()
+        }
     }
 }
 
@@ -223,17 +250,21 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// The device kept for a hostname.
+/// The device kept for a hostname (boxed, as every hostname's future holds
+/// one through its waits).
 struct Kept {
-    device: types::Device,
+    device: Box<types::Device>,
     /// Whether this run created it.
     ours: bool,
 }
 
 /// What one hostname's worker did.
+///
+/// Every hostname's future holds one through its waits, so what is large
+/// in it is boxed.
 #[derive(Default)]
 struct Hostname {
-    kept: Option<Kept>,
+    kept: Option<Box<Kept>>,
     created: HashSet<Uuid>,
     race_lost: usize,
     /// Creates refused on a reservation that then read free, with no
@@ -242,7 +273,7 @@ struct Hostname {
     refused_free: u32,
     failed: Vec<FailedDevice>,
     removed: Vec<Uuid>,
-    error: Option<RunError>,
+    error: Option<Box<RunError>>,
 }
 
 /// The body that creates `hostname` on `reservation`, in the reservation's
@@ -330,12 +361,12 @@ impl<'a> Worker<'a> {
                         self.progress.adopted();
                     }
                     self.progress.active();
-                    done.kept = Some(kept);
+                    done.kept = Some(Box::new(kept));
                     return done;
                 }
                 Err(Next::Settle(listed)) => found = Some(listed),
                 Err(Next::Again(e)) => {
-                    last = Some(e);
+                    last = Some(Box::new(e));
                     let pause = self
                         .config
                         .poll_interval
@@ -345,14 +376,16 @@ impl<'a> Worker<'a> {
                     self.idle(&mut slot, tokio::time::sleep(pause)).await;
                 }
                 Err(Next::Stop(e)) => {
-                    done.error = Some(e);
+                    done.error = Some(Box::new(e));
                     return done;
                 }
             }
         }
-        done.error = Some(last.unwrap_or(RunError::Unsettled {
-            hostname,
-            rounds: MAX_ROUNDS,
+        done.error = Some(last.unwrap_or_else(|| {
+            Box::new(RunError::Unsettled {
+                hostname,
+                rounds: MAX_ROUNDS,
+            })
         }));
         done
     }
@@ -397,11 +430,12 @@ impl<'a> Worker<'a> {
         live.sort_by(prefer);
         let (candidate, reservation) = match live.into_iter().next() {
             Some(first) => (first, None),
-            None => self.create(hostname, done).await?,
+            // Boxed: its reservation and request are held only while it runs.
+            None => Box::pin(self.create(hostname, done)).await?,
         };
         // Held through the wait, with every other hostname's: only what a
         // device kept as it is needs, not the whole reply.
-        let candidate = slim(candidate);
+        let candidate = Candidate::of(candidate);
         let id = candidate.id.ok_or_else(|| {
             Next::Stop(RunError::NoId {
                 hostname: hostname.into(),
@@ -440,7 +474,10 @@ impl<'a> Worker<'a> {
                     let _ = self.failed(hostname, f, None, ours, false, done).await;
                 }
                 self.remove(live.into_iter().skip(1), done).await;
-                Ok(Kept { device, ours })
+                Ok(Kept {
+                    device: Box::new(device),
+                    ours,
+                })
             }
             // Deleted under us, as a duplicate by another run: settle again.
             Ok(_) => Err(Next::Settle(self.listing(hostname).await?)),
@@ -467,10 +504,10 @@ impl<'a> Worker<'a> {
             }
             Err(source) => {
                 // Kept as it is, so that a cleanup still finds it.
-                done.kept = Some(Kept {
-                    device: candidate,
+                done.kept = Some(Box::new(Kept {
+                    device: Box::new(candidate.device()),
                     ours,
-                });
+                }));
                 Err(Next::Stop(RunError::NotActive {
                     hostname: hostname.into(),
                     source,
