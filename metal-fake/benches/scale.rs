@@ -107,8 +107,8 @@ fn reservation(n: usize) -> String {
     id(0x9000, n)
 }
 
-/// The assignment of device `n`: an address of [`PROJECT`]'s `n / 256`th
-/// /24.
+/// The assignment of device `n`: an address of [`PROJECT`]'s
+/// `n / PER_BLOCK`th /24.
 fn assignment(n: usize) -> String {
     id(0xc000, n)
 }
@@ -120,8 +120,12 @@ fn address(base: u32, i: usize) -> std::net::Ipv4Addr {
 
 /// The projects' /32s, from 44.0.0.0 (out of the fake's pools).
 const PROJECT_BLOCKS: u32 = 44 << 24;
-/// [`PROJECT`]'s /24s, one per 256 devices, from 45.0.0.0.
+/// [`PROJECT`]'s /24s, one per [`PER_BLOCK`] devices, from 45.0.0.0.
 const DEVICE_BLOCKS: u32 = 45 << 24;
+/// The devices with an address of each of [`PROJECT`]'s /24s: as many in
+/// either world, so a block's own list of assignments (at most 256) is
+/// as long in both, and only the world's size differs.
+const PER_BLOCK: usize = 100;
 /// [`PROJECT`]'s spare /28, whose addresses `ip_assign` assigns.
 const SPARE_BLOCK: u32 = 46 << 24;
 
@@ -152,16 +156,17 @@ fn fake(records: usize) -> Fake {
                 "network": address(PROJECT_BLOCKS, n).to_string(), "cidr": 32, "metro": "da"})
         })
         .collect();
-    for (b, first) in (0..devices).step_by(256).enumerate() {
-        let assignments: Vec<Value> = (first..devices.min(first + 256))
+    for (b, first) in (0..devices).step_by(PER_BLOCK).enumerate() {
+        let network = DEVICE_BLOCKS + (u32::try_from(b).expect("a small world") << 8);
+        let assignments: Vec<Value> = (first..devices.min(first + PER_BLOCK))
             .map(|n| {
                 json!({"id": assignment(n), "device": id(0xd000, n),
-                    "address": address(DEVICE_BLOCKS, n).to_string()})
+                    "address": address(network, n - first).to_string()})
             })
             .collect();
         ips.push(
             json!({"id": id(0x9100, b), "project": PROJECT, "type": "public_ipv4",
-            "network": address(DEVICE_BLOCKS, first).to_string(), "cidr": 24, "metro": "da",
+            "network": address(network, 0).to_string(), "cidr": 24, "metro": "da",
             "assignments": assignments}),
         );
     }
