@@ -7,9 +7,14 @@
 mod common;
 
 mod bounds;
+mod config;
 mod decoding;
+mod exchange;
+mod known;
+mod layout;
 mod patched;
 mod secrets;
 mod spec_prose;
+mod tables;
 mod variants;
 mod wire;

@@ -368,3 +368,31 @@ async fn a_project_ip_list_mixes_reservations_and_vrf_reservations() {
         [AnyIpReservation::Reservation(_), AnyIpReservation::Vrf(_)]
     ));
 }
+
+#[test]
+fn a_body_that_is_not_an_object_is_a_clear_error() {
+    for (text, found) in [("[]", "an array"), ("null", "null"), ("\"x\"", "a string")] {
+        let err = serde_json::from_str::<IpAddress>(text)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(&format!("expected a JSON object, found {found}")),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn a_chosen_variant_that_does_not_decode_says_why() {
+    // `vrf` chooses the VRF variant, whose `cidr` is a number.
+    let err = serde_json::from_str::<AnyIpReservation>(r#"{"type": "vrf", "cidr": "x"}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("invalid type: string \"x\""), "{err}");
+}
+
+#[test]
+fn a_null_vrf_is_no_vrf() {
+    let gw: AnyMetalGateway = serde_json::from_str(r#"{"vrf": null}"#).unwrap();
+    assert!(matches!(gw, AnyMetalGateway::Gateway(_)));
+}
