@@ -15,6 +15,11 @@ pub const BEYOND_SPEC: &[(&str, &str, &str)] = &[
     // packngo's `VirtualNetwork.FacilityCode`; terraform-provider-metal's
     // `metal_vlan` sets `facility` from it (`null` for a metro VLAN).
     ("VirtualNetwork", "facility_code", "string,null"),
+    // A user's, as packet-python's recorded `get_user.json` has them and
+    // metal-cli's `getDefaultIds` excludes them by name.
+    ("User", "features", "array"),
+    ("User", "social_accounts", "object"),
+    ("User", "verification_stage", "string"),
 ];
 
 /// Properties the real API sent as `null` where it had no value, although

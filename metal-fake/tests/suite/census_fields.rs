@@ -1357,7 +1357,8 @@ async fn features_as_an_object_of_required_and_preferred_names_is_taken() {
 /// "Replies whole"): a reserved block's `available` is the path of its
 /// free addresses, and that path answers them; a neighbour of a project
 /// whose BGP has no password has `md5_password` `null` (not left out);
-/// a VRF without a description has `description` `null`.
+/// a VRF without a description has `description` `null`; the current
+/// user has `features`, `social_accounts` and `verification_stage`.
 #[tokio::test(start_paused = true)]
 async fn the_former_gaps_are_in_the_replies_as_the_real_api_sent_them() {
     let fake = Fake::builder().token(TOKEN).world(doc()).build();
@@ -1420,4 +1421,11 @@ async fn the_former_gaps_are_in_the_replies_as_the_real_api_sent_them() {
     .await;
     assert_eq!(status, 200, "{vrf}");
     assert_eq!(vrf["description"], "census", "{vrf}");
+
+    // The current user's keys beyond the spec, in packet-python's recorded
+    // reply's forms.
+    let user = get("/user".to_string()).await;
+    assert_eq!(user["features"], json!([]), "{user}");
+    assert_eq!(user["social_accounts"], json!({}), "{user}");
+    assert_eq!(user["verification_stage"], "verified", "{user}");
 }

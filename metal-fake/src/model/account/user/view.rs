@@ -78,7 +78,19 @@ pub(crate) struct UserView<'a> {
     max_organizations: usize,
     /// `null`: Metal's own risk score of the account, not public.
     fraud_score: (),
+    /// Beyond the spec, as the real API sent them (see "Replies whole" in
+    /// `metal_fake::fidelity`): the account's feature flags (none in the
+    /// fake), its social accounts (none) and its verification stage.
+    features: [&'static str; 0],
+    /// As `features`.
+    social_accounts: NoAccounts,
+    /// As `features`: every user of the fake is verified.
+    verification_stage: &'static str,
 }
+
+/// `{}`: a user's social accounts, none in the fake.
+#[derive(Serialize)]
+pub(crate) struct NoAccounts {}
 
 impl World {
     /// `u` as the API shows it, with the defaults `defaults` gives
@@ -124,6 +136,9 @@ impl World {
             max_projects: crate::document::MAX_RECORDS,
             max_organizations: crate::document::MAX_RECORDS,
             fraud_score: (),
+            features: [],
+            social_accounts: NoAccounts {},
+            verification_stage: "verified",
         }
     }
 
