@@ -210,7 +210,10 @@ pub struct Snapshot {
 
 #[derive(Debug, Default)]
 struct View {
-    devices: HashMap<Uuid, types::Device>,
+    /// Each boxed: a decoded device is 5 KB inline even when slim, and a
+    /// map's spare capacity (and a list's while it grows) would hold that
+    /// much per empty slot.
+    devices: HashMap<Uuid, Arc<types::Device>>,
     /// Whether the list of `devices` was read to its end.
     complete: bool,
     /// The refresh whose list `devices` is (0: none yet).
@@ -227,12 +230,12 @@ struct View {
 impl Snapshot {
     /// The devices listed, in no particular order.
     pub fn devices(&self) -> impl Iterator<Item = &types::Device> + '_ {
-        self.view.devices.values()
+        self.view.devices.values().map(AsRef::as_ref)
     }
 
     /// The device with this ID, if listed.
     pub fn device(&self, id: Uuid) -> Option<&types::Device> {
-        self.view.devices.get(&id)
+        self.view.devices.get(&id).map(AsRef::as_ref)
     }
 
     /// Whether the list was read to its end (not cut by
@@ -454,7 +457,7 @@ impl Interest {
             return Seen::Refused(Arc::clone(e));
         }
         if let Some(d) = view.devices.get(&self.id) {
-            return Seen::Listed(Box::new(d.clone()));
+            return Seen::Listed(Box::new(types::Device::clone(d)));
         }
         if view.complete && view.listed > self.after {
             Seen::Missing
@@ -497,8 +500,8 @@ async fn refresh_loop(shared: Arc<Shared>, metal: Arc<dyn Metal>, config: WatchC
 
 /// What one refresh's list gave.
 enum Listed {
-    Complete(Vec<types::Device>),
-    Partial(Vec<types::Device>),
+    Complete(Vec<Arc<types::Device>>),
+    Partial(Vec<Arc<types::Device>>),
     Failed(Error),
 }
 
@@ -510,11 +513,11 @@ async fn list(metal: &dyn Metal, shared: &Shared, config: &WatchConfig) -> Liste
         match page {
             Ok(page) if config.whole_devices => {
                 shared.metrics.pages.inc();
-                devices.extend(page);
+                devices.extend(page.into_iter().map(Arc::new));
             }
             Ok(page) => {
                 shared.metrics.pages.inc();
-                devices.extend(page.into_iter().map(slim));
+                devices.extend(page.into_iter().map(|d| Arc::new(slim(d))));
             }
             Err(Error::TooManyPages { .. }) => return Listed::Partial(devices),
             Err(e) => return Listed::Failed(e),
@@ -606,9 +609,9 @@ fn slim(device: types::Device) -> types::Device {
 }
 
 fn by_id(
-    list: Vec<types::Device>,
-    mut into: HashMap<Uuid, types::Device>,
-) -> HashMap<Uuid, types::Device> {
+    list: Vec<Arc<types::Device>>,
+    mut into: HashMap<Uuid, Arc<types::Device>>,
+) -> HashMap<Uuid, Arc<types::Device>> {
     for d in list {
         if let Some(id) = d.id {
             into.insert(id, d);
