@@ -111,8 +111,7 @@ async fn creates_until_killed(
         }
     });
     futures::future::join_all(clients).await;
-    let answered = answered.lock().unwrap().clone();
-    answered
+    answered.lock().unwrap().clone()
 }
 
 #[test]

@@ -102,10 +102,10 @@ async fn start_driver(chromedriver: &Path, log: &Path) -> Driver {
     let ready = format!("http://127.0.0.1:{port}/status");
     let http = http::client();
     for _ in 0..200 {
-        if let Ok(r) = http.get(&ready).send().await {
-            if r.status().is_success() {
-                return driver;
-            }
+        if let Ok(r) = http.get(&ready).send().await
+            && r.status().is_success()
+        {
+            return driver;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }

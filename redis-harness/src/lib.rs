@@ -120,10 +120,10 @@ pub struct Plain {
 impl Plain {
     /// The shared node, or (see [`or_skip`]) `None` when there is none.
     pub async fn get(test: &str) -> Option<Self> {
-        if let Ok(url) = std::env::var("METAL_TEST_REDIS_URL") {
-            if server::answers(&url, Duration::from_secs(2)).await {
-                return Some(Self { url, server: None });
-            }
+        if let Ok(url) = std::env::var("METAL_TEST_REDIS_URL")
+            && server::answers(&url, Duration::from_secs(2)).await
+        {
+            return Some(Self { url, server: None });
         }
         let server = or_skip(test, Server::start(Options::new()).await)?;
         Some(Self {

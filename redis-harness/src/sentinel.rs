@@ -97,13 +97,12 @@ impl Sentinel {
         let deadline = Instant::now() + START_TIMEOUT;
         loop {
             let now = self.master_port().await?;
-            if now != before {
-                if let Some(node) = self.nodes.iter().find(|s| s.port() == now) {
-                    let replication: String =
-                        node.query(redis::cmd("INFO").arg("replication")).await?;
-                    if info_field(&replication, "role") == Some("master") {
-                        return Ok(now);
-                    }
+            if now != before
+                && let Some(node) = self.nodes.iter().find(|s| s.port() == now)
+            {
+                let replication: String = node.query(redis::cmd("INFO").arg("replication")).await?;
+                if info_field(&replication, "role") == Some("master") {
+                    return Ok(now);
                 }
             }
             if Instant::now() > deadline {

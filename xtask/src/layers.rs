@@ -375,10 +375,10 @@ impl Crate {
         }
         for g in &m.globs {
             let next = [&g[..], &path[n..]].concat();
-            if let Some(f) = self.land(&next, depth + 1) {
-                if self.defines(&next) {
-                    return Some(f);
-                }
+            if let Some(f) = self.land(&next, depth + 1)
+                && self.defines(&next)
+            {
+                return Some(f);
             }
         }
         Some(m.file.clone())
@@ -458,10 +458,10 @@ impl VisitMut for Paths<'_> {
             // value, type or pattern): a name that stands for one here is
             // a local of the same name (`let body = ...` beside `mod
             // body;`), not a use of it.
-            if let Some(abs) = absolute(&self.at, &path_of(p), self.krate) {
-                if !self.krate.modules.contains_key(&abs) {
-                    self.found.push((abs, line));
-                }
+            if let Some(abs) = absolute(&self.at, &path_of(p), self.krate)
+                && !self.krate.modules.contains_key(&abs)
+            {
+                self.found.push((abs, line));
             }
         }
         syn::visit_mut::visit_path_mut(self, p);
@@ -512,10 +512,10 @@ impl Graph {
             paths.visit_file_mut(&mut parsed);
             let set = edges.entry(file.clone()).or_default();
             for (path, line) in paths.found {
-                if let Some(to) = c.land(&path, 0) {
-                    if &to != file {
-                        set.insert(Use { to, line });
-                    }
+                if let Some(to) = c.land(&path, 0)
+                    && &to != file
+                {
+                    set.insert(Use { to, line });
                 }
             }
         }

@@ -290,10 +290,11 @@ async fn calls(
         return refuse(400, format!("unknown query parameter {k:?}"));
     }
     let operation = query.get("operation").map(String::as_str);
-    if let Some(op) = operation {
-        if op != "unknown" && metal_api::operation::find(op).is_none() {
-            return refuse(400, format!("{op:?} is not an operationId of the spec"));
-        }
+    if let Some(op) = operation
+        && op != "unknown"
+        && metal_api::operation::find(op).is_none()
+    {
+        return refuse(400, format!("{op:?} is not an operationId of the spec"));
     }
     let limit = match query.get("limit").map(|l| l.parse::<usize>()) {
         None => DEFAULT_CALLS,

@@ -468,7 +468,7 @@ fn world_ref() -> schemars::schema::Schema {
 /// newline): under `definitions` every request, query and reply type, and
 /// under `endpoints` which endpoint takes and answers which.
 pub(crate) fn schema() -> String {
-    let mut gen = schemars::gen::SchemaSettings::draft07().into_generator();
+    let mut generator = schemars::r#gen::SchemaSettings::draft07().into_generator();
     let endpoints = [
         Endpoint {
             method: "POST",
@@ -476,7 +476,7 @@ pub(crate) fn schema() -> String {
             does: "back to the seeded world and faults, empty call log",
             query: None,
             request: None,
-            reply: gen.subschema_for::<Summary>(),
+            reply: generator.subschema_for::<Summary>(),
         },
         Endpoint {
             method: "GET",
@@ -492,15 +492,15 @@ pub(crate) fn schema() -> String {
             does: "replaces the world with the document sent",
             query: None,
             request: Some(world_ref()),
-            reply: gen.subschema_for::<Summary>(),
+            reply: generator.subschema_for::<Summary>(),
         },
         Endpoint {
             method: "POST",
             path: "/_fake/faults",
             does: "adds scripted and random faults",
             query: None,
-            request: Some(gen.subschema_for::<FaultsRequest>()),
-            reply: gen.subschema_for::<FaultsAdded>(),
+            request: Some(generator.subschema_for::<FaultsRequest>()),
+            reply: generator.subschema_for::<FaultsAdded>(),
         },
         Endpoint {
             method: "DELETE",
@@ -508,15 +508,15 @@ pub(crate) fn schema() -> String {
             does: "clears every fault",
             query: None,
             request: None,
-            reply: gen.subschema_for::<Cleared>(),
+            reply: generator.subschema_for::<Cleared>(),
         },
         Endpoint {
             method: "GET",
             path: "/_fake/calls",
             does: "the recorded calls",
-            query: Some(gen.subschema_for::<CallsQuery>()),
+            query: Some(generator.subschema_for::<CallsQuery>()),
             request: None,
-            reply: gen.subschema_for::<Calls>(),
+            reply: generator.subschema_for::<Calls>(),
         },
         Endpoint {
             method: "GET",
@@ -524,7 +524,7 @@ pub(crate) fn schema() -> String {
             does: "one recorded call with its request and reply bodies (bounded, secrets redacted)",
             query: None,
             request: None,
-            reply: gen.subschema_for::<CallDetail>(),
+            reply: generator.subschema_for::<CallDetail>(),
         },
         Endpoint {
             method: "GET",
@@ -532,7 +532,7 @@ pub(crate) fn schema() -> String {
             does: "the faults armed: scripted ones pending and the random ones",
             query: None,
             request: None,
-            reply: gen.subschema_for::<ArmedFaults>(),
+            reply: generator.subschema_for::<ArmedFaults>(),
         },
         Endpoint {
             method: "GET",
@@ -540,7 +540,7 @@ pub(crate) fn schema() -> String {
             does: "every device as the API renders it, project and reservation included",
             query: None,
             request: None,
-            reply: gen.subschema_for::<DevicesReply>(),
+            reply: generator.subschema_for::<DevicesReply>(),
         },
         Endpoint {
             method: "GET",
@@ -548,15 +548,15 @@ pub(crate) fn schema() -> String {
             does: "the fake's clock",
             query: None,
             request: None,
-            reply: gen.subschema_for::<ClockJson>(),
+            reply: generator.subschema_for::<ClockJson>(),
         },
         Endpoint {
             method: "POST",
             path: "/_fake/clock",
             does: "advances the fake's clock",
             query: None,
-            request: Some(gen.subschema_for::<ClockRequest>()),
-            reply: gen.subschema_for::<ClockJson>(),
+            request: Some(generator.subschema_for::<ClockRequest>()),
+            reply: generator.subschema_for::<ClockJson>(),
         },
         Endpoint {
             method: "GET",
@@ -564,11 +564,11 @@ pub(crate) fn schema() -> String {
             does: "counters and the world's contents",
             query: None,
             request: None,
-            reply: gen.subschema_for::<crate::Snapshot>(),
+            reply: generator.subschema_for::<crate::Snapshot>(),
         },
     ];
-    let errors = gen.subschema_for::<Errors>();
-    let token_refused = gen.subschema_for::<TokenRefused>();
+    let errors = generator.subschema_for::<Errors>();
+    let token_refused = generator.subschema_for::<TokenRefused>();
     let mut listed = serde_json::Map::new();
     for e in endpoints {
         let mut entry = serde_json::Map::new();
@@ -592,7 +592,7 @@ pub(crate) fn schema() -> String {
         "endpoints": listed,
         "errors": errors,
         "token_refused": token_refused,
-        "definitions": gen.definitions(),
+        "definitions": generator.definitions(),
     });
     let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
     text.push('\n');

@@ -208,15 +208,16 @@ impl World {
             let resolvable = top || !href_only(child);
             for item in items {
                 if is_stub(item) {
-                    if included && resolvable {
-                        if let Some(whole) = self.resolve(item, &nested, scope, now) {
-                            *item = whole;
-                        }
+                    if included
+                        && resolvable
+                        && let Some(whole) = self.resolve(item, &nested, scope, now)
+                    {
+                        *item = whole;
                     }
-                } else if !inside.is_empty() {
-                    if let Value::Object(inner) = item {
-                        self.expand_object(inner, &inside, (child, false), scope, now);
-                    }
+                } else if !inside.is_empty()
+                    && let Value::Object(inner) = item
+                {
+                    self.expand_object(inner, &inside, (child, false), scope, now);
                 }
             }
         }

@@ -110,23 +110,23 @@ impl Pipeline {
             let reset = r.reset_at(std::time::SystemTime::now());
             h.insert("x-ratelimit-reset", HeaderValue::from(reset));
         }
-        if self.config.record_replies {
-            if let Some(body) = body {
-                let kept = RecordedReply {
-                    operation: cx.operation_id().to_string(),
-                    status: resp.status().as_u16(),
-                    content_type: resp
-                        .headers()
-                        .get(header::CONTENT_TYPE)
-                        .and_then(|v| v.to_str().ok())
-                        .map(str::to_string),
-                    body,
-                };
-                self.recorded
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(kept);
-            }
+        if self.config.record_replies
+            && let Some(body) = body
+        {
+            let kept = RecordedReply {
+                operation: cx.operation_id().to_string(),
+                status: resp.status().as_u16(),
+                content_type: resp
+                    .headers()
+                    .get(header::CONTENT_TYPE)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_string),
+                body,
+            };
+            self.recorded
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(kept);
         }
         resp
     }

@@ -413,10 +413,10 @@ impl Scenario {
                 let r = t.reservation(real);
                 let id = provision(t, r, "conf-reboot").await?;
                 t.metal.reboot_device(id).await.map_err(err)?;
-                if let Some(fake) = &t.fake {
-                    if fake.reboots(id) != Some(1) {
-                        return Err(format!("{:?} reboots", fake.reboots(id)));
-                    }
+                if let Some(fake) = &t.fake
+                    && fake.reboots(id) != Some(1)
+                {
+                    return Err(format!("{:?} reboots", fake.reboots(id)));
                 }
                 wait_state(t, id, "active").await?;
                 t.metal.delete_device(id).await.map_err(err)?;

@@ -133,10 +133,10 @@ pub fn strict_spec() -> Value {
     fn nullable(v: &mut Value) {
         match v {
             Value::Object(o) => {
-                if o.get("nullable") == Some(&Value::Bool(true)) {
-                    if let Some(Value::String(t)) = o.get("type").cloned() {
-                        o.insert("type".into(), json!([t, "null"]));
-                    }
+                if o.get("nullable") == Some(&Value::Bool(true))
+                    && let Some(Value::String(t)) = o.get("type").cloned()
+                {
+                    o.insert("type".into(), json!([t, "null"]));
                 }
                 o.values_mut().for_each(nullable);
             }
@@ -185,12 +185,13 @@ pub fn strict_spec() -> Value {
                       "required": ["href"], "additionalProperties": false});
     if let Some(Value::Object(schemas)) = spec.pointer_mut("/components/schemas") {
         for schema in schemas.values_mut() {
-            if let Value::Object(s) = schema {
-                if s.contains_key("properties") && !s.contains_key("additionalProperties") {
-                    s.insert("additionalProperties".into(), Value::Bool(false));
-                    let closed = Value::Object(std::mem::take(s));
-                    *schema = json!({"anyOf": [closed, link.clone()]});
-                }
+            if let Value::Object(s) = schema
+                && s.contains_key("properties")
+                && !s.contains_key("additionalProperties")
+            {
+                s.insert("additionalProperties".into(), Value::Bool(false));
+                let closed = Value::Object(std::mem::take(s));
+                *schema = json!({"anyOf": [closed, link.clone()]});
             }
         }
     }

@@ -675,17 +675,18 @@ async fn walk_sent(rows: &[&FieldRow]) -> BTreeMap<(String, String, String, Stri
                 _ => json!(c),
             };
         }
-        if let Some(existing) = body.get(leaf) {
-            if !row.field.contains('.') && decodes(&row.form, existing) {
-                value = existing.clone();
-            }
+        if let Some(existing) = body.get(leaf)
+            && !row.field.contains('.')
+            && decodes(&row.form, existing)
+        {
+            value = existing.clone();
         }
         let mut with = body.clone();
         for (a, b) in EXCLUSIVE {
-            if row.field == *a {
-                if let Some(o) = with.as_object_mut() {
-                    o.remove(*b);
-                }
+            if row.field == *a
+                && let Some(o) = with.as_object_mut()
+            {
+                o.remove(*b);
             }
         }
         // A VRF circuit's peering detail is sent on a VRF circuit's create.
@@ -693,20 +694,19 @@ async fn walk_sent(rows: &[&FieldRow]) -> BTreeMap<(String, String, String, Stri
         if row.method == "POST"
             && row.path.ends_with("/virtual-circuits")
             && peering.contains(&row.field.as_str())
+            && let Some(o) = with.as_object_mut()
         {
-            if let Some(o) = with.as_object_mut() {
-                o.remove("vnid");
-                o.insert("vrf".into(), json!(VRF));
-                o.insert("peer_asn".into(), json!(65530));
-                o.insert("subnet".into(), json!("192.168.100.124/31"));
-            }
+            o.remove("vnid");
+            o.insert("vrf".into(), json!(VRF));
+            o.insert("peer_asn".into(), json!(65530));
+            o.insert("subnet".into(), json!("192.168.100.124/31"));
         }
         for (prefix, fields) in COMPANIONS.iter() {
-            if row.field == *prefix || row.field.starts_with(&format!("{prefix}.")) {
-                if let Some(o) = with.as_object_mut() {
-                    for (k, v) in fields.as_object().into_iter().flatten() {
-                        o.entry(k.clone()).or_insert(v.clone());
-                    }
+            if (row.field == *prefix || row.field.starts_with(&format!("{prefix}.")))
+                && let Some(o) = with.as_object_mut()
+            {
+                for (k, v) in fields.as_object().into_iter().flatten() {
+                    o.entry(k.clone()).or_insert(v.clone());
                 }
             }
         }
@@ -1008,10 +1008,10 @@ fn resolve(schema: &Value) -> &Value {
 fn schema_has(schema: &Value, segs: &[&str]) -> bool {
     let schema = resolve(schema);
     for key in ["allOf", "oneOf", "anyOf"] {
-        if let Some(all) = schema[key].as_array() {
-            if all.iter().any(|s| schema_has(s, segs)) {
-                return true;
-            }
+        if let Some(all) = schema[key].as_array()
+            && all.iter().any(|s| schema_has(s, segs))
+        {
+            return true;
         }
     }
     let Some((first, rest)) = segs.split_first() else {

@@ -338,14 +338,14 @@ impl File {
                 }
                 j += 1;
             }
-            if self.is(j, '{') {
-                if let Some(end) = self.partner[j] {
-                    fns.push(FnDef {
-                        name: name.to_string(),
-                        ret,
-                        body: (j, end),
-                    });
-                }
+            if self.is(j, '{')
+                && let Some(end) = self.partner[j]
+            {
+                fns.push(FnDef {
+                    name: name.to_string(),
+                    ret,
+                    body: (j, end),
+                });
             }
         }
         fns
@@ -647,10 +647,11 @@ impl<'a> Walker<'a> {
             for i in 0..f.toks.len() {
                 // ApiError::unprocessable( … ), a carrier( … )
                 if f.is(i + 1, '(') {
-                    if let Some(name) = f.ident(i) {
-                        if CARRIERS.contains(&name) && !f.is_ident(i.wrapping_sub(1), "fn") {
-                            spans.push((i + 1, false));
-                        }
+                    if let Some(name) = f.ident(i)
+                        && CARRIERS.contains(&name)
+                        && !f.is_ident(i.wrapping_sub(1), "fn")
+                    {
+                        spans.push((i + 1, false));
                     }
                     if f.is_api_error_new(i + 1) {
                         // Not the fake's own failures (500).
@@ -677,13 +678,11 @@ impl<'a> Walker<'a> {
                     && f.is(i + 6, ')')
                     && f.is(i.wrapping_sub(1), '.')
                     && f.is(i.wrapping_sub(2), ')')
+                    && let Some(open) = f.partner[i - 2]
+                    && let Some(name) = f.ident(open.wrapping_sub(1))
                 {
-                    if let Some(open) = f.partner[i - 2] {
-                        if let Some(name) = f.ident(open.wrapping_sub(1)) {
-                            let name = name.to_string();
-                            self.called(&name, 0);
-                        }
-                    }
+                    let name = name.to_string();
+                    self.called(&name, 0);
                 }
             }
             for (open, struct_literal) in spans {
@@ -695,11 +694,12 @@ impl<'a> Walker<'a> {
                     // messages: a local vector: its pushes.
                     let f = &self.files[fi];
                     for j in open..close {
-                        if f.is_ident(j, "messages") && f.is(j + 1, ':') {
-                            if let Some(local) = f.ident(j + 2) {
-                                let local = local.to_string();
-                                self.pushes(fi, j, &local);
-                            }
+                        if f.is_ident(j, "messages")
+                            && f.is(j + 1, ':')
+                            && let Some(local) = f.ident(j + 2)
+                        {
+                            let local = local.to_string();
+                            self.pushes(fi, j, &local);
                         }
                     }
                 }
@@ -771,14 +771,12 @@ impl<'a> Walker<'a> {
             let binds = f.is_ident(j, "let")
                 && (f.is_ident(j + 1, name)
                     || (f.is_ident(j + 1, "mut") && f.is_ident(j + 2, name)));
-            if binds {
-                if let Some(eq) =
+            if binds
+                && let Some(eq) =
                     (j..end).find(|&k| f.is(k, '=') && !f.is(k + 1, '=') && !f.is(k - 1, '='))
-                {
-                    if let Some(semi) = statement_end(f, eq, end) {
-                        ranges.push((eq, semi));
-                    }
-                }
+                && let Some(semi) = statement_end(f, eq, end)
+            {
+                ranges.push((eq, semi));
             }
             // if let Some(name) = … {
             let some = f.is_ident(j, "let")
@@ -787,10 +785,8 @@ impl<'a> Walker<'a> {
                 && f.is_ident(j + 3, name)
                 && f.is(j + 4, ')')
                 && f.is(j + 5, '=');
-            if some {
-                if let Some(brace) = (j + 6..end).find(|&k| f.is(k, '{')) {
-                    ranges.push((j + 5, brace));
-                }
+            if some && let Some(brace) = (j + 6..end).find(|&k| f.is(k, '{')) {
+                ranges.push((j + 5, brace));
             }
         }
         for (from, to) in ranges {
@@ -811,10 +807,9 @@ impl<'a> Walker<'a> {
                 && f.is(j + 1, '.')
                 && f.is_ident(j + 2, "push")
                 && f.is(j + 3, '(')
+                && let Some(close) = f.partner[j + 3]
             {
-                if let Some(close) = f.partner[j + 3] {
-                    groups.push((j + 3, close));
-                }
+                groups.push((j + 3, close));
             }
         }
         for (open, close) in groups {
@@ -852,18 +847,19 @@ impl<'a> Walker<'a> {
                 {
                     let close = f.partner[i + 2].unwrap_or(i + 2);
                     for j in i + 3..close {
-                        if f.is_ident(j, "pub") && f.is(j + 2, ':') {
-                            if let Some(field) = f.ident(j + 1) {
-                                let what = format!("Timings::{field}");
-                                self.walk.delays.insert(
-                                    what.clone(),
-                                    Found {
-                                        what,
-                                        template: false,
-                                        at: format!("{}:{}", f.path, f.toks[j].line),
-                                    },
-                                );
-                            }
+                        if f.is_ident(j, "pub")
+                            && f.is(j + 2, ':')
+                            && let Some(field) = f.ident(j + 1)
+                        {
+                            let what = format!("Timings::{field}");
+                            self.walk.delays.insert(
+                                what.clone(),
+                                Found {
+                                    what,
+                                    template: false,
+                                    at: format!("{}:{}", f.path, f.toks[j].line),
+                                },
+                            );
                         }
                     }
                 }
@@ -944,35 +940,32 @@ impl<'a> Walker<'a> {
                 let field = (f.is_ident(i, "state") || f.is_ident(i, "status"))
                     && f.is(i + 1, ':')
                     && !f.is(i + 2, ':');
-                if field {
-                    if let Some(s) = f.str_at(i + 2) {
-                        add(&mut self.walk, s, f, i);
-                    }
+                if field && let Some(s) = f.str_at(i + 2) {
+                    add(&mut self.walk, s, f, i);
                 }
                 let index = matches!(f.str_at(i), Some("state" | "status"))
                     && f.is(i + 1, ']')
                     && f.is(i + 2, '=');
-                if index {
-                    if let Some(s) = f.str_at(i + 3) {
-                        add(&mut self.walk, s, f, i);
-                    }
+                if index && let Some(s) = f.str_at(i + 3) {
+                    add(&mut self.walk, s, f, i);
                 }
                 // => "x" after a pattern naming a …State:: or …Status::
-                if f.is(i, '=') && f.is(i + 1, '>') {
-                    if let Some(s) = f.str_at(i + 2) {
-                        let arm_start = (0..i)
-                            .rev()
-                            .take_while(|&k| !f.is(k, ',') && !f.is(k, '{') && !f.is(k, '}'))
-                            .last()
-                            .unwrap_or(i);
-                        let of_a_state = (arm_start..i).any(|k| {
-                            f.ident(k)
-                                .is_some_and(|n| n.ends_with("State") || n.ends_with("Status"))
-                                && f.is(k + 1, ':')
-                        });
-                        if of_a_state && s.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
-                            add(&mut self.walk, s, f, i);
-                        }
+                if f.is(i, '=')
+                    && f.is(i + 1, '>')
+                    && let Some(s) = f.str_at(i + 2)
+                {
+                    let arm_start = (0..i)
+                        .rev()
+                        .take_while(|&k| !f.is(k, ',') && !f.is(k, '{') && !f.is(k, '}'))
+                        .last()
+                        .unwrap_or(i);
+                    let of_a_state = (arm_start..i).any(|k| {
+                        f.ident(k)
+                            .is_some_and(|n| n.ends_with("State") || n.ends_with("Status"))
+                            && f.is(k + 1, ':')
+                    });
+                    if of_a_state && s.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
+                        add(&mut self.walk, s, f, i);
                     }
                 }
             }
@@ -980,12 +973,11 @@ impl<'a> Walker<'a> {
             for func in &f.fns {
                 if matches!(func.name.as_str(), "state" | "status") && func.ret.contains("str") {
                     for k in func.body.0..func.body.1 {
-                        if let Some(s) = f.str_at(k) {
-                            if value_place(f, k).is_some()
-                                && s.chars().all(|c| c.is_ascii_lowercase() || c == '_')
-                            {
-                                add(&mut self.walk, s, f, k);
-                            }
+                        if let Some(s) = f.str_at(k)
+                            && value_place(f, k).is_some()
+                            && s.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+                        {
+                            add(&mut self.walk, s, f, k);
                         }
                     }
                 }

@@ -373,20 +373,21 @@ impl Check {
         if NOT_OBJECTS.contains(&name) {
             return;
         }
-        if let Value::Object(map) = value {
-            if map.len() == 1 && map.contains_key("href") {
-                if HREF_BY_DEFAULT.iter().any(|(n, k, _)| (*n, *k) == owner) {
-                    return;
-                }
-                for required in required_of(name) {
-                    if required != "href" {
-                        self.problems.push(format!(
-                            "{at}: an href alone stands for {name}, which requires {required}"
-                        ));
-                    }
-                }
+        if let Value::Object(map) = value
+            && map.len() == 1
+            && map.contains_key("href")
+        {
+            if HREF_BY_DEFAULT.iter().any(|(n, k, _)| (*n, *k) == owner) {
                 return;
             }
+            for required in required_of(name) {
+                if required != "href" {
+                    self.problems.push(format!(
+                        "{at}: an href alone stands for {name}, which requires {required}"
+                    ));
+                }
+            }
+            return;
         }
         self.value(name, at, value);
     }

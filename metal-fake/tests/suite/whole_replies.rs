@@ -232,10 +232,10 @@ async fn every_read_has_every_property_of_its_schema() {
     let spec = spec();
     let mut schemas: BTreeMap<String, &Value> = BTreeMap::new();
     for item in spec["paths"].as_object().unwrap().values() {
-        if let Some(op) = item.get("get") {
-            if let Some(s) = op.pointer("/responses/200/content/application~1json/schema") {
-                schemas.insert(op["operationId"].as_str().unwrap().to_string(), s);
-            }
+        if let Some(op) = item.get("get")
+            && let Some(s) = op.pointer("/responses/200/content/application~1json/schema")
+        {
+            schemas.insert(op["operationId"].as_str().unwrap().to_string(), s);
         }
     }
     let fake = Fake::builder()

@@ -446,19 +446,19 @@ impl Retries<'_> {
         let Some(delay) = self.backoff.next_delay() else {
             return gave_up(error);
         };
-        if let Some(b) = self.budget() {
-            if let Some(cost) = b.cost(class) {
-                if !b.try_spend(cost) {
-                    inner.metrics.retry_budget_refused(operation);
-                    debug!(operation, attempt = attempts, cost, error = %error, "retry budget exhausted");
-                    return Err(Error::RetryBudgetExhausted {
-                        operation,
-                        attempts,
-                        last: error,
-                    });
-                }
-                self.refund = Some(cost);
+        if let Some(b) = self.budget()
+            && let Some(cost) = b.cost(class)
+        {
+            if !b.try_spend(cost) {
+                inner.metrics.retry_budget_refused(operation);
+                debug!(operation, attempt = attempts, cost, error = %error, "retry budget exhausted");
+                return Err(Error::RetryBudgetExhausted {
+                    operation,
+                    attempts,
+                    last: error,
+                });
             }
+            self.refund = Some(cost);
         }
         // The server's delay, if longer than the backoff's: a `Retry-After:
         // 0` never turns retries into a hot loop.

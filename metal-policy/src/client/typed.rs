@@ -241,10 +241,10 @@ impl Client {
             idempotent(&op::CREATE_DEVICE),
             CallOptions::default(),
             |at| async move {
-                if at.after_unknown {
-                    if let Some(d) = device_tagged(&at, project, witness, bounds).await? {
-                        return Ok(d);
-                    }
+                if at.after_unknown
+                    && let Some(d) = device_tagged(&at, project, witness, bounds).await?
+                {
+                    return Ok(d);
                 }
                 match at.reply(
                     at.api

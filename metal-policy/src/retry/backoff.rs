@@ -80,10 +80,10 @@ struct ExponentialSchedule {
 impl Backoff for ExponentialSchedule {
     fn next_delay(&mut self) -> Option<Duration> {
         let elapsed = self.started.elapsed();
-        if let Some(max) = self.policy.max_elapsed_time {
-            if elapsed >= max {
-                return None;
-            }
+        if let Some(max) = self.policy.max_elapsed_time
+            && elapsed >= max
+        {
+            return None;
         }
         let base = self.current;
         let factor = self.policy.randomization_factor.clamp(0.0, 1.0);

@@ -326,10 +326,10 @@ fn sentinel_client(
         if let Some(p) = s.password() {
             b = b.set_client_to_sentinel_password(p);
         }
-        if matches!(first.addr(), ConnectionAddr::TcpTls { .. }) {
-            if let Some(c) = certs {
-                b = b.set_client_to_sentinel_certificates(c);
-            }
+        if matches!(first.addr(), ConnectionAddr::TcpTls { .. })
+            && let Some(c) = certs
+        {
+            b = b.set_client_to_sentinel_certificates(c);
         }
     }
     b.build().map_err(SharedLimitsError::Redis)

@@ -130,10 +130,10 @@ impl Ledger {
 
     /// Forgets a device that is gone: its create and its reboots.
     pub fn forget(&mut self, witness: &str) {
-        if let Some(c) = self.creates.remove(witness) {
-            if let Some(d) = c.device {
-                self.reboots.remove(&d);
-            }
+        if let Some(c) = self.creates.remove(witness)
+            && let Some(d) = c.device
+        {
+            self.reboots.remove(&d);
         }
     }
 }

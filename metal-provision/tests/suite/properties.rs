@@ -262,14 +262,14 @@ async fn run(steps: Vec<Step>) -> Result<(), TestCaseError> {
                 }
             }
             Op::Delete { device } => {
-                if let Some(d) = pick(device) {
-                    if let Some(Ok(())) = call!(metal.delete_device(d)) {
-                        let state = fake_state(&fake, d);
-                        prop_assert!(
-                            state.as_deref().is_none_or(|s| s == "deprovisioning"),
-                            "step {i}: deleted, but {state:?}"
-                        );
-                    }
+                if let Some(d) = pick(device)
+                    && let Some(Ok(())) = call!(metal.delete_device(d))
+                {
+                    let state = fake_state(&fake, d);
+                    prop_assert!(
+                        state.as_deref().is_none_or(|s| s == "deprovisioning"),
+                        "step {i}: deleted, but {state:?}"
+                    );
                 }
             }
             Op::Compete { reservation } => {

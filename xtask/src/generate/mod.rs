@@ -151,10 +151,9 @@ fn list_parameters(spec: &openapiv3::OpenAPI, op: &openapiv3::Operation) -> Resu
         };
         if let openapiv3::ParameterSchemaOrContent::Schema(ReferenceOr::Item(schema)) =
             &parameter_data.format
+            && matches!(schema.schema_kind, SchemaKind::Type(Type::Array(_)))
         {
-            if matches!(schema.schema_kind, SchemaKind::Type(Type::Array(_))) {
-                out.push(parameter_data.name.clone());
-            }
+            out.push(parameter_data.name.clone());
         }
     }
     Ok(out)

@@ -238,10 +238,10 @@ fn relationships(e: &Entry) -> Vec<Relationship> {
     if let Some(d) = e.scope.device.filter(|d| *d != e.record) {
         out.push(Relationship::Stub(Stub::new(device::COLLECTION, d)));
     }
-    if let Some(p) = e.scope.project.filter(|p| *p != e.record) {
-        if p != device::FAILED_PROVISIONING_PROJECT {
-            out.push(Relationship::Stub(Stub::new(project::COLLECTION, p)));
-        }
+    if let Some(p) = e.scope.project.filter(|p| *p != e.record)
+        && p != device::FAILED_PROVISIONING_PROJECT
+    {
+        out.push(Relationship::Stub(Stub::new(project::COLLECTION, p)));
     }
     out
 }

@@ -195,10 +195,10 @@ impl Journal {
 
     /// Notes a change outside the tables for the durable log.
     pub(crate) fn touch(&mut self, touched: Touched) {
-        if self.recording {
-            if let Some(feed) = &mut self.feed {
-                feed.push(touched);
-            }
+        if self.recording
+            && let Some(feed) = &mut self.feed
+        {
+            feed.push(touched);
         }
     }
 

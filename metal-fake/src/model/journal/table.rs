@@ -102,12 +102,12 @@ impl<T: Record> Table<T> {
         if was == now {
             return;
         }
-        if let Some(was) = was {
-            if let Some(ids) = self.by_project.get_mut(&was) {
-                ids.remove(&id);
-                if ids.is_empty() {
-                    self.by_project.remove(&was);
-                }
+        if let Some(was) = was
+            && let Some(ids) = self.by_project.get_mut(&was)
+        {
+            ids.remove(&id);
+            if ids.is_empty() {
+                self.by_project.remove(&was);
             }
         }
         if let Some(now) = now {

@@ -114,28 +114,26 @@ impl Checker {
             .collect();
         let ok = call.status.is_some_and(|s| s < 300) && !spoilt;
         let removes = call.method == "DELETE" || CONSUMES.contains(&call.op);
-        if removes {
-            if let Some(id) = path_ids.last() {
-                if ok {
-                    let fate = if call.method == "DELETE" {
-                        Fate::Deleted
-                    } else {
-                        Fate::Unsure
-                    };
-                    let entry = self.things.entry(*id).or_insert_with(|| Thing {
-                        get: gettable(&call.path).then(|| call.path.clone()),
-                        list: None,
-                        parents: Vec::new(),
-                        fate,
-                    });
-                    entry.fate = fate;
-                    self.unsure_below(*id);
-                } else if spoilt {
-                    if let Some(t) = self.things.get_mut(id) {
-                        t.fate = Fate::Unsure;
-                    }
-                    self.unsure_below(*id);
+        if removes && let Some(id) = path_ids.last() {
+            if ok {
+                let fate = if call.method == "DELETE" {
+                    Fate::Deleted
+                } else {
+                    Fate::Unsure
+                };
+                let entry = self.things.entry(*id).or_insert_with(|| Thing {
+                    get: gettable(&call.path).then(|| call.path.clone()),
+                    list: None,
+                    parents: Vec::new(),
+                    fate,
+                });
+                entry.fate = fate;
+                self.unsure_below(*id);
+            } else if spoilt {
+                if let Some(t) = self.things.get_mut(id) {
+                    t.fate = Fate::Unsure;
                 }
+                self.unsure_below(*id);
             }
         }
         if ok || spoilt {
@@ -193,10 +191,10 @@ impl Checker {
         let mut parents = call.named.clone();
         if let Value::Object(map) = &call.body {
             for v in map.values() {
-                if let Some((_, p)) = v.get("href").and_then(Value::as_str).and_then(href_id) {
-                    if p != id {
-                        parents.push(p);
-                    }
+                if let Some((_, p)) = v.get("href").and_then(Value::as_str).and_then(href_id)
+                    && p != id
+                {
+                    parents.push(p);
                 }
             }
         }
@@ -303,13 +301,13 @@ impl Checker {
                 _ => {}
             }
         }
-        if let Some(total) = total {
-            if total != ids.len() as u64 {
-                self.violations.push(format!(
-                    "GET {list}: meta.total {total}, but {} listed",
-                    ids.len()
-                ));
-            }
+        if let Some(total) = total
+            && total != ids.len() as u64
+        {
+            self.violations.push(format!(
+                "GET {list}: meta.total {total}, but {} listed",
+                ids.len()
+            ));
         }
     }
 

@@ -91,10 +91,10 @@ impl Pool {
                             self.reservations.insert(id, (p.into(), m.into()));
                         }
                     }
-                    if kind == "virtual-networks" {
-                        if let Some(v) = map.get("vxlan").and_then(Value::as_u64) {
-                            self.vxlans.insert(v);
-                        }
+                    if kind == "virtual-networks"
+                        && let Some(v) = map.get("vxlan").and_then(Value::as_u64)
+                    {
+                        self.vxlans.insert(v);
                     }
                     if kind == "vrfs" {
                         let ranges = map.get("ip_ranges").and_then(Value::as_array);
@@ -215,10 +215,11 @@ impl Pool {
     /// names: an ID, a slug, an IP block, an SSH key.
     pub fn hint(&self, name: &str, schema: &Value, rng: &mut StdRng) -> Option<Value> {
         let stringy = schema["type"].as_str().is_none_or(|t| t == "string");
-        if let Some((_, kind)) = NAMES.iter().find(|(n, _)| *n == name) {
-            if stringy && schema.get("enum").is_none() {
-                return Some(json!(self.pick(kind, false, rng).to_string()));
-            }
+        if let Some((_, kind)) = NAMES.iter().find(|(n, _)| *n == name)
+            && stringy
+            && schema.get("enum").is_none()
+        {
+            return Some(json!(self.pick(kind, false, rng).to_string()));
         }
         let slug = |what: &str, rng: &mut StdRng| self.slug(what, rng).map(Value::String);
         match name {

@@ -357,13 +357,13 @@ impl<'s> Walk<'s> {
                 };
                 let (spec, docs) = self.docs;
                 let beyond = UNCHECKED.iter().any(|(o, _)| *o == op.id);
-                if !beyond {
-                    if let Err(why) = schema::problem(spec, docs, &reply, &mut self.validators) {
-                        self.checker.violations.push(format!(
-                            "{} {path}: the reply is not the spec's: {why}",
-                            op.method.as_str()
-                        ));
-                    }
+                if !beyond
+                    && let Err(why) = schema::problem(spec, docs, &reply, &mut self.validators)
+                {
+                    self.checker.violations.push(format!(
+                        "{} {path}: the reply is not the spec's: {why}",
+                        op.method.as_str()
+                    ));
                 }
             }
             if status < 300 && !spoils(fault.as_deref()) {
@@ -653,10 +653,10 @@ pub fn fits(pattern: &str, path: &str) -> bool {
 fn collect_ids(body: &Value, pool: &Pool, out: &mut Vec<Uuid>) {
     match body {
         Value::String(s) => {
-            if let Ok(id) = s.parse::<Uuid>() {
-                if pool.knows(id) {
-                    out.push(id);
-                }
+            if let Ok(id) = s.parse::<Uuid>()
+                && pool.knows(id)
+            {
+                out.push(id);
             }
         }
         Value::Array(a) => a.iter().for_each(|v| collect_ids(v, pool, out)),

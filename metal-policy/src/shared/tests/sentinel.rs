@@ -57,11 +57,11 @@ async fn the_limits_follow_the_master_a_sentinel_names() {
             .query(redis::cmd("GET").arg(&p.shared.keys.tat))
             .await
             .unwrap();
-        if let (Ok(turn), Some(tat)) = (turn, tat) {
-            if turn.tat_after == tat {
-                assert_eq!(turn.born, before.born, "the same schedule, replicated");
-                break;
-            }
+        if let (Ok(turn), Some(tat)) = (turn, tat)
+            && turn.tat_after == tat
+        {
+            assert_eq!(turn.born, before.born, "the same schedule, replicated");
+            break;
         }
         assert!(
             failed_over.elapsed() < Duration::from_secs(10),

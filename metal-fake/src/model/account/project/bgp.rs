@@ -85,10 +85,10 @@ pub(super) fn request_bgp_config(call: &Call) -> Result<Prepared, ApiError> {
     let mut value = call.json_value()?;
     // metal-cli always sends `md5`, `""` when no password is given: no
     // password (the spec's pattern would refuse the empty string).
-    if value.get("md5").and_then(serde_json::Value::as_str) == Some("") {
-        if let Some(o) = value.as_object_mut() {
-            o.remove("md5");
-        }
+    if value.get("md5").and_then(serde_json::Value::as_str) == Some("")
+        && let Some(o) = value.as_object_mut()
+    {
+        o.remove("md5");
     }
     let body: types::BgpConfigRequestInput = crate::call::decode(value)?;
     if !(1..=4_294_967_295).contains(&body.asn) {

@@ -103,10 +103,10 @@ impl World {
         // projects does not see a new one there); the grant reads the
         // relations' index, told of the new project first.
         self.sync_links();
-        if let Some(user) = caller.user(self).filter(|u| *u != self.user) {
-            if !self.grant_of_user(user).projects.contains(&id) {
-                crate::model::membership::insert(self, id, user, vec!["admin".into()], now);
-            }
+        if let Some(user) = caller.user(self).filter(|u| *u != self.user)
+            && !self.grant_of_user(user).projects.contains(&id)
+        {
+            crate::model::membership::insert(self, id, user, vec!["admin".into()], now);
         }
         Ok(id)
     }

@@ -146,12 +146,13 @@ impl World {
                     .ok_or_else(|| ApiError::unprocessable(NO_SERVERS_IN_METRO))
             }
             Place::Facilities(asked) => {
-                if let [one] = asked {
-                    if one != "any" && self.facility_code(one).is_none() {
-                        return Err(ApiError::unprocessable(format!(
-                            "{one} is not a valid facility"
-                        )));
-                    }
+                if let [one] = asked
+                    && one != "any"
+                    && self.facility_code(one).is_none()
+                {
+                    return Err(ApiError::unprocessable(format!(
+                        "{one} is not a valid facility"
+                    )));
                 }
                 let mut codes: Vec<&str> = Vec::new();
                 for text in asked.iter() {

@@ -160,10 +160,10 @@ impl World {
                 };
                 let mut since = now;
                 if action == A::Reinstall {
-                    if let Some(os) = input.operating_system.as_deref().map(str::trim) {
-                        if !os.is_empty() {
-                            d.rec.operating_system = os.to_string();
-                        }
+                    if let Some(os) = input.operating_system.as_deref().map(str::trim)
+                        && !os.is_empty()
+                    {
+                        d.rec.operating_system = os.to_string();
                     }
                     if let Some(url) = &input.ipxe_script_url {
                         d.rec.ipxe_script_url = Some(url.clone());

@@ -26,10 +26,10 @@ pub(crate) fn check(
         }
         problems.extend(too_long("licensee_product_id", p, MAX_NAME));
     }
-    if let Some(s) = size {
-        if !(s.is_finite() && s > 0.0) {
-            problems.push("size must be greater than 0".to_string());
-        }
+    if let Some(s) = size
+        && !(s.is_finite() && s > 0.0)
+    {
+        problems.push("size must be greater than 0".to_string());
     }
     problems.extend(description.and_then(|d| too_long("description", d, MAX_TEXT)));
     if problems.is_empty() {

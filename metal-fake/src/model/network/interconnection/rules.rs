@@ -222,10 +222,10 @@ pub(crate) fn check_record(w: &World, c: &Interconnection) -> Result<(), String>
     }
     w.interconnection_metro(&c.metro)
         .map_err(|e| e.messages.join("; "))?;
-    if let Some(f) = &c.facility {
-        if w.catalog.facility(f).is_none_or(|f| f.metro != c.metro) {
-            return Err(format!("facility {f} is not one of metro {}", c.metro));
-        }
+    if let Some(f) = &c.facility
+        && w.catalog.facility(f).is_none_or(|f| f.metro != c.metro)
+    {
+        return Err(format!("facility {f} is not one of metro {}", c.metro));
     }
     if (c.kind == InterconnectionType::SharedPortVlanToCsp) != c.fabric_provider.is_some() {
         return Err(
@@ -594,10 +594,10 @@ impl World {
         now: Instant,
     ) -> Result<(), ApiError> {
         let kind = self.interconnection(id)?.rec.kind;
-        if let Some(n) = &body.name {
-            if n.trim().is_empty() {
-                return Err(ApiError::unprocessable("Name can't be blank"));
-            }
+        if let Some(n) = &body.name
+            && n.trim().is_empty()
+        {
+            return Err(ApiError::unprocessable("Name can't be blank"));
         }
         refuse([
             body.name

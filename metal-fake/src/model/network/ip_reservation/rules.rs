@@ -560,31 +560,30 @@ impl World {
                 None => r.rec.facility.as_deref() == Some(facility),
             })
         };
-        if !has(self, IpReservationType::PublicIpv6, None) {
-            if let Some(network) = self.allocate6() {
-                self.insert_precreated(
-                    project,
-                    IpReservationType::PublicIpv6,
-                    (network.into(), PRECREATED_IPV6_CIDR),
-                    (metro.clone(), Some(facility.to_string())),
-                    now,
-                );
-            }
+        if !has(self, IpReservationType::PublicIpv6, None)
+            && let Some(network) = self.allocate6()
+        {
+            self.insert_precreated(
+                project,
+                IpReservationType::PublicIpv6,
+                (network.into(), PRECREATED_IPV6_CIDR),
+                (metro.clone(), Some(facility.to_string())),
+                now,
+            );
         }
         if !has(
             self,
             IpReservationType::PrivateIpv4,
             Some(Pool::PrecreatedPrivate),
-        ) {
-            if let Ok(block) = self.allocate(Pool::PrecreatedPrivate, PRECREATED_PRIVATE_SIZE) {
-                self.insert_precreated(
-                    project,
-                    IpReservationType::PrivateIpv4,
-                    (block.network().into(), block.cidr()),
-                    (metro, None),
-                    now,
-                );
-            }
+        ) && let Ok(block) = self.allocate(Pool::PrecreatedPrivate, PRECREATED_PRIVATE_SIZE)
+        {
+            self.insert_precreated(
+                project,
+                IpReservationType::PrivateIpv4,
+                (block.network().into(), block.cidr()),
+                (metro, None),
+                now,
+            );
         }
     }
 

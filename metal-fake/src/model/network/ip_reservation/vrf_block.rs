@@ -154,12 +154,12 @@ impl World {
             .get(&body.vrf_id)
             .filter(|v| v.rec.project == project)
             .ok_or_else(|| ApiError::unprocessable("The VRF was not found in this project"))?;
-        if let Some(m) = body.metro.as_deref().filter(|m| !m.is_empty()) {
-            if m != vrf.rec.metro {
-                return Err(ApiError::unprocessable(
-                    "A VRF IP reservation is in its VRF's metro",
-                ));
-            }
+        if let Some(m) = body.metro.as_deref().filter(|m| !m.is_empty())
+            && m != vrf.rec.metro
+        {
+            return Err(ApiError::unprocessable(
+                "A VRF IP reservation is in its VRF's metro",
+            ));
         }
         let network: IpAddr = body.network.trim().parse().map_err(|_| {
             ApiError::unprocessable(format!(

@@ -200,12 +200,12 @@ fn load(w: &mut World, doc: &WorldDoc, now: Instant) -> Result<(), WorldError> {
                 )));
             }
         }
-        if let Some(n) = p.native_virtual_network {
-            if !vlans.contains(&n) {
-                return Err(inconsistent(
-                    "its native virtual network is not one of its virtual networks",
-                ));
-            }
+        if let Some(n) = p.native_virtual_network
+            && !vlans.contains(&n)
+        {
+            return Err(inconsistent(
+                "its native virtual network is not one of its virtual networks",
+            ));
         }
         let state = State {
             device: p.device,

@@ -121,14 +121,13 @@ pub(crate) fn check_record(w: &World, vc: &VirtualCircuit) -> Result<(), String>
         (Some(v), None) => {
             w.circuit_vrf(c, vc.project, &v.to_string())
                 .map_err(|e| e.messages.join("; "))?;
-            if let Some(b) = vc.vrf_block {
-                if w.ips
+            if let Some(b) = vc.vrf_block
+                && w.ips
                     .reservations()
                     .get(&b)
                     .is_none_or(|r| r.rec.vrf != Some(v))
-                {
-                    return Err(format!("its block {b} is not an IP reservation of its VRF"));
-                }
+            {
+                return Err(format!("its block {b} is not an IP reservation of its VRF"));
             }
         }
         (None, _) if vc.peering.is_some() || vc.vrf_block.is_some() => {
@@ -231,12 +230,13 @@ impl World {
     /// A speed of a circuit on `c`: at most the connection's.
     fn circuit_speed(c: &Connection, speed: Option<&Value>) -> Result<Option<u64>, ApiError> {
         let speed = parse_speed(speed)?;
-        if let Some(s) = speed {
-            if c.rec.speed > 0 && s > c.rec.speed {
-                return Err(ApiError::unprocessable(
-                    "The virtual circuit's speed exceeds its connection's",
-                ));
-            }
+        if let Some(s) = speed
+            && c.rec.speed > 0
+            && s > c.rec.speed
+        {
+            return Err(ApiError::unprocessable(
+                "The virtual circuit's speed exceeds its connection's",
+            ));
         }
         Ok(speed)
     }
@@ -518,10 +518,10 @@ impl World {
         let block = peered
             .as_ref()
             .map(|(vrf, p)| self.take_block(project, *vrf, p.block, now));
-        if let (Some(old), Some((new, _))) = (old_block, block) {
-            if old != new {
-                self.ips.remove_reservation_row(&mut self.journal, old, now);
-            }
+        if let (Some(old), Some((new, _))) = (old_block, block)
+            && old != new
+        {
+            self.ips.remove_reservation_row(&mut self.journal, old, now);
         }
         let vrf_circuit = peered.is_some();
         self.virtual_circuits
