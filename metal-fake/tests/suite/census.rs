@@ -235,10 +235,12 @@ struct Row {
     source: String,
 }
 
-/// Each census file's client (its file name) and rows, by name.
-fn census() -> BTreeMap<String, Vec<Row>> {
+/// Each `.tsv` file of `dir`'s client (its file name) and rows, each row
+/// its columns, after checking the file's `header` and every row's width.
+pub(crate) fn tsv_files(dir: &str, header: &str) -> BTreeMap<String, Vec<Vec<String>>> {
+    let width = header.split('\t').count();
     let mut out = BTreeMap::new();
-    for entry in std::fs::read_dir(CLIENTS).unwrap() {
+    for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().and_then(|e| e.to_str()) != Some("tsv") {
             continue;
@@ -246,24 +248,35 @@ fn census() -> BTreeMap<String, Vec<Row>> {
         let client = path.file_stem().unwrap().to_str().unwrap().to_string();
         let text = std::fs::read_to_string(&path).unwrap();
         let mut lines = text.lines();
-        assert_eq!(
-            lines.next(),
-            Some("method\tpath\tquery\tsource\tvia"),
-            "{client}: the header"
-        );
+        assert_eq!(lines.next(), Some(header), "{client}: the header");
         let rows = lines
             .map(|line| {
-                let cols: Vec<&str> = line.split('\t').collect();
-                assert_eq!(cols.len(), 5, "{client}: {line}");
-                Row {
-                    method: cols[0].to_string(),
-                    path: cols[1].to_string(),
-                    source: cols[3].to_string(),
-                }
+                let cols: Vec<String> = line.split('\t').map(str::to_string).collect();
+                assert_eq!(cols.len(), width, "{client}: {line}");
+                cols
             })
             .collect();
         out.insert(client, rows);
     }
+    out
+}
+
+/// Each census file's client (its file name) and rows, by name.
+fn census() -> BTreeMap<String, Vec<Row>> {
+    let out: BTreeMap<String, Vec<Row>> = tsv_files(CLIENTS, "method\tpath\tquery\tsource\tvia")
+        .into_iter()
+        .map(|(client, rows)| {
+            let rows = rows
+                .into_iter()
+                .map(|mut c| Row {
+                    source: std::mem::take(&mut c[3]),
+                    path: std::mem::take(&mut c[1]),
+                    method: std::mem::take(&mut c[0]),
+                })
+                .collect();
+            (client, rows)
+        })
+        .collect();
     assert!(
         out.len() >= 8,
         "the census has its eight files: {:?}",

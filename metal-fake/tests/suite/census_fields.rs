@@ -31,8 +31,8 @@ use metal_fake::Fake;
 use serde_json::{json, Map, Value};
 
 use crate::census::{
-    fill, ids, world, BLOCK, CLIENTS, COVERAGE, DEDICATED, DEDICATED_PORT, DEVICE, FIELDS_SECTION,
-    ORG, PROJECT, TOKEN, USER_KEY, VLAN, VRF,
+    fill, ids, tsv_files, world, BLOCK, CLIENTS, COVERAGE, DEDICATED, DEDICATED_PORT, DEVICE,
+    FIELDS_SECTION, ORG, PROJECT, TOKEN, USER_KEY, VLAN, VRF,
 };
 use crate::http;
 
@@ -222,37 +222,29 @@ pub(crate) struct FieldRow {
 
 /// Each fields file's client and rows.
 fn fields_census() -> BTreeMap<String, Vec<FieldRow>> {
-    let mut out = BTreeMap::new();
-    for entry in std::fs::read_dir(format!("{CLIENTS}/fields")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().and_then(|e| e.to_str()) != Some("tsv") {
-            continue;
-        }
-        let client = path.file_stem().unwrap().to_str().unwrap().to_string();
-        let text = std::fs::read_to_string(&path).unwrap();
-        let mut lines = text.lines();
-        assert_eq!(
-            lines.next(),
-            Some("method\tpath\tdirection\tfield\tform\tsource\tgo"),
-            "{client}: the header"
-        );
-        let rows = lines
-            .map(|line| {
-                let c: Vec<&str> = line.split('\t').collect();
-                assert_eq!(c.len(), 7, "{client}: {line}");
-                FieldRow {
-                    method: c[0].into(),
-                    path: c[1].into(),
-                    direction: c[2].into(),
-                    field: c[3].into(),
-                    form: c[4].into(),
-                    source: c[5].into(),
-                    go: c[6].into(),
-                }
-            })
-            .collect();
-        out.insert(client, rows);
-    }
+    let header = "method\tpath\tdirection\tfield\tform\tsource\tgo";
+    let out: BTreeMap<String, Vec<FieldRow>> = tsv_files(&format!("{CLIENTS}/fields"), header)
+        .into_iter()
+        .map(|(client, rows)| {
+            let rows = rows
+                .into_iter()
+                .map(|c| {
+                    let [method, path, direction, field, form, source, go]: [String; 7] =
+                        c.try_into().expect("tsv_files checked the width");
+                    FieldRow {
+                        method,
+                        path,
+                        direction,
+                        field,
+                        form,
+                        source,
+                        go,
+                    }
+                })
+                .collect();
+            (client, rows)
+        })
+        .collect();
     assert!(
         out.len() >= 2,
         "the fields census has its files: {:?}",
@@ -832,42 +824,12 @@ pub(crate) const NOT_IN_SPEC: &str = "not in the spec's reply schema of the oper
 /// evidence. The field matches a row's whole field, or its last part
 /// after a list's `[].`.
 const NOT_TAKEN: &[(&str, &str, &str, &str, &str)] = &[
-    (
-        "read",
-        "GET",
-        "virtual-circuits",
-        "customer_ip",
-        VRF_CIRCUIT,
-    ),
-    ("read", "GET", "virtual-circuits", "md5", VRF_CIRCUIT),
-    ("read", "GET", "virtual-circuits", "metal_ip", VRF_CIRCUIT),
-    ("read", "GET", "virtual-circuits", "peer_asn", VRF_CIRCUIT),
-    ("read", "GET", "virtual-circuits", "subnet", VRF_CIRCUIT),
-    ("read", "GET", "virtual-circuits", "vrf", VRF_CIRCUIT),
-    (
-        "read",
-        "PUT",
-        "virtual-circuits",
-        "customer_ip",
-        VRF_CIRCUIT,
-    ),
-    ("read", "PUT", "virtual-circuits", "md5", VRF_CIRCUIT),
-    ("read", "PUT", "virtual-circuits", "metal_ip", VRF_CIRCUIT),
-    ("read", "PUT", "virtual-circuits", "peer_asn", VRF_CIRCUIT),
-    ("read", "PUT", "virtual-circuits", "subnet", VRF_CIRCUIT),
-    ("read", "PUT", "virtual-circuits", "vrf", VRF_CIRCUIT),
-    (
-        "read",
-        "POST",
-        "virtual-circuits",
-        "customer_ip",
-        VRF_CIRCUIT,
-    ),
-    ("read", "POST", "virtual-circuits", "md5", VRF_CIRCUIT),
-    ("read", "POST", "virtual-circuits", "metal_ip", VRF_CIRCUIT),
-    ("read", "POST", "virtual-circuits", "peer_asn", VRF_CIRCUIT),
-    ("read", "POST", "virtual-circuits", "subnet", VRF_CIRCUIT),
-    ("read", "POST", "virtual-circuits", "vrf", VRF_CIRCUIT),
+    ("read", "*", "virtual-circuits", "customer_ip", VRF_CIRCUIT),
+    ("read", "*", "virtual-circuits", "md5", VRF_CIRCUIT),
+    ("read", "*", "virtual-circuits", "metal_ip", VRF_CIRCUIT),
+    ("read", "*", "virtual-circuits", "peer_asn", VRF_CIRCUIT),
+    ("read", "*", "virtual-circuits", "subnet", VRF_CIRCUIT),
+    ("read", "*", "virtual-circuits", "vrf", VRF_CIRCUIT),
     ("read", "GET", "/ips", "vrf", VRF_BLOCK),
     ("read", "PATCH", "/ips", "vrf", VRF_BLOCK),
     ("read", "POST", "/ips", "vrf", VRF_BLOCK),
