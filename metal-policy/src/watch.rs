@@ -56,7 +56,7 @@
 //! ```
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -225,12 +225,39 @@ struct View {
     error: Option<Arc<Error>>,
     /// The latest refresh, ended.
     refresh: u64,
+    /// The IDs of `devices` by hostname, made the first time a snapshot
+    /// of this view is asked for one ([`Snapshot::with_hostname`]): once a
+    /// refresh, not a scan of every device for each lookup.
+    hostnames: OnceLock<HashMap<String, Vec<Uuid>>>,
 }
 
 impl Snapshot {
     /// The devices listed, in no particular order.
     pub fn devices(&self) -> impl Iterator<Item = &types::Device> + '_ {
         self.view.devices.values().map(AsRef::as_ref)
+    }
+
+    /// The devices listed with exactly this hostname, in no particular
+    /// order. The first call on a snapshot indexes its devices by hostname
+    /// (later calls, and clones of it, look theirs up), so that a
+    /// controller of N hostnames that each read theirs costs N lookups, not
+    /// N scans of N devices.
+    pub fn with_hostname(&self, hostname: &str) -> impl Iterator<Item = &types::Device> + '_ {
+        let index = self.view.hostnames.get_or_init(|| {
+            let mut index: HashMap<String, Vec<Uuid>> = HashMap::new();
+            for (id, device) in &self.view.devices {
+                if let Some(hostname) = &device.hostname {
+                    index.entry(hostname.clone()).or_default().push(*id);
+                }
+            }
+            index
+        });
+        index
+            .get(hostname)
+            .into_iter()
+            .flatten()
+            .filter_map(|id| self.view.devices.get(id))
+            .map(AsRef::as_ref)
     }
 
     /// The device with this ID, if listed.
@@ -545,6 +572,7 @@ fn publish(shared: &Shared, refresh: u64, began: Instant, listed: Listed) -> boo
             began: old.began,
             error: Some(Arc::new(e)),
             refresh,
+            hostnames: OnceLock::new(),
         },
         Listed::Complete(list) => View {
             devices: by_id(list, HashMap::new()),
@@ -553,6 +581,7 @@ fn publish(shared: &Shared, refresh: u64, began: Instant, listed: Listed) -> boo
             began: Some(began),
             error: None,
             refresh,
+            hostnames: OnceLock::new(),
         },
         Listed::Partial(list) => View {
             // Devices of earlier lists stay until a whole list drops them.
@@ -562,6 +591,7 @@ fn publish(shared: &Shared, refresh: u64, began: Instant, listed: Listed) -> boo
             began: Some(began),
             error: None,
             refresh,
+            hostnames: OnceLock::new(),
         },
     };
     if view.error.is_none() {

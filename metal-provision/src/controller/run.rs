@@ -706,8 +706,7 @@ impl<'a> Worker<'a> {
             if snapshot.is_complete() && listed {
                 let tag = &self.config.run_tag;
                 return Ok(snapshot
-                    .devices()
-                    .filter(|d| d.hostname.as_deref() == Some(hostname))
+                    .with_hostname(hostname)
                     .filter(|d| d.tags.iter().any(|t| t == tag))
                     .cloned()
                     .collect());

@@ -113,6 +113,14 @@ async fn one_refresh_serves_many_waiters() {
     let snapshot = watch.snapshot();
     assert!(snapshot.is_complete());
     assert_eq!(snapshot.devices().count(), 12);
+    // By hostname: exactly that hostname (web-1 is not web-10 or web-11),
+    // the index made once and read again.
+    for _ in 0..2 {
+        let named = |h: &str| -> Vec<_> { snapshot.with_hostname(h).map(|d| d.id).collect() };
+        assert_eq!(named("web-1"), vec![Some(ids[1])]);
+        assert_eq!(named("web-11"), vec![Some(ids[11])]);
+        assert!(named("web-").is_empty() && named("db-0").is_empty());
+    }
     // The snapshot's devices are trimmed: of their plan and facility only
     // the link is left (an excluded thing is its href, as the spec says).
     assert!(snapshot.devices().all(|d| {
