@@ -456,20 +456,43 @@ impl World {
                 "Address is already assigned to this device",
             ));
         }
-        if r.assignments.len() >= MAX_ASSIGNMENTS {
+        let (reservation, held) = (r.rec.id, r.assignments.len());
+        self.add_assignment(
+            reservation,
+            held,
+            device,
+            wanted.network().into(),
+            wanted.cidr(),
+            now,
+        )
+    }
+
+    /// The assignment of `address/cidr` (found free and of `reservation`,
+    /// which holds `held` assignments) to `device`, up to the
+    /// reservation's bound: the last step of [`Self::assign_ip`] and
+    /// [`Self::assign_ipv6`].
+    fn add_assignment(
+        &mut self,
+        reservation: Uuid,
+        held: usize,
+        device: Uuid,
+        address: IpAddr,
+        cidr: u8,
+        now: Instant,
+    ) -> Result<Uuid, ApiError> {
+        if held >= MAX_ASSIGNMENTS {
             return Err(ApiError::unprocessable(format!(
                 "The IP reservation has too many assignments (maximum is {MAX_ASSIGNMENTS})"
             )));
         }
-        let reservation = r.rec.id;
         let id = Uuid::new_v4();
         self.ips.insert_assignment(
             &mut self.journal,
             IpAssignment {
                 id,
                 device,
-                address: wanted.network().into(),
-                cidr: wanted.cidr(),
+                address,
+                cidr,
             },
             reservation,
             now,
@@ -518,25 +541,15 @@ impl World {
                 "Address is already assigned to this device",
             ));
         }
-        if r.assignments.len() >= MAX_ASSIGNMENTS {
-            return Err(ApiError::unprocessable(format!(
-                "The IP reservation has too many assignments (maximum is {MAX_ASSIGNMENTS})"
-            )));
-        }
-        let reservation = r.rec.id;
-        let id = Uuid::new_v4();
-        self.ips.insert_assignment(
-            &mut self.journal,
-            IpAssignment {
-                id,
-                device,
-                address: wanted.network().into(),
-                cidr: wanted.cidr(),
-            },
+        let (reservation, held) = (r.rec.id, r.assignments.len());
+        self.add_assignment(
             reservation,
+            held,
+            device,
+            wanted.network().into(),
+            wanted.cidr(),
             now,
-        );
-        Ok(id)
+        )
     }
 
     /// The project's pre-created blocks where its new device goes: a
