@@ -201,19 +201,19 @@ pub(crate) struct OperatingSystemView<'a> {
     licensed: bool,
     default_operating_system: bool,
     pricing: &'a serde_json::Map<String, serde_json::Value>,
-    /// Metal's image lifecycle, `null`: no public source gives it.
+    #[serde(flatten)]
+    lifecycle: Lifecycle,
+}
+
+/// Metal's image lifecycle, every field `null`: no public source gives it.
+#[derive(Serialize, Default)]
+struct Lifecycle {
     build_date: (),
-    /// As `build_date`.
     deprecation_date: (),
-    /// As `build_date`.
     end_of_life_date: (),
-    /// As `build_date`.
     end_of_service_date: (),
-    /// As `build_date`.
     lifecycle_state: (),
-    /// As `build_date`.
     release_date: (),
-    /// As `build_date`.
     release_notes: (),
 }
 
@@ -343,13 +343,7 @@ impl Catalog {
                     licensed: false,
                     default_operating_system: false,
                     pricing: &NO_PRICE,
-                    build_date: (),
-                    deprecation_date: (),
-                    end_of_life_date: (),
-                    end_of_service_date: (),
-                    lifecycle_state: (),
-                    release_date: (),
-                    release_notes: (),
+                    lifecycle: Lifecycle::default(),
                 }
             }
         }
@@ -371,12 +365,6 @@ pub(crate) fn os_view(os: &OperatingSystem) -> OperatingSystemView<'_> {
         licensed: os.licensed.unwrap_or_default(),
         default_operating_system: false,
         pricing: os.pricing.as_ref().unwrap_or(&NO_PRICE),
-        build_date: (),
-        deprecation_date: (),
-        end_of_life_date: (),
-        end_of_service_date: (),
-        lifecycle_state: (),
-        release_date: (),
-        release_notes: (),
+        lifecycle: Lifecycle::default(),
     }
 }
