@@ -175,8 +175,9 @@ pub(crate) fn page<'w, R: 'w, T>(
     listing: &Listing,
     render: impl Fn(&'w R) -> T,
 ) -> Page<T> {
-    let mut recs: Vec<&R> = recs.collect();
-    recs.sort_by_key(|r| seq(r));
+    // Each record with its key: its `seq`, then its place in `recs` (so
+    // equal `seq`s keep their order, as a stable sort would).
+    let mut recs: Vec<(u64, usize, &R)> = recs.enumerate().map(|(i, r)| (seq(r), i, r)).collect();
     let (range, meta) = paginate(
         recs.len(),
         listing.page,
@@ -184,10 +185,28 @@ pub(crate) fn page<'w, R: 'w, T>(
         path,
         &listing.echo,
     );
+    in_order(&mut recs, range.clone());
     Page {
         key,
-        items: recs[range].iter().map(|r| render(r)).collect(),
+        items: recs[range].iter().map(|&(_, _, r)| render(r)).collect(),
         meta,
+    }
+}
+
+/// Puts `keyed[range]` in the order a sort of the whole of `keyed` would
+/// give it, sorting the page alone: each page of a list of 100,000 is then
+/// linear in the list (two selections), not a sort of the whole list.
+fn in_order<K: Ord + Copy, R>(keyed: &mut [(K, usize, R)], range: std::ops::Range<usize>) {
+    let key = |k: &(K, usize, R)| (k.0, k.1);
+    if range.end < keyed.len() {
+        keyed.select_nth_unstable_by_key(range.end, key);
+    }
+    let head = &mut keyed[..range.end];
+    if range.start < head.len() && range.start > 0 {
+        head.select_nth_unstable_by_key(range.start, key);
+    }
+    if let Some(page) = head.get_mut(range.start..) {
+        page.sort_unstable_by_key(key);
     }
 }
 
@@ -236,5 +255,33 @@ pub(crate) fn one_of(
             allowed.join(", ")
         ))),
         other => Ok(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_order;
+
+    #[test]
+    fn a_page_put_in_order_alone_is_the_same_page_of_the_whole_list_sorted() {
+        // Keys with repeats (so the tie-break by place is exercised), in a
+        // scrambled order.
+        let keys: Vec<u64> = (0..97u64).map(|i| (i * 37 + 11) % 23).collect();
+        let keyed = || -> Vec<(u64, usize, char)> {
+            keys.iter()
+                .enumerate()
+                .map(|(i, &k)| (k, i, char::from(b'a' + (i % 26) as u8)))
+                .collect()
+        };
+        let mut sorted = keyed();
+        sorted.sort_by_key(|&(k, _, _)| k);
+        for per_page in [1, 5, 10, 97, 100] {
+            for start in (0..=keys.len()).step_by(per_page) {
+                let range = start..(start + per_page).min(keys.len());
+                let mut page = keyed();
+                in_order(&mut page, range.clone());
+                assert_eq!(page[range.clone()], sorted[range], "per_page {per_page}");
+            }
+        }
     }
 }

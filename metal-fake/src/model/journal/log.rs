@@ -145,8 +145,8 @@ pub(crate) struct Journal {
     /// while nothing takes it (no state file).
     feed: Option<Vec<Touched>>,
     /// The records written since the relations' index last took them
-    /// (`World::sync_links`).
-    relinks: Vec<(Kind, Uuid)>,
+    /// (`World::sync_links`), each with whether that write removed it.
+    relinks: Vec<(Kind, Uuid, bool)>,
 }
 
 impl Journal {
@@ -169,9 +169,9 @@ impl Journal {
         }
     }
 
-    /// The records written since the last take, in order (the relations'
-    /// index relinks them).
-    pub(crate) fn take_relinks(&mut self) -> Vec<(Kind, Uuid)> {
+    /// The records written since the last take, in order, each with
+    /// whether that write removed it (the relations' index relinks them).
+    pub(crate) fn take_relinks(&mut self) -> Vec<(Kind, Uuid, bool)> {
         std::mem::take(&mut self.relinks)
     }
 
@@ -179,7 +179,7 @@ impl Journal {
     /// order: what a read of the index (without taking them) must read
     /// itself.
     pub(crate) fn pending_relinks(&self) -> impl Iterator<Item = (Kind, Uuid)> + '_ {
-        self.relinks.iter().copied()
+        self.relinks.iter().map(|&(kind, id, _)| (kind, id))
     }
 
     /// Whether what changes is kept for the durable log
@@ -315,7 +315,7 @@ impl Journal {
         if !self.recording {
             return;
         }
-        self.relinks.push((kind, record));
+        self.relinks.push((kind, record, change == Change::Deleted));
         self.touch(Touched::Record {
             kind,
             id: record,

@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 /// Each parent's children, and each child's parents, of every relation
 /// kept by its child (by its place in [`super::RELATIONS`]).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub(crate) struct LinkIndex {
     children: Vec<HashMap<Uuid, BTreeSet<Uuid>>>,
     parents: Vec<HashMap<Uuid, Vec<Uuid>>>,
@@ -39,6 +39,14 @@ impl LinkIndex {
             self.parents.resize_with(relation + 1, HashMap::new);
         }
         let (children, by_child) = (&mut self.children[relation], &mut self.parents[relation]);
+        // Most records the journal names kept their parents (a device
+        // updated, a reservation whose assignment went): nothing to move.
+        if by_child
+            .get(&child)
+            .map_or(parents.is_empty(), |old| *old == parents)
+        {
+            return;
+        }
         for old in by_child.remove(&child).unwrap_or_default() {
             if let Some(set) = children.get_mut(&old) {
                 set.remove(&child);

@@ -68,8 +68,12 @@ impl World {
     /// The index told of every record the journal saw written since it
     /// last was.
     pub(crate) fn sync_links(&mut self) {
-        for (kind, id) in self.journal.take_relinks() {
-            self.relink(kind, id);
+        for (kind, id, removed) in self.journal.take_relinks() {
+            if removed {
+                self.unlink_removed(kind, id);
+            } else {
+                self.relink(kind, id);
+            }
         }
     }
 
@@ -95,5 +99,97 @@ impl World {
                 self.links.relink(i, id, now);
             }
         }
+    }
+
+    /// As [`World::relink`] for a record the journal saw removed: it has
+    /// no parents, unless a later write (a record made again under its
+    /// ID) says otherwise, which comes after it in the journal and is
+    /// relinked after it. Its table is not read for what it no longer
+    /// holds.
+    fn unlink_removed(&mut self, kind: Kind, id: Uuid) {
+        self.reindex_access(kind, id);
+        for (i, r) in RELATIONS.iter().enumerate() {
+            if let (true, Linked::ByChild(_)) = (r.child == kind, r.links) {
+                self.links.relink(i, id, Vec::new());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use tokio::time::Instant;
+    use uuid::Uuid;
+
+    use crate::document::WorldDoc;
+    use crate::model::relations::Kind;
+    use crate::model::{Timings, World};
+
+    fn id(kind: u128, n: u128) -> Uuid {
+        Uuid::from_u128(kind << 112 | 0x4000_8000_0000_0000_0000 | n)
+    }
+
+    /// The index the writes kept is the one made anew from the tables.
+    fn kept_is_made_anew(w: &mut World, after: &str) {
+        w.sync_links();
+        let kept = std::mem::take(&mut w.links);
+        w.index_links();
+        assert_eq!(kept, w.links, "after {after}");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_index_each_write_keeps_is_the_index_made_anew() {
+        let (p1, p2) = (id(0xb, 1), id(0xb, 2));
+        let (d1, d2) = (id(0xd, 1), id(0xd, 2));
+        let vlan = id(0xf, 1);
+        let doc: WorldDoc = serde_json::from_value(json!({
+            "projects": [{"id": p1}, {"id": p2}],
+            "plans": [{"slug": "c3.small.x86"}],
+            "metros": [{"code": "da"}],
+            "facilities": [{"code": "da11", "metro": "da"}],
+            "reservations": ([1, 2].map(|n| json!({"id": id(0xa, n), "project": p1,
+                "plan": "c3.small.x86", "facility": "da11"}))),
+            "devices": ([(d1, 1), (d2, 2)].map(|(d, n)| json!({"id": d, "project": p1,
+                "reservation": id(0xa, n), "plan": "c3.small.x86", "facility": "da11",
+                "hostname": format!("web-{n}")}))),
+            "virtual_networks": [{"id": vlan, "project": p1, "metro": "da", "vxlan": 1000}],
+            "ports": [{"device": d1, "name": "eth1", "bonded": false,
+                "virtual_networks": [vlan]}],
+            "ssh_keys": [{"id": id(0xe, 1), "project": p2, "label": "k",
+                "key": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl k"}],
+            "ip_reservations": [{"id": id(0x9, 1), "project": p1, "type": "public_ipv4",
+                "network": "45.0.0.0", "cidr": 28, "metro": "da",
+                "assignments": ([(d1, 1), (d2, 2)].map(|(d, n)| json!({"id": id(0xc, n),
+                    "device": d, "address": format!("45.0.0.{n}")})))}],
+        }))
+        .unwrap();
+        let t0 = Instant::now();
+        let clock = crate::clock::Clock::new(1.0);
+        let mut w = World::from_doc(&doc, Timings::default(), clock.wall(), t0).unwrap();
+        kept_is_made_anew(&mut w, "the load");
+
+        // Written, its links unchanged.
+        let body: metal_api::types::DeviceUpdateInput =
+            serde_json::from_value(json!({"hostname": "web-two"})).unwrap();
+        w.update_device(d2, &body, t0).unwrap();
+        kept_is_made_anew(&mut w, "an update");
+
+        // Removed with its ports (one on the VLAN) and its assignment,
+        // its reservation released.
+        w.remove_record(Kind::Device, d1, t0);
+        assert!(!w.holds(Kind::IpAssignment, id(0xc, 1)));
+        kept_is_made_anew(&mut w, "a device's removal");
+
+        // Removed with its key; and a VLAN no port is on any more.
+        w.remove_record(Kind::Project, p2, t0);
+        w.remove_record(Kind::VirtualNetwork, vlan, t0);
+        kept_is_made_anew(&mut w, "a project's and a VLAN's removal");
+
+        // The other device's links, after its delete's whole course.
+        w.delete_device(d2, t0).unwrap();
+        w.drain(t0 + std::time::Duration::from_secs(3600));
+        assert!(!w.holds(Kind::Device, d2));
+        kept_is_made_anew(&mut w, "a device's delete");
     }
 }

@@ -74,8 +74,8 @@ impl World {
     ) -> Result<Page<DeviceView<'a>>, ApiError> {
         let recs = self
             .devices
-            .values()
-            .filter(|d| d.rec.project == project && self.device_passes(d, filter));
+            .of_project(Some(project))
+            .filter(|d| self.device_passes(d, filter));
         self.page_of(
             project,
             ("devices", "devices"),

@@ -49,8 +49,8 @@ impl World {
     ) -> Result<Page<ReservationWithDevice<'a>>, ApiError> {
         let recs = self
             .reservations
-            .values()
-            .filter(|r| r.rec.project == project && self.reservation_passes(r, filter, now));
+            .of_project(Some(project))
+            .filter(|r| self.reservation_passes(r, filter, now));
         self.page_of(
             project,
             ("hardware_reservations", "hardware-reservations"),
