@@ -619,9 +619,13 @@ async fn main_run(args: Args) -> Result<(), String> {
     })?;
 
     let registry = prometheus::Registry::new();
+    // Lists in the API's largest pages: a fleet's reservations and
+    // devices in a tenth of the requests (and of the server's filtering)
+    // that the default 100 a page takes.
     let mut builder = Client::builder()
         .config(config)
         .parallelism(args.parallelism)
+        .per_page(1000)
         .registry(registry.clone());
     if let Some(rate) = target.api_rate {
         builder = builder.api_rate(rate);

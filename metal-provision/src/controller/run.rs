@@ -404,9 +404,12 @@ impl<'a> Worker<'a> {
             return wait.await;
         }
         *slot = None;
-        let out = wait.await;
+        // Boxed while a worker is taken back: held inline, a decoded
+        // device (5 KB) would take room in every hostname's future, all
+        // of which wait at once.
+        let out = Box::new(wait.await);
         *slot = self.slot().await;
-        out
+        *out
     }
 
     /// One round: remove failed devices among `found`, take the preferred
@@ -425,23 +428,30 @@ impl<'a> Worker<'a> {
         let (failed, mut live) = split(found);
         for id in failed {
             let ours = done.created.contains(&id);
-            self.failed(hostname, id, None, ours, false, done).await?;
+            // Boxed, as the create: every hostname's future is as large
+            // as its largest step, and all of them wait at once.
+            Box::pin(self.failed(hostname, id, None, ours, false, done)).await?;
         }
         live.sort_by(prefer);
-        let (candidate, reservation) = match live.into_iter().next() {
-            Some(first) => (first, None),
-            // Boxed: its reservation and request are held only while it runs.
-            None => Box::pin(self.create(hostname, done)).await?,
-        };
         // Held through the wait, with every other hostname's: only what a
-        // device kept as it is needs, not the whole reply.
-        let candidate = Candidate::of(candidate);
+        // device kept as it is needs, not the whole reply. (Made before the
+        // create's await: a decoded device matched on across it would be
+        // held by every hostname's future, 5 KB each.)
+        let first = live.into_iter().next().map(Candidate::of);
+        let (candidate, reservation) = match first {
+            Some(first) => (first, None),
+            None => {
+                // Boxed: its reservation and request are held only while
+                // it runs.
+                let (made, reservation) = Box::pin(self.create(hostname, done)).await?;
+                (Candidate::of(made), reservation)
+            }
+        };
         let id = candidate.id.ok_or_else(|| {
             Next::Stop(RunError::NoId {
                 hostname: hostname.into(),
             })
         })?;
-        let ours = done.created.contains(&id);
         let states = [
             DeviceState::Active,
             DeviceState::Deprovisioning,
@@ -454,6 +464,25 @@ impl<'a> Worker<'a> {
                     .wait_for_device(self.metal, id, &states, self.config.active_timeout),
             )
             .await;
+        // Boxed: what follows the wait (a decoded device, listings,
+        // deletes) is held only once it is over, not through every
+        // hostname's wait.
+        Box::pin(self.waited(hostname, id, candidate, reservation, waited, done)).await
+    }
+
+    /// What a round does once its candidate's wait is over: keeps it (an
+    /// active device still first in a listing made after it, the others
+    /// deleted) or says how to go on.
+    async fn waited(
+        self,
+        hostname: &str,
+        id: Uuid,
+        candidate: Candidate,
+        reservation: Option<Uuid>,
+        waited: Result<types::Device, WaitError>,
+        done: &mut Hostname,
+    ) -> Result<Kept, Next> {
+        let ours = done.created.contains(&id);
         match waited {
             Ok(device) if device.state_kind() == Some(DeviceState::Active) => {
                 // Still the one to keep? Another run of the same name may
