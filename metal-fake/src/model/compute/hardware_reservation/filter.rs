@@ -61,7 +61,7 @@ impl World {
                 let mut listed = self.reservation_view(r, &listing.expand, now);
                 // The list may still show a released reservation as it was
                 // (see `Timings::stale_reservation_list`); a get does not.
-                if self.listed_stale(r.rec.id, now) {
+                if self.listed_stale(r, now) {
                     listed.provisionable = false;
                 }
                 listed
@@ -86,14 +86,17 @@ impl World {
                     .and_then(|d| self.devices.get(&d))
                     .is_some_and(|d| has(&d.rec.hostname))
         };
-        let facility_id = self.catalog.facility(&rec.facility).and_then(|f| f.id);
-        (!f.provisionable_only || (r.provisionable() && !self.listed_stale(rec.id, now)))
+        (!f.provisionable_only || (r.provisionable() && !self.listed_stale(r, now)))
             // Every reservation of the fake is `active`: none is a spare or
             // in need of service.
             && f.state.as_deref().is_none_or(|s| s == "active")
             && f.facility.as_ref().is_none_or(|c| {
                 c.eq_ignore_ascii_case(&rec.facility)
-                    || facility_id.is_some_and(|id| *c == id.to_string())
+                    || self
+                        .catalog
+                        .facility(&rec.facility)
+                        .and_then(|f| f.id)
+                        .is_some_and(|id| *c == id.to_string())
             })
             && query()
     }

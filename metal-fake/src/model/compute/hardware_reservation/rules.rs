@@ -4,6 +4,7 @@
 use tokio::time::Instant;
 use uuid::Uuid;
 
+use super::record::Kept;
 use crate::call::ApiError;
 use crate::model::journal::Due;
 use crate::model::World;
@@ -159,16 +160,13 @@ impl World {
         }
     }
 
-    /// Whether the project's reservation list still shows `reservation` as
-    /// it was before its release (see
-    /// [`crate::Timings::stale_reservation_list`]).
-    pub(crate) fn listed_stale(&self, reservation: Uuid, now: Instant) -> bool {
+    /// Whether the project's reservation list still shows `r` as it was
+    /// before its release (see [`crate::Timings::stale_reservation_list`]).
+    pub(crate) fn listed_stale(&self, r: &Kept, now: Instant) -> bool {
         let window = self.timings.stale_reservation_list;
-        self.reservations.get(&reservation).is_some_and(|r| {
-            r.live.device.is_none()
-                && r.live
-                    .released_at
-                    .is_some_and(|at| at <= now && now < at + window)
-        })
+        r.live.device.is_none()
+            && r.live
+                .released_at
+                .is_some_and(|at| at <= now && now < at + window)
     }
 }
