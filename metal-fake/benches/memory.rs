@@ -11,7 +11,8 @@
 //! create, over the devices: everything a device adds (its record, its ports and
 //! addresses, the tables' indexes, the relations' index) and, spread over
 //! them, what the fake keeps bounded whatever the number of devices (the
-//! journal's last 10,000 changes, the call log's bodies, at most 8 MB).
+//! journal's last 10,000 changes, the call log's last 100,000 lines and
+//! the bodies of its last 1,000 calls).
 //! The marginal figure (from 10,000 to 100,000) is a device's own cost.
 //! After the deletes, what is left is that bounded part: no device leaves
 //! anything behind.
@@ -201,6 +202,9 @@ fn main() {
     let listed: serde_json::Value = serde_json::from_slice(&body).expect("a list's JSON");
     assert_eq!(listed["meta"]["total"], 0, "every device is gone");
     line(0, "all deleted and gone", live() - empty);
-    println!("(the last line is the journal's last 10,000 changes and the call log: bounded)");
+    println!(
+        "(the last line: the journal's last 10,000 changes, the call log's last 100,000 lines \
+         and 1,000 bodies, bounded)"
+    );
     drop((router, fake));
 }

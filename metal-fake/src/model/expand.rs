@@ -75,8 +75,18 @@ pub(crate) fn prepare(m: &'static Modelled, call: &Call) -> Result<Prepared, Api
 /// a whole facility and each address's: the view takes it only with
 /// `facility` and `ip_addresses` excluded too. The suite's
 /// `a_device_list_s_excludes_are_each_device_s_read_with_them` checks
-/// every combination against a device's read, which walks.
+/// every combination against a device's read, which walks. A project's
+/// reservations with `facility` and `device` included, as metal-policy
+/// lists them: the view writes the facility whole and an included device
+/// as a device's read writes it (the suite's
+/// `a_reservation_list_s_includes_are_each_reservation_s_read_with_them`).
 fn written_by_view(operation: &str, expand: &Expand) -> bool {
+    if operation == metal_api::operation::FIND_PROJECT_HARDWARE_RESERVATIONS.id {
+        return expand.excluded().next().is_none()
+            && expand
+                .included()
+                .all(|name| name == "facility" || name == "device");
+    }
     let lists_devices = operation == metal_api::operation::FIND_PROJECT_DEVICES.id
         || operation == metal_api::operation::FIND_ORGANIZATION_DEVICES.id;
     let by_view = |name: &str| EXCLUDED_BY_VIEW.contains(&name);

@@ -284,6 +284,11 @@ impl Expand {
         self.exclude.iter().any(|e| e == name)
     }
 
+    /// The names included, as given.
+    pub(crate) fn included(&self) -> impl Iterator<Item = &str> {
+        self.include.iter().map(String::as_str)
+    }
+
     /// The names excluded, as given.
     pub(crate) fn excluded(&self) -> impl Iterator<Item = &str> {
         self.exclude.iter().map(String::as_str)

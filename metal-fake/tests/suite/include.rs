@@ -1165,3 +1165,35 @@ async fn a_device_list_s_excludes_are_each_device_s_read_with_them() {
     assert!(compared >= 15 * 4, "{compared} devices compared");
     assert!(stubs > compared, "{stubs}");
 }
+
+/// A reservation list's `include` of `facility` and `device` (the one
+/// metal-policy's `list_reservations` sends) is written by the view,
+/// without the walk a reply is otherwise parsed and written again for:
+/// each listed reservation is its read with the same names, which walks.
+#[tokio::test]
+async fn a_reservation_list_s_includes_are_each_reservation_s_read_with_them() {
+    let (fake, _) = fake().await;
+    let mut compared = 0;
+    let mut held = 0;
+    for include in ["facility", "device", "facility,device", "device,facility"] {
+        for project in [PROD, GLOBEX] {
+            let list = format!("/projects/{project}/hardware-reservations");
+            let page = get(&fake, &format!("{list}?per_page=1000&include={include}")).await;
+            for listed in page["hardware_reservations"].as_array().unwrap() {
+                let id = listed["id"].as_str().unwrap();
+                let read = get(
+                    &fake,
+                    &format!("/hardware-reservations/{id}?include={include}"),
+                )
+                .await;
+                assert_eq!(listed, &read, "include={include}, {list}");
+                if include.contains("device") && listed["device"].get("hostname").is_some() {
+                    held += 1;
+                }
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared >= 8, "{compared} reservations compared");
+    assert!(held >= 1, "no reservation held a device read whole");
+}
