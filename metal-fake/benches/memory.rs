@@ -35,7 +35,7 @@ use uuid::Uuid;
 
 mod common;
 
-use common::{call, PROJECT, TOKEN};
+use common::{api_request as request, call, PROJECT, TOKEN};
 
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
@@ -48,17 +48,6 @@ const STEPS: [usize; 3] = [1_000, 10_000, 100_000];
 fn live() -> i128 {
     let s = GLOBAL.stats();
     s.bytes_allocated as i128 - s.bytes_deallocated as i128
-}
-
-/// `method` on `path` with `body` (JSON), as the token.
-fn request(method: &str, path: &str, body: Option<serde_json::Value>) -> Request<Body> {
-    Request::builder()
-        .method(method)
-        .uri(format!("/metal/v1{path}"))
-        .header("x-auth-token", TOKEN)
-        .header("content-type", "application/json")
-        .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
-        .expect("a valid request")
 }
 
 /// A reservation of the world: its ID, plan and facility.
@@ -141,7 +130,7 @@ fn main() {
         pool.len()
     );
     println!(
-        "{:>8} {:<28} {:>15} {:>21}",
+        "{:>8} {:<28} {:>15} {:>17}",
         "devices", "state", "heap added", "share"
     );
     let mut made = 0;

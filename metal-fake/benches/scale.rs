@@ -52,7 +52,7 @@ use tokio::runtime::Runtime;
 
 mod common;
 
-use common::{call, id, runtime, PROJECT, TOKEN};
+use common::{api_request as request, call, id, runtime, PROJECT};
 
 /// The writes, in the order they are measured (part `n` of a run is
 /// `WRITES[n - 1]`), each making its request for the `n`th records it
@@ -183,18 +183,6 @@ fn fake(records: usize) -> Fake {
             "capacity": [{"metro": "da", "plan": "c3.small.x86", "available": 1000}],
         }),
     )
-}
-
-/// `method` on `path` with `body` (JSON), as the token.
-fn request(method: &str, path: &str, body: Option<Value>) -> Request<Body> {
-    let builder = Request::builder()
-        .method(method)
-        .uri(format!("/metal/v1{path}"))
-        .header("x-auth-token", TOKEN)
-        .header("content-type", "application/json");
-    builder
-        .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
-        .expect("a valid request")
 }
 
 /// What a world's run measures: the runtime, the router (and the fake

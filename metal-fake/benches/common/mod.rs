@@ -84,6 +84,18 @@ pub fn request(method: &str, path: &str) -> Request<Body> {
         .expect("a valid request")
 }
 
+/// `method` on the API's `path` (below `/metal/v1`) with [`TOKEN`] and
+/// `body` as JSON, if any.
+pub fn api_request(method: &str, path: &str, body: Option<Value>) -> Request<Body> {
+    Request::builder()
+        .method(method)
+        .uri(format!("/metal/v1{path}"))
+        .header("x-auth-token", TOKEN)
+        .header("content-type", "application/json")
+        .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
+        .expect("a valid request")
+}
+
 /// One request through `router`, its whole body read.
 pub fn call(rt: &Runtime, router: &Router, request: Request<Body>) -> (u16, Bytes) {
     rt.block_on(async {

@@ -69,11 +69,7 @@ impl World {
     /// last was.
     pub(crate) fn sync_links(&mut self) {
         for (kind, id, removed) in self.journal.take_relinks() {
-            if removed {
-                self.unlink_removed(kind, id);
-            } else {
-                self.relink(kind, id);
-            }
+            self.relink_as(kind, id, removed);
         }
     }
 
@@ -92,25 +88,24 @@ impl World {
     /// The indexes told of `id` of `kind` now (its links, and what the
     /// access checks find it by).
     pub(crate) fn relink(&mut self, kind: Kind, id: Uuid) {
+        self.relink_as(kind, id, false);
+    }
+
+    /// As [`World::relink`]; a record the journal saw `removed` has no
+    /// parents, and its table is not read for what it no longer holds
+    /// (unless a later write, a record made again under its ID, says
+    /// otherwise: that comes after it in the journal and is relinked
+    /// after it).
+    fn relink_as(&mut self, kind: Kind, id: Uuid, removed: bool) {
         self.reindex_access(kind, id);
         for (i, r) in RELATIONS.iter().enumerate() {
             if let (true, Linked::ByChild(parents)) = (r.child == kind, r.links) {
-                let now = parents(self, id);
+                let now = if removed {
+                    Vec::new()
+                } else {
+                    parents(self, id)
+                };
                 self.links.relink(i, id, now);
-            }
-        }
-    }
-
-    /// As [`World::relink`] for a record the journal saw removed: it has
-    /// no parents, unless a later write (a record made again under its
-    /// ID) says otherwise, which comes after it in the journal and is
-    /// relinked after it. Its table is not read for what it no longer
-    /// holds.
-    fn unlink_removed(&mut self, kind: Kind, id: Uuid) {
-        self.reindex_access(kind, id);
-        for (i, r) in RELATIONS.iter().enumerate() {
-            if let (true, Linked::ByChild(_)) = (r.child == kind, r.links) {
-                self.links.relink(i, id, Vec::new());
             }
         }
     }
